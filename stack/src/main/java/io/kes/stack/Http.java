@@ -1,0 +1,55 @@
+package io.kes.stack;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/** A few plain HTTP calls to a local Elasticsearch node: health, setup and assertions in tests. */
+public final class Http {
+
+    /** Status and body of one answer. */
+    public record Response(int status, String body) {
+        public Response requireOk(String what) {
+            if (status / 100 != 2) {
+                throw new IllegalStateException(what + " failed with HTTP " + status + ": " + body);
+            }
+            return this;
+        }
+    }
+
+    private static final HttpClient CLIENT = HttpClient.newBuilder()
+            .connectTimeout(Duration.ofSeconds(5))
+            .version(HttpClient.Version.HTTP_1_1)
+            .build();
+
+    private final String baseUrl;
+
+    public Http(String baseUrl) {
+        this.baseUrl = baseUrl;
+    }
+
+    public Response get(String path) throws IOException {
+        return send("GET", path, null);
+    }
+
+    public Response send(String method, String path, String jsonBody) throws IOException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + path))
+                .timeout(Duration.ofSeconds(120))
+                .method(method, jsonBody == null
+                        ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofString(jsonBody));
+        if (jsonBody != null) {
+            request.header("Content-Type", path.contains("_bulk") ? "application/x-ndjson" : "application/json");
+        }
+        try {
+            HttpResponse<String> response = CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
+            return new Response(response.statusCode(), response.body());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while calling " + method + " " + path, e);
+        }
+    }
+}

@@ -1,0 +1,238 @@
+package io.kes.stack;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.TopicExistsException;
+
+/**
+ * A real Kafka broker in KRaft mode (one process is broker and controller), from the kafka_2.13
+ * jars, in a child JVM so its Scala and server libraries never share a classpath with Flink.
+ */
+public final class KafkaBroker implements AutoCloseable {
+
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+
+    private final Path nodeDir;
+    private final int port;
+    private final int controllerPort;
+    private final boolean detach;
+    private ServerProcess process;
+
+    private KafkaBroker(Path nodeDir, int port, int controllerPort, boolean detach) {
+        this.nodeDir = nodeDir;
+        this.port = port;
+        this.controllerPort = controllerPort;
+        this.detach = detach;
+    }
+
+    /** A broker on free ports with its data under target/ (tests). */
+    public static KafkaBroker forTests() {
+        Path dir = StackLayout.fromBuild().runDir().resolve("kafka-" + ProcessHandle.current().pid() + "-" + Ports.free());
+        return new KafkaBroker(dir, Ports.free(), Ports.free(), false);
+    }
+
+    /** A broker on fixed ports that outlives this JVM (bin/kes local). */
+    public static KafkaBroker fixed(Path nodeDir, int port, int controllerPort) {
+        return new KafkaBroker(nodeDir, port, controllerPort, true);
+    }
+
+    public String bootstrapServers() {
+        return "127.0.0.1:" + port;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public Path logFile() {
+        return nodeDir.resolve("kafka.log");
+    }
+
+    /** Starts the broker (again, after a stop or kill: same data) and waits until it answers. */
+    public synchronized KafkaBroker start() {
+        if (process != null && process.isAlive()) {
+            return this;
+        }
+        Path libs = StackLayout.fromBuild().kafkaLibs();
+        Path config = nodeDir.resolve("server.properties");
+        try {
+            Files.createDirectories(nodeDir.resolve("data"));
+            Files.writeString(config, serverProperties());
+            Files.writeString(nodeDir.resolve("log4j2.properties"), LOG4J2);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not prepare " + nodeDir, e);
+        }
+        if (!Files.exists(nodeDir.resolve("data/meta.properties"))) {
+            format(libs, config);
+        }
+        process = ServerProcess.start("kafka", javaCommand(libs, "kafka.Kafka", config.toString()), Map.of(),
+                nodeDir, logFile(), null, detach, nodeDir.resolve("kafka.pid"));
+        awaitReady();
+        return this;
+    }
+
+    private void format(Path libs, Path config) {
+        List<String> command = javaCommand(libs, "kafka.tools.StorageTool", "format",
+                "-t", Uuid.randomUuid().toString(), "-c", config.toString());
+        try {
+            Process p = new ProcessBuilder(command).directory(nodeDir.toFile()).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile().toFile())).start();
+            if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                p.destroyForcibly();
+                throw new IllegalStateException("formatting Kafka storage failed; log tail:\n"
+                        + ServerProcess.logTail(logFile(), 40));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not run the Kafka storage tool", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while formatting Kafka storage", e);
+        }
+    }
+
+    private List<String> javaCommand(Path libs, String mainClass, String... args) {
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xms256m", "-Xmx768m", "-XX:+UseG1GC",
+                "-Dlog4j2.configurationFile=" + nodeDir.resolve("log4j2.properties"),
+                "-cp", libs.resolve("*").toString(), mainClass));
+        command.addAll(List.of(args));
+        return command;
+    }
+
+    private String serverProperties() {
+        return String.join("\n",
+                "# written by kes-stack; edits are overwritten at each start",
+                "process.roles=broker,controller",
+                "node.id=1",
+                "controller.quorum.voters=1@127.0.0.1:" + controllerPort,
+                "listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
+                "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
+                "controller.listener.names=CONTROLLER",
+                "inter.broker.listener.name=PLAINTEXT",
+                "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+                "log.dirs=" + nodeDir.resolve("data"),
+                "num.partitions=1",
+                "offsets.topic.replication.factor=1",
+                "offsets.topic.num.partitions=4",
+                "transaction.state.log.replication.factor=1",
+                "transaction.state.log.min.isr=1",
+                "share.coordinator.state.topic.replication.factor=1",
+                "share.coordinator.state.topic.min.isr=1",
+                "group.initial.rebalance.delay.ms=0",
+                "auto.create.topics.enable=false",
+                "log.retention.hours=-1",
+                "");
+    }
+
+    private static final String LOG4J2 = String.join("\n",
+            "status = warn",
+            "appender.console.type = Console",
+            "appender.console.name = console",
+            "appender.console.layout.type = PatternLayout",
+            "appender.console.layout.pattern = [%d] %p %m (%c)%n",
+            "rootLogger.level = INFO",
+            "rootLogger.appenderRef.console.ref = console",
+            "logger.kafka.name = kafka",
+            "logger.kafka.level = WARN",
+            "logger.apache.name = org.apache.kafka",
+            "logger.apache.level = WARN",
+            "");
+
+    private void awaitReady() {
+        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        String last = "no answer yet";
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("Kafka exited during start-up; log tail:\n" + process.logTail(60));
+            }
+            try (Admin admin = admin()) {
+                admin.describeCluster().nodes().get(5, TimeUnit.SECONDS);
+                return;
+            } catch (Exception notYet) {
+                last = notYet.toString();
+            }
+            ElasticsearchNode.sleep(300);
+        }
+        String tail = process.logTail(60);
+        process.kill();
+        throw new IllegalStateException("Kafka did not answer within " + START_TIMEOUT + " (" + last + "); log tail:\n" + tail);
+    }
+
+    public Admin admin() {
+        Properties props = new Properties();
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+        props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 20_000);
+        return Admin.create(props);
+    }
+
+    /** Creates a topic; an existing one with that name is left as it is. */
+    public void createTopic(String name, int partitions, Map<String, String> configs) {
+        createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(configs)));
+    }
+
+    public void createTopics(Collection<NewTopic> topics) {
+        try (Admin admin = admin()) {
+            for (var entry : admin.createTopics(topics).values().entrySet()) {
+                try {
+                    entry.getValue().get(30, TimeUnit.SECONDS);
+                } catch (ExecutionException e) {
+                    if (!(e.getCause() instanceof TopicExistsException)) {
+                        throw new IllegalStateException("could not create topic " + entry.getKey(), e.getCause());
+                    }
+                }
+            }
+        } catch (Exception e) {
+            if (e instanceof IllegalStateException ise) {
+                throw ise;
+            }
+            throw new IllegalStateException("could not create topics " + topics, e);
+        }
+    }
+
+    public synchronized void stop() {
+        if (process != null) {
+            process.stop(Duration.ofSeconds(30));
+        }
+    }
+
+    public synchronized void kill() {
+        if (process != null) {
+            process.kill();
+        }
+    }
+
+    public Optional<ServerProcess> process() {
+        return Optional.ofNullable(process);
+    }
+
+    public String logTail(int lines) {
+        return ServerProcess.logTail(logFile(), lines);
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    @Override
+    public String toString() {
+        return "Kafka at " + bootstrapServers();
+    }
+}

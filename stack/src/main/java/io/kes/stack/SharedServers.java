@@ -1,0 +1,50 @@
+package io.kes.stack;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * One Elasticsearch node per version and one Kafka broker per test JVM, started on first use and
+ * stopped when the JVM exits. Starting a node takes 10-30 s, so test classes share them; tests
+ * that kill or reconfigure a server start their own instead.
+ */
+public final class SharedServers {
+
+    private static final Map<String, ElasticsearchNode> NODES = new LinkedHashMap<>();
+    private static KafkaBroker kafka;
+    private static boolean hookInstalled;
+
+    private SharedServers() {}
+
+    /** The default line: 9.x where a JDK 21+ exists, else 8.19.x. */
+    public static ElasticsearchNode elasticsearch() {
+        return elasticsearch(ElasticsearchNode.defaultVersion(StackLayout.fromBuild()));
+    }
+
+    public static synchronized ElasticsearchNode elasticsearch(String version) {
+        installShutdownHook();
+        return NODES.computeIfAbsent(version, v -> ElasticsearchNode.builder().version(v).build().start());
+    }
+
+    public static synchronized KafkaBroker kafka() {
+        installShutdownHook();
+        if (kafka == null) {
+            kafka = KafkaBroker.forTests().start();
+        }
+        return kafka;
+    }
+
+    private static void installShutdownHook() {
+        if (!hookInstalled) {
+            hookInstalled = true;
+            Runtime.getRuntime().addShutdownHook(new Thread(SharedServers::stopAll, "kes-stop-shared-servers"));
+        }
+    }
+
+    private static synchronized void stopAll() {
+        NODES.values().forEach(ElasticsearchNode::stop);
+        if (kafka != null) {
+            kafka.stop();
+        }
+    }
+}
