@@ -1,0 +1,130 @@
+package io.kes.connector;
+
+import io.kes.connector.internal.DocumentOperationTypeInfoFactory;
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+import org.apache.flink.api.common.typeinfo.TypeInfo;
+
+/**
+ * One write for Elasticsearch: what to do ({@link OpType}), where ({@code index}, optional
+ * {@code routing}), to which document ({@code id}), with which JSON {@code source} bytes, and
+ * where the record came from (Kafka coordinates, for errors and the dead-letter topic).
+ *
+ * <p>The source bytes are copied into the bulk body as they are: a record whose JSON is unchanged
+ * is never parsed or re-serialized. The shard fields are filled by the sink's routing step; users
+ * leave them alone.
+ *
+ * <p>Flink serializes this type with a dedicated serializer (no Kryo) when it crosses the network
+ * between the routing step and the bulk writers.
+ */
+@TypeInfo(DocumentOperationTypeInfoFactory.class)
+public final class DocumentOperation {
+
+    /** Shard not known (grouping off, index not yet created, or routing not predictable). */
+    public static final int UNKNOWN_SHARD = -1;
+
+    private final OpType opType;
+    private final String index;
+    private final String id;
+    private final String routing;
+    private final byte[] source;
+    private final RecordOrigin origin;
+    private int shard = UNKNOWN_SHARD;
+    private int numberOfShards;
+
+    public DocumentOperation(OpType opType, String index, String id, String routing, byte[] source, RecordOrigin origin) {
+        this.opType = Objects.requireNonNull(opType, "opType");
+        this.index = Objects.requireNonNull(index, "index");
+        this.id = id;
+        this.routing = routing;
+        this.source = source;
+        this.origin = origin == null ? RecordOrigin.NONE : origin;
+        if (id == null && opType != OpType.INDEX && opType != OpType.CREATE) {
+            throw new IllegalArgumentException(opType + " needs a document id (index " + index + ", from " + this.origin + ")");
+        }
+        if (source == null && opType != OpType.DELETE) {
+            throw new IllegalArgumentException(opType + " needs a source document (index " + index + ", id " + id + ", from " + this.origin + ")");
+        }
+    }
+
+    public static DocumentOperation index(String index, String id, byte[] source) {
+        return new DocumentOperation(OpType.INDEX, index, id, null, source, null);
+    }
+
+    public static DocumentOperation index(String index, String id, String jsonSource) {
+        return index(index, id, jsonSource.getBytes(StandardCharsets.UTF_8));
+    }
+
+    public OpType opType() {
+        return opType;
+    }
+
+    public String index() {
+        return index;
+    }
+
+    /** Null lets Elasticsearch generate one (then replays duplicate). */
+    public String id() {
+        return id;
+    }
+
+    public String routing() {
+        return routing;
+    }
+
+    public byte[] source() {
+        return source;
+    }
+
+    public RecordOrigin origin() {
+        return origin;
+    }
+
+    /** The shard the routing step predicted, or {@link #UNKNOWN_SHARD}. */
+    public int shard() {
+        return shard;
+    }
+
+    /** The number of shards of the target index when the shard is known, else 0. */
+    public int numberOfShards() {
+        return numberOfShards;
+    }
+
+    /** Set by the routing step. */
+    public DocumentOperation withShard(int shard, int numberOfShards) {
+        this.shard = shard;
+        this.numberOfShards = numberOfShards;
+        return this;
+    }
+
+    public DocumentOperation withOrigin(RecordOrigin origin) {
+        DocumentOperation copy = new DocumentOperation(opType, index, id, routing, source, origin);
+        return copy.withShard(shard, numberOfShards);
+    }
+
+    public DocumentOperation withIndex(String newIndex) {
+        DocumentOperation copy = new DocumentOperation(opType, newIndex, id, routing, source, origin);
+        return copy;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (!(o instanceof DocumentOperation other)) {
+            return false;
+        }
+        return opType == other.opType && index.equals(other.index) && Objects.equals(id, other.id)
+                && Objects.equals(routing, other.routing) && java.util.Arrays.equals(source, other.source)
+                && origin.equals(other.origin) && shard == other.shard && numberOfShards == other.numberOfShards;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(opType, index, id, routing, shard);
+    }
+
+    @Override
+    public String toString() {
+        return opType.bulkAction() + " " + index + "/" + id + (routing != null ? " routing=" + routing : "")
+                + (shard >= 0 ? " shard=" + shard : "") + " from " + origin;
+    }
+}

@@ -1,0 +1,82 @@
+package io.kes.connector;
+
+import java.time.Duration;
+import java.util.List;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.MemorySize;
+
+/**
+ * Every option of the sink, declared once with its default and meaning. The builder's setters, the
+ * job's YAML ({@code elasticsearch:}, {@code bulk:}, {@code retry:} sections use these keys) and
+ * the config reference all come from here.
+ */
+public final class ElasticsearchSinkOptions {
+
+    private ElasticsearchSinkOptions() {}
+
+    public static final ConfigOption<List<String>> HOSTS = ConfigOptions.key("elasticsearch.hosts")
+            .stringType().asList().noDefaultValue()
+            .withDescription("Elasticsearch HTTP endpoints, e.g. http://localhost:9200. Requests are spread over them.");
+
+    public static final ConfigOption<String> USERNAME = ConfigOptions.key("elasticsearch.username")
+            .stringType().noDefaultValue()
+            .withDescription("Basic auth user. Give the password with elasticsearch.password.");
+
+    public static final ConfigOption<String> PASSWORD = ConfigOptions.key("elasticsearch.password")
+            .stringType().noDefaultValue()
+            .withDescription("Basic auth password.");
+
+    public static final ConfigOption<String> API_KEY = ConfigOptions.key("elasticsearch.api_key")
+            .stringType().noDefaultValue()
+            .withDescription("API key (the base64 'encoded' value Elasticsearch returns), sent as 'Authorization: ApiKey ...'.");
+
+    public static final ConfigOption<String> PATH_PREFIX = ConfigOptions.key("elasticsearch.path_prefix")
+            .stringType().noDefaultValue()
+            .withDescription("Path prefix when Elasticsearch sits behind a proxy, e.g. /es.");
+
+    public static final ConfigOption<Boolean> GZIP = ConfigOptions.key("elasticsearch.gzip")
+            .booleanType().defaultValue(false)
+            .withDescription("Send bulk bodies gzip-compressed (Content-Encoding: gzip). Saves network, costs CPU on both sides. "
+                    + "Elasticsearch does not accept zstd request bodies.");
+
+    public static final ConfigOption<Duration> SOCKET_TIMEOUT = ConfigOptions.key("elasticsearch.socket_timeout")
+            .durationType().defaultValue(Duration.ofSeconds(60))
+            .withDescription("How long one request may wait for an answer before it is retried.");
+
+    public static final ConfigOption<Integer> BULK_MAX_DOCS = ConfigOptions.key("bulk.max_docs")
+            .intType().defaultValue(1000)
+            .withDescription("A slot's buffer is sent as one bulk when it holds this many documents.");
+
+    public static final ConfigOption<MemorySize> BULK_MAX_BYTES = ConfigOptions.key("bulk.max_bytes")
+            .memoryType().defaultValue(MemorySize.parse("1mb"))
+            .withDescription("A slot's buffer is sent as one bulk when its body reaches this size. "
+                    + "About 1 MB single-shard bulks beat 10 MB ones in the seed measurements.");
+
+    public static final ConfigOption<Duration> BULK_LINGER = ConfigOptions.key("bulk.linger")
+            .durationType().defaultValue(Duration.ofMillis(1000))
+            .withDescription("A buffer that is not full is sent at the latest this long after its first document.");
+
+    public static final ConfigOption<Integer> BULK_MAX_IN_FLIGHT = ConfigOptions.key("bulk.max_in_flight")
+            .intType().defaultValue(4)
+            .withDescription("Bulk requests one writer subtask keeps open at once (including ones waiting to be retried). "
+                    + "When all are busy the writer blocks: backpressure reaches Kafka, memory stays bounded "
+                    + "(about max_in_flight x max_bytes per subtask, plus one buffer per slot).");
+
+    public static final ConfigOption<Boolean> SHARD_GROUPING = ConfigOptions.key("bulk.shard_grouping")
+            .booleanType().defaultValue(true)
+            .withDescription("Group documents by the shard they land on and send single-shard bulks. "
+                    + "Off sends mixed bulks, as other sinks do (for comparison).");
+
+    public static final ConfigOption<Duration> RETRY_INITIAL_BACKOFF = ConfigOptions.key("retry.initial_backoff")
+            .durationType().defaultValue(Duration.ofMillis(100))
+            .withDescription("First wait before retrying rejected (429) or unavailable (5xx, connection error) writes; doubles each time, with jitter.");
+
+    public static final ConfigOption<Duration> RETRY_MAX_BACKOFF = ConfigOptions.key("retry.max_backoff")
+            .durationType().defaultValue(Duration.ofSeconds(10))
+            .withDescription("Longest wait between two retries.");
+
+    public static final ConfigOption<Duration> RETRY_MAX_TIME = ConfigOptions.key("retry.max_time")
+            .durationType().defaultValue(Duration.ofMinutes(5))
+            .withDescription("How long one bulk may keep being retried before the job fails (and restarts from its last checkpoint).");
+}

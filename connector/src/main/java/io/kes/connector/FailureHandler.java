@@ -1,0 +1,53 @@
+package io.kes.connector;
+
+import java.io.Serializable;
+import java.util.List;
+
+/**
+ * Receives the writes Elasticsearch refused for good (mapping conflicts, unparsable documents,
+ * rejected index names...). The default {@link #failJob()} stops the job naming the record; the
+ * kes job wires a dead-letter topic. Called on the writer's task thread.
+ *
+ * <p>Never drop a failure silently: an implementation either keeps the record somewhere durable
+ * by the time {@link #flush()} returns, or throws.
+ */
+public interface FailureHandler extends Serializable {
+
+    /** Opens resources on the task manager. */
+    default void open(int subtaskIndex) throws Exception {}
+
+    void onFailures(List<FailedOperation> failures) throws Exception;
+
+    /** Called at each checkpoint: make everything handed over so far durable. */
+    default void flush() throws Exception {}
+
+    default void close() throws Exception {}
+
+    /** Stops the job at the first refused write, naming the record and Elasticsearch's reason. */
+    static FailureHandler failJob() {
+        return new FailJob();
+    }
+
+    /** See {@link FailureHandler#failJob()}. */
+    final class FailJob implements FailureHandler {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public void onFailures(List<FailedOperation> failures) {
+            FailedOperation first = failures.get(0);
+            throw new PermanentWriteException(first.describe()
+                    + (failures.size() > 1 ? " (and " + (failures.size() - 1) + " more in the same bulk)" : "")
+                    + ". Fix the record or the index mapping, or configure a dead-letter topic"
+                    + " (errors.tolerance: all) to keep the job running.");
+        }
+    }
+
+    /** A write that can never succeed as it is. */
+    final class PermanentWriteException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        public PermanentWriteException(String message) {
+            super(message);
+        }
+    }
+}

@@ -1,0 +1,93 @@
+package io.kes.connector;
+
+import static io.kes.connector.ElasticsearchSinkOptions.*;
+
+import java.io.Serializable;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.configuration.Configuration;
+
+/**
+ * The sink's validated, immutable settings, read from the options in {@link ElasticsearchSinkOptions}.
+ * Every check says what is wrong and how to fix it.
+ */
+public final class SinkSettings implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    public final List<URI> hosts;
+    public final String username;
+    public final String password;
+    public final String apiKey;
+    public final String pathPrefix;
+    public final boolean gzip;
+    public final Duration socketTimeout;
+    public final int maxDocs;
+    public final long maxBytes;
+    public final Duration linger;
+    public final int maxInFlight;
+    public final boolean shardGrouping;
+    public final Duration initialBackoff;
+    public final Duration maxBackoff;
+    public final Duration maxRetryTime;
+
+    private SinkSettings(Configuration c) {
+        List<String> rawHosts = c.get(HOSTS);
+        check(rawHosts != null && !rawHosts.isEmpty(), HOSTS.key() + " is not set: give at least one Elasticsearch URL, e.g. http://localhost:9200");
+        List<URI> parsed = new ArrayList<>();
+        for (String h : rawHosts) {
+            URI uri;
+            try {
+                uri = URI.create(h.trim());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(HOSTS.key() + " has an invalid URL '" + h + "': " + e.getMessage());
+            }
+            check(("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) && uri.getHost() != null,
+                    HOSTS.key() + " entry '" + h + "' must look like http://host:9200 or https://host:9200");
+            parsed.add(uri);
+        }
+        this.hosts = List.copyOf(parsed);
+        this.username = c.get(USERNAME);
+        this.password = c.get(PASSWORD);
+        this.apiKey = c.get(API_KEY);
+        check(username == null || password != null, USERNAME.key() + " is set but " + PASSWORD.key() + " is not");
+        check(password == null || username != null, PASSWORD.key() + " is set but " + USERNAME.key() + " is not");
+        check(apiKey == null || username == null, "set either " + API_KEY.key() + " or " + USERNAME.key() + "/" + PASSWORD.key() + ", not both");
+        this.pathPrefix = c.get(PATH_PREFIX);
+        check(pathPrefix == null || pathPrefix.startsWith("/"), PATH_PREFIX.key() + " must start with '/', got '" + pathPrefix + "'");
+        this.gzip = c.get(GZIP);
+        this.socketTimeout = positive(c, SOCKET_TIMEOUT);
+        this.maxDocs = c.get(BULK_MAX_DOCS);
+        check(maxDocs >= 1, BULK_MAX_DOCS.key() + " must be at least 1, got " + maxDocs);
+        this.maxBytes = c.get(BULK_MAX_BYTES).getBytes();
+        check(maxBytes >= 1024, BULK_MAX_BYTES.key() + " must be at least 1kb, got " + c.get(BULK_MAX_BYTES));
+        check(maxBytes <= 100L * 1024 * 1024, BULK_MAX_BYTES.key() + " must be at most 100mb (Elasticsearch's default http.max_content_length), got " + c.get(BULK_MAX_BYTES));
+        this.linger = positive(c, BULK_LINGER);
+        this.maxInFlight = c.get(BULK_MAX_IN_FLIGHT);
+        check(maxInFlight >= 1, BULK_MAX_IN_FLIGHT.key() + " must be at least 1, got " + maxInFlight);
+        this.shardGrouping = c.get(SHARD_GROUPING);
+        this.initialBackoff = positive(c, RETRY_INITIAL_BACKOFF);
+        this.maxBackoff = positive(c, RETRY_MAX_BACKOFF);
+        check(maxBackoff.compareTo(initialBackoff) >= 0, RETRY_MAX_BACKOFF.key() + " (" + maxBackoff + ") must not be shorter than "
+                + RETRY_INITIAL_BACKOFF.key() + " (" + initialBackoff + ")");
+        this.maxRetryTime = positive(c, RETRY_MAX_TIME);
+    }
+
+    public static SinkSettings from(Configuration configuration) {
+        return new SinkSettings(configuration);
+    }
+
+    private static Duration positive(Configuration c, org.apache.flink.configuration.ConfigOption<Duration> option) {
+        Duration d = c.get(option);
+        check(d != null && !d.isNegative() && !d.isZero(), option.key() + " must be a positive duration like 500ms or 5s, got " + d);
+        return d;
+    }
+
+    private static void check(boolean condition, String message) {
+        if (!condition) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+}

@@ -1,0 +1,128 @@
+package io.kes.connector.bulk;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import java.io.IOException;
+import java.io.InputStream;
+
+/**
+ * The per-item outcome of one {@code _bulk} response, read with a streaming parser from the slim
+ * response that {@link #FILTER_PATH} asks for (the node then serializes less per bulk, too).
+ * Items are in request order.
+ */
+final class BulkResponse {
+
+    /** Only what kes uses: status, error, and the (index, primary term) that the fence checks. */
+    static final String FILTER_PATH = "items.*._index,items.*.status,items.*._primary_term,items.*._seq_no,"
+            + "items.*.error.type,items.*.error.reason,items.*.error.caused_by.reason";
+
+    private static final JsonFactory JSON = new JsonFactory();
+
+    final int[] status;
+    final long[] primaryTerm;
+    final long[] seqNo;
+    final String[] index;
+    final String[] errorType;
+    final String[] errorReason;
+
+    private BulkResponse(int items) {
+        status = new int[items];
+        primaryTerm = new long[items];
+        seqNo = new long[items];
+        index = new String[items];
+        errorType = new String[items];
+        errorReason = new String[items];
+    }
+
+    int size() {
+        return status.length;
+    }
+
+    static BulkResponse parse(InputStream body, int expectedItems) throws IOException {
+        BulkResponse r = new BulkResponse(expectedItems);
+        int item = -1;
+        try (JsonParser p = JSON.createParser(body)) {
+            expect(p.nextToken(), JsonToken.START_OBJECT);
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String field = p.currentName();
+                JsonToken value = p.nextToken();
+                if (!"items".equals(field)) {
+                    p.skipChildren();
+                    continue;
+                }
+                expect(value, JsonToken.START_ARRAY);
+                while (p.nextToken() == JsonToken.START_OBJECT) {
+                    item++;
+                    if (item >= expectedItems) {
+                        throw new IOException("bulk response has more items than the " + expectedItems + " sent");
+                    }
+                    r.primaryTerm[item] = -1;
+                    r.seqNo[item] = -1;
+                    p.nextToken(); // the action name: index / create / update / delete
+                    expect(p.nextToken(), JsonToken.START_OBJECT);
+                    readItem(p, r, item);
+                    expect(p.nextToken(), JsonToken.END_OBJECT);
+                }
+            }
+        }
+        if (item + 1 != expectedItems) {
+            throw new IOException("bulk response has " + (item + 1) + " items for the " + expectedItems + " sent");
+        }
+        return r;
+    }
+
+    private static void readItem(JsonParser p, BulkResponse r, int item) throws IOException {
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String field = p.currentName();
+            JsonToken value = p.nextToken();
+            switch (field) {
+                case "_index" -> r.index[item] = p.getText();
+                case "status" -> r.status[item] = p.getIntValue();
+                case "_primary_term" -> r.primaryTerm[item] = p.getLongValue();
+                case "_seq_no" -> r.seqNo[item] = p.getLongValue();
+                case "error" -> {
+                    if (value == JsonToken.START_OBJECT) {
+                        readError(p, r, item);
+                    } else {
+                        r.errorReason[item] = p.getText();
+                    }
+                }
+                default -> p.skipChildren();
+            }
+        }
+    }
+
+    private static void readError(JsonParser p, BulkResponse r, int item) throws IOException {
+        String causedBy = null;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String field = p.currentName();
+            p.nextToken();
+            switch (field) {
+                case "type" -> r.errorType[item] = p.getText();
+                case "reason" -> r.errorReason[item] = p.getText();
+                case "caused_by" -> {
+                    while (p.nextToken() == JsonToken.FIELD_NAME) {
+                        String inner = p.currentName();
+                        p.nextToken();
+                        if ("reason".equals(inner)) {
+                            causedBy = p.getText();
+                        } else {
+                            p.skipChildren();
+                        }
+                    }
+                }
+                default -> p.skipChildren();
+            }
+        }
+        if (causedBy != null) {
+            r.errorReason[item] = r.errorReason[item] == null ? causedBy : r.errorReason[item] + ": " + causedBy;
+        }
+    }
+
+    private static void expect(JsonToken actual, JsonToken expected) throws IOException {
+        if (actual != expected) {
+            throw new IOException("unexpected bulk response: " + actual + " where " + expected + " was expected");
+        }
+    }
+}

@@ -1,0 +1,424 @@
+package io.kes.connector.bulk;
+
+import io.kes.connector.DocumentOperation;
+import io.kes.connector.FailedOperation;
+import io.kes.connector.FailureHandler;
+import io.kes.connector.SinkSettings;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.zip.GZIPOutputStream;
+import org.apache.flink.api.common.operators.MailboxExecutor;
+import org.apache.flink.api.common.operators.ProcessingTimeService;
+import org.apache.flink.api.connector.sink2.SinkWriter;
+import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.http.entity.ByteArrayEntity;
+import org.apache.http.entity.ContentType;
+import org.elasticsearch.client.Request;
+import org.elasticsearch.client.RequestOptions;
+import org.elasticsearch.client.Response;
+import org.elasticsearch.client.ResponseException;
+import org.elasticsearch.client.ResponseListener;
+import org.elasticsearch.client.RestClient;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Buffers documents per (index, shard) slot and sends each full buffer as one single-shard
+ * {@code _bulk}, asynchronously, with at most {@code bulk.max_in_flight} bulks open.
+ *
+ * <p>Threading: requests complete on the REST client's I/O threads, which only parse the response
+ * and hand it to the task's mailbox; every state change (buffers, in-flight count, retries,
+ * metrics, failure handling) happens on the task thread. Waiting (backpressure, {@link #flush})
+ * is {@link MailboxExecutor#yield()}, which runs those hand-overs meanwhile.
+ *
+ * <p>Failures: rejected (429) and unavailable (5xx, connection) writes are retried with backoff,
+ * only the items that failed, for at most {@code retry.max_time}; then the job fails. Writes that
+ * can never succeed go to the {@link FailureHandler} at once. The first asynchronous failure is
+ * kept and rethrown from {@link #write} and {@link #flush}, so a checkpoint never completes over a
+ * lost write.
+ */
+public class BulkWriter implements SinkWriter<DocumentOperation> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(BulkWriter.class);
+    private static final ContentType NDJSON = ContentType.create("application/x-ndjson");
+
+    private final SinkSettings settings;
+    private final RestClient client;
+    private final MailboxExecutor mailbox;
+    private final ProcessingTimeService time;
+    private final FailureHandler failureHandler;
+    private final Backoff backoff;
+    private final BulkMetrics metrics;
+    private final AcknowledgedWrites acknowledged = new AcknowledgedWrites();
+
+    /** index → slot per shard; shard-less documents use the index's slot 0 of {@code unroutedSlots}. */
+    private final Map<String, Slot[]> slotsByIndex = new HashMap<>();
+    private final Map<String, Slot> unroutedSlots = new HashMap<>();
+    private final Slot mixedSlot = new Slot(null, DocumentOperation.UNKNOWN_SHARD);
+    private final Set<Slot> nonEmptySlots = new LinkedHashSet<>();
+
+    private int inFlight;
+    private int bufferedDocs;
+    private boolean lingerTimerArmed;
+    private RuntimeException asyncFailure;
+    private boolean closed;
+
+    public BulkWriter(SinkSettings settings, RestClient client, WriterInitContext context, FailureHandler failureHandler)
+            throws Exception {
+        this.settings = settings;
+        this.client = client;
+        this.mailbox = context.getMailboxExecutor();
+        this.time = context.getProcessingTimeService();
+        this.failureHandler = failureHandler;
+        this.backoff = new Backoff(settings.initialBackoff, settings.maxBackoff);
+        this.metrics = new BulkMetrics(context.metricGroup(), this);
+        failureHandler.open(context.getTaskInfo().getIndexOfThisSubtask());
+    }
+
+    @Override
+    public void write(DocumentOperation op, Context context) throws IOException, InterruptedException {
+        rethrowAsyncFailure();
+        Slot slot = slotFor(op);
+        if (slot.body == null) {
+            slot.body = new BulkBody((int) Math.min(settings.maxBytes + 4096, 64 * 1024));
+            slot.firstDocAtMillis = time.getCurrentProcessingTime();
+            nonEmptySlots.add(slot);
+            armLingerTimer();
+        }
+        slot.body.add(op);
+        bufferedDocs++;
+        if (slot.body.itemCount() >= settings.maxDocs || slot.body.sizeInBytes() >= settings.maxBytes) {
+            nonEmptySlots.remove(slot);
+            send(slot);
+        }
+    }
+
+    private Slot slotFor(DocumentOperation op) {
+        if (!settings.shardGrouping) {
+            return mixedSlot;
+        }
+        int shard = op.shard();
+        if (shard < 0) {
+            return unroutedSlots.computeIfAbsent(op.index(), i -> new Slot(i, DocumentOperation.UNKNOWN_SHARD));
+        }
+        Slot[] slots = slotsByIndex.get(op.index());
+        if (slots == null || slots.length <= shard) {
+            Slot[] grown = new Slot[Math.max(shard + 1, op.numberOfShards())];
+            if (slots != null) {
+                System.arraycopy(slots, 0, grown, 0, slots.length);
+            }
+            slots = grown;
+            slotsByIndex.put(op.index(), slots);
+        }
+        Slot slot = slots[shard];
+        if (slot == null) {
+            slot = new Slot(op.index(), shard);
+            slots[shard] = slot;
+        }
+        return slot;
+    }
+
+    /** Sends the slot's buffer, first waiting (backpressure) while all in-flight permits are taken. */
+    private void send(Slot slot) throws InterruptedException {
+        BulkBody body = slot.take();
+        bufferedDocs -= body.itemCount();
+        while (inFlight >= settings.maxInFlight) {
+            mailbox.yield();
+            rethrowAsyncFailure();
+        }
+        inFlight++;
+        Batch batch = new Batch(body, slot, System.nanoTime());
+        metrics.docsPerBulk.update(body.itemCount());
+        metrics.shardsPerBulk.update(distinctShards(body));
+        dispatch(batch);
+    }
+
+    private static int distinctShards(BulkBody body) {
+        DocumentOperation first = body.operation(0);
+        boolean single = true;
+        for (DocumentOperation op : body.operations()) {
+            if (op.shard() < 0) {
+                return 0; // not known
+            }
+            if (op.shard() != first.shard() || !op.index().equals(first.index())) {
+                single = false;
+                break;
+            }
+        }
+        if (single) {
+            return 1;
+        }
+        Set<String> shards = new HashSet<>();
+        for (DocumentOperation op : body.operations()) {
+            shards.add(op.index() + '\u0000' + op.shard());
+        }
+        return shards.size();
+    }
+
+    /** One bulk's items, from the first send until every item succeeded or failed for good. */
+    private final class Batch {
+        final BulkBody body;
+        final Slot slot;
+        final long firstSentNanos;
+        int attempt;
+        long sentNanos;
+
+        Batch(BulkBody body, Slot slot, long firstSentNanos) {
+            this.body = body;
+            this.slot = slot;
+            this.firstSentNanos = firstSentNanos;
+        }
+
+        Batch retryWith(BulkBody subset) {
+            Batch next = new Batch(subset, slot, firstSentNanos);
+            next.attempt = attempt + 1;
+            return next;
+        }
+    }
+
+    private void dispatch(Batch batch) {
+        Request request = new Request("POST", "/_bulk");
+        request.addParameter("filter_path", BulkResponse.FILTER_PATH);
+        byte[] bytes = batch.body.array();
+        int length = batch.body.sizeInBytes();
+        if (settings.gzip) {
+            bytes = gzip(bytes, length);
+            length = bytes.length;
+            RequestOptions.Builder options = RequestOptions.DEFAULT.toBuilder();
+            options.addHeader("Content-Encoding", "gzip");
+            request.setOptions(options);
+        }
+        request.setEntity(new ByteArrayEntity(bytes, 0, length, NDJSON));
+        metrics.bulksSent.inc();
+        metrics.bytesOut.inc(length);
+        batch.sentNanos = System.nanoTime();
+        int expectedItems = batch.body.itemCount();
+        client.performRequestAsync(request, new ResponseListener() {
+            @Override
+            public void onSuccess(Response response) {
+                BulkResponse parsed;
+                try (InputStream in = response.getEntity().getContent()) {
+                    parsed = BulkResponse.parse(in, expectedItems);
+                } catch (Exception e) {
+                    onFailure(e);
+                    return;
+                }
+                toMailbox(() -> onResponse(batch, parsed), "kes bulk response");
+            }
+
+            @Override
+            public void onFailure(Exception exception) {
+                toMailbox(() -> onRequestFailure(batch, exception), "kes bulk failure");
+            }
+        });
+    }
+
+    private void toMailbox(Runnable action, String description) {
+        try {
+            mailbox.execute(action::run, description);
+        } catch (RuntimeException rejectedAfterClose) {
+            if (!closed) {
+                throw rejectedAfterClose;
+            }
+        }
+    }
+
+    private void onResponse(Batch batch, BulkResponse response) {
+        metrics.bulkLatencyMillis.update((System.nanoTime() - batch.sentNanos) / 1_000_000);
+        BulkBody retries = null;
+        List<FailedOperation> permanent = null;
+        String retryCause = null;
+        int succeeded = 0;
+        for (int i = 0; i < response.size(); i++) {
+            DocumentOperation op = batch.body.operation(i);
+            int status = response.status[i];
+            switch (ItemOutcome.of(status, response.errorType[i], op.opType())) {
+                case SUCCESS -> {
+                    succeeded++;
+                    if (status == 409) {
+                        metrics.replaysAccepted.inc();
+                    }
+                    acknowledged.record(response.index[i] != null ? response.index[i] : op.index(), op.shard(),
+                            response.primaryTerm[i]);
+                }
+                case RETRY -> {
+                    if (retries == null) {
+                        retries = new BulkBody(batch.body.sizeInBytes());
+                    }
+                    retries.addEncoded(batch.body, i);
+                    retryCause = ItemOutcome.retryCause(status, response.errorType[i]) + " (" + status + " "
+                            + response.errorType[i] + ": " + response.errorReason[i] + ")";
+                    if (status == 429 || "es_rejected_execution_exception".equals(response.errorType[i])) {
+                        metrics.retriesRejected.inc();
+                    } else {
+                        metrics.retriesUnavailable.inc();
+                    }
+                }
+                case PERMANENT -> {
+                    if (permanent == null) {
+                        permanent = new ArrayList<>();
+                    }
+                    permanent.add(new FailedOperation(op, status, response.errorType[i], response.errorReason[i]));
+                }
+            }
+        }
+        metrics.docsOut.inc(succeeded);
+        if (permanent != null) {
+            metrics.permanentFailures.inc(permanent.size());
+            try {
+                failureHandler.onFailures(permanent);
+            } catch (Exception e) {
+                failAsync(e instanceof RuntimeException re ? re : new RuntimeException(e.getMessage(), e));
+            }
+        }
+        if (retries != null) {
+            scheduleRetry(batch.retryWith(retries), retryCause);
+        } else {
+            inFlight--;
+        }
+    }
+
+    private void onRequestFailure(Batch batch, Exception exception) {
+        int status = exception instanceof ResponseException re ? re.getResponse().getStatusLine().getStatusCode() : -1;
+        boolean retryable = status == -1 || status == 429 || status >= 500;
+        if (!retryable) {
+            inFlight--;
+            failAsync(new IllegalStateException("Elasticsearch refused a whole bulk of " + batch.body.itemCount()
+                    + " documents (" + batch.slot + ") with HTTP " + status + ": " + exception.getMessage()
+                    + (status == 413 ? " -- lower bulk.max_bytes below the node's http.max_content_length" : ""), exception));
+            return;
+        }
+        metrics.requestRetries.inc();
+        scheduleRetry(batch.retryWith(batch.body), status == -1 ? "connection error (" + exception + ")" : "HTTP " + status);
+    }
+
+    private void scheduleRetry(Batch retry, String cause) {
+        long elapsedMillis = (System.nanoTime() - retry.firstSentNanos) / 1_000_000;
+        if (elapsedMillis >= settings.maxRetryTime.toMillis()) {
+            inFlight--;
+            failAsync(new IllegalStateException(retry.body.itemCount() + " documents (" + retry.slot + ") still failed after "
+                    + retry.attempt + " attempts over " + elapsedMillis + " ms, last cause: " + cause
+                    + ". Elasticsearch is overloaded or unavailable; the job restarts from its last checkpoint."
+                    + " Raise retry.max_time to wait longer, or lower bulk.max_in_flight."));
+            return;
+        }
+        long delay = backoff.delayMillis(retry.attempt - 1);
+        if (retry.attempt == 1 || retry.attempt % 10 == 0) {
+            LOG.warn("Retrying {} documents ({}) in {} ms, attempt {}: {}", retry.body.itemCount(), retry.slot, delay,
+                    retry.attempt, cause);
+        }
+        time.registerTimer(time.getCurrentProcessingTime() + delay, t -> {
+            if (!closed) {
+                dispatch(retry);
+            }
+        });
+    }
+
+    private void failAsync(RuntimeException failure) {
+        if (asyncFailure == null) {
+            asyncFailure = failure;
+        } else if (asyncFailure != failure) {
+            asyncFailure.addSuppressed(failure);
+        }
+    }
+
+    private void rethrowAsyncFailure() {
+        if (asyncFailure != null) {
+            throw asyncFailure;
+        }
+    }
+
+    private void armLingerTimer() {
+        if (!lingerTimerArmed) {
+            lingerTimerArmed = true;
+            time.registerTimer(time.getCurrentProcessingTime() + settings.linger.toMillis(), this::onLingerTimer);
+        }
+    }
+
+    private void onLingerTimer(long now) throws InterruptedException {
+        lingerTimerArmed = false;
+        if (closed) {
+            return;
+        }
+        long lingerMillis = settings.linger.toMillis();
+        List<Slot> due = new ArrayList<>();
+        for (Slot slot : nonEmptySlots) {
+            if (slot.firstDocAtMillis + lingerMillis <= now) {
+                due.add(slot);
+            }
+        }
+        nonEmptySlots.removeAll(due);
+        for (Slot slot : due) {
+            send(slot);
+        }
+        if (!nonEmptySlots.isEmpty()) {
+            armLingerTimer();
+        }
+    }
+
+    /**
+     * The checkpoint barrier: sends every buffer and returns only when no document is buffered or
+     * in flight (retries included), rethrowing the first failure.
+     */
+    @Override
+    public void flush(boolean endOfInput) throws IOException, InterruptedException {
+        rethrowAsyncFailure();
+        List<Slot> pending = new ArrayList<>(nonEmptySlots);
+        nonEmptySlots.clear();
+        for (Slot slot : pending) {
+            send(slot);
+        }
+        while (inFlight > 0) {
+            mailbox.yield();
+        }
+        rethrowAsyncFailure();
+        try {
+            failureHandler.flush();
+        } catch (IOException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IOException("the failure handler could not flush", e);
+        }
+    }
+
+    /** Writes acknowledged since the last call, for the checkpoint fence. */
+    public AcknowledgedWrites acknowledgedWrites() {
+        return acknowledged;
+    }
+
+    int inFlight() {
+        return inFlight;
+    }
+
+    int bufferedDocs() {
+        return bufferedDocs;
+    }
+
+    @Override
+    public void close() throws Exception {
+        closed = true;
+        try {
+            client.close();
+        } finally {
+            failureHandler.close();
+        }
+    }
+
+    private static byte[] gzip(byte[] bytes, int length) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(Math.max(length / 4, 64));
+        try (GZIPOutputStream gz = new GZIPOutputStream(out, 64 * 1024)) {
+            gz.write(bytes, 0, length);
+        } catch (IOException e) {
+            throw new IllegalStateException("gzip of an in-memory buffer failed", e);
+        }
+        return out.toByteArray();
+    }
+}

@@ -1,0 +1,29 @@
+package io.kes.connector.bulk;
+
+/**
+ * The buffer of one (index, shard) slot: everything in it goes to one shard, so the bulk it
+ * becomes never waits on another shard. With shard grouping off there is a single mixed slot.
+ */
+final class Slot {
+
+    final String index;
+    final int shard;
+    BulkBody body;
+    long firstDocAtMillis;
+
+    Slot(String index, int shard) {
+        this.index = index;
+        this.shard = shard;
+    }
+
+    BulkBody take() {
+        BulkBody taken = body;
+        body = null;
+        return taken;
+    }
+
+    @Override
+    public String toString() {
+        return index == null ? "mixed slot" : "slot " + index + "[" + shard + "]";
+    }
+}

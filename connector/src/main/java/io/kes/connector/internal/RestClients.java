@@ -1,0 +1,50 @@
+package io.kes.connector.internal;
+
+import io.kes.connector.SinkSettings;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import org.apache.http.Header;
+import org.apache.http.HttpHost;
+import org.apache.http.message.BasicHeader;
+import org.elasticsearch.client.RestClient;
+import org.elasticsearch.client.RestClientBuilder;
+
+/** Builds the low-level REST client from the sink's settings (hosts, auth, prefix, timeouts). */
+public final class RestClients {
+
+    private RestClients() {}
+
+    public static RestClient create(SinkSettings settings) {
+        HttpHost[] hosts = settings.hosts.stream()
+                .map(u -> new HttpHost(u.getHost(), u.getPort() > 0 ? u.getPort() : defaultPort(u), u.getScheme()))
+                .toArray(HttpHost[]::new);
+        List<Header> headers = new ArrayList<>();
+        if (settings.apiKey != null) {
+            headers.add(new BasicHeader("Authorization", "ApiKey " + settings.apiKey));
+        } else if (settings.username != null) {
+            String token = Base64.getEncoder().encodeToString(
+                    (settings.username + ":" + settings.password).getBytes(StandardCharsets.UTF_8));
+            headers.add(new BasicHeader("Authorization", "Basic " + token));
+        }
+        RestClientBuilder builder = RestClient.builder(hosts)
+                .setDefaultHeaders(headers.toArray(Header[]::new))
+                .setCompressionEnabled(false)
+                .setRequestConfigCallback(rc -> rc
+                        .setConnectTimeout(5_000)
+                        .setSocketTimeout((int) settings.socketTimeout.toMillis()))
+                .setHttpClientConfigCallback(hc -> hc
+                        .setMaxConnTotal(Math.max(30, settings.maxInFlight * hosts.length * 2))
+                        .setMaxConnPerRoute(Math.max(10, settings.maxInFlight * 2)));
+        if (settings.pathPrefix != null) {
+            builder.setPathPrefix(settings.pathPrefix);
+        }
+        return builder.build();
+    }
+
+    private static int defaultPort(URI uri) {
+        return "https".equals(uri.getScheme()) ? 443 : 9200;
+    }
+}

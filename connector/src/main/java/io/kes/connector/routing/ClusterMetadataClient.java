@@ -1,0 +1,152 @@
+package io.kes.connector.routing;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import org.elasticsearch.client.Request;
+import org.elasticsearch.client.Response;
+import org.elasticsearch.client.ResponseException;
+import org.elasticsearch.client.RestClient;
+
+/**
+ * Reads index metadata, write indices of aliases and data streams, and shard placement of probe
+ * routing values from Elasticsearch. Blocking calls: they run when an index is first seen or its
+ * cached metadata expires, and at checkpoints, never per document.
+ */
+public final class ClusterMetadataClient {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String FILTER = String.join(",",
+            "metadata.indices.*.routing_num_shards",
+            "metadata.indices.*.primary_terms",
+            "metadata.indices.*.settings.index.number_of_shards",
+            "metadata.indices.*.settings.index.routing_partition_size",
+            "metadata.indices.*.settings.index.mode",
+            "metadata.indices.*.settings.index.routing_path",
+            "metadata.indices.*.settings.index.logsdb.route_on_sort_fields");
+
+    private final RestClient client;
+
+    public ClusterMetadataClient(RestClient client) {
+        this.client = client;
+    }
+
+    /** Metadata of the given concrete indices (or expressions); missing ones are left out. */
+    public Map<String, IndexMetadata> indices(Collection<String> names) throws IOException {
+        String expression = String.join(",", names.stream().map(ClusterMetadataClient::encode).toList());
+        Request request = new Request("GET", "/_cluster/state/metadata/" + expression);
+        request.addParameter("filter_path", FILTER);
+        request.addParameter("ignore_unavailable", "true");
+        request.addParameter("allow_no_indices", "true");
+        JsonNode root = call(request).orElse(null);
+        Map<String, IndexMetadata> result = new HashMap<>();
+        if (root == null) {
+            return result;
+        }
+        JsonNode indices = root.path("metadata").path("indices");
+        for (Iterator<Map.Entry<String, JsonNode>> it = indices.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            result.put(e.getKey(), parse(e.getKey(), e.getValue()));
+        }
+        return result;
+    }
+
+    static IndexMetadata parse(String name, JsonNode node) {
+        JsonNode index = node.path("settings").path("index");
+        int shards = index.path("number_of_shards").asInt();
+        int routingNumShards = node.path("routing_num_shards").asInt(shards);
+        int partitionSize = index.path("routing_partition_size").asInt(1);
+        boolean routedByDocument = !"time_series".equals(index.path("mode").asText())
+                && index.path("routing_path").isMissingNode()
+                && !index.path("logsdb").path("route_on_sort_fields").asBoolean(false);
+        JsonNode terms = node.path("primary_terms");
+        long[] primaryTerms = new long[shards];
+        for (int s = 0; s < shards; s++) {
+            primaryTerms[s] = terms.path(Integer.toString(s)).asLong(-1);
+        }
+        return new IndexMetadata(name, shards, routingNumShards, partitionSize, routedByDocument, primaryTerms);
+    }
+
+    /**
+     * The concrete index a write to {@code name} lands in: the write index of a data stream or
+     * alias, the index itself, or empty when nothing by that name exists yet.
+     */
+    public Optional<String> writeIndex(String name) throws IOException {
+        Optional<JsonNode> dataStream = call(new Request("GET", "/_data_stream/" + encode(name)));
+        if (dataStream.isPresent()) {
+            JsonNode streams = dataStream.get().path("data_streams");
+            if (streams.size() == 1) {
+                JsonNode backing = streams.get(0).path("indices");
+                if (backing.size() > 0) {
+                    return Optional.of(backing.get(backing.size() - 1).path("index_name").asText());
+                }
+            }
+        }
+        Optional<JsonNode> alias = call(new Request("GET", "/_alias/" + encode(name)));
+        if (alias.isPresent()) {
+            List<String> members = new ArrayList<>();
+            for (Iterator<Map.Entry<String, JsonNode>> it = alias.get().fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> e = it.next();
+                members.add(e.getKey());
+                if (e.getValue().path("aliases").path(name).path("is_write_index").asBoolean(false)) {
+                    return Optional.of(e.getKey());
+                }
+            }
+            if (members.size() == 1) {
+                return Optional.of(members.get(0));
+            }
+            return Optional.empty(); // several indices, none marked for writes: Elasticsearch rejects writes anyway
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The shards Elasticsearch itself picks for a routing value: one, or up to
+     * {@code routing_partition_size} for a partitioned index.
+     */
+    public Set<Integer> shardsForRouting(String index, String routing) throws IOException {
+        Request request = new Request("GET", "/" + encode(index) + "/_search_shards");
+        request.addParameter("routing", routing);
+        JsonNode root = call(request).orElseThrow(() -> new IOException("index " + index + " disappeared while calibrating"));
+        Set<Integer> shards = new TreeSet<>();
+        for (JsonNode group : root.path("shards")) {
+            shards.add(group.get(0).path("shard").asInt());
+        }
+        if (shards.isEmpty()) {
+            throw new IOException("_search_shards for routing '" + routing + "' on " + index + " named no shard");
+        }
+        return shards;
+    }
+
+    /** A GET whose 404 means "not there" (and a 400 "no handler" means the feature is absent). */
+    private Optional<JsonNode> call(Request request) throws IOException {
+        try {
+            Response response = client.performRequest(request);
+            try (InputStream in = response.getEntity().getContent()) {
+                return Optional.of(JSON.readTree(in));
+            }
+        } catch (ResponseException e) {
+            int status = e.getResponse().getStatusLine().getStatusCode();
+            if (status == 404 || status == 400) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+    }
+
+    static String encode(String name) {
+        return URLEncoder.encode(name, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+}

@@ -1,0 +1,19 @@
+package io.kes.connector.routing;
+
+/**
+ * What kes needs to know about one concrete index, as the cluster state has it. Note that
+ * {@code routing_num_shards} comes from {@code _cluster/state/metadata}: the
+ * {@code number_of_routing_shards} that {@code _settings?include_defaults} shows is a default that
+ * routing does not use.
+ *
+ * @param name                 concrete index name
+ * @param numberOfShards       {@code settings.index.number_of_shards}
+ * @param routingNumShards     {@code routing_num_shards}
+ * @param routingPartitionSize {@code settings.index.routing_partition_size} (1 when unset)
+ * @param routedByDocument     false for indices that route on document fields (time_series,
+ *                             routing_path, logsdb routed on sort fields): no client prediction
+ * @param primaryTerms         current primary term per shard
+ */
+public record IndexMetadata(String name, int numberOfShards, int routingNumShards, int routingPartitionSize,
+                            boolean routedByDocument, long[] primaryTerms) {
+}

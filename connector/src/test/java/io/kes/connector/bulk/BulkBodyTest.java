@@ -1,0 +1,69 @@
+package io.kes.connector.bulk;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kes.connector.DocumentOperation;
+import io.kes.connector.OpType;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class BulkBodyTest {
+
+    private static String text(BulkBody body) {
+        return new String(body.array(), 0, body.sizeInBytes(), StandardCharsets.UTF_8);
+    }
+
+    private static DocumentOperation op(OpType type, String id, String routing, String source) {
+        return new DocumentOperation(type, "logs", id, routing, source == null ? null : source.getBytes(StandardCharsets.UTF_8), null);
+    }
+
+    @Test
+    void writesOneActionLineAndTheUntouchedSourcePerDocument() {
+        BulkBody body = new BulkBody(16);
+        body.add(op(OpType.INDEX, "a1", null, "{\"x\":1}"));
+        body.add(op(OpType.CREATE, "a2", "r", "{\"x\":2}"));
+        body.add(op(OpType.DELETE, "a3", null, null));
+        assertThat(text(body)).isEqualTo(
+                "{\"index\":{\"_index\":\"logs\",\"_id\":\"a1\"}}\n{\"x\":1}\n"
+                        + "{\"create\":{\"_index\":\"logs\",\"_id\":\"a2\",\"routing\":\"r\"}}\n{\"x\":2}\n"
+                        + "{\"delete\":{\"_index\":\"logs\",\"_id\":\"a3\"}}\n");
+        assertThat(body.itemCount()).isEqualTo(3);
+    }
+
+    @Test
+    void upsertWrapsTheSourceAsDocWithDocAsUpsert() {
+        BulkBody body = new BulkBody(16);
+        body.add(op(OpType.UPSERT, "u", null, "{\"n\":1}"));
+        assertThat(text(body)).isEqualTo("{\"update\":{\"_index\":\"logs\",\"_id\":\"u\",\"retry_on_conflict\":3}}\n"
+                + "{\"doc\":{\"n\":1},\"doc_as_upsert\":true}\n");
+    }
+
+    @Test
+    void escapesIdsAndKeepsNonAsciiAndEmojiAsUtf8() {
+        BulkBody body = new BulkBody(16);
+        body.add(op(OpType.INDEX, "q\"b\\s\u0001 é 😀", null, "{}"));
+        assertThat(text(body)).startsWith("{\"index\":{\"_index\":\"logs\",\"_id\":\"q\\\"b\\\\s\\u0001 é 😀\"}}\n");
+    }
+
+    @Test
+    void prettyPrintedSourceBecomesOneLineWithoutChangingItsJson() {
+        BulkBody body = new BulkBody(16);
+        body.add(op(OpType.INDEX, "p", null, "{\n  \"a\": 1,\r\n  \"b\": [1,\n2]\n}"));
+        assertThat(text(body)).endsWith("\n{   \"a\": 1,    \"b\": [1, 2] }\n");
+    }
+
+    @Test
+    void retryBodyCarriesExactlyTheChosenItems() {
+        BulkBody body = new BulkBody(16);
+        body.add(op(OpType.INDEX, "1", null, "{\"i\":1}"));
+        body.add(op(OpType.DELETE, "2", null, null));
+        body.add(op(OpType.INDEX, "3", null, "{\"i\":3}"));
+        BulkBody retry = new BulkBody(16);
+        retry.addEncoded(body, 1);
+        retry.addEncoded(body, 2);
+        assertThat(text(retry)).isEqualTo("{\"delete\":{\"_index\":\"logs\",\"_id\":\"2\"}}\n"
+                + "{\"index\":{\"_index\":\"logs\",\"_id\":\"3\"}}\n{\"i\":3}\n");
+        assertThat(retry.operation(0).id()).isEqualTo("2");
+        assertThat(retry.operation(1).id()).isEqualTo("3");
+    }
+}
