@@ -1,0 +1,177 @@
+package io.kes.jobs.config;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.kes.connector.ElasticsearchSinkOptions;
+import io.kes.connector.SinkSettings;
+import java.io.IOException;
+import java.io.Serializable;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.Configuration;
+
+/**
+ * The job's YAML config, validated when it is loaded. Sections:
+ * <ul>
+ *   <li>{@code elasticsearch}, {@code bulk}, {@code retry}: the sink options, keys as declared in
+ *       {@link ElasticsearchSinkOptions} (e.g. {@code bulk: {max_docs: 1000}});
+ *   <li>{@code kafka}: {@link KafkaSettings};
+ *   <li>{@code routes}: a list of {@link Route};
+ *   <li>{@code job}: {@link JobSettings}.
+ * </ul>
+ * See docs/config-reference.md for every key.
+ */
+public final class KesConfig implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+    static final Set<String> SINK_SECTIONS = Set.of("elasticsearch", "bulk", "retry");
+
+    public final Configuration sinkOptions;
+    public final KafkaSettings kafka;
+    public final List<Route> routes;
+    public final JobSettings job;
+
+    private KesConfig(Configuration sinkOptions, KafkaSettings kafka, List<Route> routes, JobSettings job) {
+        this.sinkOptions = sinkOptions;
+        this.kafka = kafka;
+        this.routes = routes;
+        this.job = job;
+    }
+
+    public static KesConfig load(Path file) {
+        if (!Files.isRegularFile(file)) {
+            throw new ConfigException("config file " + file.toAbsolutePath() + " does not exist; pass --config <mapping.yaml> (see jobs/config/example.yaml)");
+        }
+        try {
+            return parse(Files.readString(file), System.getenv());
+        } catch (IOException e) {
+            throw new ConfigException("could not read " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    public static KesConfig parse(String yaml, Map<String, String> env) {
+        JsonNode tree;
+        try {
+            tree = YAML.readTree(yaml);
+        } catch (IOException e) {
+            throw new ConfigException("the config is not valid YAML: " + e.getMessage(), e);
+        }
+        ConfigNode root = new ConfigNode("", tree, new SecretResolver(env));
+        Set<String> topLevel = new TreeSet<>(SINK_SECTIONS);
+        topLevel.addAll(List.of("kafka", "routes", "job"));
+        root.allowOnly(topLevel);
+
+        Configuration sinkOptions = sinkOptions(root);
+        KafkaSettings kafka = KafkaSettings.from(root.section("kafka"));
+        List<Route> routes = new ArrayList<>();
+        for (ConfigNode r : root.list("routes")) {
+            routes.add(Route.from(r));
+        }
+        if (routes.isEmpty()) {
+            throw new ConfigException("routes is empty: add at least one, e.g.\nroutes:\n  - topics: [app-logs]\n    index: app-logs");
+        }
+        Set<String> seen = new HashSet<>();
+        for (Route route : routes) {
+            for (String topic : route.topics()) {
+                if (!seen.add(topic)) {
+                    throw new ConfigException("topic '" + topic + "' appears in more than one route; each topic goes to one route");
+                }
+            }
+        }
+        JobSettings job = JobSettings.from(root.section("job"));
+        KesConfig config = new KesConfig(sinkOptions, kafka, List.copyOf(routes), job);
+        SinkSettings.from(sinkOptions); // validates the sink options now, not on a task manager
+        return config;
+    }
+
+    /** Maps {@code elasticsearch:}, {@code bulk:}, {@code retry:} onto the sink's declared options. */
+    private static Configuration sinkOptions(ConfigNode root) {
+        Map<String, ConfigOption<?>> byKey = sinkOptionsByKey();
+        Configuration options = new Configuration();
+        for (String section : SINK_SECTIONS) {
+            ConfigNode node = root.section(section);
+            Set<String> allowed = new TreeSet<>();
+            byKey.keySet().stream().filter(k -> k.startsWith(section + "."))
+                    .forEach(k -> allowed.add(k.substring(section.length() + 1)));
+            node.allowOnly(allowed);
+            for (String key : allowed) {
+                if (!node.has(key)) {
+                    continue;
+                }
+                String fullKey = section + "." + key;
+                ConfigOption<?> option = byKey.get(fullKey);
+                String value = option.key().equals(ElasticsearchSinkOptions.HOSTS.key())
+                        ? String.join(";", node.strings(key))
+                        : node.string(key, null);
+                try {
+                    options.setString(fullKey, value);
+                    options.get(option); // parse now, to name the key if it is malformed
+                } catch (IllegalArgumentException e) {
+                    throw new ConfigException(fullKey + " has an invalid value '" + value + "': " + e.getMessage()
+                            + ". " + option.description().toString().replaceAll("^.*?Description\\{|}$", ""));
+                }
+            }
+        }
+        return options;
+    }
+
+    static Map<String, ConfigOption<?>> sinkOptionsByKey() {
+        Map<String, ConfigOption<?>> options = new LinkedHashMap<>();
+        for (Field f : ElasticsearchSinkOptions.class.getFields()) {
+            if (Modifier.isStatic(f.getModifiers()) && ConfigOption.class.isAssignableFrom(f.getType())) {
+                try {
+                    ConfigOption<?> option = (ConfigOption<?>) f.get(null);
+                    options.put(option.key(), option);
+                } catch (IllegalAccessException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        }
+        return options;
+    }
+
+    /** The route a topic belongs to. */
+    public Route routeFor(String topic) {
+        for (Route route : routes) {
+            if (route.topics().contains(topic)) {
+                return route;
+            }
+        }
+        throw new IllegalStateException("no route for topic " + topic);
+    }
+
+    public List<String> allTopics() {
+        List<String> topics = new ArrayList<>();
+        routes.forEach(r -> topics.addAll(r.topics()));
+        return topics;
+    }
+
+    /** The {@code job:} section. */
+    public record JobSettings(String name, int parallelism, Duration checkpointInterval, boolean bounded)
+            implements Serializable {
+
+        static final Set<String> KEYS = Set.of("name", "parallelism", "checkpoint_interval", "bounded");
+
+        static JobSettings from(ConfigNode node) {
+            node.allowOnly(KEYS);
+            return new JobSettings(
+                    node.string("name", "kes"),
+                    node.integer("parallelism", 0, 0),
+                    node.duration("checkpoint_interval", Duration.ofSeconds(10)),
+                    node.bool("bounded", false));
+        }
+    }
+}

@@ -1,0 +1,93 @@
+package io.kes.jobs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kes.jobs.config.KesConfig;
+import io.kes.jobs.quickstart.SampleLogs;
+import io.kes.stack.ElasticsearchNode;
+import io.kes.stack.Http;
+import io.kes.stack.KafkaBroker;
+import io.kes.stack.junit.ElasticsearchExtension;
+import io.kes.stack.junit.KafkaExtension;
+import java.util.Map;
+import java.util.Properties;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** The whole job against a real Kafka broker and a real Elasticsearch node, in a MiniCluster. */
+@ExtendWith({ElasticsearchExtension.class, KafkaExtension.class})
+class KafkaToElasticsearchIT {
+
+    @Test
+    void everyRecordOfTheTopicBecomesExactlyOneDocumentAndAReplayDuplicatesNothing(ElasticsearchNode es, KafkaBroker kafka)
+            throws Exception {
+        String topic = "it-app-logs";
+        String index = "it-app-logs";
+        int records = 20_000;
+        kafka.createTopic(topic, 3, Map.of());
+        produce(kafka, topic, records);
+        es.http().send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":6,\"number_of_replicas\":0}}").requireOk("create index");
+
+        KesConfig config = KesConfig.parse(String.join("\n",
+                "elasticsearch:",
+                "  hosts: [" + es.url() + "]",
+                "kafka:",
+                "  bootstrap_servers: " + kafka.bootstrapServers(),
+                "  group_id: it",
+                "  starting_offsets: earliest",
+                "routes:",
+                "  - topics: [" + topic + "]",
+                "    index: " + index,
+                "job:",
+                "  parallelism: 2",
+                "  checkpoint_interval: 2s",
+                "  bounded: true"), Map.of());
+
+        runToEnd(config);
+        assertThat(count(es.http(), index)).isEqualTo(records);
+
+        runToEnd(config); // the same offsets again: ids from Kafka coordinates overwrite
+        assertThat(count(es.http(), index)).isEqualTo(records);
+    }
+
+    private static void runToEnd(KesConfig config) throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(2);
+        KesJob.build(env, config);
+        env.execute("kafka-to-elasticsearch-it");
+    }
+
+    static void produce(KafkaBroker kafka, String topic, int records) throws Exception {
+        Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.LINGER_MS_CONFIG, "10");
+        SampleLogs logs = new SampleLogs(7);
+        var failure = new java.util.concurrent.atomic.AtomicReference<Exception>();
+        try (var producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+            for (int i = 0; i < records; i++) {
+                producer.send(new ProducerRecord<>(topic, logs.record(i)), (m, e) -> {
+                    if (e != null) {
+                        failure.compareAndSet(null, e);
+                    }
+                });
+            }
+            producer.flush();
+        }
+        assertThat(failure.get()).as("produce failure").isNull();
+    }
+
+    static long count(Http http, String index) throws Exception {
+        http.send("POST", "/" + index + "/_refresh", null).requireOk("refresh");
+        String body = http.get("/" + index + "/_count").requireOk("count").body();
+        Matcher m = Pattern.compile("\"count\":(\\d+)").matcher(body);
+        assertThat(m.find()).as(body).isTrue();
+        return Long.parseLong(m.group(1));
+    }
+}
