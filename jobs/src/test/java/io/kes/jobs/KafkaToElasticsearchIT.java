@@ -5,14 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kes.jobs.config.KesConfig;
 import io.kes.jobs.quickstart.SampleLogs;
 import io.kes.stack.ElasticsearchNode;
-import io.kes.stack.Http;
 import io.kes.stack.KafkaBroker;
 import io.kes.stack.junit.ElasticsearchExtension;
 import io.kes.stack.junit.KafkaExtension;
 import java.util.Map;
 import java.util.Properties;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -51,10 +48,10 @@ class KafkaToElasticsearchIT {
                 "  bounded: true"), Map.of());
 
         runToEnd(config);
-        assertThat(count(es.http(), index)).isEqualTo(records);
+        assertThat(es.http().refreshAndCount(index)).isEqualTo(records);
 
         runToEnd(config); // the same offsets again: ids from Kafka coordinates overwrite
-        assertThat(count(es.http(), index)).isEqualTo(records);
+        assertThat(es.http().refreshAndCount(index)).isEqualTo(records);
     }
 
     private static void runToEnd(KesConfig config) throws Exception {
@@ -81,13 +78,5 @@ class KafkaToElasticsearchIT {
             producer.flush();
         }
         assertThat(failure.get()).as("produce failure").isNull();
-    }
-
-    static long count(Http http, String index) throws Exception {
-        http.send("POST", "/" + index + "/_refresh", null).requireOk("refresh");
-        String body = http.get("/" + index + "/_count").requireOk("count").body();
-        Matcher m = Pattern.compile("\"count\":(\\d+)").matcher(body);
-        assertThat(m.find()).as(body).isTrue();
-        return Long.parseLong(m.group(1));
     }
 }

@@ -95,9 +95,11 @@ public final class ElasticsearchNode implements AutoCloseable {
         }
         StackLayout layout = StackLayout.fromBuild();
         Path home = layout.elasticsearchHome(version);
-        int neededJdk = majorVersion() >= 9 ? 21 : 17;
-        Path javaHome = JavaHomes.find(neededJdk).orElseThrow(() -> new IllegalStateException(
-                "Elasticsearch " + version + " needs a JDK >= " + neededJdk
+        // 9.x needs 21+; 8.19 runs on 17-23 (newer JDKs dropped the SecurityManager that 8.x relies on).
+        int minJdk = majorVersion() >= 9 ? 21 : 17;
+        int maxJdk = majorVersion() >= 9 ? Integer.MAX_VALUE : 23;
+        Path javaHome = JavaHomes.find(minJdk, maxJdk).orElseThrow(() -> new IllegalStateException(
+                "Elasticsearch " + version + " needs a JDK " + minJdk + (maxJdk < 1000 ? "-" + maxJdk : "+")
                         + "; set ES_JAVA_HOME to one, or use Elasticsearch " + layout.elasticsearch8Version()));
         String user = UnprivilegedUser.ensureForElasticsearch();
         try {

@@ -31,6 +31,21 @@ public final class Http {
         this.baseUrl = baseUrl;
     }
 
+    /** Refreshes {@code index} and counts its documents, as a test or the quick start checks them. */
+    public long refreshAndCount(String index) throws IOException {
+        send("POST", "/" + index + "/_refresh", null).requireOk("refresh of " + index);
+        return longField(get("/" + index + "/_count").requireOk("count of " + index).body(), "count");
+    }
+
+    /** The first number called {@code field} in a JSON answer (enough for counts and stats). */
+    public static long longField(String json, String field) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"" + java.util.regex.Pattern.quote(field) + "\":(-?\\d+)").matcher(json);
+        if (!m.find()) {
+            throw new IllegalStateException("no number '" + field + "' in " + json);
+        }
+        return Long.parseLong(m.group(1));
+    }
+
     public Response get(String path) throws IOException {
         return send("GET", path, null);
     }

@@ -14,7 +14,8 @@ import java.util.stream.Stream;
 /**
  * Finds a JDK for a server that needs a newer Java than the build (Elasticsearch 9 needs 21+ and
  * the integ-test-zip ships none). Looks at ES_JAVA_HOME, JAVA_HOME, the running JVM, then
- * /usr/lib/jvm/*, and takes the newest that is new enough.
+ * /usr/lib/jvm/*, and takes the newest that is new enough (and, where a server line does not
+ * support the newest JDKs, old enough).
  */
 public final class JavaHomes {
 
@@ -23,6 +24,11 @@ public final class JavaHomes {
     private JavaHomes() {}
 
     public static Optional<Path> find(int minimumFeatureVersion) {
+        return find(minimumFeatureVersion, Integer.MAX_VALUE);
+    }
+
+    /** The newest JDK whose feature version is within [minimum, maximum]. */
+    public static Optional<Path> find(int minimumFeatureVersion, int maximumFeatureVersion) {
         List<Path> candidates = new ArrayList<>();
         for (String env : List.of("ES_JAVA_HOME", "JAVA_HOME")) {
             String value = System.getenv(env);
@@ -41,7 +47,7 @@ public final class JavaHomes {
         }
         return candidates.stream()
                 .filter(home -> Files.isExecutable(home.resolve("bin/java")))
-                .filter(home -> featureVersion(home) >= minimumFeatureVersion)
+                .filter(home -> featureVersion(home) >= minimumFeatureVersion && featureVersion(home) <= maximumFeatureVersion)
                 .max(Comparator.comparingInt(JavaHomes::featureVersion));
     }
 

@@ -161,6 +161,10 @@ public final class KafkaBroker implements AutoCloseable {
             if (!process.isAlive()) {
                 throw new IllegalStateException("Kafka exited during start-up; log tail:\n" + process.logTail(60));
             }
+            if (!Ports.isListening(port)) {
+                ElasticsearchNode.sleep(300); // no admin client before the port opens: it would log a warning per try
+                continue;
+            }
             try (Admin admin = admin()) {
                 admin.describeCluster().nodes().get(5, TimeUnit.SECONDS);
                 return;
@@ -175,8 +179,13 @@ public final class KafkaBroker implements AutoCloseable {
     }
 
     public Admin admin() {
+        return adminAt(bootstrapServers());
+    }
+
+    /** An admin client for any broker, e.g. the one {@code bin/kes local} runs. */
+    public static Admin adminAt(String bootstrapServers) {
         Properties props = new Properties();
-        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
         props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 20_000);
         return Admin.create(props);
@@ -184,25 +193,29 @@ public final class KafkaBroker implements AutoCloseable {
 
     /** Creates a topic; an existing one with that name is left as it is. */
     public void createTopic(String name, int partitions, Map<String, String> configs) {
-        createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(configs)));
+        createTopicAt(bootstrapServers(), name, partitions, configs);
     }
 
-    public void createTopics(Collection<NewTopic> topics) {
-        try (Admin admin = admin()) {
+    public static void createTopicAt(String bootstrapServers, String name, int partitions, Map<String, String> configs) {
+        createTopicsAt(bootstrapServers, List.of(new NewTopic(name, partitions, (short) 1).configs(configs)));
+    }
+
+    public static void createTopicsAt(String bootstrapServers, Collection<NewTopic> topics) {
+        try (Admin admin = adminAt(bootstrapServers)) {
             for (var entry : admin.createTopics(topics).values().entrySet()) {
                 try {
                     entry.getValue().get(30, TimeUnit.SECONDS);
                 } catch (ExecutionException e) {
                     if (!(e.getCause() instanceof TopicExistsException)) {
-                        throw new IllegalStateException("could not create topic " + entry.getKey(), e.getCause());
+                        throw new IllegalStateException("could not create topic " + entry.getKey() + ": " + e.getCause(), e.getCause());
                     }
                 }
             }
-        } catch (Exception e) {
-            if (e instanceof IllegalStateException ise) {
-                throw ise;
-            }
-            throw new IllegalStateException("could not create topics " + topics, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while creating topics " + topics, e);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("Kafka at " + bootstrapServers + " did not create topics " + topics + " within 30 s", e);
         }
     }
 

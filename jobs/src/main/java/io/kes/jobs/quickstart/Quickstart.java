@@ -11,8 +11,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -84,8 +82,7 @@ public final class Quickstart {
         runJob(es, inKafka);
         double seconds = (System.nanoTime() - started) / 1e9;
 
-        es.send("POST", "/" + INDEX + "/_refresh", null).requireOk("refresh");
-        long inEs = count(es);
+        long inEs = es.refreshAndCount(INDEX);
         long bulks = ProgressReporter.sum("bulksSent", "Writer");
         System.out.println();
         System.out.println("================ kes quick start: summary ================");
@@ -215,15 +212,6 @@ public final class Quickstart {
                 // next progress line
             }
         }
-    }
-
-    private static long count(Http es) throws IOException {
-        String body = es.get("/" + INDEX + "/_count").requireOk("count").body();
-        Matcher m = Pattern.compile("\"count\":(\\d+)").matcher(body);
-        if (!m.find()) {
-            throw new IllegalStateException("unexpected _count answer: " + body);
-        }
-        return Long.parseLong(m.group(1));
     }
 
     private static void step(String title) {
