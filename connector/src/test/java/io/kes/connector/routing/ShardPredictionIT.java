@@ -1,0 +1,112 @@
+package io.kes.connector.routing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kes.stack.ElasticsearchNode;
+import io.kes.stack.Http;
+import io.kes.stack.SharedServers;
+import io.kes.stack.StackLayout;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.stream.Stream;
+import org.apache.http.HttpHost;
+import org.elasticsearch.client.RestClient;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The router's prediction against Elasticsearch itself, on both server lines: documents are
+ * indexed by Elasticsearch (which routes them), then found shard by shard with
+ * {@code preference=_shards:N}; every one must sit where {@link IndexRoutingTable} predicted.
+ */
+class ShardPredictionIT {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int DOCS = 2000;
+
+    static Stream<Arguments> layouts() {
+        StackLayout layout = StackLayout.fromBuild();
+        List<Arguments> args = new ArrayList<>();
+        for (String version : List.of(layout.elasticsearch9Version(), layout.elasticsearch8Version())) {
+            for (int shards : new int[] {1, 3, 5, 8, 12}) {
+                args.add(Arguments.of(version, shards, false, 1));
+            }
+            args.add(Arguments.of(version, 5, true, 1));   // custom routing
+            args.add(Arguments.of(version, 6, true, 3));   // routing_partition_size > 1
+        }
+        return args.stream();
+    }
+
+    @ParameterizedTest(name = "Elasticsearch {0}: {1} shards, custom routing {2}, partition size {3}")
+    @MethodSource("layouts")
+    void everyDocumentLandsOnThePredictedShard(String version, int shards, boolean customRouting, int partitionSize)
+            throws Exception {
+        ElasticsearchNode node = SharedServers.elasticsearch(version);
+        Http http = node.http();
+        String index = ("predict-" + shards + "-" + customRouting + "-" + partitionSize).toLowerCase();
+        http.send("DELETE", "/" + index + "?ignore_unavailable=true", null);
+        String partition = partitionSize > 1 ? ",\"routing_partition_size\":" + partitionSize : "";
+        String mapping = partitionSize > 1 ? ",\"mappings\":{\"_routing\":{\"required\":true}}" : "";
+        http.send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":" + shards + ",\"number_of_replicas\":0"
+                + partition + "}" + mapping + "}").requireOk("create " + index);
+
+        Random random = new Random(shards * 31L + partitionSize);
+        Map<String, String> routingById = new HashMap<>();
+        StringBuilder bulk = new StringBuilder();
+        for (int i = 0; i < DOCS; i++) {
+            String id = randomId(random, i);
+            String routing = customRouting ? "user-" + random.nextInt(500) + (i % 7 == 0 ? "-ü😀" : "") : null;
+            routingById.put(id, routing);
+            bulk.append("{\"index\":{\"_index\":").append(JSON.writeValueAsString(index))
+                    .append(",\"_id\":").append(JSON.writeValueAsString(id));
+            if (routing != null) {
+                bulk.append(",\"routing\":").append(JSON.writeValueAsString(routing));
+            }
+            bulk.append("}}\n{\"n\":").append(i).append("}\n");
+        }
+        Http.Response bulkResponse = http.send("POST", "/_bulk?refresh=true&filter_path=errors", bulk.toString()).requireOk("bulk");
+        assertThat(bulkResponse.body()).contains("\"errors\":false");
+
+        IndexRouting routing;
+        try (RestClient client = RestClient.builder(HttpHost.create(node.url())).build()) {
+            routing = new IndexRoutingTable(new ClusterMetadataClient(client), System::currentTimeMillis)
+                    .routingFor(index).orElseThrow(() -> new AssertionError("no routing predicted for " + index));
+        }
+        assertThat(routing.numberOfShards()).isEqualTo(shards);
+
+        int checked = 0;
+        List<String> wrong = new ArrayList<>();
+        for (int shard = 0; shard < shards; shard++) {
+            JsonNode hits = JSON.readTree(http.get("/" + index + "/_search?preference=_shards:" + shard
+                    + "&size=10000&_source=false&filter_path=hits.hits._id").requireOk("search shard " + shard).body())
+                    .path("hits").path("hits");
+            for (JsonNode hit : hits) {
+                String id = hit.path("_id").asText();
+                int predicted = routing.shardOf(id, routingById.get(id));
+                checked++;
+                if (predicted != shard) {
+                    wrong.add(id + " (routing " + routingById.get(id) + "): on " + shard + ", predicted " + predicted);
+                }
+            }
+        }
+        assertThat(checked).isEqualTo(DOCS);
+        assertThat(wrong).as("documents not on the predicted shard (%s)", routing).isEmpty();
+    }
+
+    /** Unique ASCII, accented, CJK and emoji (surrogate pair) ids. */
+    private static String randomId(Random random, int i) {
+        return i + ":" + switch (i % 5) {
+            case 0 -> Long.toString(random.nextLong(), 36);
+            case 1 -> "doc-é-" + random.nextInt(1_000_000);
+            case 2 -> "文档" + random.nextInt(1_000_000);
+            case 3 -> "😀" + random.nextInt(1_000_000) + "🚀";
+            default -> java.util.UUID.nameUUIDFromBytes(Long.toString(random.nextLong()).getBytes()).toString();
+        };
+    }
+}
