@@ -54,8 +54,8 @@ public final class ElasticsearchSink implements Sink<DocumentOperation>, Support
 
     @Override
     public DataStream<DocumentOperation> addPreWriteTopology(DataStream<DocumentOperation> input) {
-        DataStream<DocumentOperation> routed = input.map(new ShardAssigner(settings))
-                .name("kes: predict shards").uid("kes-predict-shards");
+        // Stateless, so no uid: Flink would then demand one on every sink that uses this one.
+        DataStream<DocumentOperation> routed = input.map(new ShardAssigner(settings)).name("kes: predict shards");
         if (!settings.shardGrouping) {
             return routed;
         }

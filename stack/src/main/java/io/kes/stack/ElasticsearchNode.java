@@ -213,6 +213,15 @@ public final class ElasticsearchNode implements AutoCloseable {
         }
     }
 
+    /** Freezes the node (SIGSTOP): it keeps its connections but answers nothing until {@link #resume()}. */
+    public synchronized void pause() {
+        process.signal("STOP");
+    }
+
+    public synchronized void resume() {
+        process.signal("CONT");
+    }
+
     public boolean isRunning() {
         return process != null && process.isAlive();
     }

@@ -120,6 +120,16 @@ public final class ServerProcess {
         }
     }
 
+    /** SIGSTOP (pause) or SIGCONT (resume) to the whole tree: a frozen server, as a long GC pause looks. */
+    public void signal(String signal) {
+        for (ProcessHandle p : tree()) {
+            int rc = UnprivilegedUser.run(List.of("kill", "-" + signal, Long.toString(p.pid())));
+            if (rc != 0 && p.isAlive()) {
+                throw new IllegalStateException("kill -" + signal + " " + p.pid() + " failed with exit code " + rc);
+            }
+        }
+    }
+
     /** Descendants first, so that runuser/setsid wrappers never outlive the server. */
     private List<ProcessHandle> tree() {
         List<ProcessHandle> all = new ArrayList<>(handle.descendants().toList());

@@ -1,0 +1,86 @@
+package io.kes.connector;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.kes.stack.ElasticsearchNode;
+import io.kes.stack.Http;
+import io.kes.stack.junit.ElasticsearchExtension;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.apache.flink.connector.datagen.source.GeneratorFunction;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Writes that can never succeed: handed over at once, never retried, never dropped. */
+@ExtendWith(ElasticsearchExtension.class)
+class FailureHandlingIT {
+
+    static final Queue<FailedOperation> COLLECTED = new ConcurrentLinkedQueue<>();
+    private static final int DOCS = 1000;
+
+    /** Every 10th document has a string where the mapping wants an integer. */
+    private static final GeneratorFunction<Long, DocumentOperation> TENTH_IS_BAD = i -> DocumentOperation.index("strict",
+            "doc-" + i, (i % 10 == 0 ? "{\"n\":\"not a number\"}" : "{\"n\":" + i + "}").getBytes(StandardCharsets.UTF_8));
+
+    /** Test handler: keeps what it is given. */
+    static final class Collecting implements FailureHandler {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public void onFailures(List<FailedOperation> failures) {
+            COLLECTED.addAll(failures);
+        }
+    }
+
+    @BeforeEach
+    void strictIndex(ElasticsearchNode es) throws Exception {
+        COLLECTED.clear();
+        Http http = es.http();
+        http.send("DELETE", "/strict?ignore_unavailable=true", null);
+        http.send("PUT", "/strict", "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0},"
+                + "\"mappings\":{\"dynamic\":\"strict\",\"properties\":{\"n\":{\"type\":\"integer\"}}}}").requireOk("create");
+    }
+
+    @Test
+    void mappingErrorsGoToTheFailureHandlerWithTheirReasonAndTheRestIsIndexed(ElasticsearchNode es) throws Exception {
+        ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(es.url()).setFailureHandler(new Collecting()).build();
+        SinkPipelines.start(sink, DOCS, 0, 2, null, TENTH_IS_BAD).getJobExecutionResult().get();
+
+        assertThat(es.http().refreshAndCount("strict")).isEqualTo(DOCS - DOCS / 10);
+        List<FailedOperation> failures = new ArrayList<>(COLLECTED);
+        assertThat(failures).hasSize(DOCS / 10);
+        for (FailedOperation f : failures) {
+            assertThat(f.status()).isEqualTo(400);
+            assertThat(f.errorType()).isIn("document_parsing_exception", "mapper_parsing_exception");
+            assertThat(f.reason()).contains("[n]");
+            assertThat(Long.parseLong(f.operation().id().substring("doc-".length())) % 10).isZero();
+        }
+        assertThat(RecordingReporter.sum("kes.permanentFailures")).isEqualTo(DOCS / 10);
+        assertThat(RecordingReporter.sum("kes.itemRetriesRejected") + RecordingReporter.sum("kes.itemRetriesUnavailable")).isZero();
+    }
+
+    @Test
+    void byDefaultTheJobFailsNamingTheDocumentAndTheReason(ElasticsearchNode es) {
+        ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(es.url()).build();
+        assertThatThrownBy(() -> SinkPipelines.start(sink, DOCS, 0, 1, null, TENTH_IS_BAD).getJobExecutionResult().get())
+                .rootCause()
+                .isInstanceOf(FailureHandler.PermanentWriteException.class)
+                .hasMessageContaining("index of strict/doc-")
+                .hasMessageContaining("failed with 400")
+                .hasMessageContaining("[n]")
+                .hasMessageContaining("configure a dead-letter topic");
+    }
+
+    @Test
+    void strictMappingRejectsUnknownFieldsAsPermanentFailures(ElasticsearchNode es) throws Exception {
+        ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(es.url()).setFailureHandler(new Collecting()).build();
+        SinkPipelines.start(sink, 10, 0, 1, null, i -> DocumentOperation.index("strict", "x-" + i,
+                "{\"unexpected\":true}".getBytes(StandardCharsets.UTF_8))).getJobExecutionResult().get();
+        assertThat(COLLECTED).hasSize(10).allSatisfy(f -> assertThat(f.errorType()).isEqualTo("strict_dynamic_mapping_exception"));
+    }
+}

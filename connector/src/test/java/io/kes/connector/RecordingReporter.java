@@ -1,0 +1,69 @@
+package io.kes.connector;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.metrics.MetricConfig;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.metrics.reporter.MetricReporter;
+import org.apache.flink.metrics.reporter.MetricReporterFactory;
+
+/** Keeps the metrics of a MiniCluster job in memory, so tests can read the sink's own numbers. */
+public final class RecordingReporter implements MetricReporter {
+
+    private static final Map<String, Metric> METRICS = new ConcurrentHashMap<>();
+
+    @Override
+    public void open(MetricConfig config) {}
+
+    @Override
+    public void close() {}
+
+    @Override
+    public void notifyOfAddedMetric(Metric metric, String name, MetricGroup group) {
+        METRICS.put(group.getMetricIdentifier(name), metric);
+    }
+
+    @Override
+    public void notifyOfRemovedMetric(Metric metric, String name, MetricGroup group) {}
+
+    public static void reset() {
+        METRICS.clear();
+    }
+
+    /** Values of all numeric metrics whose identifier ends with {@code suffix} (one per subtask). */
+    public static List<Long> values(String suffix) {
+        List<Long> values = new ArrayList<>();
+        METRICS.forEach((id, metric) -> {
+            if (id.endsWith(suffix)) {
+                if (metric instanceof Counter c) {
+                    values.add(c.getCount());
+                } else if (metric instanceof Gauge<?> g && g.getValue() instanceof Number n) {
+                    values.add(n.longValue());
+                }
+            }
+        });
+        return values;
+    }
+
+    public static long sum(String suffix) {
+        return values(suffix).stream().mapToLong(Long::longValue).sum();
+    }
+
+    public static long max(String suffix) {
+        return values(suffix).stream().mapToLong(Long::longValue).max().orElse(0);
+    }
+
+    /** Registered through {@code metrics.reporter.<name>.factory.class}. */
+    public static final class Factory implements MetricReporterFactory {
+        @Override
+        public MetricReporter createMetricReporter(Properties properties) {
+            return new RecordingReporter();
+        }
+    }
+}
