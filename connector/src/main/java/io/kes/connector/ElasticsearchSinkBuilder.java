@@ -47,6 +47,12 @@ public final class ElasticsearchSinkBuilder {
         return this;
     }
 
+    /** {@link Durability#CHECKPOINT_FENCE} by default. */
+    public ElasticsearchSinkBuilder setDurability(Durability durability) {
+        options.set(DURABILITY, durability.value());
+        return this;
+    }
+
     public ElasticsearchSinkBuilder setBulkMaxDocs(int maxDocs) {
         options.set(BULK_MAX_DOCS, maxDocs);
         return this;

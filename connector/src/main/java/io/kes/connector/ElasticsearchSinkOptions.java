@@ -40,6 +40,12 @@ public final class ElasticsearchSinkOptions {
             .withDescription("Send bulk bodies gzip-compressed (Content-Encoding: gzip). Saves network, costs CPU on both sides. "
                     + "Elasticsearch does not accept zstd request bodies.");
 
+    public static final ConfigOption<String> DURABILITY = ConfigOptions.key("elasticsearch.durability")
+            .stringType().defaultValue(Durability.CHECKPOINT_FENCE.value())
+            .withDescription("checkpoint-fence: at each checkpoint, _flush the indices written and fail the checkpoint if a "
+                    + "shard's primary term moved since it acknowledged writes (for async-translog indices). "
+                    + "request: rely on Elasticsearch's per-request translog fsync; no work at checkpoints.");
+
     public static final ConfigOption<Duration> SOCKET_TIMEOUT = ConfigOptions.key("elasticsearch.socket_timeout")
             .durationType().defaultValue(Duration.ofSeconds(60))
             .withDescription("How long one request may wait for an answer before it is retried.");

@@ -23,6 +23,7 @@ public final class SinkSettings implements Serializable {
     public final String apiKey;
     public final String pathPrefix;
     public final boolean gzip;
+    public final Durability durability;
     public final Duration socketTimeout;
     public final int maxDocs;
     public final long maxBytes;
@@ -58,6 +59,7 @@ public final class SinkSettings implements Serializable {
         this.pathPrefix = c.get(PATH_PREFIX);
         check(pathPrefix == null || pathPrefix.startsWith("/"), PATH_PREFIX.key() + " must start with '/', got '" + pathPrefix + "'");
         this.gzip = c.get(GZIP);
+        this.durability = Durability.parse(c.get(DURABILITY));
         this.socketTimeout = positive(c, SOCKET_TIMEOUT);
         this.maxDocs = c.get(BULK_MAX_DOCS);
         check(maxDocs >= 1, BULK_MAX_DOCS.key() + " must be at least 1, got " + maxDocs);

@@ -6,8 +6,14 @@ import io.kes.jobs.config.ConfigException;
 import io.kes.jobs.config.KafkaSettings;
 import io.kes.jobs.config.KesConfig;
 import io.kes.jobs.decode.RecordDecoder;
+import io.kes.jobs.checkpoint.Checkpoints;
+import io.kes.jobs.checkpoint.FlinkConf;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Properties;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
@@ -27,10 +33,29 @@ public final class KesJob {
 
     private KesJob() {}
 
+    /**
+     * {@code --config mapping.yaml} (required); for the embedded MiniCluster also
+     * {@code --flink-conf checkpoints-config/local.yaml}, {@code --restore <chk-n or savepoint path>}
+     * or {@code --restore-latest} (the newest completed checkpoint in the Flink configuration's
+     * checkpoint directory). On a cluster, restore with {@code flink run -s <path>}.
+     */
     public static void main(String[] args) throws Exception {
-        Path configFile = configArgument(args);
-        KesConfig config = KesConfig.load(configFile);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        Map<String, String> options = arguments(args);
+        KesConfig config = KesConfig.load(Path.of(require(options, "--config")));
+        Configuration flink = options.containsKey("--flink-conf")
+                ? FlinkConf.load(Path.of(options.get("--flink-conf"))).configuration()
+                : new Configuration();
+        String restore = options.get("--restore");
+        if (options.containsKey("--restore-latest")) {
+            String dir = new FlinkConf(flink).checkpointDir();
+            restore = Checkpoints.latest(dir).map(p -> p.toUri().toString()).orElseThrow(() -> new ConfigException(
+                    "--restore-latest: no completed checkpoint under " + dir + "; start without it to begin from the configured offsets"));
+        }
+        if (restore != null) {
+            flink.set(StateRecoveryOptions.SAVEPOINT_PATH, restore);
+            System.out.println("[kes] restoring from " + restore);
+        }
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink);
         build(env, config);
         env.execute(config.job.name());
     }
@@ -40,7 +65,13 @@ public final class KesJob {
         if (config.job.parallelism() > 0) {
             env.setParallelism(config.job.parallelism());
         }
-        env.enableCheckpointing(config.job.checkpointInterval().toMillis());
+        // job.checkpoint_interval wins; else the Flink configuration's; else 10 s. Without
+        // checkpoints nothing would ever be acknowledged back to Kafka.
+        if (config.job.checkpointInterval() != null) {
+            env.enableCheckpointing(config.job.checkpointInterval().toMillis());
+        } else if (!env.getCheckpointConfig().isCheckpointingEnabled()) {
+            env.enableCheckpointing(KesConfig.JobSettings.DEFAULT_CHECKPOINT_INTERVAL.toMillis());
+        }
         env.fromSource(kafkaSource(config), WatermarkStrategy.noWatermarks(), "kafka: " + String.join(",", config.allTopics()))
                 .uid("kes-kafka-source")
                 .sinkTo(ElasticsearchSink.builder().setAll(config.sinkOptions).build())
@@ -75,12 +106,34 @@ public final class KesJob {
         return builder.build();
     }
 
-    static Path configArgument(String[] args) {
-        for (int i = 0; i < args.length - 1; i++) {
-            if ("--config".equals(args[i])) {
-                return Path.of(args[i + 1]);
+    private static final String USAGE = "usage: kes-job --config <mapping.yaml> [--flink-conf <flink config.yaml>] "
+            + "[--restore <checkpoint or savepoint path> | --restore-latest]";
+
+    static Map<String, String> arguments(String[] args) {
+        Map<String, String> options = new HashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--restore-latest" -> options.put(args[i], "true");
+                case "--config", "--flink-conf", "--restore" -> {
+                    if (i + 1 >= args.length) {
+                        throw new ConfigException(args[i] + " needs a value. " + USAGE);
+                    }
+                    options.put(args[i], args[++i]);
+                }
+                default -> throw new ConfigException("unknown argument '" + args[i] + "'. " + USAGE);
             }
         }
-        throw new ConfigException("usage: kes-job --config <mapping.yaml>");
+        if (options.containsKey("--restore") && options.containsKey("--restore-latest")) {
+            throw new ConfigException("give either --restore <path> or --restore-latest, not both");
+        }
+        return options;
+    }
+
+    private static String require(Map<String, String> options, String key) {
+        String value = options.get(key);
+        if (value == null) {
+            throw new ConfigException(key + " is required. " + USAGE);
+        }
+        return value;
     }
 }

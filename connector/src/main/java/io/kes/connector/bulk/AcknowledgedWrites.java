@@ -4,46 +4,93 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The highest primary term Elasticsearch reported for acknowledged writes, per (index, shard),
- * since the last checkpoint. The checkpoint fence compares them with the shards' current primary
- * terms: a term that moved means a primary failed over after acknowledging writes that an async
- * translog may not have synced, so the checkpoint must not succeed over them.
+ * The primary terms under which Elasticsearch acknowledged writes since the last checkpoint, per
+ * concrete (index, shard). The checkpoint fence compares them with the shards' current primary
+ * terms: a term that moved means a primary failed over (or restarted) after acknowledging writes
+ * that an async translog may never have synced.
+ *
+ * <p>Why the lowest term is kept, not the highest: a shard that fails over mid-interval
+ * acknowledges earlier writes under term 1 and later ones under term 2. The term-1 writes are the
+ * ones at risk, and only the lowest term still shows them; the highest (2) would equal the current
+ * term and hide the loss.
  */
 public final class AcknowledgedWrites {
 
-    /** index → max primary term per shard; slot 0 of an index with unknown shards is used for all. */
-    private final Map<String, long[]> maxTermByIndex = new HashMap<>();
+    static final int UNKNOWN_SHARD = -1;
+
+    /** index → lowest acknowledged primary term per shard (0 = none); slot 0 of {@link #byIndexAnyShard} when the shard is unknown. */
+    private final Map<String, long[]> lowestTermByShard = new HashMap<>();
+    private final Map<String, Long> byIndexAnyShard = new HashMap<>();
 
     void record(String index, int shard, long primaryTerm) {
-        if (primaryTerm < 0) {
+        if (primaryTerm <= 0) {
             return;
         }
-        int s = Math.max(shard, 0);
-        long[] terms = maxTermByIndex.get(index);
-        if (terms == null || terms.length <= s) {
-            long[] grown = new long[Math.max(s + 1, terms == null ? 1 : terms.length)];
+        if (shard < 0) {
+            byIndexAnyShard.merge(index, primaryTerm, Math::min);
+            return;
+        }
+        long[] terms = lowestTermByShard.get(index);
+        if (terms == null || terms.length <= shard) {
+            long[] grown = new long[shard + 1];
             if (terms != null) {
                 System.arraycopy(terms, 0, grown, 0, terms.length);
             }
             terms = grown;
-            maxTermByIndex.put(index, terms);
+            lowestTermByShard.put(index, terms);
         }
-        if (primaryTerm > terms[s]) {
-            terms[s] = primaryTerm;
+        if (terms[shard] == 0 || primaryTerm < terms[shard]) {
+            terms[shard] = primaryTerm;
         }
     }
 
-    public Map<String, long[]> snapshot() {
-        Map<String, long[]> copy = new HashMap<>();
-        maxTermByIndex.forEach((k, v) -> copy.put(k, v.clone()));
-        return copy;
+    /** Indices written since the last {@link #clear()}. */
+    public java.util.Set<String> indices() {
+        java.util.Set<String> all = new java.util.TreeSet<>(lowestTermByShard.keySet());
+        all.addAll(byIndexAnyShard.keySet());
+        return all;
+    }
+
+    /**
+     * The first shard whose current primary term is above a term it acknowledged writes under,
+     * described for an error message; null when every acknowledged write is safe.
+     *
+     * @param currentTerms index → current primary term per shard
+     */
+    public String firstMovedShard(Map<String, long[]> currentTerms) {
+        for (String index : indices()) {
+            long[] current = currentTerms.get(index);
+            if (current == null) {
+                return index + " (the index disappeared)";
+            }
+            long[] acked = lowestTermByShard.get(index);
+            if (acked != null) {
+                for (int s = 0; s < acked.length; s++) {
+                    if (acked[s] > 0 && (s >= current.length || current[s] > acked[s])) {
+                        return index + "[" + s + "] (acknowledged under primary term " + acked[s] + ", now "
+                                + (s < current.length ? current[s] : "gone") + ")";
+                    }
+                }
+            }
+            Long anyShard = byIndexAnyShard.get(index);
+            if (anyShard != null) {
+                for (int s = 0; s < current.length; s++) {
+                    if (current[s] > anyShard) {
+                        return index + "[" + s + "] (writes of unknown shard acknowledged under primary term " + anyShard
+                                + ", now " + current[s] + ")";
+                    }
+                }
+            }
+        }
+        return null;
     }
 
     public boolean isEmpty() {
-        return maxTermByIndex.isEmpty();
+        return lowestTermByShard.isEmpty() && byIndexAnyShard.isEmpty();
     }
 
     public void clear() {
-        maxTermByIndex.clear();
+        lowestTermByShard.clear();
+        byIndexAnyShard.clear();
     }
 }

@@ -25,6 +25,8 @@ final class BulkMetrics {
     final Histogram docsPerBulk;
     final Histogram shardsPerBulk;
     final Histogram bulkLatencyMillis;
+    final Counter fenceFailures;
+    final Histogram fenceMillis;
 
     BulkMetrics(SinkWriterMetricGroup sinkGroup, BulkWriter writer) {
         MetricGroup g = sinkGroup.addGroup("kes");
@@ -39,6 +41,8 @@ final class BulkMetrics {
         docsPerBulk = g.histogram("docsPerBulk", new DescriptiveStatisticsHistogram(HISTOGRAM_WINDOW));
         shardsPerBulk = g.histogram("shardsPerBulk", new DescriptiveStatisticsHistogram(HISTOGRAM_WINDOW));
         bulkLatencyMillis = g.histogram("bulkLatencyMs", new DescriptiveStatisticsHistogram(HISTOGRAM_WINDOW));
+        fenceFailures = g.counter("fenceFailures");
+        fenceMillis = g.histogram("fenceMs", new DescriptiveStatisticsHistogram(HISTOGRAM_WINDOW));
         g.gauge("inFlightBulks", writer::inFlight);
         g.gauge("bufferedDocs", writer::bufferedDocs);
     }

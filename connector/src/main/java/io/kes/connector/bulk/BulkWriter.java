@@ -1,6 +1,7 @@
 package io.kes.connector.bulk;
 
 import io.kes.connector.DocumentOperation;
+import io.kes.connector.Durability;
 import io.kes.connector.FailedOperation;
 import io.kes.connector.FailureHandler;
 import io.kes.connector.SinkSettings;
@@ -58,6 +59,7 @@ public class BulkWriter implements SinkWriter<DocumentOperation> {
     private final Backoff backoff;
     private final BulkMetrics metrics;
     private final AcknowledgedWrites acknowledged = new AcknowledgedWrites();
+    private final CheckpointFence fence;
 
     /** index → slot per shard; shard-less documents use the index's slot 0 of {@code unroutedSlots}. */
     private final Map<String, Slot[]> slotsByIndex = new HashMap<>();
@@ -80,6 +82,7 @@ public class BulkWriter implements SinkWriter<DocumentOperation> {
         this.failureHandler = failureHandler;
         this.backoff = new Backoff(settings.initialBackoff, settings.maxBackoff);
         this.metrics = new BulkMetrics(context.metricGroup(), this);
+        this.fence = settings.durability == Durability.CHECKPOINT_FENCE ? new CheckpointFence(client) : null;
         failureHandler.open(context.getTaskInfo().getIndexOfThisSubtask());
     }
 
@@ -366,7 +369,9 @@ public class BulkWriter implements SinkWriter<DocumentOperation> {
 
     /**
      * The checkpoint barrier: sends every buffer and returns only when no document is buffered or
-     * in flight (retries included), rethrowing the first failure.
+     * in flight (retries included), rethrowing the first failure; then, with
+     * {@link Durability#CHECKPOINT_FENCE}, makes the written indices durable and checks that no
+     * acknowledged write can have been lost ({@link CheckpointFence}).
      */
     @Override
     public void flush(boolean endOfInput) throws IOException, InterruptedException {
@@ -380,6 +385,17 @@ public class BulkWriter implements SinkWriter<DocumentOperation> {
             mailbox.yield();
         }
         rethrowAsyncFailure();
+        if (fence != null) {
+            long started = System.nanoTime();
+            try {
+                fence.check(acknowledged);
+            } catch (CheckpointFence.FenceException e) {
+                metrics.fenceFailures.inc();
+                throw e;
+            } finally {
+                metrics.fenceMillis.update((System.nanoTime() - started) / 1_000_000);
+            }
+        }
         try {
             failureHandler.flush();
         } catch (IOException | RuntimeException e) {
@@ -387,11 +403,6 @@ public class BulkWriter implements SinkWriter<DocumentOperation> {
         } catch (Exception e) {
             throw new IOException("the failure handler could not flush", e);
         }
-    }
-
-    /** Writes acknowledged since the last call, for the checkpoint fence. */
-    public AcknowledgedWrites acknowledgedWrites() {
-        return acknowledged;
     }
 
     int inFlight() {

@@ -45,8 +45,7 @@ public final class ClusterMetadataClient {
 
     /** Metadata of the given concrete indices (or expressions); missing ones are left out. */
     public Map<String, IndexMetadata> indices(Collection<String> names) throws IOException {
-        String expression = String.join(",", names.stream().map(ClusterMetadataClient::encode).toList());
-        Request request = new Request("GET", "/_cluster/state/metadata/" + expression);
+        Request request = new Request("GET", "/_cluster/state/metadata/" + expression(names));
         request.addParameter("filter_path", FILTER);
         request.addParameter("ignore_unavailable", "true");
         request.addParameter("allow_no_indices", "true");
@@ -128,6 +127,17 @@ public final class ClusterMetadataClient {
             throw new IOException("_search_shards for routing '" + routing + "' on " + index + " named no shard");
         }
         return shards;
+    }
+
+    /** {@code _flush}: Lucene commit and translog fsync of every shard of these indices. */
+    public void flush(Collection<String> indices) throws IOException {
+        Request flush = new Request("POST", "/" + expression(indices) + "/_flush");
+        flush.addParameter("ignore_unavailable", "true");
+        client.performRequest(flush);
+    }
+
+    private static String expression(Collection<String> names) {
+        return String.join(",", names.stream().map(ClusterMetadataClient::encode).toList());
     }
 
     /** A GET whose 404 means "not there" (and a 400 "no handler" means the feature is absent). */

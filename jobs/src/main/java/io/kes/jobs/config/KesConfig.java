@@ -159,18 +159,23 @@ public final class KesConfig implements Serializable {
         return topics;
     }
 
-    /** The {@code job:} section. */
+    /**
+     * The {@code job:} section: {@code name} (default kes), {@code parallelism} (0: Flink's
+     * default), {@code checkpoint_interval} (default: the Flink configuration's, else 10s) and
+     * {@code bounded} (stop at the offsets that were the latest at start; for tests and the quick start).
+     */
     public record JobSettings(String name, int parallelism, Duration checkpointInterval, boolean bounded)
             implements Serializable {
 
         static final Set<String> KEYS = Set.of("name", "parallelism", "checkpoint_interval", "bounded");
+        public static final Duration DEFAULT_CHECKPOINT_INTERVAL = Duration.ofSeconds(10);
 
         static JobSettings from(ConfigNode node) {
             node.allowOnly(KEYS);
             return new JobSettings(
                     node.string("name", "kes"),
                     node.integer("parallelism", 0, 0),
-                    node.duration("checkpoint_interval", Duration.ofSeconds(10)),
+                    node.duration("checkpoint_interval", null), // null: from the Flink configuration, else 10 s
                     node.bool("bounded", false));
         }
     }

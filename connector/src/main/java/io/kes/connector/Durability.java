@@ -1,0 +1,41 @@
+package io.kes.connector;
+
+/**
+ * How acknowledged writes become durable before a checkpoint lets Kafka offsets advance.
+ *
+ * <ul>
+ *   <li>{@link #CHECKPOINT_FENCE} (default): for indices with {@code index.translog.durability:
+ *       async}. Elasticsearch acknowledges writes before fsyncing them, which saves an fsync per
+ *       bulk; at each checkpoint kes flushes every index it wrote ({@code _flush}: Lucene commit and
+ *       translog fsync) and then checks that no shard's primary term moved since it acknowledged
+ *       kes's writes. If one did (a crash or failover could have dropped unsynced writes), the
+ *       checkpoint fails and the job replays from the previous one; ids make the replay
+ *       idempotent. Cost: one {@code _flush} per written index per writer per checkpoint.
+ *   <li>{@link #REQUEST}: Elasticsearch's own per-request fsync ({@code index.translog.durability:
+ *       request}, its default). Acknowledged means durable; kes adds nothing at checkpoints.
+ *       Costs an fsync per bulk on every shard copy.
+ * </ul>
+ */
+public enum Durability {
+    CHECKPOINT_FENCE("checkpoint-fence"),
+    REQUEST("request");
+
+    private final String value;
+
+    Durability(String value) {
+        this.value = value;
+    }
+
+    public String value() {
+        return value;
+    }
+
+    public static Durability parse(String value) {
+        for (Durability d : values()) {
+            if (d.value.equalsIgnoreCase(value.trim()) || d.name().equalsIgnoreCase(value.trim())) {
+                return d;
+            }
+        }
+        throw new IllegalArgumentException(ElasticsearchSinkOptions.DURABILITY.key() + " must be checkpoint-fence or request, got '" + value + "'");
+    }
+}
