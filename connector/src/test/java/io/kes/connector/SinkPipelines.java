@@ -23,12 +23,22 @@ public final class SinkPipelines {
                 i -> DocumentOperation.index(index, "doc-" + i, ("{\"n\":" + i + "}").getBytes(StandardCharsets.UTF_8)));
     }
 
+    /**
+     * Without a checkpoint interval the job fails at the first error (tests of failures); with one
+     * it restarts from its last checkpoint, as a production job does.
+     */
     public static JobClient start(ElasticsearchSink sink, long count, double perSecond, int parallelism,
                                   Duration checkpointInterval, GeneratorFunction<Long, DocumentOperation> documents)
             throws Exception {
         Configuration conf = new Configuration();
         conf.setString("metrics.reporter.rec.factory.class", RecordingReporter.Factory.class.getName());
-        conf.setString("restart-strategy.type", "none");
+        if (checkpointInterval == null) {
+            conf.setString("restart-strategy.type", "none");
+        } else {
+            conf.setString("restart-strategy.type", "fixed-delay");
+            conf.setString("restart-strategy.fixed-delay.attempts", "20");
+            conf.setString("restart-strategy.fixed-delay.delay", "1s");
+        }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(parallelism, conf);
         if (checkpointInterval != null) {
             env.enableCheckpointing(checkpointInterval.toMillis());

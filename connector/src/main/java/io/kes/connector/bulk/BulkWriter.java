@@ -82,7 +82,7 @@ public class BulkWriter implements SinkWriter<DocumentOperation> {
         this.failureHandler = failureHandler;
         this.backoff = new Backoff(settings.initialBackoff, settings.maxBackoff);
         this.metrics = new BulkMetrics(context.metricGroup(), this);
-        this.fence = settings.durability == Durability.CHECKPOINT_FENCE ? new CheckpointFence(client) : null;
+        this.fence = settings.durability == Durability.CHECKPOINT_FENCE ? new CheckpointFence(client, backoff, settings.maxRetryTime) : null;
         failureHandler.open(context.getTaskInfo().getIndexOfThisSubtask());
     }
 
