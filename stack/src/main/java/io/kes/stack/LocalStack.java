@@ -48,7 +48,7 @@ public final class LocalStack {
             System.out.println("Starting Elasticsearch on " + elasticsearchUrl() + " (log: " + esDir().resolve("logs/console.log") + ") ...");
             ElasticsearchNode node = ElasticsearchNode.builder().nodeDir(esDir())
                     .ports(ES_HTTP_PORT, ES_TRANSPORT_PORT).heap("1g").detach(true).build().start();
-            System.out.println("Elasticsearch " + node.version() + " is green at " + node.url());
+            System.out.println("Elasticsearch " + node.version() + " is up at " + node.url());
         }
         if (running(kafkaDir(), "kafka").isPresent()) {
             System.out.println("Kafka already running at " + kafkaBootstrap());

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class RealServersIT {
 
     @Test
-    void elasticsearchNodeIsGreenAndAnswersWithItsVersion(ElasticsearchNode node) throws Exception {
+    void elasticsearchNodeIsHealthyAndAnswersWithItsVersion(ElasticsearchNode node) throws Exception {
         Http.Response health = node.http().get("/_cluster/health").requireOk("health");
         assertThat(health.body()).contains("\"status\":\"green\"");
         Http.Response nodes = node.http().get("/_nodes/_local/jvm?filter_path=nodes.*.version").requireOk("nodes");
