@@ -1,11 +1,15 @@
 package io.kes.jobs;
 
-import io.kes.connector.DocumentOperation;
 import io.kes.connector.ElasticsearchSink;
+import io.kes.connector.ElasticsearchSinkBuilder;
 import io.kes.jobs.config.ConfigException;
 import io.kes.jobs.config.KafkaSettings;
 import io.kes.jobs.config.KesConfig;
+import io.kes.jobs.deadletter.DeadLetterFailureHandler;
+import io.kes.jobs.decode.KafkaRecord;
+import io.kes.jobs.decode.RawRecordDeserializer;
 import io.kes.jobs.decode.RecordDecoder;
+import io.kes.jobs.template.IndexTemplates;
 import io.kes.jobs.checkpoint.Checkpoints;
 import io.kes.jobs.checkpoint.FlinkConf;
 import java.nio.file.Path;
@@ -60,8 +64,9 @@ public final class KesJob {
         env.execute(config.job.name());
     }
 
-    /** Adds the pipeline to {@code env}, with checkpointing as configured. */
+    /** Puts the routes' index templates, then adds the pipeline to {@code env}, with checkpointing as configured. */
     public static void build(StreamExecutionEnvironment env, KesConfig config) {
+        IndexTemplates.apply(config);
         if (config.job.parallelism() > 0) {
             env.setParallelism(config.job.parallelism());
         }
@@ -72,9 +77,16 @@ public final class KesJob {
         } else if (!env.getCheckpointConfig().isCheckpointingEnabled()) {
             env.enableCheckpointing(KesConfig.JobSettings.DEFAULT_CHECKPOINT_INTERVAL.toMillis());
         }
-        env.fromSource(kafkaSource(config), WatermarkStrategy.noWatermarks(), "kafka: " + String.join(",", config.allTopics()))
+        ElasticsearchSinkBuilder sink = ElasticsearchSink.builder().setAll(config.sinkOptions);
+        if (config.errors.deadLetters()) {
+            sink.setFailureHandler(new DeadLetterFailureHandler(config.kafka.bootstrapServers(), config.kafka.properties(),
+                    config.errors.deadLetterTopic()));
+        }
+        String topics = config.topicPattern() != null ? config.topicPattern().pattern() : String.join(",", config.allTopics());
+        env.fromSource(kafkaSource(config), WatermarkStrategy.noWatermarks(), "kafka: " + topics)
                 .uid("kes-kafka-source")
-                .sinkTo(ElasticsearchSink.builder().setAll(config.sinkOptions).build())
+                .process(new RecordDecoder(config)).name("decode").uid("kes-decode")
+                .sinkTo(sink.build())
                 .name("elasticsearch").uid("kes-elasticsearch-sink");
     }
 
@@ -84,22 +96,27 @@ public final class KesJob {
         return env.executeAsync(config.job.name());
     }
 
-    static KafkaSource<DocumentOperation> kafkaSource(KesConfig config) {
+    static KafkaSource<KafkaRecord> kafkaSource(KesConfig config) {
         KafkaSettings kafka = config.kafka;
         Properties props = new Properties();
         props.putAll(kafka.properties());
-        KafkaSourceBuilder<DocumentOperation> builder = KafkaSource.<DocumentOperation>builder()
+        KafkaSourceBuilder<KafkaRecord> builder = KafkaSource.<KafkaRecord>builder()
                 .setBootstrapServers(kafka.bootstrapServers())
                 .setGroupId(kafka.groupId())
-                .setTopics(config.allTopics())
                 .setProperties(props)
                 .setProperty("commit.offsets.on.checkpoint", "true")
-                .setDeserializer(new RecordDecoder(config))
+                .setDeserializer(new RawRecordDeserializer())
                 .setStartingOffsets(switch (kafka.startingOffsets()) {
                     case COMMITTED -> OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
                     case EARLIEST -> OffsetsInitializer.earliest();
                     case LATEST -> OffsetsInitializer.latest();
                 });
+        if (config.topicPattern() != null) {
+            builder.setTopicPattern(config.topicPattern());
+            builder.setProperty("partition.discovery.interval.ms", "30000"); // new matching topics join within 30 s
+        } else {
+            builder.setTopics(config.allTopics());
+        }
         if (config.job.bounded()) {
             builder.setBounded(OffsetsInitializer.latest());
         }

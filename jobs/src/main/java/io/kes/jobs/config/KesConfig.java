@@ -42,12 +42,14 @@ public final class KesConfig implements Serializable {
     public final Configuration sinkOptions;
     public final KafkaSettings kafka;
     public final List<Route> routes;
+    public final ErrorSettings errors;
     public final JobSettings job;
 
-    private KesConfig(Configuration sinkOptions, KafkaSettings kafka, List<Route> routes, JobSettings job) {
+    private KesConfig(Configuration sinkOptions, KafkaSettings kafka, List<Route> routes, ErrorSettings errors, JobSettings job) {
         this.sinkOptions = sinkOptions;
         this.kafka = kafka;
         this.routes = routes;
+        this.errors = errors;
         this.job = job;
     }
 
@@ -71,7 +73,7 @@ public final class KesConfig implements Serializable {
         }
         ConfigNode root = new ConfigNode("", tree, new SecretResolver(env));
         Set<String> topLevel = new TreeSet<>(SINK_SECTIONS);
-        topLevel.addAll(List.of("kafka", "routes", "job"));
+        topLevel.addAll(List.of("kafka", "routes", "errors", "job"));
         root.allowOnly(topLevel);
 
         Configuration sinkOptions = sinkOptions(root);
@@ -92,7 +94,14 @@ public final class KesConfig implements Serializable {
             }
         }
         JobSettings job = JobSettings.from(root.section("job"));
-        KesConfig config = new KesConfig(sinkOptions, kafka, List.copyOf(routes), job);
+        ErrorSettings errors = ErrorSettings.from(root.section("errors"));
+        for (Route route : routes) {
+            if (route.id().kind() == Route.IdSpec.Kind.NONE) {
+                System.err.println("[kes] WARNING: route to " + route.target() + " has id: none: Elasticsearch generates ids, "
+                        + "so records replayed after a failure are indexed twice. Use id: kafka for idempotent writes.");
+            }
+        }
+        KesConfig config = new KesConfig(sinkOptions, kafka, List.copyOf(routes), errors, job);
         SinkSettings.from(sinkOptions); // validates the sink options now, not on a task manager
         return config;
     }
@@ -143,20 +152,36 @@ public final class KesConfig implements Serializable {
         return options;
     }
 
-    /** The route a topic belongs to. */
+    /** The route a topic belongs to: the first that lists it or whose pattern matches it. */
     public Route routeFor(String topic) {
         for (Route route : routes) {
-            if (route.topics().contains(topic)) {
+            if (route.matches(topic)) {
                 return route;
             }
         }
         throw new IllegalStateException("no route for topic " + topic);
     }
 
+    /** Every topic named in a route (pattern routes add {@link #topicPattern()}). */
     public List<String> allTopics() {
         List<String> topics = new ArrayList<>();
         routes.forEach(r -> topics.addAll(r.topics()));
         return topics;
+    }
+
+    /** One regex for all routes when any route uses a topic pattern, else null. */
+    public java.util.regex.Pattern topicPattern() {
+        if (routes.stream().noneMatch(r -> r.topicPattern() != null)) {
+            return null;
+        }
+        List<String> alternatives = new ArrayList<>();
+        for (Route r : routes) {
+            if (r.topicPattern() != null) {
+                alternatives.add("(?:" + r.topicPattern() + ")");
+            }
+            r.topics().forEach(t -> alternatives.add(java.util.regex.Pattern.quote(t)));
+        }
+        return java.util.regex.Pattern.compile(String.join("|", alternatives));
     }
 
     /**

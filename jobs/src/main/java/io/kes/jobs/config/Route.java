@@ -1,38 +1,143 @@
 package io.kes.jobs.config;
 
 import java.io.Serializable;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 
 /**
- * One entry of {@code routes:}: which topics go to which index, and how documents get their id.
+ * One entry of {@code routes:}: which topics go where, how a record becomes a document.
  *
- * @param topics Kafka topics of this route
- * @param index  target index (or alias, or data stream)
- * @param id     {@code kafka} (default: from topic, partition and offset, so replays overwrite) or
- *               {@code none} (Elasticsearch generates ids: replays then duplicate)
+ * @param topics         {@code topics}: Kafka topics of this route (or use {@code topic_pattern})
+ * @param topicPattern   {@code topic_pattern}: a Java regex over topic names, e.g. {@code logs-.*}
+ * @param index          {@code index}: target index, alias or name template such as
+ *                       {@code logs-{service}-{@timestamp|yyyy.MM.dd}} (fields of the record, dates of its event time)
+ * @param dataStream     {@code data_stream}: write to this data stream instead (op create, {@code @timestamp} added when missing)
+ * @param id             {@code id}: {@code kafka} (default: topic/partition/offset), {@code key} (the record key, for
+ *                       compacted topics), {@code none}, {@code {field: path}} or {@code {hash: [paths]}}
+ * @param routing        {@code routing}: field path whose value is the custom routing, or null
+ * @param op             {@code op}: index (default), create, upsert, delete-on-tombstone
+ * @param timestampField {@code timestamp_field}: the event time (default {@code @timestamp}; Kafka's record timestamp when absent)
+ * @param include        {@code include}: keep only these top-level fields (empty: all)
+ * @param exclude        {@code exclude}: drop these field paths
+ * @param rename         {@code rename}: field path → new top-level name
+ * @param template       {@code index_template}: settings of a composable index template kes puts at start, or null
  */
-public record Route(List<String> topics, String index, IdStrategy id) implements Serializable {
+public record Route(List<String> topics, String topicPattern, String index, String dataStream, IdSpec id, String routing,
+                    Op op, String timestampField, List<String> include, List<String> exclude, Map<String, String> rename,
+                    IndexTemplateSettings template) implements Serializable {
 
-    static final Set<String> KEYS = Set.of("topics", "index", "id");
+    static final Set<String> KEYS = Set.of("topics", "topic_pattern", "index", "data_stream", "id", "routing", "op",
+            "format", "timestamp_field", "include", "exclude", "rename", "index_template");
+
+    /** What a record does to its document. */
+    public enum Op {
+        INDEX, CREATE, UPSERT, DELETE_ON_TOMBSTONE
+    }
 
     /** How a document's {@code _id} is made. */
-    public enum IdStrategy {
-        KAFKA, NONE
+    public record IdSpec(Kind kind, List<String> fields) implements Serializable {
+        /** The id strategies. */
+        public enum Kind {
+            KAFKA, KEY, NONE, FIELD, HASH
+        }
+    }
+
+    public boolean matches(String topic) {
+        return topicPattern != null ? Pattern.matches(topicPattern, topic) : topics.contains(topic);
+    }
+
+    /** The name documents are written to: the data stream, or the index template. */
+    public String target() {
+        return dataStream != null ? dataStream : index;
+    }
+
+    /** Whether decoding has to look inside the JSON (else the bytes pass through untouched). */
+    public boolean needsFields() {
+        return id.kind() == IdSpec.Kind.FIELD || id.kind() == IdSpec.Kind.HASH || routing != null
+                || target().contains("{") || !include.isEmpty() || !exclude.isEmpty() || !rename.isEmpty() || dataStream != null;
     }
 
     static Route from(ConfigNode node) {
         node.allowOnly(KEYS);
         List<String> topics = node.strings("topics");
-        if (topics.isEmpty()) {
-            throw new ConfigException(node.keyPath("topics") + " is required: the Kafka topics of this route, e.g. topics: [app-logs]");
+        String pattern = node.string("topic_pattern", null);
+        if (topics.isEmpty() == (pattern == null)) {
+            throw new ConfigException(node.path() + " needs exactly one of topics (a list) or topic_pattern (a regex), e.g. topics: [app-logs]");
         }
-        String index = node.requiredString("index", "app-logs");
-        if (!index.equals(index.toLowerCase()) || index.startsWith("_") || index.startsWith("-") || index.contains(" ")) {
-            throw new ConfigException(node.keyPath("index") + " '" + index + "' is not a valid Elasticsearch index name: "
-                    + "use lowercase, no spaces, not starting with _ or -");
+        if (pattern != null) {
+            try {
+                Pattern.compile(pattern);
+            } catch (PatternSyntaxException e) {
+                throw new ConfigException(node.keyPath("topic_pattern") + " '" + pattern + "' is not a valid regex: " + e.getDescription());
+            }
         }
-        IdStrategy id = node.choice("id", IdStrategy.KAFKA, s -> IdStrategy.valueOf(s.toUpperCase()), Set.of("kafka", "none"));
-        return new Route(List.copyOf(topics), index, id);
+        String dataStream = node.string("data_stream", null);
+        String index = node.string("index", null);
+        if ((index == null) == (dataStream == null)) {
+            throw new ConfigException(node.path() + " needs exactly one of index (an index, alias or name template) or data_stream");
+        }
+        String target = dataStream != null ? dataStream : index;
+        String literal = target.replaceAll("\\{[^}]*}", "x");
+        if (!literal.equals(literal.toLowerCase()) || literal.startsWith("_") || literal.startsWith("-") || literal.contains(" ")
+                || literal.contains(",") || literal.contains("*")) {
+            throw new ConfigException(node.keyPath(dataStream != null ? "data_stream" : "index") + " '" + target
+                    + "' is not a valid Elasticsearch index name: use lowercase, no spaces, commas or *, not starting with _ or -");
+        }
+        if (index != null) {
+            IndexNameTemplateSyntax.check(node.keyPath("index"), index);
+        }
+        String format = node.string("format", "json");
+        if (!"json".equals(format)) {
+            throw new ConfigException(node.keyPath("format") + " '" + format + "' is not supported yet; records must be JSON (format: json)");
+        }
+        Op op = node.choice("op", Op.INDEX, s -> Op.valueOf(s.toUpperCase().replace('-', '_')),
+                Set.of("index", "create", "upsert", "delete-on-tombstone"));
+        if (dataStream != null && op != Op.INDEX && op != Op.CREATE) {
+            throw new ConfigException(node.keyPath("op") + " " + op.name().toLowerCase() + " is not possible on a data stream: "
+                    + "data streams only take create (kes uses create for them)");
+        }
+        IdSpec id = idSpec(node);
+        if (op == Op.DELETE_ON_TOMBSTONE && id.kind() != IdSpec.Kind.KEY) {
+            throw new ConfigException(node.keyPath("id") + " must be key with op delete-on-tombstone: a tombstone has no value, "
+                    + "so only its key can name the document to delete");
+        }
+        if (op == Op.UPSERT || op == Op.DELETE_ON_TOMBSTONE) {
+            if (id.kind() == IdSpec.Kind.NONE) {
+                throw new ConfigException(node.keyPath("id") + " none cannot " + (op == Op.UPSERT ? "upsert" : "delete")
+                        + ": those need the document's id; use id: key, {field: ...} or {hash: [...]}");
+            }
+        }
+        Map<String, String> rename = new LinkedHashMap<>();
+        ConfigNode renames = node.section("rename");
+        for (String from : renames.keys()) {
+            rename.put(from, renames.string(from, null));
+        }
+        return new Route(List.copyOf(topics), pattern, index, dataStream, id, node.string("routing", null),
+                dataStream != null ? Op.CREATE : op, node.string("timestamp_field", "@timestamp"),
+                List.copyOf(node.strings("include")), List.copyOf(node.strings("exclude")), Map.copyOf(rename),
+                IndexTemplateSettings.from(node.section("index_template"), dataStream != null));
+    }
+
+    private static IdSpec idSpec(ConfigNode node) {
+        if (!node.has("id")) {
+            return new IdSpec(IdSpec.Kind.KAFKA, List.of());
+        }
+        ConfigNode id = node.section("id");
+        if (id.keys().isEmpty()) {
+            return node.choice("id", null, s -> new IdSpec(IdSpec.Kind.valueOf(s.toUpperCase()), List.of()), Set.of("kafka", "key", "none"));
+        }
+        id.allowOnly(Set.of("field", "hash"));
+        if (id.has("field")) {
+            return new IdSpec(IdSpec.Kind.FIELD, List.of(id.requiredString("field", "order.id")));
+        }
+        List<String> fields = id.strings("hash");
+        if (fields.isEmpty()) {
+            throw new ConfigException(id.keyPath("hash") + " needs the fields to hash, e.g. hash: [user_id, order_id]");
+        }
+        return new IdSpec(IdSpec.Kind.HASH, List.copyOf(fields));
     }
 }

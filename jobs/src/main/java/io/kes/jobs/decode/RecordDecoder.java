@@ -1,56 +1,85 @@
 package io.kes.jobs.decode;
 
 import io.kes.connector.DocumentOperation;
-import io.kes.connector.OpType;
 import io.kes.connector.RecordOrigin;
 import io.kes.jobs.config.KesConfig;
 import io.kes.jobs.config.Route;
-import java.io.IOException;
+import io.kes.jobs.deadletter.DeadLetterQueue;
 import java.util.HashMap;
 import java.util.Map;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
+import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
- * Turns a Kafka record into the document operation its route asks for. JSON values are passed
- * through as they are: Elasticsearch parses them once, kes never does.
+ * The decode step: each Kafka record becomes a document operation (see {@link DocumentBuilder}).
+ * A record that cannot be decoded stops the job naming it ({@code errors.tolerance: none}) or goes
+ * to the dead-letter topic with the reason ({@code all}); either way it is counted, never dropped.
+ * Dead letters are flushed at every checkpoint.
  */
-public final class RecordDecoder implements KafkaRecordDeserializationSchema<DocumentOperation> {
+public final class RecordDecoder extends ProcessFunction<KafkaRecord, DocumentOperation> implements CheckpointedFunction {
 
     private static final long serialVersionUID = 1L;
 
     private final KesConfig config;
-    private transient Map<String, Route> routeByTopic;
+    private transient Map<String, DocumentBuilder> builders;
+    private transient DeadLetterQueue deadLetters;
+    private transient Counter decodeFailures;
 
     public RecordDecoder(KesConfig config) {
         this.config = config;
     }
 
     @Override
-    public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<DocumentOperation> out) throws IOException {
-        Route route = route(record.topic());
-        RecordOrigin origin = RecordOrigin.kafka(record.topic(), record.partition(), record.offset());
-        if (record.value() == null) {
-            throw new IOException("record " + origin + " has no value (a tombstone); route '" + route.index()
-                    + "' indexes documents and has nothing to write for it");
+    public void open(OpenContext openContext) {
+        builders = new HashMap<>();
+        decodeFailures = getRuntimeContext().getMetricGroup().addGroup("kes").counter("decodeFailures");
+        if (config.errors.deadLetters()) {
+            deadLetters = new DeadLetterQueue(config.kafka.bootstrapServers(), config.kafka.properties(), config.errors.deadLetterTopic());
         }
-        String id = route.id() == Route.IdStrategy.KAFKA
-                ? KafkaCoordinateId.of(record.topic(), record.partition(), record.offset())
-                : null;
-        out.collect(new DocumentOperation(OpType.INDEX, route.index(), id, null, record.value(), origin));
-    }
-
-    private Route route(String topic) {
-        if (routeByTopic == null) {
-            routeByTopic = new HashMap<>();
-        }
-        return routeByTopic.computeIfAbsent(topic, config::routeFor);
     }
 
     @Override
-    public TypeInformation<DocumentOperation> getProducedType() {
-        return TypeInformation.of(DocumentOperation.class);
+    public void processElement(KafkaRecord record, Context ctx, Collector<DocumentOperation> out) {
+        DocumentBuilder builder = builders.computeIfAbsent(record.topic(), t -> new DocumentBuilder(route(t)));
+        try {
+            out.collect(builder.build(record));
+        } catch (DecodeException e) {
+            decodeFailures.inc();
+            if (deadLetters == null) {
+                throw new IllegalArgumentException("record " + record.coordinates() + " cannot become a document ("
+                        + e.errorType() + "): " + e.getMessage() + ". Fix the record or the route, or set errors.tolerance: all "
+                        + "with a dead_letter_topic to keep the job running.", e);
+            }
+            deadLetters.send(record.key(), record.value(), new RecordOrigin(record.topic(), record.partition(), record.offset(), null, null),
+                    DeadLetterQueue.STAGE_DECODE, e.errorType(), 0, e.getMessage());
+        }
+    }
+
+    private Route route(String topic) {
+        return config.routeFor(topic);
+    }
+
+    @Override
+    public void snapshotState(FunctionSnapshotContext context) {
+        if (deadLetters != null) {
+            deadLetters.flush();
+        }
+    }
+
+    @Override
+    public void initializeState(FunctionInitializationContext context) {
+        // stateless: offsets live in the Kafka source
+    }
+
+    @Override
+    public void close() {
+        if (deadLetters != null) {
+            deadLetters.close();
+        }
     }
 }

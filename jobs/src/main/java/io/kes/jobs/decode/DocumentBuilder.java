@@ -1,0 +1,192 @@
+package io.kes.jobs.decode;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kes.connector.DocumentOperation;
+import io.kes.connector.OpType;
+import io.kes.connector.RecordOrigin;
+import io.kes.jobs.config.Route;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
+import java.util.Base64;
+import java.util.Iterator;
+import java.util.Map;
+
+/**
+ * Turns one Kafka record into the document operation its route asks for. When the route needs
+ * nothing from inside the JSON (literal index, Kafka-coordinate or key ids, no field changes), the
+ * value's bytes pass through untouched and are never parsed; otherwise the JSON is parsed once,
+ * and serialized again only when fields were changed.
+ */
+public final class DocumentBuilder {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Base64.Encoder BASE64 = Base64.getUrlEncoder().withoutPadding();
+
+    private final Route route;
+    private final IndexNameTemplate index;
+    private final boolean parse;
+    private final boolean transforms;
+
+    public DocumentBuilder(Route route) {
+        this.route = route;
+        this.index = new IndexNameTemplate(route.target());
+        this.parse = route.needsFields();
+        this.transforms = !route.include().isEmpty() || !route.exclude().isEmpty() || !route.rename().isEmpty()
+                || route.dataStream() != null;
+    }
+
+    public DocumentOperation build(KafkaRecord record) throws DecodeException {
+        RecordOrigin origin = RecordOrigin.kafka(record.topic(), record.partition(), record.offset());
+        if (record.value() == null) {
+            return tombstone(record, origin);
+        }
+        if (!parse) {
+            return new DocumentOperation(opType(), index.render(null, record, null), id(null, record), null, record.value(), origin);
+        }
+        ObjectNode doc = parseObject(record);
+        Instant eventTime = eventTime(doc, record);
+        String id = id(doc, record);
+        String routing = route.routing() == null ? null : requiredText(doc, route.routing(), "routing");
+        String target = index.render(doc, record, eventTime);
+        byte[] source = record.value();
+        if (transforms) {
+            transform(doc, eventTime);
+            source = serialize(doc);
+        }
+        // The original value goes to the dead-letter topic when the document was changed.
+        RecordOrigin withOriginal = transforms
+                ? new RecordOrigin(record.topic(), record.partition(), record.offset(), record.key(), record.value())
+                : new RecordOrigin(record.topic(), record.partition(), record.offset(), record.key(), null);
+        return new DocumentOperation(opType(), target, id, routing, source, withOriginal);
+    }
+
+    private OpType opType() {
+        return switch (route.op()) {
+            case INDEX, DELETE_ON_TOMBSTONE -> OpType.INDEX;
+            case CREATE -> OpType.CREATE;
+            case UPSERT -> OpType.UPSERT;
+        };
+    }
+
+    private DocumentOperation tombstone(KafkaRecord record, RecordOrigin origin) throws DecodeException {
+        if (route.op() != Route.Op.DELETE_ON_TOMBSTONE) {
+            throw new DecodeException("tombstone", "record has no value (a tombstone) and the route's op is "
+                    + route.op().name().toLowerCase().replace('_', '-') + "; use op: delete-on-tombstone to delete documents on tombstones");
+        }
+        if (!index.isLiteral() && route.target().matches(".*\\{(?!_topic|_key|_header\\.)[^}]*}.*")) {
+            throw new DecodeException("tombstone", "a tombstone cannot name an index built from document fields (" + route.target() + ")");
+        }
+        String target = index.render(null, record, Instant.ofEpochMilli(record.timestamp()));
+        return new DocumentOperation(OpType.DELETE, target, id(null, record), null, null,
+                new RecordOrigin(record.topic(), record.partition(), record.offset(), record.key(), null));
+    }
+
+    private static ObjectNode parseObject(KafkaRecord record) throws DecodeException {
+        JsonNode node;
+        try {
+            node = JSON.readTree(record.value());
+        } catch (IOException e) {
+            throw new DecodeException("malformed_json", "value is not valid JSON: " + firstLine(e.getMessage()));
+        }
+        if (!(node instanceof ObjectNode object)) {
+            throw new DecodeException("malformed_json", "value must be a JSON object, got " + (node == null ? "nothing" : node.getNodeType()));
+        }
+        return object;
+    }
+
+    private Instant eventTime(ObjectNode doc, KafkaRecord record) throws DecodeException {
+        JsonNode value = JsonPaths.get(doc, route.timestampField());
+        if (value == null || value.isNull()) {
+            return Instant.ofEpochMilli(record.timestamp());
+        }
+        if (value.isNumber()) {
+            return Instant.ofEpochMilli(value.asLong());
+        }
+        String text = value.asText();
+        try {
+            return OffsetDateTime.parse(text).toInstant();
+        } catch (DateTimeParseException notOffset) {
+            try {
+                return LocalDateTime.parse(text).toInstant(ZoneOffset.UTC);
+            } catch (DateTimeParseException e) {
+                throw new DecodeException("unparsable_timestamp", "field " + route.timestampField() + " '" + text
+                        + "' is neither an ISO-8601 date-time nor epoch milliseconds");
+            }
+        }
+    }
+
+    private String id(ObjectNode doc, KafkaRecord record) throws DecodeException {
+        Route.IdSpec spec = route.id();
+        switch (spec.kind()) {
+            case KAFKA:
+                return KafkaCoordinateId.of(record.topic(), record.partition(), record.offset());
+            case KEY:
+                if (record.key() == null || record.key().length == 0) {
+                    throw new DecodeException("missing_id", "the route takes ids from record keys, and this record has none");
+                }
+                return new String(record.key(), StandardCharsets.UTF_8);
+            case FIELD:
+                return requiredText(doc, spec.fields().get(0), "id");
+            case HASH:
+                StringBuilder joined = new StringBuilder();
+                for (String field : spec.fields()) {
+                    joined.append(requiredText(doc, field, "id hash")).append('\u0000');
+                }
+                return BASE64.encodeToString(Murmur3Hash128.hash(joined.toString().getBytes(StandardCharsets.UTF_8)));
+            default:
+                return null;
+        }
+    }
+
+    private static String requiredText(ObjectNode doc, String path, String what) throws DecodeException {
+        JsonNode value = JsonPaths.get(doc, path);
+        if (value == null || value.isNull() || !value.isValueNode() || value.asText().isEmpty()) {
+            throw new DecodeException("missing_" + what.split(" ")[0], "field " + path + " (the " + what + ") is "
+                    + (value == null || value.isNull() ? "missing" : value.isValueNode() ? "empty" : "not a plain value"));
+        }
+        return value.asText();
+    }
+
+    private void transform(ObjectNode doc, Instant eventTime) {
+        for (Map.Entry<String, String> rename : route.rename().entrySet()) {
+            JsonNode value = JsonPaths.remove(doc, rename.getKey());
+            if (value != null) {
+                doc.set(rename.getValue(), value);
+            }
+        }
+        for (String path : route.exclude()) {
+            JsonPaths.remove(doc, path);
+        }
+        if (!route.include().isEmpty()) {
+            for (Iterator<String> it = doc.fieldNames(); it.hasNext(); ) {
+                if (!route.include().contains(it.next())) {
+                    it.remove();
+                }
+            }
+        }
+        if (route.dataStream() != null && !doc.has("@timestamp")) {
+            doc.put("@timestamp", eventTime.toString()); // data streams refuse documents without it
+        }
+    }
+
+    private static byte[] serialize(ObjectNode doc) {
+        try {
+            return JSON.writeValueAsBytes(doc);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a parsed JSON tree could not be written back", e);
+        }
+    }
+
+    private static String firstLine(String message) {
+        int nl = message.indexOf('\n');
+        return nl < 0 ? message : message.substring(0, nl);
+    }
+}

@@ -1,0 +1,136 @@
+package io.kes.jobs.template;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kes.connector.SinkSettings;
+import io.kes.connector.internal.RestClients;
+import io.kes.jobs.config.ConfigException;
+import io.kes.jobs.config.IndexTemplateSettings;
+import io.kes.jobs.config.KesConfig;
+import io.kes.jobs.config.Route;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import org.elasticsearch.client.Request;
+import org.elasticsearch.client.Response;
+import org.elasticsearch.client.ResponseException;
+import org.elasticsearch.client.RestClient;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Puts a composable index template for every route with {@code index_template:} when the job
+ * starts, so indices (and data streams) that kes's writes create get the route's settings. It
+ * never changes an existing index: where one differs from the route's settings, it says so.
+ */
+public final class IndexTemplates {
+
+    private static final Logger LOG = LoggerFactory.getLogger(IndexTemplates.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Above the built-in templates (100-ish for logs-*-*), below what a user sets on purpose. */
+    static final int PRIORITY = 200;
+
+    private IndexTemplates() {}
+
+    public static void apply(KesConfig config) {
+        List<Route> withTemplates = config.routes.stream().filter(r -> r.template() != null).toList();
+        if (withTemplates.isEmpty()) {
+            return;
+        }
+        try (RestClient client = RestClients.create(SinkSettings.from(config.sinkOptions))) {
+            for (Route route : withTemplates) {
+                put(client, route);
+                warnAboutDifferentIndices(client, route);
+            }
+        } catch (IOException e) {
+            throw new ConfigException("could not put the index templates of the routes: " + e.getMessage(), e);
+        }
+    }
+
+    /** {@code logs-{service}-{@timestamp|yyyy.MM.dd}} → {@code logs-*-*}. */
+    static String pattern(Route route) {
+        return route.target().replaceAll("\\{[^}]*}", "*").replaceAll("\\*+", "*");
+    }
+
+    static String name(Route route) {
+        return "kes-" + pattern(route).replace("*", "x");
+    }
+
+    static ObjectNode body(Route route) throws IOException {
+        IndexTemplateSettings t = route.template();
+        ObjectNode body = JSON.createObjectNode();
+        body.putArray("index_patterns").add(pattern(route));
+        body.put("priority", PRIORITY);
+        ObjectNode meta = body.putObject("_meta");
+        meta.put("managed_by", "kes");
+        ObjectNode settings = body.putObject("template").putObject("settings");
+        settings.put("number_of_shards", t.shards());
+        settings.put("number_of_replicas", t.replicas());
+        settings.put("refresh_interval", t.refreshInterval());
+        settings.put("translog.durability", t.translogDurability());
+        if (!"default".equals(t.codec())) {
+            settings.put("codec", t.codec());
+        }
+        if (t.mappingsJson() != null) {
+            ((ObjectNode) body.get("template")).set("mappings", JSON.readTree(t.mappingsJson()));
+        }
+        if (t.dataStream()) {
+            body.putObject("data_stream");
+        }
+        return body;
+    }
+
+    private static void put(RestClient client, Route route) throws IOException {
+        Request request = new Request("PUT", "/_index_template/" + name(route));
+        request.setJsonEntity(JSON.writeValueAsString(body(route)));
+        try {
+            client.performRequest(request);
+            LOG.info("Index template {} for {} is in place", name(route), pattern(route));
+        } catch (ResponseException e) {
+            throw new ConfigException("Elasticsearch refused the index template for route " + route.target() + " ("
+                    + pattern(route) + "): " + e.getMessage());
+        }
+    }
+
+    private static void warnAboutDifferentIndices(RestClient client, Route route) throws IOException {
+        Request request = new Request("GET", "/" + pattern(route) + "/_settings");
+        request.addParameter("filter_path", "*.settings.index.number_of_shards,*.settings.index.number_of_replicas,"
+                + "*.settings.index.refresh_interval,*.settings.index.translog.durability,*.settings.index.codec");
+        request.addParameter("expand_wildcards", "open");
+        request.addParameter("allow_no_indices", "true");
+        JsonNode indices;
+        try {
+            Response response = client.performRequest(request);
+            try (InputStream in = response.getEntity().getContent()) {
+                indices = JSON.readTree(in);
+            }
+        } catch (ResponseException e) {
+            return; // nothing there yet
+        }
+        IndexTemplateSettings t = route.template();
+        for (Iterator<Map.Entry<String, JsonNode>> it = indices.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> index = it.next();
+            JsonNode s = index.getValue().path("settings").path("index");
+            List<String> differences = new ArrayList<>();
+            differ(differences, "number_of_shards", s.path("number_of_shards").asText(), Integer.toString(t.shards()));
+            differ(differences, "number_of_replicas", s.path("number_of_replicas").asText(), Integer.toString(t.replicas()));
+            differ(differences, "refresh_interval", s.path("refresh_interval").asText("1s"), t.refreshInterval());
+            differ(differences, "translog.durability", s.path("translog").path("durability").asText("request"), t.translogDurability());
+            differ(differences, "codec", s.path("codec").asText("default"), t.codec());
+            if (!differences.isEmpty()) {
+                LOG.warn("Existing index {} differs from route {}'s index_template ({}); kes does not change existing indices: "
+                        + "the template applies to indices created from now on", index.getKey(), route.target(), String.join(", ", differences));
+            }
+        }
+    }
+
+    private static void differ(List<String> out, String key, String actual, String wanted) {
+        if (!actual.equals(wanted)) {
+            out.add(key + " is " + actual + ", route wants " + wanted);
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package io.kes.jobs.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class KesConfigTest {
+
+    private static final String BASE = "elasticsearch: {hosts: [http://localhost:9200]}\nkafka: {bootstrap_servers: localhost:9092}\n";
+
+    private static KesConfig parse(String yaml) {
+        return KesConfig.parse(yaml, Map.of("ES_PASSWORD", "s3cret"));
+    }
+
+    @Test
+    void unknownKeysAreRejectedWithADidYouMeanHint() {
+        assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: a}]\nbulk: {max_doc: 10}"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("unknown key 'bulk.max_doc'. Did you mean 'max_docs'?");
+        assertThatThrownBy(() -> parse(BASE + "routes: [{topic: [a], index: a}]"))
+                .hasMessageStartingWith("unknown key 'routes[0].topic'. Did you mean 'topics'?");
+    }
+
+    @Test
+    void invalidValuesNameTheKeyTheValueAndTheFix() {
+        assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: Logs}]"))
+                .hasMessage("routes[0].index 'Logs' is not a valid Elasticsearch index name: use lowercase, no spaces, commas or *, not starting with _ or -");
+        assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: a, op: upsert, id: none}]"))
+                .hasMessage("routes[0].id none cannot upsert: those need the document's id; use id: key, {field: ...} or {hash: [...]}");
+        assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: a, op: delete-on-tombstone}]"))
+                .hasMessageStartingWith("routes[0].id must be key with op delete-on-tombstone");
+        assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: a}]\nerrors: {tolerance: all}"))
+                .hasMessageStartingWith("errors.dead_letter_topic is required with errors.tolerance: all");
+        assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: a}]\njob: {checkpoint_interval: soon}"))
+                .hasMessage("job.checkpoint_interval must be a duration like 500ms, 10s or 5min, got 'soon'");
+        assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: \"a-{@timestamp|yyyy.bb}\"}]"))
+                .hasMessageContaining("invalid date pattern 'yyyy.bb'");
+        assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: a, op: delete}]"))
+                .hasMessageStartingWith("routes[0].op must be one of");
+    }
+
+    @Test
+    void aTopicBelongsToOneRoute() {
+        assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: a}, {topics: [a], index: b}]"))
+                .hasMessage("topic 'a' appears in more than one route; each topic goes to one route");
+    }
+
+    @Test
+    void secretsComeFromTheEnvironmentOrFiles() {
+        KesConfig config = parse("elasticsearch: {hosts: [http://h:9200], username: kes, password: \"${ES_PASSWORD}\"}\n"
+                + "kafka: {bootstrap_servers: localhost:9092}\nroutes: [{topics: [a], index: a}]");
+        assertThat(config.sinkOptions.toMap()).containsEntry("elasticsearch.password", "s3cret");
+        assertThatThrownBy(() -> parse("elasticsearch: {hosts: [http://h:9200], api_key: \"${NOPE}\"}\n"
+                + "kafka: {bootstrap_servers: localhost:9092}\nroutes: [{topics: [a], index: a}]"))
+                .hasMessage("elasticsearch.api_key refers to the environment variable NOPE, which is not set");
+    }
+
+    @Test
+    void topicPatternsAndListsCombineIntoOneSubscription() {
+        KesConfig config = parse(BASE + "routes: [{topic_pattern: \"logs-.*\", index: logs}, {topics: [orders], index: orders}]");
+        assertThat(config.topicPattern().matcher("logs-web").matches()).isTrue();
+        assertThat(config.topicPattern().matcher("orders").matches()).isTrue();
+        assertThat(config.topicPattern().matcher("other").matches()).isFalse();
+        assertThat(config.routeFor("logs-web").index()).isEqualTo("logs");
+    }
+
+    @Test
+    void theExampleConfigLoads() {
+        KesConfig config = KesConfig.load(java.nio.file.Path.of("config/example.yaml"));
+        assertThat(config.routes).hasSize(1);
+    }
+}

@@ -1,0 +1,104 @@
+package io.kes.jobs.decode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.kes.connector.DocumentOperation;
+import io.kes.connector.OpType;
+import io.kes.jobs.config.KesConfig;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class DocumentBuilderTest {
+
+    private static final long KAFKA_TIME = Instant.parse("2026-03-04T05:06:07Z").toEpochMilli();
+
+    private static DocumentBuilder builder(String routeYaml) {
+        KesConfig config = KesConfig.parse("elasticsearch: {hosts: [http://localhost:9200]}\n"
+                + "kafka: {bootstrap_servers: localhost:9092}\nroutes:\n" + routeYaml, Map.of());
+        return new DocumentBuilder(config.routes.get(0));
+    }
+
+    private static KafkaRecord record(String key, String value) {
+        return new KafkaRecord("orders", 2, 41, KAFKA_TIME, key == null ? null : key.getBytes(StandardCharsets.UTF_8),
+                value == null ? null : value.getBytes(StandardCharsets.UTF_8), Map.of());
+    }
+
+    private static String source(DocumentOperation op) {
+        return new String(op.source(), StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void plainRoutesPassTheValueBytesThroughUntouched() throws Exception {
+        KafkaRecord r = record(null, "{ \"a\" : 1 }");
+        DocumentOperation op = builder("  - {topics: [orders], index: orders}").build(r);
+        assertThat(op.source()).isSameAs(r.value());
+        assertThat(op.id()).isEqualTo(KafkaCoordinateId.of("orders", 2, 41));
+        assertThat(op.opType()).isEqualTo(OpType.INDEX);
+        assertThat(op.origin().toString()).isEqualTo("orders/2@41");
+    }
+
+    @Test
+    void idsComeFromAFieldTheKeyOrAHashOfFields() throws Exception {
+        String doc = "{\"order\":{\"id\":\"o-7\"},\"user\":\"u1\"}";
+        assertThat(builder("  - {topics: [orders], index: o, id: {field: order.id}}").build(record(null, doc)).id()).isEqualTo("o-7");
+        assertThat(builder("  - {topics: [orders], index: o, id: key}").build(record("k-9", doc)).id()).isEqualTo("k-9");
+        String hash = builder("  - {topics: [orders], index: o, id: {hash: [user, order.id]}}").build(record(null, doc)).id();
+        assertThat(hash).hasSize(22).isEqualTo(builder("  - {topics: [orders], index: o, id: {hash: [user, order.id]}}")
+                .build(record(null, "{\"user\":\"u1\",\"order\":{\"id\":\"o-7\"},\"other\":1}")).id());
+        assertThat(builder("  - {topics: [orders], index: o, id: none}").build(record(null, doc)).id()).isNull();
+    }
+
+    @Test
+    void indexNamesUseFieldsAndTheEventTime() throws Exception {
+        DocumentBuilder b = builder("  - {topics: [orders], index: \"logs-{service}-{@timestamp|yyyy.MM.dd}\"}");
+        assertThat(b.build(record(null, "{\"service\":\"Checkout\",\"@timestamp\":\"2026-11-21T23:59:59Z\"}")).index())
+                .isEqualTo("logs-checkout-2026.11.21");
+        assertThat(b.build(record(null, "{\"service\":\"cart\",\"@timestamp\":1767225600000}")).index())
+                .isEqualTo("logs-cart-2026.01.01");
+        assertThat(b.build(record(null, "{\"service\":\"cart\"}")).index()).as("Kafka timestamp when the field is absent")
+                .isEqualTo("logs-cart-2026.03.04");
+    }
+
+    @Test
+    void fieldsAreRenamedExcludedAndIncluded() throws Exception {
+        DocumentBuilder b = builder("  - topics: [orders]\n    index: o\n    rename: {msg: message}\n"
+                + "    exclude: [payload.raw]\n    include: [message, payload, level]");
+        DocumentOperation op = b.build(record(null, "{\"msg\":\"hi\",\"payload\":{\"raw\":\"x\",\"n\":1},\"level\":\"INFO\",\"debug\":true}"));
+        assertThat(source(op)).isEqualTo("{\"payload\":{\"n\":1},\"level\":\"INFO\",\"message\":\"hi\"}");
+        assertThat(new String(op.origin().originalValue(), StandardCharsets.UTF_8)).contains("\"debug\":true");
+    }
+
+    @Test
+    void dataStreamDocumentsAreCreatedWithATimestamp() throws Exception {
+        DocumentOperation op = builder("  - {topics: [orders], data_stream: logs-orders-default}").build(record(null, "{\"a\":1}"));
+        assertThat(op.opType()).isEqualTo(OpType.CREATE);
+        assertThat(op.index()).isEqualTo("logs-orders-default");
+        assertThat(source(op)).isEqualTo("{\"a\":1,\"@timestamp\":\"2026-03-04T05:06:07Z\"}");
+    }
+
+    @Test
+    void tombstonesDeleteByKeyWhenTheRouteSaysSo() throws Exception {
+        DocumentOperation op = builder("  - {topics: [orders], index: o, id: key, op: delete-on-tombstone}").build(record("k-1", null));
+        assertThat(op.opType()).isEqualTo(OpType.DELETE);
+        assertThat(op.id()).isEqualTo("k-1");
+    }
+
+    @Test
+    void recordsThatCannotBecomeDocumentsSayWhy() {
+        DocumentBuilder fieldId = builder("  - {topics: [orders], index: o, id: {field: order.id}}");
+        assertThatThrownBy(() -> fieldId.build(record(null, "{not json")))
+                .isInstanceOf(DecodeException.class).hasMessageStartingWith("value is not valid JSON");
+        assertThatThrownBy(() -> fieldId.build(record(null, "[1,2]")))
+                .hasMessage("value must be a JSON object, got ARRAY");
+        assertThatThrownBy(() -> fieldId.build(record(null, "{\"order\":{}}")))
+                .isInstanceOf(DecodeException.class).hasMessage("field order.id (the id) is missing")
+                .satisfies(e -> assertThat(((DecodeException) e).errorType()).isEqualTo("missing_id"));
+        assertThatThrownBy(() -> builder("  - {topics: [orders], index: \"x-{@timestamp|yyyy}\"}").build(record(null, "{\"@timestamp\":\"yesterday\"}")))
+                .hasMessage("field @timestamp 'yesterday' is neither an ISO-8601 date-time nor epoch milliseconds");
+        assertThatThrownBy(() -> builder("  - {topics: [orders], index: o}").build(record(null, null)))
+                .hasMessageContaining("a tombstone").hasMessageContaining("op: delete-on-tombstone");
+    }
+}
