@@ -83,13 +83,14 @@ public final class ClusterMetadataClient {
      * alias, the index itself, or empty when nothing by that name exists yet.
      */
     public Optional<String> writeIndex(String name) throws IOException {
-        Optional<JsonNode> dataStream = call(new Request("GET", "/_data_stream/" + encode(name)));
-        if (dataStream.isPresent()) {
-            JsonNode streams = dataStream.get().path("data_streams");
-            if (streams.size() == 1) {
-                JsonNode backing = streams.get(0).path("indices");
-                if (backing.size() > 0) {
-                    return Optional.of(backing.get(backing.size() - 1).path("index_name").asText());
+        // _resolve/index is core (the _data_stream API is a module some distributions lack); a data
+        // stream's write index is its newest backing index, listed last.
+        Optional<JsonNode> resolved = call(new Request("GET", "/_resolve/index/" + encode(name)));
+        if (resolved.isPresent()) {
+            for (JsonNode stream : resolved.get().path("data_streams")) {
+                JsonNode backing = stream.path("backing_indices");
+                if (name.equals(stream.path("name").asText()) && backing.size() > 0) {
+                    return Optional.of(backing.get(backing.size() - 1).asText());
                 }
             }
         }
