@@ -31,6 +31,16 @@ public final class ElasticsearchSinkOptions {
             .stringType().noDefaultValue()
             .withDescription("API key (the base64 'encoded' value Elasticsearch returns), sent as 'Authorization: ApiKey ...'.");
 
+    public static final ConfigOption<String> TLS_CA_FILE = ConfigOptions.key("elasticsearch.tls_ca_file")
+            .stringType().noDefaultValue()
+            .withDescription("PEM file with the CA certificate(s) that signed Elasticsearch's HTTP certificate "
+                    + "(e.g. config/certs/http_ca.crt of a secured node). Without it the JVM's default trust store is used.");
+
+    public static final ConfigOption<String> TLS_FINGERPRINT = ConfigOptions.key("elasticsearch.tls_fingerprint")
+            .stringType().noDefaultValue()
+            .withDescription("SHA-256 fingerprint (hex, colons allowed) of a certificate in Elasticsearch's chain, as "
+                    + "Elasticsearch prints it at first start; trusts exactly that certificate instead of a CA.");
+
     public static final ConfigOption<String> PATH_PREFIX = ConfigOptions.key("elasticsearch.path_prefix")
             .stringType().noDefaultValue()
             .withDescription("Path prefix when Elasticsearch sits behind a proxy, e.g. /es.");

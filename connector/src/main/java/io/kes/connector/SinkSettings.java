@@ -22,6 +22,8 @@ public final class SinkSettings implements Serializable {
     public final String password;
     public final String apiKey;
     public final String pathPrefix;
+    public final String tlsCaFile;
+    public final String tlsFingerprint;
     public final boolean gzip;
     public final Durability durability;
     public final Duration socketTimeout;
@@ -57,6 +59,13 @@ public final class SinkSettings implements Serializable {
         check(password == null || username != null, PASSWORD.key() + " is set but " + USERNAME.key() + " is not");
         check(apiKey == null || username == null, "set either " + API_KEY.key() + " or " + USERNAME.key() + "/" + PASSWORD.key() + ", not both");
         this.pathPrefix = c.get(PATH_PREFIX);
+        this.tlsCaFile = c.get(TLS_CA_FILE);
+        this.tlsFingerprint = c.get(TLS_FINGERPRINT) == null ? null : c.get(TLS_FINGERPRINT).replace(":", "").trim().toLowerCase();
+        check(tlsCaFile == null || tlsFingerprint == null, "set either " + TLS_CA_FILE.key() + " or " + TLS_FINGERPRINT.key() + ", not both");
+        check(tlsFingerprint == null || tlsFingerprint.matches("[0-9a-f]{64}"), TLS_FINGERPRINT.key()
+                + " must be a SHA-256 fingerprint: 64 hex digits (colons allowed), got '" + c.get(TLS_FINGERPRINT) + "'");
+        check(tlsCaFile == null || java.nio.file.Files.isReadable(java.nio.file.Path.of(tlsCaFile)), TLS_CA_FILE.key()
+                + " '" + tlsCaFile + "' is not a readable file");
         check(pathPrefix == null || pathPrefix.startsWith("/"), PATH_PREFIX.key() + " must start with '/', got '" + pathPrefix + "'");
         this.gzip = c.get(GZIP);
         this.durability = Durability.parse(c.get(DURABILITY));

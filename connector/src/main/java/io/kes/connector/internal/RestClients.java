@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import javax.net.ssl.SSLContext;
 import org.apache.http.Header;
 import org.apache.http.HttpHost;
 import org.apache.http.message.BasicHeader;
@@ -29,15 +30,21 @@ public final class RestClients {
                     (settings.username + ":" + settings.password).getBytes(StandardCharsets.UTF_8));
             headers.add(new BasicHeader("Authorization", "Basic " + token));
         }
+        SSLContext ssl = TlsContexts.forSettings(settings);
         RestClientBuilder builder = RestClient.builder(hosts)
                 .setDefaultHeaders(headers.toArray(Header[]::new))
                 .setCompressionEnabled(false)
                 .setRequestConfigCallback(rc -> rc
                         .setConnectTimeout(5_000)
                         .setSocketTimeout((int) settings.socketTimeout.toMillis()))
-                .setHttpClientConfigCallback(hc -> hc
-                        .setMaxConnTotal(Math.max(30, settings.maxInFlight * hosts.length * 2))
-                        .setMaxConnPerRoute(Math.max(10, settings.maxInFlight * 2)));
+                .setHttpClientConfigCallback(hc -> {
+                    hc.setMaxConnTotal(Math.max(30, settings.maxInFlight * hosts.length * 2))
+                            .setMaxConnPerRoute(Math.max(10, settings.maxInFlight * 2));
+                    if (ssl != null) {
+                        hc.setSSLContext(ssl);
+                    }
+                    return hc;
+                });
         if (settings.pathPrefix != null) {
             builder.setPathPrefix(settings.pathPrefix);
         }

@@ -1,0 +1,105 @@
+package io.kes.connector.internal;
+
+import io.kes.connector.SinkSettings;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.MessageDigest;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.util.HexFormat;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509TrustManager;
+
+/**
+ * TLS trust for https Elasticsearch endpoints: a CA file (PEM), or the SHA-256 fingerprint of a
+ * certificate in the server's chain (what Elasticsearch prints at its first secured start), or
+ * the JVM's default trust store. Host names are still verified by the HTTP client.
+ */
+public final class TlsContexts {
+
+    private TlsContexts() {}
+
+    /** Null when the defaults apply. */
+    public static SSLContext forSettings(SinkSettings settings) {
+        try {
+            if (settings.tlsCaFile != null) {
+                return withTrustManagers(fromCaFile(Path.of(settings.tlsCaFile)));
+            }
+            if (settings.tlsFingerprint != null) {
+                return withTrustManagers(new TrustManager[] {new FingerprintTrustManager(settings.tlsFingerprint)});
+            }
+            return null;
+        } catch (GeneralSecurityException | IOException e) {
+            throw new IllegalArgumentException("cannot set up TLS for Elasticsearch: " + e.getMessage(), e);
+        }
+    }
+
+    private static SSLContext withTrustManagers(TrustManager[] trustManagers) throws GeneralSecurityException {
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(null, trustManagers, null);
+        return context;
+    }
+
+    static TrustManager[] fromCaFile(Path pem) throws GeneralSecurityException, IOException {
+        KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
+        store.load(null, null);
+        try (InputStream in = Files.newInputStream(pem)) {
+            int i = 0;
+            for (Certificate cert : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
+                store.setCertificateEntry("ca-" + i++, cert);
+            }
+            if (i == 0) {
+                throw new CertificateException(pem + " holds no PEM certificate");
+            }
+        }
+        TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        factory.init(store);
+        return factory.getTrustManagers();
+    }
+
+    /** Trusts a server whose chain contains the certificate with this SHA-256 fingerprint. */
+    static final class FingerprintTrustManager implements X509TrustManager {
+        private final String fingerprint;
+
+        FingerprintTrustManager(String fingerprint) {
+            this.fingerprint = fingerprint;
+        }
+
+        @Override
+        public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+            for (X509Certificate cert : chain) {
+                if (fingerprint.equals(sha256(cert))) {
+                    return;
+                }
+            }
+            throw new CertificateException("no certificate in Elasticsearch's chain has the SHA-256 fingerprint " + fingerprint
+                    + " (elasticsearch.tls_fingerprint); the server presented " + (chain.length > 0 ? sha256(chain[0]) : "no certificate"));
+        }
+
+        @Override
+        public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+            throw new CertificateException("kes does not accept client connections");
+        }
+
+        @Override
+        public X509Certificate[] getAcceptedIssuers() {
+            return new X509Certificate[0];
+        }
+
+        static String sha256(X509Certificate cert) throws CertificateException {
+            try {
+                return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(cert.getEncoded()));
+            } catch (java.security.NoSuchAlgorithmException e) {
+                throw new CertificateException(e);
+            }
+        }
+    }
+}
