@@ -110,6 +110,7 @@ public final class KesJob {
                     case COMMITTED -> OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
                     case EARLIEST -> OffsetsInitializer.earliest();
                     case LATEST -> OffsetsInitializer.latest();
+                    case TIMESTAMP -> OffsetsInitializer.timestamp(kafka.startingTimestampMillis());
                 });
         if (config.topicPattern() != null) {
             builder.setTopicPattern(config.topicPattern());

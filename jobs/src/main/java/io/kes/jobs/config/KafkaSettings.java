@@ -10,17 +10,19 @@ import java.util.Set;
  *
  * @param bootstrapServers {@code bootstrap_servers}, required
  * @param groupId          {@code group_id}, default {@code kes}
- * @param startingOffsets  {@code starting_offsets}: committed (default; earliest when the group has none), earliest, latest
+ * @param startingOffsets  {@code starting_offsets}: committed (default; earliest when the group has none), earliest, latest,
+ *                         or timestamp:&lt;ISO-8601 or epoch ms&gt; (the first record at or after that time)
+ * @param startingTimestampMillis the time of {@code timestamp:...}, else -1
  * @param properties       {@code properties}: consumer properties passed through as they are (security, timeouts...)
  */
 public record KafkaSettings(String bootstrapServers, String groupId, StartingOffsets startingOffsets,
-                            Map<String, String> properties) implements Serializable {
+                            long startingTimestampMillis, Map<String, String> properties) implements Serializable {
 
     static final Set<String> KEYS = Set.of("bootstrap_servers", "group_id", "starting_offsets", "properties");
 
     /** Where a job without a checkpoint starts reading. */
     public enum StartingOffsets {
-        COMMITTED, EARLIEST, LATEST
+        COMMITTED, EARLIEST, LATEST, TIMESTAMP
     }
 
     static KafkaSettings from(ConfigNode node) {
@@ -33,11 +35,29 @@ public record KafkaSettings(String bootstrapServers, String groupId, StartingOff
         for (String key : props.keys()) { // passed through as they are: any consumer property is allowed
             properties.put(key, props.string(key, null));
         }
+        String start = node.string("starting_offsets", "committed").trim();
+        long timestamp = -1;
+        StartingOffsets starting;
+        if (start.startsWith("timestamp:")) {
+            starting = StartingOffsets.TIMESTAMP;
+            timestamp = parseTimestamp(node.keyPath("starting_offsets"), start.substring("timestamp:".length()).trim());
+        } else {
+            starting = node.choice("starting_offsets", StartingOffsets.COMMITTED, s -> StartingOffsets.valueOf(s.toUpperCase()),
+                    Set.of("committed", "earliest", "latest", "timestamp:<time>"));
+        }
         return new KafkaSettings(
                 node.requiredString("bootstrap_servers", "localhost:9092"),
                 node.string("group_id", "kes"),
-                node.choice("starting_offsets", StartingOffsets.COMMITTED, s -> StartingOffsets.valueOf(s.toUpperCase()),
-                        Set.of("committed", "earliest", "latest")),
+                starting, timestamp,
                 Map.copyOf(properties));
+    }
+
+    private static long parseTimestamp(String key, String value) {
+        try {
+            return value.matches("\\d+") ? Long.parseLong(value) : java.time.OffsetDateTime.parse(value).toInstant().toEpochMilli();
+        } catch (RuntimeException e) {
+            throw new ConfigException(key + " timestamp '" + value + "' must be epoch milliseconds or an ISO-8601 time with offset, "
+                    + "e.g. timestamp:2026-11-01T00:00:00Z");
+        }
     }
 }

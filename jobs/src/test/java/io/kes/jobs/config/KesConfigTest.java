@@ -42,6 +42,15 @@ class KesConfigTest {
     }
 
     @Test
+    void startingOffsetsCanBeATimestamp() {
+        assertThat(parse("elasticsearch: {hosts: [http://h:9200]}\nkafka: {bootstrap_servers: b:9092, starting_offsets: \"timestamp:2026-11-01T00:00:00Z\"}\n"
+                + "routes: [{topics: [a], index: a}]").kafka.startingTimestampMillis()).isEqualTo(1793491200000L);
+        assertThatThrownBy(() -> parse("elasticsearch: {hosts: [http://h:9200]}\nkafka: {bootstrap_servers: b:9092, starting_offsets: \"timestamp:yesterday\"}\n"
+                + "routes: [{topics: [a], index: a}]"))
+                .hasMessage("kafka.starting_offsets timestamp 'yesterday' must be epoch milliseconds or an ISO-8601 time with offset, e.g. timestamp:2026-11-01T00:00:00Z");
+    }
+
+    @Test
     void aTopicBelongsToOneRoute() {
         assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: a}, {topics: [a], index: b}]"))
                 .hasMessage("topic 'a' appears in more than one route; each topic goes to one route");
