@@ -97,16 +97,6 @@ public final class DocumentOperation {
         return this;
     }
 
-    public DocumentOperation withOrigin(RecordOrigin origin) {
-        DocumentOperation copy = new DocumentOperation(opType, index, id, routing, source, origin);
-        return copy.withShard(shard, numberOfShards);
-    }
-
-    public DocumentOperation withIndex(String newIndex) {
-        DocumentOperation copy = new DocumentOperation(opType, newIndex, id, routing, source, origin);
-        return copy;
-    }
-
     @Override
     public boolean equals(Object o) {
         if (!(o instanceof DocumentOperation other)) {

@@ -56,11 +56,6 @@ public final class IndexRoutingTable {
         return Optional.ofNullable(entry.routing);
     }
 
-    /** Forgets what is known about {@code name}, e.g. after a write landed elsewhere than predicted. */
-    public void invalidate(String name) {
-        byName.remove(name);
-    }
-
     /** Concrete indices whose routing cannot be predicted (time series, logsdb routing, failed calibration). */
     public int unpredictableIndices() {
         return unpredictable.size();
@@ -128,10 +123,5 @@ public final class IndexRoutingTable {
         if (unpredictable.add(concrete)) {
             LOG.warn("Shard grouping is off for index {}: {}. Its documents go in ordinary bulks; nothing is lost.", concrete, why);
         }
-    }
-
-    /** For tests: the concrete indices calibrated so far. */
-    List<String> calibratedIndices() {
-        return new ArrayList<>(calibrated.keySet());
     }
 }
