@@ -1,12 +1,19 @@
 package io.kes.jobs.config;
 
+import java.io.IOException;
 import java.io.Serializable;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
+import org.apache.avro.Schema;
+import org.apache.avro.AvroRuntimeException;
 
 /**
  * One entry of {@code routes:}: which topics go where, how a record becomes a document.
@@ -25,17 +32,34 @@ import java.util.regex.PatternSyntaxException;
  * @param exclude        {@code exclude}: drop these field paths
  * @param rename         {@code rename}: field path → new top-level name
  * @param template       {@code index_template}: settings of a composable index template kes puts at start, or null
+ * @param format         {@code format} with {@code avro_schema_file} or {@code schema_registry_url}: how values are encoded
  */
 public record Route(List<String> topics, String topicPattern, String index, String dataStream, IdSpec id, String routing,
                     Op op, String timestampField, List<String> include, List<String> exclude, Map<String, String> rename,
-                    IndexTemplateSettings template) implements Serializable {
+                    IndexTemplateSettings template, ValueFormat format) implements Serializable {
 
     static final Set<String> KEYS = Set.of("topics", "topic_pattern", "index", "data_stream", "id", "routing", "op",
-            "format", "timestamp_field", "include", "exclude", "rename", "index_template");
+            "format", "avro_schema_file", "schema_registry_url", "timestamp_field", "include", "exclude", "rename", "index_template");
 
     /** What a record does to its document. */
     public enum Op {
         INDEX, CREATE, UPSERT, DELETE_ON_TOMBSTONE
+    }
+
+    /**
+     * How record values are encoded.
+     *
+     * @param kind        {@code format}: json (default), avro or confluent-avro
+     * @param schemaJson  with avro: the writer schema, read from {@code avro_schema_file} when the config is loaded
+     * @param registryUrl with confluent-avro: {@code schema_registry_url}, where schemas are fetched by id
+     */
+    public record ValueFormat(Kind kind, String schemaJson, String registryUrl) implements Serializable {
+        public static final ValueFormat JSON = new ValueFormat(Kind.JSON, null, null);
+
+        /** The formats. */
+        public enum Kind {
+            JSON, AVRO, CONFLUENT_AVRO
+        }
     }
 
     /** How a document's {@code _id} is made. */
@@ -90,10 +114,7 @@ public record Route(List<String> topics, String topicPattern, String index, Stri
         if (index != null) {
             IndexNameTemplateSyntax.check(node.keyPath("index"), index);
         }
-        String format = node.string("format", "json");
-        if (!"json".equals(format)) {
-            throw new ConfigException(node.keyPath("format") + " '" + format + "' is not supported yet; records must be JSON (format: json)");
-        }
+        ValueFormat format = valueFormat(node);
         Op op = node.choice("op", Op.INDEX, s -> Op.valueOf(s.toUpperCase().replace('-', '_')),
                 Set.of("index", "create", "upsert", "delete-on-tombstone"));
         if (dataStream != null && op != Op.INDEX && op != Op.CREATE) {
@@ -119,7 +140,59 @@ public record Route(List<String> topics, String topicPattern, String index, Stri
         return new Route(List.copyOf(topics), pattern, index, dataStream, id, node.string("routing", null),
                 dataStream != null ? Op.CREATE : op, node.string("timestamp_field", "@timestamp"),
                 List.copyOf(node.strings("include")), List.copyOf(node.strings("exclude")), Map.copyOf(rename),
-                IndexTemplateSettings.from(node.section("index_template"), dataStream != null));
+                IndexTemplateSettings.from(node.section("index_template"), dataStream != null), format);
+    }
+
+    private static ValueFormat valueFormat(ConfigNode node) {
+        ValueFormat.Kind kind = node.choice("format", ValueFormat.Kind.JSON, s -> ValueFormat.Kind.valueOf(s.toUpperCase().replace('-', '_')),
+                Set.of("json", "avro", "confluent-avro"));
+        if (kind != ValueFormat.Kind.AVRO && node.has("avro_schema_file")) {
+            throw new ConfigException(node.keyPath("avro_schema_file") + " only applies to format: avro (this route's format is "
+                    + kind.name().toLowerCase().replace('_', '-') + ")");
+        }
+        if (kind != ValueFormat.Kind.CONFLUENT_AVRO && node.has("schema_registry_url")) {
+            throw new ConfigException(node.keyPath("schema_registry_url") + " only applies to format: confluent-avro (this route's format is "
+                    + kind.name().toLowerCase().replace('_', '-') + ")");
+        }
+        switch (kind) {
+            case AVRO -> {
+                Path file = Path.of(node.requiredString("avro_schema_file", "schemas/order.avsc (the writer schema of the values)"));
+                String schemaJson;
+                try {
+                    schemaJson = Files.readString(file);
+                } catch (IOException e) {
+                    throw new ConfigException(node.keyPath("avro_schema_file") + " " + file.toAbsolutePath() + " cannot be read: " + e);
+                }
+                Schema schema;
+                try {
+                    schema = new Schema.Parser().parse(schemaJson);
+                } catch (AvroRuntimeException e) {
+                    throw new ConfigException(node.keyPath("avro_schema_file") + " " + file + " is not a valid Avro schema: " + e.getMessage());
+                }
+                if (schema.getType() != Schema.Type.RECORD && schema.getType() != Schema.Type.MAP) {
+                    throw new ConfigException(node.keyPath("avro_schema_file") + " " + file + " must define a record (documents are "
+                            + "JSON objects), got a " + schema.getType().getName());
+                }
+                return new ValueFormat(kind, schemaJson, null);
+            }
+            case CONFLUENT_AVRO -> {
+                String url = node.requiredString("schema_registry_url", "http://registry:8081");
+                URI uri;
+                try {
+                    uri = new URI(url.trim());
+                } catch (URISyntaxException e) {
+                    uri = null;
+                }
+                if (uri == null || !("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
+                    throw new ConfigException(node.keyPath("schema_registry_url") + " '" + url
+                            + "' must be an http:// or https:// URL, e.g. http://registry:8081");
+                }
+                return new ValueFormat(kind, null, url.trim());
+            }
+            default -> {
+                return ValueFormat.JSON;
+            }
+        }
     }
 
     private static IdSpec idSpec(ConfigNode node) {

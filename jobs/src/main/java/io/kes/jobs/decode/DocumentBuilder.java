@@ -8,6 +8,7 @@ import io.kes.connector.DocumentOperation;
 import io.kes.connector.OpType;
 import io.kes.connector.RecordOrigin;
 import io.kes.jobs.config.Route;
+import io.kes.jobs.decode.avro.ValueDecoder;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -23,7 +24,9 @@ import java.util.Map;
  * Turns one Kafka record into the document operation its route asks for. When the route needs
  * nothing from inside the JSON (literal index, Kafka-coordinate or key ids, no field changes), the
  * value's bytes pass through untouched and are never parsed; otherwise the JSON is parsed once,
- * and serialized again only when fields were changed.
+ * and serialized again only when fields were changed. Values of other formats (Avro) are converted
+ * to JSON first by the route's {@link ValueDecoder} and then treated exactly like JSON values; their
+ * documents' origins always carry the original key and value bytes for the dead-letter topic.
  */
 public final class DocumentBuilder {
 
@@ -34,6 +37,7 @@ public final class DocumentBuilder {
     private final IndexNameTemplate index;
     private final boolean parse;
     private final boolean transforms;
+    private final ValueDecoder decoder;
 
     public DocumentBuilder(Route route) {
         this.route = route;
@@ -41,6 +45,7 @@ public final class DocumentBuilder {
         this.parse = route.needsFields();
         this.transforms = !route.include().isEmpty() || !route.exclude().isEmpty() || !route.rename().isEmpty()
                 || route.dataStream() != null;
+        this.decoder = ValueDecoder.forRoute(route);
     }
 
     public DocumentOperation build(KafkaRecord record) throws DecodeException {
@@ -48,24 +53,31 @@ public final class DocumentBuilder {
         if (record.value() == null) {
             return tombstone(record, origin);
         }
+        byte[] json = decoder == null ? record.value() : decoder.toJson(record.value());
         if (!parse) {
-            return new DocumentOperation(opType(), index.render(null, record, null), id(null, record), null, record.value(), origin);
+            return new DocumentOperation(opType(), index.render(null, record, null), id(null, record), null, json,
+                    decoder == null ? origin : originWithValue(record));
         }
-        ObjectNode doc = parseObject(record);
+        ObjectNode doc = parseObject(json);
         Instant eventTime = eventTime(doc, record);
         String id = id(doc, record);
         String routing = route.routing() == null ? null : requiredText(doc, route.routing(), "routing");
         String target = index.render(doc, record, eventTime);
-        byte[] source = record.value();
+        byte[] source = json;
         if (transforms) {
             transform(doc, eventTime);
             source = serialize(doc);
         }
         // The original value goes to the dead-letter topic when the document was changed.
-        RecordOrigin withOriginal = transforms
-                ? new RecordOrigin(record.topic(), record.partition(), record.offset(), record.key(), record.value())
+        // So does an Avro value: the document's source is its JSON rendering.
+        RecordOrigin withOriginal = transforms || decoder != null
+                ? originWithValue(record)
                 : new RecordOrigin(record.topic(), record.partition(), record.offset(), record.key(), null);
         return new DocumentOperation(opType(), target, id, routing, source, withOriginal);
+    }
+
+    private static RecordOrigin originWithValue(KafkaRecord record) {
+        return new RecordOrigin(record.topic(), record.partition(), record.offset(), record.key(), record.value());
     }
 
     private OpType opType() {
@@ -89,10 +101,10 @@ public final class DocumentBuilder {
                 new RecordOrigin(record.topic(), record.partition(), record.offset(), record.key(), null));
     }
 
-    private static ObjectNode parseObject(KafkaRecord record) throws DecodeException {
+    private static ObjectNode parseObject(byte[] value) throws DecodeException {
         JsonNode node;
         try {
-            node = JSON.readTree(record.value());
+            node = JSON.readTree(value);
         } catch (IOException e) {
             throw new DecodeException("malformed_json", "value is not valid JSON: " + firstLine(e.getMessage()));
         }

@@ -1,0 +1,29 @@
+package io.kes.jobs.decode.avro;
+
+import io.kes.jobs.config.Route;
+import io.kes.jobs.decode.DecodeException;
+
+/**
+ * Turns a record value of a route's {@code format} into the bytes of a JSON object, which
+ * {@link io.kes.jobs.decode.DocumentBuilder} then treats exactly like a JSON record. Instances are
+ * made on the task manager (one per route and subtask), are not thread-safe and reuse their
+ * buffers between records.
+ */
+public interface ValueDecoder {
+
+    /**
+     * @throws DecodeException when the value itself cannot be decoded (it then goes to the
+     *                         dead-letter topic or stops the job, per {@code errors.tolerance})
+     */
+    byte[] toJson(byte[] value) throws DecodeException;
+
+    /** The decoder of a route's format, or null for {@code format: json} (values are JSON already). */
+    static ValueDecoder forRoute(Route route) {
+        Route.ValueFormat format = route.format();
+        return switch (format.kind()) {
+            case JSON -> null;
+            case AVRO -> new AvroDecoder(format.schemaJson());
+            case CONFLUENT_AVRO -> new ConfluentAvroDecoder(format.registryUrl());
+        };
+    }
+}
