@@ -107,6 +107,8 @@ class AvroRoutesIT {
         kafka.createTopic(topic, 2, Map.of());
         Properties props = new Properties();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false"); // see KafkaToElasticsearchIT.produce
+        props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
         try (var producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             for (Map.Entry<String, byte[]> r : records) {
                 producer.send(new ProducerRecord<>(topic, 0, r.getKey().getBytes(StandardCharsets.UTF_8), r.getValue())).get();

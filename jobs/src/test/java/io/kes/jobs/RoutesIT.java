@@ -151,6 +151,10 @@ class RoutesIT {
         kafka.createTopic(topic, 2, topicConfig);
         Properties props = new Properties();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        // Idempotence (Kafka 4's default) has raced topic creation into OutOfOrderSequenceException
+        // on a loaded machine; test data needs no producer-side dedup (acks=all, in-order sends).
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false");
+        props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
         props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, topicConfig.getOrDefault("compression.type", "none"));
         try (var producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             for (String[] r : records) {

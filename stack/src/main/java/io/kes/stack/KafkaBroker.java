@@ -200,6 +200,10 @@ public final class KafkaBroker implements AutoCloseable {
         createTopicsAt(bootstrapServers, List.of(new NewTopic(name, partitions, (short) 1).configs(configs)));
     }
 
+    /**
+     * Creates topics and waits until every partition has a leader: a producer that starts right
+     * after creation can otherwise race the broker's metadata and fail its first batches.
+     */
     public static void createTopicsAt(String bootstrapServers, Collection<NewTopic> topics) {
         try (Admin admin = adminAt(bootstrapServers)) {
             for (var entry : admin.createTopics(topics).values().entrySet()) {
@@ -210,6 +214,24 @@ public final class KafkaBroker implements AutoCloseable {
                         throw new IllegalStateException("could not create topic " + entry.getKey() + ": " + e.getCause(), e.getCause());
                     }
                 }
+            }
+            List<String> names = topics.stream().map(NewTopic::name).toList();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (true) {
+                try {
+                    boolean ready = admin.describeTopics(names).allTopicNames().get(10, TimeUnit.SECONDS).values().stream()
+                            .flatMap(d -> d.partitions().stream())
+                            .allMatch(p -> p.leader() != null && !p.leader().isEmpty());
+                    if (ready) {
+                        break;
+                    }
+                } catch (ExecutionException notYetKnown) {
+                    // metadata not propagated yet
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("partitions of " + names + " have no leader after 30 s");
+                }
+                ElasticsearchNode.sleep(100);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
