@@ -1,0 +1,176 @@
+package io.kes.bench;
+
+import io.kes.connector.routing.IndexRouting;
+import io.kes.jobs.decode.KafkaCoordinateId;
+import io.kes.jobs.quickstart.SampleLogs;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The raw ceiling: pre-serialized {@code _bulk} bodies (the same documents and ids the kes job
+ * writes: SampleLogs record i is Kafka partition i % P, offset i / P) sent straight to the nodes by
+ * a few threads, each request to the next node round-robin. No Kafka, no Flink, no per-document
+ * work while the clock runs.
+ */
+final class DirectLoader {
+
+    /** Bulk bodies without {@code _index} in the action lines, so one set serves every fresh index. */
+    record Bulks(List<byte[]> bodies, int[] shards, long docs, boolean singleShard) {}
+
+    /** Timings of one load. */
+    record Result(double seconds, long[] latencyMillis) {}
+
+    private static final HttpClient CLIENT = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
+
+    private DirectLoader() {}
+
+    /**
+     * @param routing   how the target indices route (all fresh indices of one shard count route alike);
+     *                  null for mixed bulks: consecutive documents, whatever their shards
+     */
+    static Bulks prepare(SampleLogs logs, String topic, int partitions, long records, int docsPerBulk, IndexRouting routing) {
+        return prepare(logs, topic, partitions, records, null, docsPerBulk, routing);
+    }
+
+    /**
+     * @param fromOffset per partition, the first offset to include (the slice a kes run reads); null: all
+     */
+    static Bulks prepare(SampleLogs logs, String topic, int partitions, long records, long[] fromOffset, int docsPerBulk,
+                         IndexRouting routing) {
+        int shards = routing == null ? 1 : routing.numberOfShards();
+        List<List<byte[]>> perShard = new ArrayList<>();
+        List<ByteArrayOutputStream> open = new ArrayList<>();
+        List<Integer> openCount = new ArrayList<>();
+        for (int s = 0; s < shards; s++) {
+            perShard.add(new ArrayList<>());
+            open.add(new ByteArrayOutputStream(docsPerBulk * 600));
+            openCount.add(0);
+        }
+        long included = 0;
+        for (long i = 0; i < records; i++) {
+            int partition = (int) (i % partitions);
+            if (fromOffset != null && i / partitions < fromOffset[partition]) {
+                continue;
+            }
+            included++;
+            String id = KafkaCoordinateId.of(topic, partition, i / partitions);
+            int shard = routing == null ? 0 : routing.shardOf(id, null);
+            ByteArrayOutputStream out = open.get(shard);
+            out.writeBytes(("{\"index\":{\"_id\":\"" + id + "\"}}\n").getBytes(StandardCharsets.UTF_8));
+            out.writeBytes(logs.record(i));
+            out.write('\n');
+            int n = openCount.get(shard) + 1;
+            if (n == docsPerBulk) {
+                perShard.get(shard).add(out.toByteArray());
+                out.reset();
+                n = 0;
+            }
+            openCount.set(shard, n);
+        }
+        for (int s = 0; s < shards; s++) {
+            if (openCount.get(s) > 0) {
+                perShard.get(s).add(open.get(s).toByteArray());
+            }
+        }
+        // Interleave the shards (s0 b0, s1 b0, ..., s0 b1, ...) so every shard is written all along.
+        List<byte[]> bodies = new ArrayList<>();
+        List<Integer> shardOfBody = new ArrayList<>();
+        for (int b = 0; ; b++) {
+            boolean any = false;
+            for (int s = 0; s < shards; s++) {
+                List<byte[]> list = perShard.get(s);
+                if (b < list.size()) {
+                    bodies.add(list.get(b));
+                    shardOfBody.add(routing == null ? -1 : s);
+                    any = true;
+                }
+            }
+            if (!any) {
+                break;
+            }
+        }
+        return new Bulks(bodies, shardOfBody.stream().mapToInt(Integer::intValue).toArray(), included, routing != null);
+    }
+
+    /** Sends every bulk of {@code bulks} into {@code index}, {@code threads} at a time, round-robin over {@code nodeUrls}. */
+    static Result load(Bulks bulks, String index, List<String> nodeUrls, int threads) throws Exception {
+        return load(bulks, index, nodeUrls, null, threads);
+    }
+
+    /**
+     * @param primaryUrlByShard when given, each single-shard bulk goes to the node holding its shard's
+     *                          primary (no hop from a coordinating node); else round-robin
+     */
+    static Result load(Bulks bulks, String index, List<String> nodeUrls, String[] primaryUrlByShard, int threads) throws Exception {
+        AtomicInteger next = new AtomicInteger();
+        long[] latencyNanos = new long[bulks.bodies().size()];
+        AtomicReference<Exception> failure = new AtomicReference<>();
+        List<Thread> workers = new ArrayList<>();
+        long started = System.nanoTime();
+        for (int t = 0; t < threads; t++) {
+            Thread worker = new Thread(() -> {
+                try {
+                    for (int k = next.getAndIncrement(); k < latencyNanos.length && failure.get() == null; k = next.getAndIncrement()) {
+                        int shard = bulks.shards()[k];
+                        String url = primaryUrlByShard != null && shard >= 0 ? primaryUrlByShard[shard] : nodeUrls.get(k % nodeUrls.size());
+                        long t0 = System.nanoTime();
+                        send(url, index, bulks.bodies().get(k));
+                        latencyNanos[k] = System.nanoTime() - t0;
+                    }
+                } catch (Exception e) {
+                    failure.compareAndSet(null, e);
+                }
+            }, "bench-loader-" + t);
+            worker.start();
+            workers.add(worker);
+        }
+        for (Thread w : workers) {
+            w.join();
+        }
+        double seconds = (System.nanoTime() - started) / 1e9;
+        if (failure.get() != null) {
+            throw failure.get();
+        }
+        long[] millis = new long[latencyNanos.length];
+        for (int i = 0; i < millis.length; i++) {
+            millis[i] = Math.round(latencyNanos[i] / 1e6);
+        }
+        return new Result(seconds, millis);
+    }
+
+    /** One bulk; on item errors (429s) the whole bulk is sent again after a pause: ids make that an overwrite. */
+    private static void send(String url, String index, byte[] body) throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(url + "/" + index + "/_bulk?filter_path=errors,items.*.error.type"))
+                .timeout(Duration.ofSeconds(120))
+                .header("Content-Type", "application/x-ndjson")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+                .build();
+        for (int attempt = 1; ; attempt++) {
+            HttpResponse<String> response = CLIENT.send(request, HttpResponse.BodyHandlers.ofString());
+            boolean ok = response.statusCode() == 200 && response.body().startsWith("{\"errors\":false");
+            if (ok) {
+                return;
+            }
+            boolean retryable = response.statusCode() == 429 || response.statusCode() == 503
+                    || (response.statusCode() == 200 && response.body().contains("rejected"));
+            if (!retryable || attempt >= 30) {
+                throw new IOException("bulk to " + url + "/" + index + " failed (attempt " + attempt + "): HTTP "
+                        + response.statusCode() + " " + response.body().substring(0, Math.min(500, response.body().length())));
+            }
+            Thread.sleep(Math.min(1000, 20L * attempt));
+        }
+    }
+}

@@ -1,0 +1,238 @@
+package io.kes.bench;
+
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.awt.Font;
+import java.awt.Graphics2D;
+import java.awt.RenderingHints;
+import java.awt.image.BufferedImage;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+import javax.imageio.ImageIO;
+
+/** Medians per mode as a markdown table (latest.md), per-round rows (rounds.csv) and a bar chart (latest.png). */
+final class Report {
+
+    /** Medians over the rounds of one mode. */
+    record Row(String mode, int rounds, long docs, double docsPerSecond, double cpuPerMillion, double p50, double p99,
+               double shardsPerBulk, double rejections, double fenceMs, boolean countsMatch) {}
+
+    private final Bench.Options options;
+    private final List<Bench.Run> runs;
+    private final Map<String, String> environment;
+    private final String profileSummary;
+
+    Report(Bench.Options options, List<Bench.Run> runs, Map<String, String> environment, String profileSummary) {
+        this.options = options;
+        this.runs = runs;
+        this.environment = environment;
+        this.profileSummary = profileSummary;
+    }
+
+    static final Map<String, String> DESCRIPTIONS = new LinkedHashMap<>();
+
+    static {
+        DESCRIPTIONS.put("kes", "kes job, shard-aware bulks + checkpoint fence (default)");
+        DESCRIPTIONS.put("kes-mixed", "kes job, shard grouping off (mixed bulks)");
+        DESCRIPTIONS.put("kes-request", "kes job, durability: request (translog fsync per request, no fence)");
+        DESCRIPTIONS.put("ceiling", "direct loader, pre-serialized single-shard bulks, no Kafka/Flink");
+        DESCRIPTIONS.put("3n-single", "3 nodes, direct loader, single-shard bulks, round-robin");
+        DESCRIPTIONS.put("3n-mixed", "3 nodes, direct loader, mixed bulks, round-robin");
+        DESCRIPTIONS.put("3n-single-pause", "3 nodes + pause injector, single-shard bulks");
+        DESCRIPTIONS.put("3n-mixed-pause", "3 nodes + pause injector, mixed bulks");
+        DESCRIPTIONS.put("3n-primary", "3 nodes, single-shard bulks sent to the primary's node");
+        DESCRIPTIONS.put("3n-primary-pause", "3 nodes + pause injector, single-shard bulks to the primary's node");
+    }
+
+    List<Row> rows() {
+        Map<String, List<Bench.Run>> byMode = new LinkedHashMap<>();
+        for (String m : DESCRIPTIONS.keySet()) {
+            for (Bench.Run r : runs) {
+                if (r.mode().equals(m)) {
+                    byMode.computeIfAbsent(m, k -> new ArrayList<>()).add(r);
+                }
+            }
+        }
+        List<Row> rows = new ArrayList<>();
+        byMode.forEach((mode, list) -> rows.add(new Row(mode, list.size(), list.get(0).docs(),
+                median(list, Bench.Run::docsPerSecond), median(list, Bench.Run::cpuPerMillion),
+                median(list, Bench.Run::p50), median(list, Bench.Run::p99), median(list, Bench.Run::shardsPerBulk),
+                median(list, r -> r.rejections()), median(list, Bench.Run::fenceMs),
+                list.stream().allMatch(r -> r.counted() == r.docs()))));
+        return rows;
+    }
+
+    private static double median(List<Bench.Run> list, ToDoubleFunction<Bench.Run> f) {
+        double[] v = list.stream().mapToDouble(f).filter(d -> !Double.isNaN(d)).sorted().toArray();
+        if (v.length == 0) {
+            return Double.NaN;
+        }
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+
+    private static Row find(List<Row> rows, String mode) {
+        return rows.stream().filter(r -> r.mode().equals(mode)).findFirst().orElse(null);
+    }
+
+    /** Writes latest.md, rounds.csv and latest.png under the results folder; returns the markdown. */
+    String write() throws IOException {
+        List<Row> rows = rows();
+        Row ceiling = find(rows, "ceiling");
+        StringBuilder md = new StringBuilder();
+        md.append("# kes bench: latest result\n\n");
+        environment.forEach((k, v) -> md.append("- ").append(k).append(": ").append(v).append('\n'));
+        md.append(String.format("- records in Kafka: %,d (%d partitions); each single-node run indexes the last %,d of them; job parallelism %d, %d round(s); "
+                        + "3-node runs: %,d docs, %d round(s); bulks of %d docs, %d shards, replicas 0, refresh -1 during load; loader threads %d%n",
+                options.records, options.partitions, runs.stream().filter(r -> !r.mode().startsWith("3n")).mapToLong(Bench.Run::docs).findFirst().orElse(0),
+                options.parallelism, options.rounds, options.multiNodeRecords,
+                options.multiNodeRounds, Bench.DOCS_PER_BULK, Bench.SHARDS, options.loaderThreads));
+        md.append("\nMedians over rounds. docs/s: first record read to all documents counted after a refresh. "
+                + "ES CPU: utime+stime of the Elasticsearch processes. Shards/bulk: server-side shard bulk operations / `_bulk` HTTP requests.\n\n");
+        md.append("| mode | what | docs/s | x ceiling | ES CPU s / M docs | bulk p50 ms | bulk p99 ms | shards/bulk | write rejections | fence p50 ms | counts |\n");
+        md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        for (Row r : rows) {
+            boolean singleNode = !r.mode().startsWith("3n");
+            md.append(String.format("| %s | %s | %,.0f | %s | %.1f | %s | %s | %s | %s | %s | %s |%n",
+                    r.mode(), DESCRIPTIONS.get(r.mode()), r.docsPerSecond(),
+                    ceiling != null && singleNode ? String.format("%.2f", r.docsPerSecond() / ceiling.docsPerSecond()) : "-",
+                    r.cpuPerMillion(), num(r.p50(), "%.0f"), num(r.p99(), "%.0f"), num(r.shardsPerBulk(), "%.2f"),
+                    num(r.rejections(), "%.0f"), num(r.fenceMs(), "%.0f"), r.countsMatch() ? "equal" : "MISMATCH"));
+        }
+        md.append("\n## Ratios against the targets of issue 7\n\n");
+        md.append("| ratio | value | target | met |\n|---|---:|---:|---|\n");
+        ratio(md, "kes / ceiling (docs/s)", find(rows, "kes"), ceiling, Row::docsPerSecond, 0.9, true);
+        ratio(md, "3 nodes with pauses: single-shard / mixed (docs/s)", find(rows, "3n-single-pause"), find(rows, "3n-mixed-pause"),
+                Row::docsPerSecond, 1.5, true);
+        ratio(md, "3 nodes without pauses: single-shard / mixed (docs/s)", find(rows, "3n-single"), find(rows, "3n-mixed"),
+                Row::docsPerSecond, Double.NaN, true);
+        ratio(md, "3 nodes with pauses: primary-aware / mixed (docs/s)", find(rows, "3n-primary-pause"), find(rows, "3n-mixed-pause"),
+                Row::docsPerSecond, Double.NaN, true);
+        ratio(md, "ES CPU per doc: kes / kes-mixed", find(rows, "kes"), find(rows, "kes-mixed"), Row::cpuPerMillion, 0.85, false);
+        ratio(md, "ES CPU per doc, 3 nodes with pauses: single-shard / mixed", find(rows, "3n-single-pause"),
+                find(rows, "3n-mixed-pause"), Row::cpuPerMillion, 0.85, false);
+        ratio(md, "kes / kes-mixed (docs/s)", find(rows, "kes"), find(rows, "kes-mixed"), Row::docsPerSecond, Double.NaN, true);
+        ratio(md, "kes / kes-request (docs/s)", find(rows, "kes"), find(rows, "kes-request"), Row::docsPerSecond, Double.NaN, true);
+        md.append("\n## Every round\n\n| mode | round | docs | counted | seconds | docs/s | ES CPU s | ES CPU s / M | p50 | p99 | shards/bulk | rejections | fence p50 | bulks |\n");
+        md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        StringBuilder csv = new StringBuilder("mode,round,docs,counted,seconds,docs_per_s,es_cpu_s,es_cpu_s_per_m,p50_ms,p99_ms,shards_per_bulk,rejections,fence_p50_ms,bulks\n");
+        for (Bench.Run r : runs) {
+            md.append(String.format("| %s | %d | %d | %d | %.1f | %.0f | %.1f | %.1f | %s | %s | %s | %d | %s | %d |%n", r.mode(), r.round(),
+                    r.docs(), r.counted(), r.seconds(), r.docsPerSecond(), r.cpuSeconds(), r.cpuPerMillion(), num(r.p50(), "%.0f"),
+                    num(r.p99(), "%.0f"), num(r.shardsPerBulk(), "%.2f"), r.rejections(), num(r.fenceMs(), "%.0f"), r.bulks()));
+            csv.append(String.format(java.util.Locale.ROOT, "%s,%d,%d,%d,%.3f,%.1f,%.3f,%.3f,%s,%s,%s,%d,%s,%d%n", r.mode(), r.round(),
+                    r.docs(), r.counted(), r.seconds(), r.docsPerSecond(), r.cpuSeconds(), r.cpuPerMillion(), r.p50(), r.p99(),
+                    r.shardsPerBulk(), r.rejections(), r.fenceMs(), r.bulks()));
+        }
+        if (profileSummary != null) {
+            md.append("\n## Profile of one kes run (JFR)\n\n").append(profileSummary).append('\n');
+        }
+        Files.createDirectories(options.out);
+        Files.writeString(options.out.resolve("latest.md"), md);
+        Files.writeString(options.out.resolve("rounds.csv"), csv);
+        chart(rows, options.out.resolve("latest.png"));
+        return md.toString();
+    }
+
+    private static void ratio(StringBuilder md, String name, Row a, Row b, ToDoubleFunction<Row> f, double target, boolean atLeast) {
+        if (a == null || b == null) {
+            return;
+        }
+        double v = f.applyAsDouble(a) / f.applyAsDouble(b);
+        String t = Double.isNaN(target) ? "-" : (atLeast ? ">= " : "<= ") + target;
+        String met = Double.isNaN(target) ? "-" : ((atLeast ? v >= target : v <= target) ? "yes" : "**no**");
+        md.append(String.format("| %s | %.2f | %s | %s |%n", name, v, t, met));
+    }
+
+    private static String num(double v, String format) {
+        return Double.isNaN(v) ? "-" : String.format(format, v);
+    }
+
+    /** Two panels of bars: median docs/s and ES CPU s per million docs, per mode. */
+    static void chart(List<Row> rows, Path png) throws IOException {
+        System.setProperty("java.awt.headless", "true");
+        int w = 1200;
+        int h = 760;
+        BufferedImage image = new BufferedImage(w, h, BufferedImage.TYPE_INT_RGB);
+        Graphics2D g = image.createGraphics();
+        g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
+        g.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
+        g.setColor(Color.WHITE);
+        g.fillRect(0, 0, w, h);
+        g.setColor(Color.BLACK);
+        g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 18));
+        g.drawString("kes bench: medians per mode", 20, 30);
+        panel(g, rows, Row::docsPerSecond, "end-to-end docs/s (higher is better)", "%,.0f", 20, 50, w - 40, 320);
+        panel(g, rows, Row::cpuPerMillion, "Elasticsearch CPU seconds per million docs (lower is better)", "%.1f", 20, 410, w - 40, 320);
+        g.dispose();
+        ImageIO.write(image, "png", png.toFile());
+    }
+
+    private static void panel(Graphics2D g, List<Row> rows, ToDoubleFunction<Row> f, String title, String fmt,
+                              int x, int y, int w, int h) {
+        g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 14));
+        g.setColor(Color.DARK_GRAY);
+        g.drawString(title, x, y + 14);
+        int top = y + 30;
+        int bottom = y + h - 30;
+        double max = rows.stream().mapToDouble(f).filter(d -> !Double.isNaN(d)).max().orElse(1) * 1.15;
+        g.setColor(new Color(230, 230, 230));
+        g.setStroke(new BasicStroke(1));
+        for (int i = 1; i <= 4; i++) {
+            int gy = bottom - (int) ((bottom - top) * i / 4.0);
+            g.drawLine(x, gy, x + w, gy);
+        }
+        g.setColor(Color.GRAY);
+        g.drawLine(x, bottom, x + w, bottom);
+        int n = Math.max(rows.size(), 1);
+        int slot = w / n;
+        int barW = (int) (slot * 0.6);
+        for (int i = 0; i < rows.size(); i++) {
+            Row r = rows.get(i);
+            double v = f.applyAsDouble(r);
+            int bh = Double.isNaN(v) ? 0 : (int) ((bottom - top) * v / max);
+            int bx = x + i * slot + (slot - barW) / 2;
+            g.setColor(colour(r.mode()));
+            g.fillRect(bx, bottom - bh, barW, bh);
+            g.setColor(Color.BLACK);
+            g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
+            String label = Double.isNaN(v) ? "-" : String.format(fmt, v);
+            g.drawString(label, bx + (barW - g.getFontMetrics().stringWidth(label)) / 2, bottom - bh - 4);
+            g.drawString(r.mode(), x + i * slot + (slot - g.getFontMetrics().stringWidth(r.mode())) / 2, bottom + 16);
+        }
+    }
+
+    private static Color colour(String mode) {
+        return switch (mode) {
+            case "kes" -> new Color(0x1f77b4);
+            case "kes-mixed" -> new Color(0xff7f0e);
+            case "kes-request" -> new Color(0x9467bd);
+            case "ceiling" -> new Color(0x7f7f7f);
+            default -> mode.contains("mixed") ? new Color(0xd62728) : new Color(0x2ca02c);
+        };
+    }
+
+    /** Redraws the chart from a rounds.csv (e.g. after a change to the drawing): {@code --chart-from rounds.csv}. */
+    static void chartFromCsv(Bench.Options options, Path csv, Path png) throws IOException {
+        List<Bench.Run> runs = new ArrayList<>();
+        for (String line : Files.readAllLines(csv).subList(1, Files.readAllLines(csv).size())) {
+            String[] f = line.split(",");
+            runs.add(new Bench.Run(f[0], Integer.parseInt(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]),
+                    Double.parseDouble(f[4]), Double.parseDouble(f[6]), Double.parseDouble(f[8]), Double.parseDouble(f[9]),
+                    Double.parseDouble(f[10]), Long.parseLong(f[11]), Double.parseDouble(f[12]), Long.parseLong(f[13])));
+        }
+        chart(new Report(options, runs, Map.of(), null).rows(), png);
+    }
+
+    static double[] sorted(double[] v) {
+        double[] c = v.clone();
+        Arrays.sort(c);
+        return c;
+    }
+}
