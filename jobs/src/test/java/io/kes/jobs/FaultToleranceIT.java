@@ -114,7 +114,7 @@ class FaultToleranceIT {
 
     private static void prepare(KafkaBroker kafka, String name) throws Exception {
         kafka.createTopic(name, 3, Map.of());
-        KafkaToElasticsearchIT.produce(kafka, name, RECORDS);
+        TestTopics.produceSampleLogs(kafka, name, RECORDS);
         // async translog: acknowledged writes sit unsynced for up to a minute
         es.http().send("PUT", "/" + name, "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0,"
                 + "\"refresh_interval\":\"1s\",\"translog.durability\":\"async\",\"translog.sync_interval\":\"60s\"}}")

@@ -3,18 +3,12 @@ package io.kes.jobs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kes.jobs.config.KesConfig;
-import io.kes.jobs.quickstart.SampleLogs;
 import io.kes.stack.ElasticsearchNode;
 import io.kes.stack.KafkaBroker;
 import io.kes.stack.junit.ElasticsearchExtension;
 import io.kes.stack.junit.KafkaExtension;
 import java.util.Map;
-import java.util.Properties;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -29,7 +23,7 @@ class KafkaToElasticsearchIT {
         String index = "it-app-logs";
         int records = 20_000;
         kafka.createTopic(topic, 3, Map.of());
-        produce(kafka, topic, records);
+        TestTopics.produceSampleLogs(kafka, topic, records);
         es.http().send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":6,\"number_of_replicas\":0}}").requireOk("create index");
 
         KesConfig config = KesConfig.parse(String.join("\n",
@@ -58,29 +52,5 @@ class KafkaToElasticsearchIT {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(2);
         KesJob.build(env, config);
         env.execute("kafka-to-elasticsearch-it");
-    }
-
-    static void produce(KafkaBroker kafka, String topic, int records) throws Exception {
-        Properties props = new Properties();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-        // Idempotence (Kafka 4's default) has raced topic creation into OutOfOrderSequenceException
-        // on a loaded machine; test data needs no producer-side dedup (acks=all, in-order sends).
-        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false");
-        props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
-        props.put(ProducerConfig.ACKS_CONFIG, "all");
-        props.put(ProducerConfig.LINGER_MS_CONFIG, "10");
-        SampleLogs logs = new SampleLogs(7);
-        var failure = new java.util.concurrent.atomic.AtomicReference<Exception>();
-        try (var producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
-            for (int i = 0; i < records; i++) {
-                producer.send(new ProducerRecord<>(topic, logs.record(i)), (m, e) -> {
-                    if (e != null) {
-                        failure.compareAndSet(null, e);
-                    }
-                });
-            }
-            producer.flush();
-        }
-        assertThat(failure.get()).as("produce failure").isNull();
     }
 }

@@ -2,32 +2,15 @@ package io.kes.jobs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.kes.jobs.config.KesConfig;
 import io.kes.stack.ElasticsearchNode;
-import io.kes.stack.Http;
 import io.kes.stack.KafkaBroker;
 import io.kes.stack.junit.ElasticsearchExtension;
 import io.kes.stack.junit.KafkaExtension;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,14 +19,12 @@ import org.junit.jupiter.api.io.TempDir;
 @ExtendWith({ElasticsearchExtension.class, KafkaExtension.class})
 class RoutesIT {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     @Test
     void upsertsMergeAndTombstonesDelete(ElasticsearchNode es, KafkaBroker kafka) throws Exception {
         produce(kafka, "it-upserts", Map.of(), List.of(
                 kv("k1", "{\"a\":1}"), kv("k2", "{\"a\":2}"), kv("k1", "{\"b\":3}")));
         run(es, kafka, "  - {topics: [it-upserts], index: it-upserts, id: key, op: upsert}");
-        assertThat(source(es, "it-upserts", "k1")).isEqualTo("{\"a\":1,\"b\":3}");
+        assertThat(TestTopics.source(es, "it-upserts", "k1")).isEqualTo("{\"a\":1,\"b\":3}");
 
         produce(kafka, "it-tombstones", Map.of(), List.of(kv("k1", "{\"a\":1}"), kv("k2", "{\"a\":2}"), kv("k2", null)));
         run(es, kafka, "  - {topics: [it-tombstones], index: it-tombstones, id: key, op: delete-on-tombstone}");
@@ -53,7 +34,7 @@ class RoutesIT {
 
     @Test
     void everyIdStrategyMakesReplaysOverwrite(ElasticsearchNode es, KafkaBroker kafka) throws Exception {
-        List<String[]> records = new ArrayList<>();
+        List<TestTopics.KeyValue> records = new ArrayList<>();
         for (int i = 0; i < 500; i++) {
             records.add(kv(null, "{\"order\":\"o-" + i + "\",\"user\":\"u" + (i % 7) + "\",\"n\":" + i + "}"));
         }
@@ -85,7 +66,7 @@ class RoutesIT {
 
     @Test
     void dataStreamsGetCreateOperationsAndReplaysCountAsSuccess(ElasticsearchNode es, KafkaBroker kafka) throws Exception {
-        List<String[]> records = new ArrayList<>();
+        List<TestTopics.KeyValue> records = new ArrayList<>();
         for (int i = 0; i < 200; i++) {
             records.add(kv(null, "{\"message\":\"m" + i + "\"}"));
         }
@@ -100,7 +81,7 @@ class RoutesIT {
 
     @Test
     void zstdCompressedTopicsAreRead(ElasticsearchNode es, KafkaBroker kafka) throws Exception {
-        List<String[]> records = new ArrayList<>();
+        List<TestTopics.KeyValue> records = new ArrayList<>();
         for (int i = 0; i < 1000; i++) {
             records.add(kv(null, "{\"n\":" + i + ",\"text\":\"" + "compressible ".repeat(20) + "\"}"));
         }
@@ -114,7 +95,7 @@ class RoutesIT {
             throws Exception {
         Path mappings = dir.resolve("mappings.json");
         Files.writeString(mappings, "{\"properties\":{\"n\":{\"type\":\"integer\"}}}");
-        List<String[]> records = List.of(
+        List<TestTopics.KeyValue> records = List.of(
                 kv("good-1", "{\"id\":\"1\",\"kind\":\"ok\",\"n\":1}"),
                 kv("bad-json", "{\"id\":\"2\", oops"),
                 kv("no-id", "{\"kind\":\"ok\",\"n\":3}"),
@@ -129,80 +110,30 @@ class RoutesIT {
                 + "errors:\n  tolerance: all\n  dead_letter_topic: it-dlq-dead");
 
         long indexed = es.http().refreshAndCount("it-dlq-*");
-        Map<String, Map<String, String>> dead = deadLetters(kafka, "it-dlq-dead");
+        Map<String, TestTopics.DeadLetter> dead = TestTopics.deadLetters(kafka, "it-dlq-dead", 5);
         assertThat(indexed + dead.size()).as("records in = indexed + dead-lettered").isEqualTo(records.size());
         assertThat(indexed).isEqualTo(2);
         assertThat(dead.keySet()).containsExactlyInAnyOrder("bad-json", "no-id", "bad-time", "mapping", "bad-index");
-        assertThat(dead.get("bad-json")).containsEntry("kes.stage", "decode").containsEntry("kes.error.type", "malformed_json")
+        assertThat(dead.get("bad-json").headers()).containsEntry("kes.stage", "decode").containsEntry("kes.error.type", "malformed_json")
                 .containsEntry("kes.source.topic", "it-dlq").containsEntry("kes.source.offset", "1");
-        assertThat(dead.get("no-id")).containsEntry("kes.error.type", "missing_id");
-        assertThat(dead.get("bad-time")).containsEntry("kes.error.type", "unparsable_timestamp");
-        assertThat(dead.get("mapping")).containsEntry("kes.stage", "index").containsEntry("kes.error.status", "400");
-        assertThat(dead.get("mapping").get("kes.error.type")).isIn("document_parsing_exception", "mapper_parsing_exception");
-        assertThat(dead.get("mapping").get("kes.error.reason")).contains("[n]");
-        assertThat(dead.get("bad-index")).containsEntry("kes.stage", "index").containsEntry("kes.error.type", "invalid_index_name_exception");
+        assertThat(dead.get("no-id").headers()).containsEntry("kes.error.type", "missing_id");
+        assertThat(dead.get("bad-time").headers()).containsEntry("kes.error.type", "unparsable_timestamp");
+        assertThat(dead.get("mapping").headers()).containsEntry("kes.stage", "index").containsEntry("kes.error.status", "400");
+        assertThat(dead.get("mapping").headers().get("kes.error.type")).isIn("document_parsing_exception", "mapper_parsing_exception");
+        assertThat(dead.get("mapping").headers().get("kes.error.reason")).contains("[n]");
+        assertThat(dead.get("bad-index").headers()).containsEntry("kes.stage", "index").containsEntry("kes.error.type", "invalid_index_name_exception");
     }
 
-    private static String[] kv(String key, String value) {
-        return new String[] {key, value};
+    private static TestTopics.KeyValue kv(String key, String value) {
+        return TestTopics.KeyValue.of(key, value);
     }
 
-    private static void produce(KafkaBroker kafka, String topic, Map<String, String> topicConfig, List<String[]> records) throws Exception {
-        kafka.createTopic(topic, 2, topicConfig);
-        Properties props = new Properties();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-        // Idempotence (Kafka 4's default) has raced topic creation into OutOfOrderSequenceException
-        // on a loaded machine; test data needs no producer-side dedup (acks=all, in-order sends).
-        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false");
-        props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
-        props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, topicConfig.getOrDefault("compression.type", "none"));
-        try (var producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
-            for (String[] r : records) {
-                producer.send(new ProducerRecord<>(topic, 0, bytes(r[0]), bytes(r[1]))).get();
-            }
-        }
-    }
-
-    private static byte[] bytes(String s) {
-        return s == null ? null : s.getBytes(StandardCharsets.UTF_8);
+    private static void produce(KafkaBroker kafka, String topic, Map<String, String> topicConfig, List<TestTopics.KeyValue> records)
+            throws Exception {
+        TestTopics.produce(kafka, topic, topicConfig, records);
     }
 
     private static void run(ElasticsearchNode es, KafkaBroker kafka, String routesAndMore) throws Exception {
-        KesConfig config = KesConfig.parse("elasticsearch: {hosts: [" + es.url() + "]}\n"
-                + "kafka: {bootstrap_servers: \"" + kafka.bootstrapServers() + "\", starting_offsets: earliest}\n"
-                + "job: {parallelism: 1, checkpoint_interval: 1s, bounded: true}\n"
-                + "routes:\n" + routesAndMore, Map.of());
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(1);
-        KesJob.build(env, config);
-        env.execute("routes-it");
-    }
-
-    private static String source(ElasticsearchNode es, String index, String id) throws Exception {
-        Http.Response r = es.http().get("/" + index + "/_doc/" + id).requireOk("get " + id);
-        JsonNode node = JSON.readTree(r.body());
-        return JSON.writeValueAsString(node.get("_source"));
-    }
-
-    /** Dead letters by record key, with their headers. */
-    private static Map<String, Map<String, String>> deadLetters(KafkaBroker kafka, String topic) {
-        Properties props = new Properties();
-        props.put("bootstrap.servers", kafka.bootstrapServers());
-        props.put("group.id", "it-dlq-reader");
-        props.put("auto.offset.reset", "earliest");
-        Map<String, Map<String, String>> byKey = new HashMap<>();
-        try (var consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            consumer.subscribe(List.of(topic));
-            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            while (System.nanoTime() < deadline && byKey.size() < 5) {
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-                    Map<String, String> headers = new HashMap<>();
-                    for (Header h : r.headers()) {
-                        headers.put(h.key(), new String(h.value(), StandardCharsets.UTF_8));
-                    }
-                    byKey.put(new String(r.key(), StandardCharsets.UTF_8), headers);
-                }
-            }
-        }
-        return byKey;
+        TestTopics.runBounded(es, kafka, routesAndMore);
     }
 }
