@@ -1,5 +1,6 @@
 package io.kes.bench;
 
+import io.kes.jobs.quickstart.ProgressReporter;
 import io.kes.connector.routing.ClusterMetadataClient;
 import io.kes.connector.routing.IndexRouting;
 import io.kes.connector.routing.IndexRoutingTable;
@@ -478,11 +479,11 @@ public final class Bench {
                 ""));
         KesConfig config = KesConfig.parse(String.join("\n", yaml), System.getenv());
         Configuration flink = new Configuration();
-        flink.setString("metrics.reporter.kesbench.factory.class", BenchReporter.Factory.class.getName());
+        flink.setString("metrics.reporter.kesbench.factory.class", ProgressReporter.Factory.class.getName());
         flink.setString("metrics.reporter.kesbench.interval", "60 s");
         flink.setString("taskmanager.memory.network.max", "256mb");
         StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(options.parallelism, flink);
-        BenchReporter.reset();
+        ProgressReporter.reset();
         Profiler profiler = null;
         EsStats.Snapshot before = stats.snapshot();
         JobClient job = KesJob.start(env, config);
@@ -490,7 +491,7 @@ public final class Bench {
         long firstRead = 0;
         long lastPrint = System.nanoTime();
         while (!result.isDone()) {
-            if (firstRead == 0 && BenchReporter.sum("numRecordsOut", "Source") > 0) {
+            if (firstRead == 0 && ProgressReporter.sum("numRecordsOut", "Source") > 0) {
                 firstRead = System.nanoTime();
                 if (profile) {
                     profiler = Profiler.start(); // from the first record: the steady state, not the job's start-up
@@ -498,8 +499,8 @@ public final class Bench {
             }
             if (System.nanoTime() - lastPrint > 10e9) {
                 lastPrint = System.nanoTime();
-                System.out.printf("  read %,d, indexed %,d%n", BenchReporter.sum("numRecordsOut", "Source"),
-                        BenchReporter.sum("numRecordsSend", "Writer"));
+                System.out.printf("  read %,d, indexed %,d%n", ProgressReporter.sum("numRecordsOut", "Source"),
+                        ProgressReporter.sum("numRecordsSend", "Writer"));
             }
             Thread.sleep(firstRead == 0 ? 5 : 100);
         }
@@ -513,13 +514,13 @@ public final class Bench {
         if (profiler != null) {
             profileSummary = profiler.stopAndSummarise(options.out.resolve("profile.md"), options.work.resolve("kes-profile.jfr"));
         }
-        long[] latency = BenchReporter.values("bulkLatencyMs");
-        long[] fence = BenchReporter.values("fenceMs");
+        long[] latency = ProgressReporter.values("bulkLatencyMs");
+        long[] fence = ProgressReporter.values("fenceMs");
         long shardOps = stats.shardBulkOperations(index);
         return new Run(mode, round, sliceDocs, counted, (done - firstRead) / 1e9, delta.cpuMillis() / 1000.0,
                 percentile(latency, 50), percentile(latency, 99), ratio(shardOps, delta.bulkHttpRequests()),
                 delta.writeRejected(), fence.length == 0 ? Double.NaN : percentile(fence, 50),
-                BenchReporter.sum("bulksSent", "Writer"));
+                ProgressReporter.sum("bulksSent", "Writer"));
     }
 
     private Run ceiling(Http es, EsStats stats, String index, int round, DirectLoader.Bulks bulks, List<String> nodeUrls)

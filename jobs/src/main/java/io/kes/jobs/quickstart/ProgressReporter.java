@@ -1,10 +1,12 @@
 package io.kes.jobs.quickstart;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.flink.metrics.Counter;
-import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Histogram;
 import org.apache.flink.metrics.Metric;
 import org.apache.flink.metrics.MetricConfig;
 import org.apache.flink.metrics.MetricGroup;
@@ -12,15 +14,16 @@ import org.apache.flink.metrics.reporter.MetricReporter;
 import org.apache.flink.metrics.reporter.MetricReporterFactory;
 
 /**
- * A Flink metric reporter that keeps the counters the quick start shows (records read from Kafka,
- * documents acknowledged by Elasticsearch, bulks sent) in memory. It works because the quick
- * start runs the job in an embedded MiniCluster in the same JVM.
+ * A Flink metric reporter that keeps the operator counters and histograms of a job running in
+ * this JVM's MiniCluster in memory: records read from Kafka, documents acknowledged by
+ * Elasticsearch, bulks sent, the writer's bulkLatencyMs and fenceMs. The quick start shows them
+ * as progress, the bench reads them after each run.
  */
 public final class ProgressReporter implements MetricReporter {
 
-    /** Operator counters by "<metric>@<operator name>#<subtask>". */
+    /** Operator metrics by "<metric>@<operator name>#<subtask>". */
     private static final Map<String, Counter> COUNTERS = new ConcurrentHashMap<>();
-    private static final Map<String, Gauge<?>> GAUGES = new ConcurrentHashMap<>();
+    private static final Map<String, Histogram> HISTOGRAMS = new ConcurrentHashMap<>();
 
     @Override
     public void open(MetricConfig config) {}
@@ -37,8 +40,8 @@ public final class ProgressReporter implements MetricReporter {
         String key = name + "@" + operator + "#" + group.getAllVariables().get("<subtask_index>");
         if (metric instanceof Counter c) {
             COUNTERS.put(key, c);
-        } else if (metric instanceof Gauge<?> g) {
-            GAUGES.put(key, g);
+        } else if (metric instanceof Histogram h) {
+            HISTOGRAMS.put(key, h);
         }
     }
 
@@ -58,9 +61,29 @@ public final class ProgressReporter implements MetricReporter {
         return total;
     }
 
+    /** The values in the windows of all histograms called {@code name} (all subtasks), merged. */
+    public static long[] values(String name) {
+        List<long[]> parts = new ArrayList<>();
+        int n = 0;
+        for (Map.Entry<String, Histogram> e : HISTOGRAMS.entrySet()) {
+            if (e.getKey().startsWith(name + "@")) {
+                long[] v = e.getValue().getStatistics().getValues();
+                parts.add(v);
+                n += v.length;
+            }
+        }
+        long[] all = new long[n];
+        int at = 0;
+        for (long[] p : parts) {
+            System.arraycopy(p, 0, all, at, p.length);
+            at += p.length;
+        }
+        return all;
+    }
+
     public static void reset() {
         COUNTERS.clear();
-        GAUGES.clear();
+        HISTOGRAMS.clear();
     }
 
     /** Registered through {@code metrics.reporter.<name>.factory.class}. */
