@@ -2,6 +2,9 @@ package io.kes.connector.bulk;
 
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.OpType;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -15,6 +18,9 @@ import java.util.List;
  */
 final class BulkBody {
 
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long EVERY_BYTE_LF = 0x0a0a0a0a0a0a0a0aL;
+    private static final long EVERY_BYTE_CR = 0x0d0d0d0d0d0d0d0dL;
     private static final byte[] UPSERT_PREFIX = "{\"doc\":".getBytes(StandardCharsets.UTF_8);
     private static final byte[] UPSERT_SUFFIX = ",\"doc_as_upsert\":true}".getBytes(StandardCharsets.UTF_8);
 
@@ -22,6 +28,9 @@ final class BulkBody {
     private int size;
     private final List<DocumentOperation> operations = new ArrayList<>();
     private int[] itemStarts = new int[64];
+    private byte[] actionPrefix;
+    private OpType actionPrefixOpType;
+    private String actionPrefixIndex;
 
     BulkBody(int initialCapacity) {
         this.bytes = new byte[Math.max(initialCapacity, 256)];
@@ -56,10 +65,14 @@ final class BulkBody {
     }
 
     private void writeActionLine(DocumentOperation op) {
-        writeAscii("{\"");
-        writeAscii(op.opType().bulkAction());
-        writeAscii("\":{\"_index\":");
-        writeJsonString(op.index());
+        if (op.opType() != actionPrefixOpType || !op.index().equals(actionPrefixIndex)) {
+            actionPrefix = actionPrefix(op);
+            actionPrefixOpType = op.opType();
+            actionPrefixIndex = op.index();
+        }
+        ensure(actionPrefix.length);
+        System.arraycopy(actionPrefix, 0, bytes, size, actionPrefix.length);
+        size += actionPrefix.length;
         if (op.id() != null) {
             writeAscii(",\"_id\":");
             writeJsonString(op.id());
@@ -75,6 +88,19 @@ final class BulkBody {
         writeAscii("}}\n");
     }
 
+    /**
+     * The start of an action line, e.g. <code>{"index":{"_index":"logs"</code>, encoded once per
+     * (action, index): a single-shard body repeats it for every document.
+     */
+    private static byte[] actionPrefix(DocumentOperation op) {
+        BulkBody encoder = new BulkBody(64);
+        encoder.writeAscii("{\"");
+        encoder.writeAscii(op.opType().bulkAction());
+        encoder.writeAscii("\":{\"_index\":");
+        encoder.writeJsonString(op.index());
+        return Arrays.copyOf(encoder.bytes, encoder.size);
+    }
+
     private void writeSourceLine(byte[] source, byte[] prefix, byte[] suffix) {
         ensure(source.length + 1 + (prefix != null ? prefix.length + suffix.length : 0));
         if (prefix != null) {
@@ -84,17 +110,42 @@ final class BulkBody {
         int start = size;
         System.arraycopy(source, 0, bytes, size, source.length);
         size += source.length;
-        for (int i = start; i < size; i++) {
-            byte b = bytes[i];
-            if (b == '\n' || b == '\r') {
-                bytes[i] = ' ';
-            }
-        }
+        replaceLineBreaks(bytes, start, size);
         if (suffix != null) {
             System.arraycopy(suffix, 0, bytes, size, suffix.length);
             size += suffix.length;
         }
         bytes[size++] = '\n';
+    }
+
+    /**
+     * Turns CR and LF in {@code b[from, to)} into spaces. Every source byte passes through here, so
+     * it tests eight bytes at a time (most documents are single-line JSON and have neither); a
+     * multi-byte UTF-8 character never contains 0x0A or 0x0D, so a byte-wise test is exact.
+     */
+    static void replaceLineBreaks(byte[] b, int from, int to) {
+        int i = from;
+        for (; i + Long.BYTES <= to; i += Long.BYTES) {
+            long word = (long) LONGS.get(b, i);
+            if (hasByte(word, EVERY_BYTE_LF) || hasByte(word, EVERY_BYTE_CR)) {
+                replaceLineBreaksBytewise(b, i, i + Long.BYTES);
+            }
+        }
+        replaceLineBreaksBytewise(b, i, to);
+    }
+
+    private static void replaceLineBreaksBytewise(byte[] b, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (b[i] == '\n' || b[i] == '\r') {
+                b[i] = ' ';
+            }
+        }
+    }
+
+    /** Whether some byte of {@code word} equals the byte repeated in {@code pattern} (the "has zero byte" test on their XOR). */
+    private static boolean hasByte(long word, long pattern) {
+        long x = word ^ pattern;
+        return ((x - 0x0101010101010101L) & ~x & 0x8080808080808080L) != 0;
     }
 
     private void writeAscii(String s) {

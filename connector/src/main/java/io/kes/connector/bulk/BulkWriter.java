@@ -91,7 +91,7 @@ public class BulkWriter implements SinkWriter<DocumentOperation> {
         rethrowAsyncFailure();
         Slot slot = slotFor(op);
         if (slot.body == null) {
-            slot.body = new BulkBody((int) Math.min(settings.maxBytes + 4096, 64 * 1024));
+            slot.body = new BulkBody(initialCapacity(slot));
             slot.firstDocAtMillis = time.getCurrentProcessingTime();
             nonEmptySlots.add(slot);
             armLingerTimer();
@@ -102,6 +102,15 @@ public class BulkWriter implements SinkWriter<DocumentOperation> {
             nonEmptySlots.remove(slot);
             send(slot);
         }
+    }
+
+    /**
+     * Bodies of a busy slot come out about the same size each time; starting at the last size plus
+     * some slack avoids growing a ~1 MB array by doubling (copying) it several times per bulk.
+     */
+    private int initialCapacity(Slot slot) {
+        long hint = slot.lastBodyBytes > 0 ? slot.lastBodyBytes + slot.lastBodyBytes / 8 : 64 * 1024;
+        return (int) Math.min(hint, settings.maxBytes + 64 * 1024);
     }
 
     private Slot slotFor(DocumentOperation op) {

@@ -10,6 +10,8 @@ final class Slot {
     final int shard;
     BulkBody body;
     long firstDocAtMillis;
+    /** Size of this slot's last body: the next one starts that big, so it never grows by copying. */
+    int lastBodyBytes;
 
     Slot(String index, int shard) {
         this.index = index;
@@ -19,6 +21,7 @@ final class Slot {
     BulkBody take() {
         BulkBody taken = body;
         body = null;
+        lastBodyBytes = taken.sizeInBytes();
         return taken;
     }
 

@@ -53,6 +53,29 @@ class BulkBodyTest {
     }
 
     @Test
+    void lineBreaksAreReplacedAtEveryPositionAndNothingElseChanges() {
+        // every offset and length around the 8-byte words, line breaks next to multi-byte UTF-8 and bytes like 0x8a
+        java.util.Random random = new java.util.Random(7);
+        byte[] alphabet = {'\n', '\r', ' ', 'a', '"', (byte) 0x8a, (byte) 0x8d, (byte) 0xc3, (byte) 0xa9, 0x0b, 0x09, 0x0c};
+        for (int trial = 0; trial < 2000; trial++) {
+            byte[] bytes = new byte[random.nextInt(40)];
+            for (int i = 0; i < bytes.length; i++) {
+                bytes[i] = alphabet[random.nextInt(alphabet.length)];
+            }
+            int from = bytes.length == 0 ? 0 : random.nextInt(bytes.length);
+            int to = from + random.nextInt(bytes.length - from + 1);
+            byte[] expected = bytes.clone();
+            for (int i = from; i < to; i++) {
+                if (expected[i] == '\n' || expected[i] == '\r') {
+                    expected[i] = ' ';
+                }
+            }
+            BulkBody.replaceLineBreaks(bytes, from, to);
+            assertThat(bytes).as("trial %d, [%d, %d)", trial, from, to).isEqualTo(expected);
+        }
+    }
+
+    @Test
     void retryBodyCarriesExactlyTheChosenItems() {
         BulkBody body = new BulkBody(16);
         body.add(op(OpType.INDEX, "1", null, "{\"i\":1}"));
