@@ -13,15 +13,18 @@ import java.io.InputStream;
  */
 final class BulkResponse {
 
-    /** Only what kes uses: status, error, and the (index, primary term) that the fence checks. */
-    static final String FILTER_PATH = "items.*._index,items.*.status,items.*._primary_term,items.*._seq_no,"
+    /**
+     * Only what kes uses: status, error, and the (index, primary term) that the fence checks. The
+     * concrete {@code _index} is needed because a document sent to an alias or data stream lands in
+     * a backing index, and that is where the fence must look.
+     */
+    static final String FILTER_PATH = "items.*._index,items.*.status,items.*._primary_term,"
             + "items.*.error.type,items.*.error.reason,items.*.error.caused_by.reason";
 
     private static final JsonFactory JSON = new JsonFactory();
 
     final int[] status;
     final long[] primaryTerm;
-    final long[] seqNo;
     final String[] index;
     final String[] errorType;
     final String[] errorReason;
@@ -29,7 +32,6 @@ final class BulkResponse {
     private BulkResponse(int items) {
         status = new int[items];
         primaryTerm = new long[items];
-        seqNo = new long[items];
         index = new String[items];
         errorType = new String[items];
         errorReason = new String[items];
@@ -58,7 +60,6 @@ final class BulkResponse {
                         throw new IOException("bulk response has more items than the " + expectedItems + " sent");
                     }
                     r.primaryTerm[item] = -1;
-                    r.seqNo[item] = -1;
                     p.nextToken(); // the action name: index / create / update / delete
                     expect(p.nextToken(), JsonToken.START_OBJECT);
                     readItem(p, r, item);
@@ -77,10 +78,9 @@ final class BulkResponse {
             String field = p.currentName();
             JsonToken value = p.nextToken();
             switch (field) {
-                case "_index" -> r.index[item] = p.getText();
+                case "_index" -> r.index[item] = sameOrNew(p, item > 0 ? r.index[item - 1] : null);
                 case "status" -> r.status[item] = p.getIntValue();
                 case "_primary_term" -> r.primaryTerm[item] = p.getLongValue();
-                case "_seq_no" -> r.seqNo[item] = p.getLongValue();
                 case "error" -> {
                     if (value == JsonToken.START_OBJECT) {
                         readError(p, r, item);
@@ -91,6 +91,25 @@ final class BulkResponse {
                 default -> p.skipChildren();
             }
         }
+    }
+
+    /**
+     * The current string value; the previous item's String when equal. A single-shard bulk names
+     * one index a thousand times, and a String per item would be most of what parsing allocates.
+     */
+    private static String sameOrNew(JsonParser p, String previous) throws IOException {
+        if (previous != null && p.getTextLength() == previous.length()) {
+            char[] chars = p.getTextCharacters();
+            int offset = p.getTextOffset();
+            int i = 0;
+            while (i < previous.length() && chars[offset + i] == previous.charAt(i)) {
+                i++;
+            }
+            if (i == previous.length()) {
+                return previous;
+            }
+        }
+        return p.getText();
     }
 
     private static void readError(JsonParser p, BulkResponse r, int item) throws IOException {

@@ -24,10 +24,22 @@ class BulkResponseTest {
                 + "]}", 3);
         assertThat(r.status).containsExactly(201, 429, 400);
         assertThat(r.primaryTerm).containsExactly(2, -1, -1);
-        assertThat(r.seqNo).containsExactly(7, -1, -1);
         assertThat(r.index).containsExactly("logs-1", "logs-1", "logs-1");
         assertThat(r.errorType).containsExactly(null, "es_rejected_execution_exception", "document_parsing_exception");
         assertThat(r.errorReason[2]).isEqualTo("failed to parse field [n]: For input string: \"x\"");
+    }
+
+    @Test
+    void keepsEachItemsOwnIndexWhenTheyDiffer() throws IOException {
+        // e.g. a data stream rolled over in the middle of a bulk: same length, different backing index
+        BulkResponse r = parse("{\"items\":["
+                + "{\"index\":{\"_index\":\".ds-logs-000001\",\"status\":201}},"
+                + "{\"index\":{\"_index\":\".ds-logs-000001\",\"status\":201}},"
+                + "{\"index\":{\"_index\":\".ds-logs-000002\",\"status\":201}},"
+                + "{\"index\":{\"_index\":\"other\",\"status\":201}}"
+                + "]}", 4);
+        assertThat(r.index).containsExactly(".ds-logs-000001", ".ds-logs-000001", ".ds-logs-000002", "other");
+        assertThat(r.index[1]).isSameAs(r.index[0]);
     }
 
     @Test
