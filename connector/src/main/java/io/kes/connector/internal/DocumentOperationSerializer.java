@@ -4,9 +4,11 @@ import io.kes.connector.DocumentOperation;
 import io.kes.connector.OpType;
 import io.kes.connector.RecordOrigin;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
-import org.apache.flink.api.common.typeutils.base.TypeSerializerSingleton;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
@@ -14,12 +16,20 @@ import org.apache.flink.core.memory.DataOutputView;
  * Compact serializer for {@link DocumentOperation} on the network between the routing step and
  * the bulk writers. Without it Flink would fall back to Kryo for the class: slower, larger, and
  * fragile across versions. Layout: a flags byte saying which nullable fields follow, then the
- * fields in declaration order.
+ * fields in declaration order; strings as a length and their UTF-8 bytes.
+ *
+ * <p>Every record crosses this serializer, so it avoids per-character work: strings are UTF-8
+ * (decoded by the JDK's bulk path, not {@code readUTF}'s char loop), and the index and topic
+ * names, which repeat from record to record, are encoded once and decoded to the same String
+ * while they stay the same. That cache makes an instance stateful: Flink gets a fresh one per
+ * thread through {@link #duplicate()}.
+ *
+ * <p>The format is only ever read by the same build that wrote it (in-flight records between two
+ * operators, not state), so it carries no version.
  */
-public final class DocumentOperationSerializer extends TypeSerializerSingleton<DocumentOperation> {
+public final class DocumentOperationSerializer extends TypeSerializer<DocumentOperation> {
 
-    private static final long serialVersionUID = 1L;
-    public static final DocumentOperationSerializer INSTANCE = new DocumentOperationSerializer();
+    private static final long serialVersionUID = 2L;
 
     private static final int HAS_ID = 1;
     private static final int HAS_ROUTING = 1 << 1;
@@ -29,9 +39,18 @@ public final class DocumentOperationSerializer extends TypeSerializerSingleton<D
     private static final int HAS_ORIGINAL_VALUE = 1 << 5;
     private static final OpType[] OP_TYPES = OpType.values();
 
+    private final transient RepeatedString indexNames = new RepeatedString();
+    private final transient RepeatedString topicNames = new RepeatedString();
+    private transient byte[] scratch = new byte[64];
+
     @Override
     public boolean isImmutableType() {
         return false;
+    }
+
+    @Override
+    public TypeSerializer<DocumentOperation> duplicate() {
+        return new DocumentOperationSerializer();
     }
 
     @Override
@@ -67,12 +86,12 @@ public final class DocumentOperationSerializer extends TypeSerializerSingleton<D
                 | (origin.originalValue() != null ? HAS_ORIGINAL_VALUE : 0);
         out.writeByte(flags);
         out.writeByte(op.opType().ordinal());
-        out.writeUTF(op.index());
+        writeBytes(indexNames.encode(op.index()), out);
         if (op.id() != null) {
-            out.writeUTF(op.id());
+            writeBytes(op.id().getBytes(StandardCharsets.UTF_8), out);
         }
         if (op.routing() != null) {
-            out.writeUTF(op.routing());
+            writeBytes(op.routing().getBytes(StandardCharsets.UTF_8), out);
         }
         if (op.source() != null) {
             writeBytes(op.source(), out);
@@ -80,7 +99,7 @@ public final class DocumentOperationSerializer extends TypeSerializerSingleton<D
         out.writeInt(op.shard());
         out.writeInt(op.numberOfShards());
         if (origin.topic() != null) {
-            out.writeUTF(origin.topic());
+            writeBytes(topicNames.encode(origin.topic()), out);
         }
         out.writeInt(origin.partition());
         out.writeLong(origin.offset());
@@ -96,13 +115,13 @@ public final class DocumentOperationSerializer extends TypeSerializerSingleton<D
     public DocumentOperation deserialize(DataInputView in) throws IOException {
         int flags = in.readByte();
         OpType opType = OP_TYPES[in.readByte()];
-        String index = in.readUTF();
-        String id = (flags & HAS_ID) != 0 ? in.readUTF() : null;
-        String routing = (flags & HAS_ROUTING) != 0 ? in.readUTF() : null;
+        String index = indexNames.decode(readToScratch(in));
+        String id = (flags & HAS_ID) != 0 ? readString(in) : null;
+        String routing = (flags & HAS_ROUTING) != 0 ? readString(in) : null;
         byte[] source = (flags & HAS_SOURCE) != 0 ? readBytes(in) : null;
         int shard = in.readInt();
         int numberOfShards = in.readInt();
-        String topic = (flags & HAS_TOPIC) != 0 ? in.readUTF() : null;
+        String topic = (flags & HAS_TOPIC) != 0 ? topicNames.decode(readToScratch(in)) : null;
         int partition = in.readInt();
         long offset = in.readLong();
         byte[] key = (flags & HAS_KEY) != 0 ? readBytes(in) : null;
@@ -134,15 +153,68 @@ public final class DocumentOperationSerializer extends TypeSerializerSingleton<D
         return bytes;
     }
 
+    /** Reads a length-prefixed byte string into {@link #scratch}; returns its length. */
+    private int readToScratch(DataInputView in) throws IOException {
+        int length = in.readInt();
+        if (scratch.length < length) {
+            scratch = new byte[Math.max(length, scratch.length * 2)];
+        }
+        in.readFully(scratch, 0, length);
+        return length;
+    }
+
+    private String readString(DataInputView in) throws IOException {
+        int length = readToScratch(in);
+        return new String(scratch, 0, length, StandardCharsets.UTF_8);
+    }
+
+    /** The last string of one field, encoded and decoded once while it repeats. */
+    private final class RepeatedString {
+        private String last;
+        private byte[] lastBytes;
+
+        byte[] encode(String s) {
+            if (!s.equals(last)) {
+                last = s;
+                lastBytes = s.getBytes(StandardCharsets.UTF_8);
+            }
+            return lastBytes;
+        }
+
+        /** The string in the first {@code length} bytes of {@link #scratch}. */
+        String decode(int length) {
+            if (last == null || !Arrays.equals(scratch, 0, length, lastBytes, 0, lastBytes.length)) {
+                lastBytes = Arrays.copyOf(scratch, length);
+                last = new String(lastBytes, StandardCharsets.UTF_8);
+            }
+            return last;
+        }
+    }
+
+    /** Java deserialization (the job graph ships serializers) skips field initializers; start fresh instead. */
+    private Object readResolve() {
+        return new DocumentOperationSerializer();
+    }
+
+    @Override
+    public boolean equals(Object obj) {
+        return obj instanceof DocumentOperationSerializer;
+    }
+
+    @Override
+    public int hashCode() {
+        return DocumentOperationSerializer.class.hashCode();
+    }
+
     @Override
     public TypeSerializerSnapshot<DocumentOperation> snapshotConfiguration() {
         return new Snapshot();
     }
 
-    /** Serializer snapshot; the format has a single version so far. */
+    /** Serializer snapshot; nothing to configure. */
     public static final class Snapshot extends SimpleTypeSerializerSnapshot<DocumentOperation> {
         public Snapshot() {
-            super(() -> INSTANCE);
+            super(DocumentOperationSerializer::new);
         }
     }
 }

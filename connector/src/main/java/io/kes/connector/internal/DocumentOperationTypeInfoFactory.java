@@ -29,7 +29,7 @@ public final class DocumentOperationTypeInfoFactory extends TypeInfoFactory<Docu
 
         @Override
         public TypeSerializer<DocumentOperation> createSerializer(SerializerConfig config) {
-            return DocumentOperationSerializer.INSTANCE;
+            return new DocumentOperationSerializer();
         }
 
         @Override public String toString() { return "DocumentOperation"; }

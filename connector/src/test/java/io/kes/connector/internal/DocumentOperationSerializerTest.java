@@ -16,8 +16,8 @@ class DocumentOperationSerializerTest {
 
     private static DocumentOperation roundTrip(DocumentOperation op) throws Exception {
         DataOutputSerializer out = new DataOutputSerializer(64);
-        DocumentOperationSerializer.INSTANCE.serialize(op, out);
-        return DocumentOperationSerializer.INSTANCE.deserialize(new DataInputDeserializer(out.getCopyOfBuffer()));
+        new DocumentOperationSerializer().serialize(op, out);
+        return new DocumentOperationSerializer().deserialize(new DataInputDeserializer(out.getCopyOfBuffer()));
     }
 
     @Test
@@ -42,6 +42,35 @@ class DocumentOperationSerializerTest {
     @Test
     void flinkUsesTheDedicatedSerializerNotKryo() {
         assertThat(TypeInformation.of(DocumentOperation.class).createSerializer(new SerializerConfigImpl()))
-                .isSameAs(DocumentOperationSerializer.INSTANCE);
+                .isInstanceOf(DocumentOperationSerializer.class);
+    }
+
+    @Test
+    void aStreamOfOperationsKeepsEachOnesIndexTopicAndId() throws Exception {
+        // the writer and reader remember the last index and topic; a change must never be missed
+        String[] indices = {"logs-a", "logs-a", "logs-b", "logs-a", "logs-é", "logs-é", "x"};
+        String[] topics = {"t1", "t1", "t1", "t2", "t2", "t10", "t1"};
+        DocumentOperationSerializer writer = new DocumentOperationSerializer();
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        DocumentOperation[] ops = new DocumentOperation[indices.length];
+        for (int i = 0; i < ops.length; i++) {
+            ops[i] = new DocumentOperation(OpType.INDEX, indices[i], "id-" + i, null, ("{\"i\":" + i + "}").getBytes(StandardCharsets.UTF_8),
+                    RecordOrigin.kafka(topics[i], i, i)).withShard(i % 3, 3);
+            writer.serialize(ops[i], out);
+        }
+        DocumentOperationSerializer reader = new DocumentOperationSerializer();
+        DataInputDeserializer in = new DataInputDeserializer(out.getCopyOfBuffer());
+        for (DocumentOperation op : ops) {
+            assertThat(reader.deserialize(in)).isEqualTo(op);
+        }
+    }
+
+    @Test
+    void aSerializerShippedWithTheJobGraphWorks() throws Exception {
+        DocumentOperationSerializer shipped = org.apache.flink.util.InstantiationUtil.clone(new DocumentOperationSerializer());
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        DocumentOperation op = DocumentOperation.index("logs", "1", "{}");
+        shipped.serialize(op, out);
+        assertThat(shipped.duplicate().deserialize(new DataInputDeserializer(out.getCopyOfBuffer()))).isEqualTo(op);
     }
 }
