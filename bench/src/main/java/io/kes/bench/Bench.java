@@ -12,6 +12,7 @@ import io.kes.stack.Http;
 import io.kes.stack.KafkaBroker;
 import io.kes.stack.Ports;
 import java.io.IOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -31,6 +32,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.http.HttpHost;
@@ -189,14 +193,18 @@ public final class Bench {
     }
 
     /** One measured run of one mode. */
-    record Run(String mode, int round, long docs, long counted, double seconds, double cpuSeconds, double p50, double p99,
-               double shardsPerBulk, long rejections, double fenceMs, long bulks) {
+    record Run(String mode, int round, long docs, long counted, double seconds, double cpuSeconds, double clientCpuSeconds,
+               double p50, double p99, double shardsPerBulk, long rejections, double fenceMs, long bulks) {
         double docsPerSecond() {
             return docs / seconds;
         }
 
         double cpuPerMillion() {
             return cpuSeconds / (docs / 1e6);
+        }
+
+        double clientCpuPerMillion() {
+            return clientCpuSeconds / (docs / 1e6);
         }
     }
 
@@ -206,6 +214,7 @@ public final class Bench {
     private final List<ElasticsearchNode> pausable = new CopyOnWriteArrayList<>();
     private final Map<String, String> environment = new LinkedHashMap<>();
     private KafkaBroker broker;
+    private MiniCluster flinkCluster;
     private String profileSummary;
     private final List<String> failures = new CopyOnWriteArrayList<>();
     private long started;
@@ -316,13 +325,12 @@ public final class Bench {
             java.util.Collections.rotate(order, -(round - 1));
             for (String mode : order) {
                 String index = "kes-bench-" + mode + "-r" + round;
-                boolean profileThis = options.profile && mode.equals("kes") && round == options.rounds;
-                step("Round " + round + "/" + options.rounds + ": " + mode + " -> " + index + (profileThis ? " (with JFR)" : ""));
+                step("Round " + round + "/" + options.rounds + ": " + mode + " -> " + index);
                 createIndex(es, index, mode.equals("kes-request") ? "request" : "async");
                 try {
                     Run run = mode.equals("ceiling")
                             ? ceiling(es, stats, index, round, ceilingBulks, List.of(esUrl))
-                            : kes(es, stats, esUrl, bootstrap, index, mode, round, profileThis);
+                            : kes(es, stats, esUrl, bootstrap, index, mode, round, false);
                     print(run);
                     runs.add(run);
                 } catch (Exception e) {
@@ -334,7 +342,16 @@ public final class Bench {
                 es.send("DELETE", "/" + index, null);
             }
         }
+        if (options.profile && options.modes.contains("kes")) {
+            // Its own run, not one of the rounds: JFR's profile settings cost the job CPU (and
+            // recompilation), so a profiled run would drag the kes median down.
+            step("Profiling one more kes run with JFR (not part of the medians)");
+            createIndex(es, "kes-bench-kes-profiled", "async");
+            kes(es, stats, esUrl, bootstrap, "kes-bench-kes-profiled", "kes", 0, true);
+            es.send("DELETE", "/kes-bench-kes-profiled", null);
+        }
         ceilingBulks = null;
+        stopFlinkCluster();
         if (broker != null) {
             step("Stopping Kafka and the single node (the 3-node scenario needs the cores)");
             broker.stop();
@@ -419,12 +436,15 @@ public final class Bench {
 
     /**
      * Untimed: JIT-compiles Elasticsearch's indexing path with a short direct load (so the first
-     * mode of round 1 is not the only one to run on a cold node), and makes Kafka create its
-     * offsets topic (the first checkpoint's offset commit would otherwise wait for it).
+     * mode of round 1 is not the only one to run on a cold node), makes Kafka create its offsets
+     * topic (the first checkpoint's offset commit would otherwise wait for it), and runs the kes job
+     * once over the slice, so that the job's own hot paths (Kafka client, decode, routing,
+     * serializer, writer) are compiled too: a streaming job runs warm, and without this round 1
+     * measured a cold kes against a warm ceiling.
      */
     private void warmUp(Http es, String esUrl, String bootstrap) throws Exception {
         long docs = Math.min(options.records, 200_000);
-        step(String.format("Warm-up (untimed): %,d documents by the direct loader, Kafka offsets topic", docs));
+        step(String.format("Warm-up (untimed): %,d documents by the direct loader, Kafka offsets topic, one kes run", docs));
         IndexRouting routing = routingOf(es, esUrl, "kes-bench-warmup", "async");
         DirectLoader.Bulks bulks = DirectLoader.prepare(new SampleLogs(SEED), options.topic(), options.partitions, docs, DOCS_PER_BULK, routing);
         createIndex(es, "kes-bench-warmup", "async");
@@ -437,6 +457,12 @@ public final class Bench {
             TopicPartition tp = new TopicPartition(options.topic(), 0);
             consumer.assign(List.of(tp));
             consumer.commitSync(Map.of(tp, new OffsetAndMetadata(0)), Duration.ofSeconds(60));
+        }
+        if (options.modes.stream().anyMatch(m -> m.startsWith("kes"))) {
+            System.out.printf("  one untimed kes run over the slice (%,d documents)%n", sliceDocs);
+            createIndex(es, "kes-bench-warmup-kes", "async");
+            kes(es, new EsStats(esUrl, List.of()), esUrl, bootstrap, "kes-bench-warmup-kes", "kes", 0, false);
+            es.send("DELETE", "/kes-bench-warmup-kes", null);
         }
     }
 
@@ -478,24 +504,25 @@ public final class Bench {
                 "  bounded: true",
                 ""));
         KesConfig config = KesConfig.parse(String.join("\n", yaml), System.getenv());
-        Configuration flink = new Configuration();
-        flink.setString("metrics.reporter.kesbench.factory.class", ProgressReporter.Factory.class.getName());
-        flink.setString("metrics.reporter.kesbench.interval", "60 s");
-        flink.setString("taskmanager.memory.network.max", "256mb");
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(options.parallelism, flink);
+        StreamExecutionEnvironment env = flinkEnvironment();
         ProgressReporter.reset();
         Profiler profiler = null;
         EsStats.Snapshot before = stats.snapshot();
         JobClient job = KesJob.start(env, config);
         var result = job.getJobExecutionResult();
         long firstRead = 0;
+        long clientCpuAtFirstRead = 0;
         long lastPrint = System.nanoTime();
         while (!result.isDone()) {
             if (firstRead == 0 && ProgressReporter.sum("numRecordsOut", "Source") > 0) {
                 firstRead = System.nanoTime();
+                clientCpuAtFirstRead = clientCpuMillis();
                 if (profile) {
                     profiler = Profiler.start(); // from the first record: the steady state, not the job's start-up
                 }
+            }
+            if (profiler != null) {
+                profiler.sampleThreads();
             }
             if (System.nanoTime() - lastPrint > 10e9) {
                 lastPrint = System.nanoTime();
@@ -508,6 +535,7 @@ public final class Bench {
         if (firstRead == 0) {
             throw new IllegalStateException("the job finished without reading a record");
         }
+        long clientCpu = clientCpuMillis() - clientCpuAtFirstRead;
         long counted = es.refreshAndCount(index);
         long done = System.nanoTime();
         EsStats.Snapshot delta = stats.snapshot().minus(before);
@@ -517,10 +545,32 @@ public final class Bench {
         long[] latency = ProgressReporter.values("bulkLatencyMs");
         long[] fence = ProgressReporter.values("fenceMs");
         long shardOps = stats.shardBulkOperations(index);
-        return new Run(mode, round, sliceDocs, counted, (done - firstRead) / 1e9, delta.cpuMillis() / 1000.0,
+        return new Run(mode, round, sliceDocs, counted, (done - firstRead) / 1e9, delta.cpuMillis() / 1000.0, clientCpu / 1000.0,
                 percentile(latency, 50), percentile(latency, 99), ratio(shardOps, delta.bulkHttpRequests()),
                 delta.writeRejected(), fence.length == 0 ? Double.NaN : percentile(fence, 50),
                 ProgressReporter.sum("bulksSent", "Writer"));
+    }
+
+    /**
+     * An environment that submits to the one Flink cluster every kes run shares, started on first
+     * use. A real job runs on a long-lived cluster; a fresh MiniCluster per run would load its RPC
+     * system again (about 1,900 classes in their own class loader) and JIT-compile it on the
+     * measured clock: that doubled the bench JVM's CPU per document in a later round.
+     */
+    private StreamExecutionEnvironment flinkEnvironment() throws Exception {
+        if (flinkCluster == null) {
+            Configuration flink = new Configuration();
+            flink.setString("metrics.reporter.kesbench.factory.class", ProgressReporter.Factory.class.getName());
+            flink.setString("metrics.reporter.kesbench.interval", "60 s");
+            flink.setString("taskmanager.memory.network.max", "256mb");
+            flink.set(RestOptions.BIND_PORT, "0");
+            MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(flink)
+                    .setNumTaskManagers(1).setNumSlotsPerTaskManager(options.parallelism).build());
+            cluster.start();
+            flinkCluster = cluster;
+        }
+        URI rest = flinkCluster.getRestAddress().get(60, TimeUnit.SECONDS);
+        return StreamExecutionEnvironment.createRemoteEnvironment(rest.getHost(), rest.getPort(), new Configuration());
     }
 
     private Run ceiling(Http es, EsStats stats, String index, int round, DirectLoader.Bulks bulks, List<String> nodeUrls)
@@ -531,15 +581,30 @@ public final class Bench {
     private Run loaderRun(String mode, Http es, EsStats stats, String index, int round, DirectLoader.Bulks bulks,
                           List<String> nodeUrls, String[] primaryUrlByShard) throws Exception {
         EsStats.Snapshot before = stats.snapshot();
+        long clientCpuBefore = clientCpuMillis();
         long t0 = System.nanoTime();
         DirectLoader.Result r = DirectLoader.load(bulks, index, nodeUrls, primaryUrlByShard, options.loaderThreads);
+        long clientCpu = clientCpuMillis() - clientCpuBefore;
         long counted = es.refreshAndCount(index);
         long done = System.nanoTime();
         EsStats.Snapshot delta = stats.snapshot().minus(before);
         long shardOps = stats.shardBulkOperations(index);
-        return new Run(mode, round, bulks.docs(), counted, (done - t0) / 1e9, delta.cpuMillis() / 1000.0,
+        return new Run(mode, round, bulks.docs(), counted, (done - t0) / 1e9, delta.cpuMillis() / 1000.0, clientCpu / 1000.0,
                 percentile(r.latencyMillis(), 50), percentile(r.latencyMillis(), 99), ratio(shardOps, delta.bulkHttpRequests()),
                 delta.writeRejected(), Double.NaN, bulks.bodies().size());
+    }
+
+    /**
+     * CPU of everything that feeds Elasticsearch: this JVM (the kes job in its MiniCluster, or the
+     * direct loader) plus the Kafka broker the job reads from. On a machine where the clients and
+     * the node share the cores, every client CPU second is taken from Elasticsearch.
+     */
+    private long clientCpuMillis() {
+        long millis = EsStats.cpuMillis(ProcessHandle.current().pid());
+        if (broker != null) {
+            millis += broker.process().map(p -> EsStats.treeCpuMillis(p.pid())).orElse(0L);
+        }
+        return millis;
     }
 
     // ---------------------------------------------------------------- three nodes
@@ -796,8 +861,9 @@ public final class Bench {
 
     private static void print(Run r) {
         System.out.printf("  %s round %d: %,d docs (%,d counted) in %.1f s = %,.0f docs/s | ES CPU %.1f s = %.1f s/M docs | "
-                        + "bulk p50 %.0f ms p99 %.0f ms | shards/bulk %.2f | rejections %d | fence p50 %s ms%n",
+                        + "client CPU %.1f s/M docs | bulk p50 %.0f ms p99 %.0f ms | shards/bulk %.2f | rejections %d | fence p50 %s ms%n",
                 r.mode(), r.round(), r.docs(), r.counted(), r.seconds(), r.docsPerSecond(), r.cpuSeconds(), r.cpuPerMillion(),
+                r.clientCpuPerMillion(),
                 r.p50(), r.p99(), r.shardsPerBulk(), r.rejections(), Double.isNaN(r.fenceMs()) ? "-" : String.format("%.0f", r.fenceMs()));
         if (r.counted() != r.docs()) {
             System.out.println("  !! COUNT MISMATCH: expected " + r.docs() + ", Elasticsearch holds " + r.counted());
@@ -809,8 +875,20 @@ public final class Bench {
         System.out.println("==> [" + java.time.LocalTime.now().withNano(0) + "] " + title);
     }
 
+    private synchronized void stopFlinkCluster() {
+        if (flinkCluster != null) {
+            try {
+                flinkCluster.close();
+            } catch (Exception e) {
+                System.err.println("stopping the Flink cluster: " + e);
+            }
+            flinkCluster = null;
+        }
+    }
+
     /** Resumes any paused node and stops every server this bench started; also runs as a shutdown hook. */
     private synchronized void cleanUp() {
+        stopFlinkCluster();
         for (ElasticsearchNode n : pausable) {
             try {
                 n.resume();

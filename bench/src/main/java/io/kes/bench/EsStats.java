@@ -73,23 +73,39 @@ final class EsStats {
 
     /** utime + stime of every process in each node's tree (the launcher shell, the CLI JVM, the server JVM). */
     private long localCpuMillis() {
-        long ticks = 0;
+        long millis = 0;
         for (ElasticsearchNode node : localNodes) {
-            long root = node.process().orElseThrow().pid();
-            List<Long> pids = new ArrayList<>();
-            pids.add(root);
-            ProcessHandle.of(root).ifPresent(h -> h.descendants().forEach(d -> pids.add(d.pid())));
-            for (long pid : pids) {
-                ticks += cpuTicks(pid);
-            }
+            millis += treeCpuMillis(node.process().orElseThrow().pid());
+        }
+        return millis;
+    }
+
+    /** utime + stime of one process (not its children), in milliseconds. */
+    static long cpuMillis(long pid) {
+        return cpuTicks(pid) * 1000 / CLOCK_TICKS;
+    }
+
+    /** utime + stime of a process and its descendants, in milliseconds. */
+    static long treeCpuMillis(long root) {
+        List<Long> pids = new ArrayList<>();
+        pids.add(root);
+        ProcessHandle.of(root).ifPresent(h -> h.descendants().forEach(d -> pids.add(d.pid())));
+        long ticks = 0;
+        for (long pid : pids) {
+            ticks += cpuTicks(pid);
         }
         return ticks * 1000 / CLOCK_TICKS;
     }
 
     /** Fields 14 and 15 of /proc/<pid>/stat (after the parenthesised command, which may hold spaces). */
     static long cpuTicks(long pid) {
+        return cpuTicks(Path.of("/proc/" + pid));
+    }
+
+    /** utime + stime from the {@code stat} file of a /proc process or thread directory; 0 when it is gone. */
+    static long cpuTicks(Path procDir) {
         try {
-            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+            String stat = Files.readString(procDir.resolve("stat"));
             String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
             // f[0] is field 3 (state); utime is field 14, stime field 15
             return Long.parseLong(f[11]) + Long.parseLong(f[12]);

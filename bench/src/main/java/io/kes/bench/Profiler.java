@@ -22,24 +22,34 @@ import jdk.jfr.consumer.RecordingFile;
 final class Profiler {
 
     private final Recording recording;
+    private final Map<String, ThreadCpu> threadsAtStart;
+    /** The latest reading of every thread seen: the job's threads end with the job, before the last look. */
+    private final Map<String, ThreadCpu> threadsLastSeen = new HashMap<>();
 
-    private Profiler(Recording recording) {
+    private Profiler(Recording recording, Map<String, ThreadCpu> threadsAtStart) {
         this.recording = recording;
+        this.threadsAtStart = threadsAtStart;
+    }
+
+    /** Reads every thread's CPU; call it often (the bench does every 100 ms) while the job runs. */
+    void sampleThreads() {
+        threadsLastSeen.putAll(threadCpu());
     }
 
     static Profiler start() throws IOException, ParseException {
         Recording r = new Recording(Configuration.getConfiguration("profile"));
         r.enable("jdk.ExecutionSample").withPeriod(Duration.ofMillis(10));
         r.start();
-        return new Profiler(r);
+        return new Profiler(r, threadCpu());
     }
 
     String stopAndSummarise(Path summaryFile, Path jfrFile) throws IOException {
+        sampleThreads();
         recording.stop();
         Files.createDirectories(jfrFile.toAbsolutePath().getParent());
         recording.dump(jfrFile);
         recording.close();
-        String summary = summarise(jfrFile);
+        String summary = cpuByThread(threadsAtStart, threadsLastSeen) + summarise(jfrFile);
         Files.createDirectories(summaryFile.toAbsolutePath().getParent());
         Files.writeString(summaryFile, "# JFR profile of one kes run (default mode)\n\nRecording: `" + jfrFile
                 + "` (inspect with `jfr print --events jdk.ExecutionSample " + jfrFile + "`)\n\n" + summary);
@@ -114,6 +124,49 @@ final class Profiler {
         s.append("**Monitor contention (jdk.JavaMonitorEnter, total ms by lock class)**\n\n")
                 .append(locks.isEmpty() ? "none recorded above the 10 ms threshold\n" : table(locks, locks.values().stream().mapToLong(Long::longValue).sum(), 10, "lock class", "ms"));
         return s.toString();
+    }
+
+    /** CPU ticks of one thread of this JVM, with its (15-character) kernel name. */
+    record ThreadCpu(String name, long ticks) {}
+
+    /**
+     * Every thread of this JVM from /proc/self/task: unlike JFR's execution samples (Java frames
+     * only), this counts all CPU, native code, JIT compiler and GC threads included.
+     */
+    static Map<String, ThreadCpu> threadCpu() {
+        Map<String, ThreadCpu> threads = new HashMap<>();
+        try (var tasks = Files.list(Path.of("/proc/self/task"))) {
+            for (Path task : (Iterable<Path>) tasks::iterator) {
+                try {
+                    String name = Files.readString(task.resolve("comm")).trim();
+                    threads.put(task.getFileName().toString(), new ThreadCpu(name, EsStats.cpuTicks(task)));
+                } catch (IOException gone) {
+                    // the thread ended between listing and reading
+                }
+            }
+        } catch (IOException | RuntimeException noProc) {
+            return Map.of();
+        }
+        return threads;
+    }
+
+    /** CPU per thread group between two {@link #threadCpu()} snapshots, as a markdown table. */
+    static String cpuByThread(Map<String, ThreadCpu> start, Map<String, ThreadCpu> end) {
+        Map<String, Long> byGroup = new HashMap<>();
+        long total = 0;
+        for (Map.Entry<String, ThreadCpu> e : end.entrySet()) {
+            ThreadCpu before = start.get(e.getKey());
+            long delta = e.getValue().ticks() - (before == null ? 0 : before.ticks());
+            if (delta > 0) {
+                byGroup.merge(threadGroup(e.getValue().name()), delta, Long::sum);
+                total += delta;
+            }
+        }
+        if (byGroup.isEmpty()) {
+            return "";
+        }
+        return "**CPU by thread of the bench JVM (/proc, clock ticks; JIT compiler, GC and native code included; names cut at 15 characters by the kernel)**\n\n"
+                + table(byGroup, total, 15, "thread group", "ticks") + '\n';
     }
 
     private static boolean isBenchThread(String name) {

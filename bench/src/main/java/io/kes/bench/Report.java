@@ -21,8 +21,8 @@ import javax.imageio.ImageIO;
 final class Report {
 
     /** Medians over the rounds of one mode. */
-    record Row(String mode, int rounds, long docs, double docsPerSecond, double cpuPerMillion, double p50, double p99,
-               double shardsPerBulk, double rejections, double fenceMs, boolean countsMatch) {}
+    record Row(String mode, int rounds, long docs, double docsPerSecond, double cpuPerMillion, double clientCpuPerMillion,
+               double p50, double p99, double shardsPerBulk, double rejections, double fenceMs, boolean countsMatch) {}
 
     private final Bench.Options options;
     private final List<Bench.Run> runs;
@@ -63,6 +63,7 @@ final class Report {
         List<Row> rows = new ArrayList<>();
         byMode.forEach((mode, list) -> rows.add(new Row(mode, list.size(), list.get(0).docs(),
                 median(list, Bench.Run::docsPerSecond), median(list, Bench.Run::cpuPerMillion),
+                median(list, Bench.Run::clientCpuPerMillion),
                 median(list, Bench.Run::p50), median(list, Bench.Run::p99), median(list, Bench.Run::shardsPerBulk),
                 median(list, r -> r.rejections()), median(list, Bench.Run::fenceMs),
                 list.stream().allMatch(r -> r.counted() == r.docs()))));
@@ -94,15 +95,18 @@ final class Report {
                 options.parallelism, options.rounds, options.multiNodeRecords,
                 options.multiNodeRounds, Bench.DOCS_PER_BULK, Bench.SHARDS, options.loaderThreads));
         md.append("\nMedians over rounds. docs/s: first record read to all documents counted after a refresh. "
-                + "ES CPU: utime+stime of the Elasticsearch processes. Shards/bulk: server-side shard bulk operations / `_bulk` HTTP requests.\n\n");
-        md.append("| mode | what | docs/s | x ceiling | ES CPU s / M docs | bulk p50 ms | bulk p99 ms | shards/bulk | write rejections | fence p50 ms | counts |\n");
-        md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+                + "ES CPU: utime+stime of the Elasticsearch processes. Client CPU: utime+stime of what feeds them, the bench JVM "
+                + "(the kes job in its MiniCluster, or the direct loader) plus the Kafka broker, from the first record read; "
+                + "on a shared machine every client CPU second is taken from Elasticsearch. "
+                + "Shards/bulk: server-side shard bulk operations / `_bulk` HTTP requests.\n\n");
+        md.append("| mode | what | docs/s | x ceiling | ES CPU s / M docs | client CPU s / M docs | bulk p50 ms | bulk p99 ms | shards/bulk | write rejections | fence p50 ms | counts |\n");
+        md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (Row r : rows) {
             boolean singleNode = !r.mode().startsWith("3n");
-            md.append(String.format("| %s | %s | %,.0f | %s | %.1f | %s | %s | %s | %s | %s | %s |%n",
+            md.append(String.format("| %s | %s | %,.0f | %s | %.1f | %.1f | %s | %s | %s | %s | %s | %s |%n",
                     r.mode(), DESCRIPTIONS.get(r.mode()), r.docsPerSecond(),
                     ceiling != null && singleNode ? String.format("%.2f", r.docsPerSecond() / ceiling.docsPerSecond()) : "-",
-                    r.cpuPerMillion(), num(r.p50(), "%.0f"), num(r.p99(), "%.0f"), num(r.shardsPerBulk(), "%.2f"),
+                    r.cpuPerMillion(), r.clientCpuPerMillion(), num(r.p50(), "%.0f"), num(r.p99(), "%.0f"), num(r.shardsPerBulk(), "%.2f"),
                     num(r.rejections(), "%.0f"), num(r.fenceMs(), "%.0f"), r.countsMatch() ? "equal" : "MISMATCH"));
         }
         md.append("\n## Ratios against the targets of issue 7\n\n");
@@ -119,15 +123,15 @@ final class Report {
                 find(rows, "3n-mixed-pause"), Row::cpuPerMillion, 0.85, false);
         ratio(md, "kes / kes-mixed (docs/s)", find(rows, "kes"), find(rows, "kes-mixed"), Row::docsPerSecond, Double.NaN, true);
         ratio(md, "kes / kes-request (docs/s)", find(rows, "kes"), find(rows, "kes-request"), Row::docsPerSecond, Double.NaN, true);
-        md.append("\n## Every round\n\n| mode | round | docs | counted | seconds | docs/s | ES CPU s | ES CPU s / M | p50 | p99 | shards/bulk | rejections | fence p50 | bulks |\n");
-        md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-        StringBuilder csv = new StringBuilder("mode,round,docs,counted,seconds,docs_per_s,es_cpu_s,es_cpu_s_per_m,p50_ms,p99_ms,shards_per_bulk,rejections,fence_p50_ms,bulks\n");
+        md.append("\n## Every round\n\n| mode | round | docs | counted | seconds | docs/s | ES CPU s | ES CPU s / M | client CPU s / M | p50 | p99 | shards/bulk | rejections | fence p50 | bulks |\n");
+        md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        StringBuilder csv = new StringBuilder("mode,round,docs,counted,seconds,docs_per_s,es_cpu_s,es_cpu_s_per_m,client_cpu_s,p50_ms,p99_ms,shards_per_bulk,rejections,fence_p50_ms,bulks\n");
         for (Bench.Run r : runs) {
-            md.append(String.format("| %s | %d | %d | %d | %.1f | %.0f | %.1f | %.1f | %s | %s | %s | %d | %s | %d |%n", r.mode(), r.round(),
-                    r.docs(), r.counted(), r.seconds(), r.docsPerSecond(), r.cpuSeconds(), r.cpuPerMillion(), num(r.p50(), "%.0f"),
-                    num(r.p99(), "%.0f"), num(r.shardsPerBulk(), "%.2f"), r.rejections(), num(r.fenceMs(), "%.0f"), r.bulks()));
-            csv.append(String.format(java.util.Locale.ROOT, "%s,%d,%d,%d,%.3f,%.1f,%.3f,%.3f,%s,%s,%s,%d,%s,%d%n", r.mode(), r.round(),
-                    r.docs(), r.counted(), r.seconds(), r.docsPerSecond(), r.cpuSeconds(), r.cpuPerMillion(), r.p50(), r.p99(),
+            md.append(String.format("| %s | %d | %d | %d | %.1f | %.0f | %.1f | %.1f | %.1f | %s | %s | %s | %d | %s | %d |%n", r.mode(), r.round(),
+                    r.docs(), r.counted(), r.seconds(), r.docsPerSecond(), r.cpuSeconds(), r.cpuPerMillion(), r.clientCpuPerMillion(),
+                    num(r.p50(), "%.0f"), num(r.p99(), "%.0f"), num(r.shardsPerBulk(), "%.2f"), r.rejections(), num(r.fenceMs(), "%.0f"), r.bulks()));
+            csv.append(String.format(java.util.Locale.ROOT, "%s,%d,%d,%d,%.3f,%.1f,%.3f,%.3f,%.3f,%s,%s,%s,%d,%s,%d%n", r.mode(), r.round(),
+                    r.docs(), r.counted(), r.seconds(), r.docsPerSecond(), r.cpuSeconds(), r.cpuPerMillion(), r.clientCpuSeconds(), r.p50(), r.p99(),
                     r.shardsPerBulk(), r.rejections(), r.fenceMs(), r.bulks()));
         }
         if (profileSummary != null) {
@@ -220,12 +224,18 @@ final class Report {
 
     /** Redraws the chart from a rounds.csv (e.g. after a change to the drawing): {@code --chart-from rounds.csv}. */
     static void chartFromCsv(Bench.Options options, Path csv, Path png) throws IOException {
+        List<String> lines = Files.readAllLines(csv);
+        List<String> header = List.of(lines.get(0).split(","));
         List<Bench.Run> runs = new ArrayList<>();
-        for (String line : Files.readAllLines(csv).subList(1, Files.readAllLines(csv).size())) {
+        for (String line : lines.subList(1, lines.size())) {
             String[] f = line.split(",");
-            runs.add(new Bench.Run(f[0], Integer.parseInt(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]),
-                    Double.parseDouble(f[4]), Double.parseDouble(f[6]), Double.parseDouble(f[8]), Double.parseDouble(f[9]),
-                    Double.parseDouble(f[10]), Long.parseLong(f[11]), Double.parseDouble(f[12]), Long.parseLong(f[13])));
+            // by column name: files written before client_cpu_s existed still load
+            ToDoubleFunction<String> col = name -> header.contains(name) ? Double.parseDouble(f[header.indexOf(name)]) : Double.NaN;
+            runs.add(new Bench.Run(f[0], (int) col.applyAsDouble("round"), (long) col.applyAsDouble("docs"),
+                    (long) col.applyAsDouble("counted"), col.applyAsDouble("seconds"), col.applyAsDouble("es_cpu_s"),
+                    col.applyAsDouble("client_cpu_s"), col.applyAsDouble("p50_ms"), col.applyAsDouble("p99_ms"),
+                    col.applyAsDouble("shards_per_bulk"), (long) col.applyAsDouble("rejections"),
+                    col.applyAsDouble("fence_p50_ms"), (long) col.applyAsDouble("bulks")));
         }
         chart(new Report(options, runs, Map.of(), null).rows(), png);
     }
