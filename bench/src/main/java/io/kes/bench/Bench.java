@@ -77,7 +77,7 @@ public final class Bench {
         int loaderThreads = 4;
         List<String> modes = SINGLE_NODE_MODES;
         boolean skipMultiNode;
-        long multiNodeRecords = 300_000;
+        long multiNodeRecords = 500_000;
         boolean multiNodeRecordsGiven;
         double budgetMinutes = 24;
         int multiNodeRounds = -1;
@@ -187,7 +187,7 @@ public final class Bench {
                 "usage: kes bench [--records N] [--docs-per-run N] [--rounds R] [--partitions P] [--parallelism P] [--modes kes,kes-mixed,kes-request,ceiling]",
                 "                 [--skip-multinode] [--multinode-records N] [--multinode-rounds R] [--loader-threads T] [--no-primary-aware]",
                 "                 [--quick] [--no-profile] [--budget-minutes M] [--out DIR] [--es-url URL --kafka BOOTSTRAP] [--es-version V]",
-                "defaults: 2,000,000 records in Kafka, each single-node run indexes the last 500,000 of them, 3 rounds, 6 partitions, parallelism 2, all modes, 3-node scenario with up to 300,000 docs",
+                "defaults: 2,000,000 records in Kafka, each single-node run indexes the last 500,000 of them, 3 rounds, 6 partitions, parallelism 2, all modes, 3-node scenario with up to 500,000 docs",
                 "per run (fewer when the single-node part left less than enough of the --budget-minutes 24 for it; 0 = no budget)"));
         System.exit(code);
     }
@@ -437,14 +437,14 @@ public final class Bench {
     /**
      * Untimed: JIT-compiles Elasticsearch's indexing path with a short direct load (so the first
      * mode of round 1 is not the only one to run on a cold node), makes Kafka create its offsets
-     * topic (the first checkpoint's offset commit would otherwise wait for it), and runs the kes job
-     * once over the slice, so that the job's own hot paths (Kafka client, decode, routing,
+     * topic (the first checkpoint's offset commit would otherwise wait for it), and runs each kes
+     * mode once over the slice, so that the job's own hot paths (Kafka client, decode, routing,
      * serializer, writer) are compiled too: a streaming job runs warm, and without this round 1
      * measured a cold kes against a warm ceiling.
      */
     private void warmUp(Http es, String esUrl, String bootstrap) throws Exception {
         long docs = Math.min(options.records, 200_000);
-        step(String.format("Warm-up (untimed): %,d documents by the direct loader, Kafka offsets topic, one kes run", docs));
+        step(String.format("Warm-up (untimed): %,d documents by the direct loader, Kafka offsets topic, each kes mode once", docs));
         IndexRouting routing = routingOf(es, esUrl, "kes-bench-warmup", "async");
         DirectLoader.Bulks bulks = DirectLoader.prepare(new SampleLogs(SEED), options.topic(), options.partitions, docs, DOCS_PER_BULK, routing);
         createIndex(es, "kes-bench-warmup", "async");
@@ -458,11 +458,15 @@ public final class Bench {
             consumer.assign(List.of(tp));
             consumer.commitSync(Map.of(tp, new OffsetAndMetadata(0)), Duration.ofSeconds(60));
         }
-        if (options.modes.stream().anyMatch(m -> m.startsWith("kes"))) {
-            System.out.printf("  one untimed kes run over the slice (%,d documents)%n", sliceDocs);
-            createIndex(es, "kes-bench-warmup-kes", "async");
-            kes(es, new EsStats(esUrl, List.of()), esUrl, bootstrap, "kes-bench-warmup-kes", "kes", 0, false);
-            es.send("DELETE", "/kes-bench-warmup-kes", null);
+        for (String mode : options.modes) {
+            if (mode.startsWith("kes")) {
+                // each kes mode once: they take different paths (shuffle or not, fence or not)
+                System.out.printf("  untimed %s run over the slice (%,d documents)%n", mode, sliceDocs);
+                String index = "kes-bench-warmup-" + mode;
+                createIndex(es, index, mode.equals("kes-request") ? "request" : "async");
+                kes(es, new EsStats(esUrl, List.of()), esUrl, bootstrap, index, mode, 0, false);
+                es.send("DELETE", "/" + index, null);
+            }
         }
     }
 
@@ -658,12 +662,17 @@ public final class Bench {
         EsStats stats = new EsStats(urls.get(0), nodes);
         IndexRouting routing = routingOf(es, urls.get(0), "kes-bench-3n-routing-probe", "async");
         step(String.format("Pre-serializing %,d documents as single-shard and as mixed bulks", options.multiNodeRecords));
-        step("Warm-up (untimed): one load into the 3-node cluster");
-        createIndex(es, "kes-bench-3n-warmup", "async");
+        step("Warm-up (untimed): three loads into the 3-node cluster");
         DirectLoader.Bulks warm = DirectLoader.prepare(new SampleLogs(SEED), options.topic(), options.partitions,
                 Math.min(options.multiNodeRecords, 100_000), DOCS_PER_BULK, routing);
-        DirectLoader.Result warmed = DirectLoader.load(warm, "kes-bench-3n-warmup", urls, options.loaderThreads);
-        es.send("DELETE", "/kes-bench-3n-warmup", null);
+        // Fresh nodes are cold: one load left the first 3-node round at a third of the later rounds'
+        // speed. The last load's rate, warm, sizes the runs.
+        DirectLoader.Result warmed = null;
+        for (int i = 0; i < 3; i++) {
+            createIndex(es, "kes-bench-3n-warmup", "async");
+            warmed = DirectLoader.load(warm, "kes-bench-3n-warmup", urls, options.loaderThreads);
+            es.send("DELETE", "/kes-bench-3n-warmup", null);
+        }
         fitMultiNodeIntoBudget(warm.docs() / warmed.seconds());
         Map<Boolean, DirectLoader.Bulks> bulks = Map.of(
                 true, DirectLoader.prepare(new SampleLogs(SEED), options.topic(), options.partitions, options.multiNodeRecords, DOCS_PER_BULK, routing),
