@@ -40,6 +40,7 @@ final class Report {
 
     static {
         DESCRIPTIONS.put("kes", "kes job, shard-aware bulks + checkpoint fence (default)");
+        DESCRIPTIONS.put("kes-30s", "kes job as above, checkpoints (and so fences) every 30 s instead of 10 s");
         DESCRIPTIONS.put("kes-mixed", "kes job, shard grouping off (mixed bulks)");
         DESCRIPTIONS.put("kes-request", "kes job, durability: request (translog fsync per request, no fence)");
         DESCRIPTIONS.put("ceiling", "direct loader, pre-serialized single-shard bulks, no Kafka/Flink");
@@ -122,6 +123,7 @@ final class Report {
         ratio(md, "ES CPU per doc, 3 nodes with pauses: single-shard / mixed", find(rows, "3n-single-pause"),
                 find(rows, "3n-mixed-pause"), Row::cpuPerMillion, 0.85, false);
         ratio(md, "kes / kes-mixed (docs/s)", find(rows, "kes"), find(rows, "kes-mixed"), Row::docsPerSecond, Double.NaN, true);
+        ratio(md, "kes with 30 s checkpoints / ceiling (docs/s)", find(rows, "kes-30s"), ceiling, Row::docsPerSecond, Double.NaN, true);
         ratio(md, "kes / kes-request (docs/s)", find(rows, "kes"), find(rows, "kes-request"), Row::docsPerSecond, Double.NaN, true);
         md.append("\n## Every round\n\n| mode | round | docs | counted | seconds | docs/s | ES CPU s | ES CPU s / M | client CPU s / M | p50 | p99 | shards/bulk | rejections | fence p50 | bulks |\n");
         md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -215,6 +217,7 @@ final class Report {
     private static Color colour(String mode) {
         return switch (mode) {
             case "kes" -> new Color(0x1f77b4);
+            case "kes-30s" -> new Color(0x17becf);
             case "kes-mixed" -> new Color(0xff7f0e);
             case "kes-request" -> new Color(0x9467bd);
             case "ceiling" -> new Color(0x7f7f7f);
