@@ -1,10 +1,9 @@
 package io.kes.connector;
 
 import io.kes.connector.bulk.BulkWriter;
-import io.kes.connector.internal.RestClients;
+import io.kes.connector.bulk.BulkWriterOperator;
 import io.kes.connector.routing.ShardAssigner;
 import io.kes.connector.routing.SlotPartitioner;
-import java.io.IOException;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
@@ -27,10 +26,17 @@ import org.apache.flink.streaming.api.datastream.DataStream;
  * never waits on the slowest of many. The prediction only decides batching: Elasticsearch still
  * routes every document itself, so a wrong guess costs speed, never data.
  *
- * <p>Delivery: at least once. Each checkpoint waits until every buffered and in-flight write is
- * acknowledged (see {@link BulkWriter#flush}); after a failure the job replays from the last
+ * <p>Delivery: at least once. A checkpoint completes only when every write before its barrier is
+ * acknowledged and, with the default {@link Durability#CHECKPOINT_FENCE}, flushed with no primary
+ * failover since (see {@link BulkWriter#checkpoint}); that wait is in the asynchronous part of the
+ * checkpoint, so writing goes on meanwhile. After a failure the job replays from the last
  * checkpoint. Give documents deterministic ids (e.g. from Kafka coordinates) and a replay
  * overwrites instead of duplicating. Operations without an id are appended again on replay.
+ *
+ * <p>Topology: {@code kes: predict shards} → (partition by slot) → {@code kes: bulk writer}, all
+ * at the sink's parallelism. The bulk writer is an operator of the pre-write topology, not the
+ * Sink V2 writer, because only an operator can wait for Elasticsearch in the asynchronous part of
+ * a checkpoint ({@link BulkWriterOperator} says why); the sink's own writer receives nothing.
  */
 public final class ElasticsearchSink implements Sink<DocumentOperation>, SupportsPreWriteTopology<DocumentOperation> {
 
@@ -56,20 +62,26 @@ public final class ElasticsearchSink implements Sink<DocumentOperation>, Support
     public DataStream<DocumentOperation> addPreWriteTopology(DataStream<DocumentOperation> input) {
         // Stateless, so no uid: Flink would then demand one on every sink that uses this one.
         DataStream<DocumentOperation> routed = input.map(new ShardAssigner(settings)).name("kes: predict shards");
-        if (!settings.shardGrouping) {
-            return routed;
+        if (settings.shardGrouping) {
+            routed = routed.partitionCustom(new SlotPartitioner(), SlotPartitioner.KEY);
         }
-        return routed.partitionCustom(new SlotPartitioner(), SlotPartitioner.KEY);
+        return routed.transform("kes: bulk writer", routed.getType(), BulkWriterOperator.factory(settings, failureHandler));
     }
 
+    /** Receives nothing: {@code kes: bulk writer} in the pre-write topology writes and emits no record. */
     @Override
-    public SinkWriter<DocumentOperation> createWriter(WriterInitContext context) throws IOException {
-        try {
-            return new BulkWriter(settings, RestClients.create(settings), context, failureHandler);
-        } catch (IOException | RuntimeException e) {
-            throw e;
-        } catch (Exception e) {
-            throw new IOException("could not create the Elasticsearch writer", e);
-        }
+    public SinkWriter<DocumentOperation> createWriter(WriterInitContext context) {
+        return new SinkWriter<>() {
+            @Override
+            public void write(DocumentOperation element, Context context) {
+                throw new IllegalStateException("kes writes in its bulk writer operator; no record should reach the sink writer");
+            }
+
+            @Override
+            public void flush(boolean endOfInput) {}
+
+            @Override
+            public void close() {}
+        };
     }
 }

@@ -6,7 +6,8 @@ import java.util.List;
 /**
  * Receives the writes Elasticsearch refused for good (mapping conflicts, unparsable documents,
  * rejected index names...). The default {@link #failJob()} stops the job naming the record; the
- * kes job wires a dead-letter topic. Called on the writer's task thread.
+ * kes job wires a dead-letter topic. {@link #onFailures} is called on the writer's task thread,
+ * {@link #flush()} on the writer's checkpoint thread, possibly while more failures come in.
  *
  * <p>Never drop a failure silently: an implementation either keeps the record somewhere durable
  * by the time {@link #flush()} returns, or throws.

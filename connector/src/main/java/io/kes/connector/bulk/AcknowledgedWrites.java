@@ -44,6 +44,16 @@ public final class AcknowledgedWrites {
         }
     }
 
+    /** Adds everything {@code other} holds, keeping the lowest term per shard. */
+    void addAll(AcknowledgedWrites other) {
+        other.lowestTermByShard.forEach((index, terms) -> {
+            for (int shard = 0; shard < terms.length; shard++) {
+                record(index, shard, terms[shard]);
+            }
+        });
+        other.byIndexAnyShard.forEach((index, term) -> record(index, UNKNOWN_SHARD, term));
+    }
+
     /** Indices written since the last {@link #clear()}. */
     public java.util.Set<String> indices() {
         java.util.Set<String> all = new java.util.TreeSet<>(lowestTermByShard.keySet());

@@ -15,11 +15,12 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.zip.GZIPOutputStream;
+import io.kes.connector.bulk.Epochs.Epoch;
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.common.operators.ProcessingTimeService;
-import org.apache.flink.api.connector.sink2.SinkWriter;
-import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.http.entity.ByteArrayEntity;
 import org.apache.http.entity.ContentType;
 import org.elasticsearch.client.Request;
@@ -35,18 +36,26 @@ import org.slf4j.LoggerFactory;
  * Buffers documents per (index, shard) slot and sends each full buffer as one single-shard
  * {@code _bulk}, asynchronously, with at most {@code bulk.max_in_flight} bulks open.
  *
+ * <p>Checkpoints do not stop the writes. At a barrier, {@link #checkpoint()} sends every buffer
+ * and closes the current {@link Epochs epoch}; the future it returns completes once every bulk of
+ * that epoch (and of older ones) is done and, with the checkpoint fence, Elasticsearch made them
+ * durable. The caller waits on that future off the task thread (the asynchronous part of the
+ * checkpoint), and documents after the barrier keep flowing meanwhile. Only the end of a bounded
+ * input waits on the task thread ({@link #drainAndMakeDurable()}).
+ *
  * <p>Threading: requests complete on the REST client's I/O threads, which only parse the response
- * and hand it to the task's mailbox; every state change (buffers, in-flight count, retries,
- * metrics, failure handling) happens on the task thread. Waiting (backpressure, {@link #flush})
- * is {@link MailboxExecutor#yield()}, which runs those hand-overs meanwhile.
+ * and hand it to the task's mailbox; every state change (buffers, in-flight count, epochs,
+ * retries, metrics, failure handling) happens on the task thread. Waiting (backpressure, end of
+ * input) is {@link MailboxExecutor#yield()}, which runs those hand-overs meanwhile. The fence and
+ * the failure handler's flush run on the {@link EpochFinisher}'s thread.
  *
  * <p>Failures: rejected (429) and unavailable (5xx, connection) writes are retried with backoff,
  * only the items that failed, for at most {@code retry.max_time}; then the job fails. Writes that
  * can never succeed go to the {@link FailureHandler} at once. The first asynchronous failure is
- * kept and rethrown from {@link #write} and {@link #flush}, so a checkpoint never completes over a
- * lost write.
+ * kept and rethrown from {@link #write}, and fails every checkpoint still waiting, so a checkpoint
+ * never completes over a lost write.
  */
-public class BulkWriter implements SinkWriter<DocumentOperation> {
+public final class BulkWriter implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(BulkWriter.class);
     private static final ContentType NDJSON = ContentType.create("application/x-ndjson");
@@ -58,8 +67,8 @@ public class BulkWriter implements SinkWriter<DocumentOperation> {
     private final FailureHandler failureHandler;
     private final Backoff backoff;
     private final BulkMetrics metrics;
-    private final AcknowledgedWrites acknowledged = new AcknowledgedWrites();
-    private final CheckpointFence fence;
+    private final Epochs epochs = new Epochs();
+    private final EpochFinisher finisher;
 
     /** index → slot per shard; shard-less documents use the index's slot 0 of {@code unroutedSlots}. */
     private final Map<String, Slot[]> slotsByIndex = new HashMap<>();
@@ -73,21 +82,22 @@ public class BulkWriter implements SinkWriter<DocumentOperation> {
     private RuntimeException asyncFailure;
     private boolean closed;
 
-    public BulkWriter(SinkSettings settings, RestClient client, WriterInitContext context, FailureHandler failureHandler)
-            throws Exception {
+    public BulkWriter(SinkSettings settings, RestClient client, MailboxExecutor mailbox, ProcessingTimeService time,
+                      MetricGroup metricGroup, int subtaskIndex, FailureHandler failureHandler) throws Exception {
         this.settings = settings;
         this.client = client;
-        this.mailbox = context.getMailboxExecutor();
-        this.time = context.getProcessingTimeService();
+        this.mailbox = mailbox;
+        this.time = time;
         this.failureHandler = failureHandler;
         this.backoff = new Backoff(settings.initialBackoff, settings.maxBackoff);
-        this.metrics = new BulkMetrics(context.metricGroup(), this);
-        this.fence = settings.durability == Durability.CHECKPOINT_FENCE ? new CheckpointFence(client, backoff, settings.maxRetryTime) : null;
-        failureHandler.open(context.getTaskInfo().getIndexOfThisSubtask());
+        this.metrics = new BulkMetrics(metricGroup, this);
+        CheckpointFence fence = settings.durability == Durability.CHECKPOINT_FENCE
+                ? new CheckpointFence(client, backoff, settings.maxRetryTime) : null;
+        this.finisher = new EpochFinisher(fence, failureHandler, metrics, this::wakeTaskThread, "kes-checkpoint-fence-" + subtaskIndex);
+        failureHandler.open(subtaskIndex);
     }
 
-    @Override
-    public void write(DocumentOperation op, Context context) throws IOException, InterruptedException {
+    public void write(DocumentOperation op) throws InterruptedException {
         rethrowAsyncFailure();
         Slot slot = slotFor(op);
         if (slot.body == null) {
@@ -147,7 +157,7 @@ public class BulkWriter implements SinkWriter<DocumentOperation> {
             rethrowAsyncFailure();
         }
         inFlight++;
-        Batch batch = new Batch(body, slot, System.nanoTime());
+        Batch batch = new Batch(body, slot, epochs.bulkSent(), System.nanoTime());
         metrics.docsPerBulk.update(body.itemCount());
         metrics.shardsPerBulk.update(distinctShards(body));
         dispatch(batch);
@@ -176,21 +186,24 @@ public class BulkWriter implements SinkWriter<DocumentOperation> {
     }
 
     /** One bulk's items, from the first send until every item succeeded or failed for good. */
-    private final class Batch {
+    private static final class Batch {
         final BulkBody body;
         final Slot slot;
+        /** The checkpoint interval it was first sent in; its retries stay there. */
+        final Epoch epoch;
         final long firstSentNanos;
         int attempt;
         long sentNanos;
 
-        Batch(BulkBody body, Slot slot, long firstSentNanos) {
+        Batch(BulkBody body, Slot slot, Epoch epoch, long firstSentNanos) {
             this.body = body;
             this.slot = slot;
+            this.epoch = epoch;
             this.firstSentNanos = firstSentNanos;
         }
 
         Batch retryWith(BulkBody subset) {
-            Batch next = new Batch(subset, slot, firstSentNanos);
+            Batch next = new Batch(subset, slot, epoch, firstSentNanos);
             next.attempt = attempt + 1;
             return next;
         }
@@ -243,6 +256,15 @@ public class BulkWriter implements SinkWriter<DocumentOperation> {
         }
     }
 
+    /** A no-op mail: a task thread waiting in {@link MailboxExecutor#yield()} looks at its futures again. */
+    private void wakeTaskThread() {
+        try {
+            mailbox.execute(() -> { }, "kes epoch finished");
+        } catch (RuntimeException mailboxClosed) {
+            // the task is shutting down; nobody waits any more
+        }
+    }
+
     private void onResponse(Batch batch, BulkResponse response) {
         metrics.bulkLatencyMillis.update((System.nanoTime() - batch.sentNanos) / 1_000_000);
         BulkBody retries = null;
@@ -258,7 +280,7 @@ public class BulkWriter implements SinkWriter<DocumentOperation> {
                     if (status == 409) {
                         metrics.replaysAccepted.inc();
                     }
-                    acknowledged.record(response.index[i] != null ? response.index[i] : op.index(), op.shard(),
+                    batch.epoch.acknowledged.record(response.index[i] != null ? response.index[i] : op.index(), op.shard(),
                             response.primaryTerm[i]);
                 }
                 case RETRY -> {
@@ -294,7 +316,23 @@ public class BulkWriter implements SinkWriter<DocumentOperation> {
         if (retries != null) {
             scheduleRetry(batch.retryWith(retries), retryCause);
         } else {
-            inFlight--;
+            done(batch);
+        }
+    }
+
+    /** The batch is over: every item succeeded, went to the failure handler, or failed the job. */
+    private void done(Batch batch) {
+        inFlight--;
+        finishDrained(epochs.bulkDone(batch.epoch));
+    }
+
+    private void finishDrained(List<Epoch> drained) {
+        for (Epoch epoch : drained) {
+            if (asyncFailure != null) {
+                epoch.durable.completeExceptionally(asyncFailure);
+            } else {
+                finisher.finish(epoch);
+            }
         }
     }
 
@@ -302,10 +340,10 @@ public class BulkWriter implements SinkWriter<DocumentOperation> {
         int status = exception instanceof ResponseException re ? re.getResponse().getStatusLine().getStatusCode() : -1;
         boolean retryable = status == -1 || status == 429 || status >= 500;
         if (!retryable) {
-            inFlight--;
             failAsync(new IllegalStateException("Elasticsearch refused a whole bulk of " + batch.body.itemCount()
                     + " documents (" + batch.slot + ") with HTTP " + status + ": " + exception.getMessage()
                     + (status == 413 ? " -- lower bulk.max_bytes below the node's http.max_content_length" : ""), exception));
+            done(batch);
             return;
         }
         metrics.requestRetries.inc();
@@ -315,11 +353,11 @@ public class BulkWriter implements SinkWriter<DocumentOperation> {
     private void scheduleRetry(Batch retry, String cause) {
         long elapsedMillis = (System.nanoTime() - retry.firstSentNanos) / 1_000_000;
         if (elapsedMillis >= settings.maxRetryTime.toMillis()) {
-            inFlight--;
             failAsync(new IllegalStateException(retry.body.itemCount() + " documents (" + retry.slot + ") still failed after "
                     + retry.attempt + " attempts over " + elapsedMillis + " ms, last cause: " + cause
                     + ". Elasticsearch is overloaded or unavailable; the job restarts from its last checkpoint."
                     + " Raise retry.max_time to wait longer, or lower bulk.max_in_flight."));
+            done(retry);
             return;
         }
         long delay = backoff.delayMillis(retry.attempt - 1);
@@ -377,40 +415,63 @@ public class BulkWriter implements SinkWriter<DocumentOperation> {
     }
 
     /**
-     * The checkpoint barrier: sends every buffer and returns only when no document is buffered or
-     * in flight (retries included), rethrowing the first failure; then, with
-     * {@link Durability#CHECKPOINT_FENCE}, makes the written indices durable and checks that no
-     * acknowledged write can have been lost ({@link CheckpointFence}).
+     * A checkpoint barrier: sends every buffer and closes the current epoch. Returns at once (after
+     * backpressure, if all in-flight permits are taken); the future completes when every bulk sent
+     * before this barrier is done, retries included, and, with {@link Durability#CHECKPOINT_FENCE},
+     * Elasticsearch made them durable with no primary failover in between. It fails with the first
+     * write failure, or the fence's. Wait on it off the task thread.
      */
-    @Override
-    public void flush(boolean endOfInput) throws IOException, InterruptedException {
+    public CompletableFuture<Void> checkpoint() throws InterruptedException {
         rethrowAsyncFailure();
         List<Slot> pending = new ArrayList<>(nonEmptySlots);
         nonEmptySlots.clear();
         for (Slot slot : pending) {
             send(slot);
         }
-        while (inFlight > 0) {
-            mailbox.yield();
-        }
-        rethrowAsyncFailure();
-        if (fence != null) {
-            long started = System.nanoTime();
-            try {
-                fence.check(acknowledged);
-            } catch (CheckpointFence.FenceException e) {
-                metrics.fenceFailures.inc();
-                throw e;
-            } finally {
-                metrics.fenceMillis.update((System.nanoTime() - started) / 1_000_000);
+        Epoch closing = epochs.current();
+        CompletableFuture<Void> durable = closing.durable;
+        long barrierNanos = System.nanoTime();
+        durable.whenComplete((ok, failure) -> {
+            metrics.checkpointWaitMillis.update((System.nanoTime() - barrierNanos) / 1_000_000);
+            if (failure != null) {
+                failTask(failure);
             }
+        });
+        finishDrained(epochs.closeCurrent());
+        return durable;
+    }
+
+    /**
+     * Writes that may be lost must be replayed now, not just keep their checkpoint from completing:
+     * a declined checkpoint alone would, with tolerated checkpoint failures, leave the job running
+     * without progress. Failing the task restarts it from the last completed checkpoint, as a
+     * failed write does.
+     */
+    private void failTask(Throwable failure) {
+        Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+                ? failure.getCause() : failure;
+        try {
+            mailbox.execute(() -> {
+                throw cause instanceof Exception e ? e : new IllegalStateException(cause);
+            }, "kes: writes of a checkpoint are not safe");
+        } catch (RuntimeException mailboxClosed) {
+            // the task is already going down
+        }
+    }
+
+    /**
+     * The end of a bounded input: {@link #checkpoint()}, then waits for it on the task thread, so
+     * the task only finishes with every write acknowledged and durable. Rethrows a failure.
+     */
+    public void drainAndMakeDurable() throws Exception {
+        CompletableFuture<Void> durable = checkpoint();
+        while (!durable.isDone()) {
+            mailbox.yield(); // responses and the finisher's wake-up arrive as mails
         }
         try {
-            failureHandler.flush();
-        } catch (IOException | RuntimeException e) {
-            throw e;
-        } catch (Exception e) {
-            throw new IOException("the failure handler could not flush", e);
+            durable.get();
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause() instanceof Exception cause ? cause : e;
         }
     }
 
@@ -425,6 +486,7 @@ public class BulkWriter implements SinkWriter<DocumentOperation> {
     @Override
     public void close() throws Exception {
         closed = true;
+        finisher.close();
         try {
             client.close();
         } finally {

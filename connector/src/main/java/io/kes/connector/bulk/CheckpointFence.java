@@ -13,7 +13,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What makes async-translog writes safe: run at each checkpoint after the writer drained. First
+ * What makes async-translog writes safe: run for each checkpoint once the bulks before its barrier are done. First
  * {@code _flush} every index written since the previous checkpoint (Lucene commit plus translog
  * fsync: acknowledged writes now survive a crash), then read the shards' primary terms and compare
  * them with the terms the writes were acknowledged under. A term that moved means the primary was

@@ -54,4 +54,21 @@ class AcknowledgedWritesTest {
         assertThat(acked.isEmpty()).isTrue();
         assertThat(acked.indices()).isEmpty();
     }
+
+    @Test
+    void mergingKeepsTheLowestTermPerShardAndUnknownShardWrites() {
+        AcknowledgedWrites older = new AcknowledgedWrites();
+        older.record("logs", 1, 1);
+        AcknowledgedWrites newer = new AcknowledgedWrites();
+        newer.record("logs", 1, 2);
+        newer.record("logs", 3, 2);
+        newer.record("other", AcknowledgedWrites.UNKNOWN_SHARD, 4);
+
+        older.addAll(newer);
+
+        assertThat(older.indices()).containsExactly("logs", "other");
+        assertThat(older.firstMovedShard(Map.of("logs", new long[] {2, 2, 2, 2}, "other", new long[] {4})))
+                .isEqualTo("logs[1] (acknowledged under primary term 1, now 2)");
+        assertThat(older.firstMovedShard(Map.of("logs", new long[] {1, 1, 1, 2}, "other", new long[] {4}))).isNull();
+    }
 }

@@ -83,7 +83,7 @@ public final class Quickstart {
         double seconds = (System.nanoTime() - started) / 1e9;
 
         long inEs = es.refreshAndCount(INDEX);
-        long bulks = ProgressReporter.sum("bulksSent", "Writer");
+        long bulks = ProgressReporter.sum("bulksSent", "bulk writer");
         System.out.println();
         System.out.println("================ kes quick start: summary ================");
         System.out.printf("Records in Kafka (%s):           %,d%n", TOPIC, inKafka);
@@ -195,7 +195,7 @@ public final class Quickstart {
         while (true) {
             boolean done = result.isDone();
             long read = ProgressReporter.sum("numRecordsOut", "Source");
-            long indexed = ProgressReporter.sum("numRecordsSend", "Writer");
+            long indexed = ProgressReporter.sum("numRecordsSend", "bulk writer");
             long now = System.nanoTime();
             double rate = (indexed - lastIndexed) / Math.max((now - lastAt) / 1e9, 1e-3);
             lastIndexed = indexed;

@@ -1,0 +1,86 @@
+package io.kes.connector.bulk;
+
+import io.kes.connector.FailureHandler;
+import io.kes.connector.bulk.Epochs.Epoch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * Finishes drained epochs on a thread of its own, one at a time in barrier order, so that the
+ * task thread keeps writing meanwhile. For each epoch: with {@link io.kes.connector.Durability#CHECKPOINT_FENCE},
+ * {@code _flush} the indices it wrote and compare primary terms ({@link CheckpointFence}); then
+ * flush the failure handler, so the epoch's refused writes are safe too; then complete the epoch's
+ * future, which is what its checkpoint waits for.
+ *
+ * <p>Writes that a failed fence could not vouch for stay in the set the next fence checks, so no
+ * later checkpoint can complete over them either (when a job tolerates failed checkpoints).
+ */
+final class EpochFinisher implements AutoCloseable {
+
+    private final CheckpointFence fence;
+    private final FailureHandler failureHandler;
+    private final BulkMetrics metrics;
+    private final Runnable afterEachEpoch;
+    private final ExecutorService thread;
+    /** Acknowledged writes no fence has vouched for yet. Finisher thread only. */
+    private final AcknowledgedWrites unfenced = new AcknowledgedWrites();
+
+    /**
+     * @param fence          null when the durability mode has none
+     * @param afterEachEpoch runs on the finisher thread after every epoch (the writer wakes its task thread)
+     */
+    EpochFinisher(CheckpointFence fence, FailureHandler failureHandler, BulkMetrics metrics, Runnable afterEachEpoch,
+                  String threadName) {
+        this.fence = fence;
+        this.failureHandler = failureHandler;
+        this.metrics = metrics;
+        this.afterEachEpoch = afterEachEpoch;
+        this.thread = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, threadName);
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Queues a drained epoch; its {@code durable} future completes when it is finished. */
+    void finish(Epoch epoch) {
+        try {
+            thread.execute(() -> {
+                try {
+                    makeDurable(epoch);
+                    epoch.durable.complete(null);
+                } catch (Throwable t) {
+                    epoch.durable.completeExceptionally(t);
+                } finally {
+                    afterEachEpoch.run();
+                }
+            });
+        } catch (RejectedExecutionException closed) {
+            epoch.durable.completeExceptionally(new IllegalStateException("the writer is closed", closed));
+        }
+    }
+
+    private void makeDurable(Epoch epoch) throws Exception {
+        unfenced.addAll(epoch.acknowledged);
+        if (fence != null && !unfenced.isEmpty()) {
+            long started = System.nanoTime();
+            try {
+                fence.check(unfenced);
+            } catch (CheckpointFence.FenceException e) {
+                metrics.fenceFailures.inc();
+                throw e;
+            } finally {
+                metrics.fenceMillis.update((System.nanoTime() - started) / 1_000_000);
+            }
+        } else {
+            unfenced.clear();
+        }
+        failureHandler.flush();
+    }
+
+    @Override
+    public void close() {
+        thread.shutdownNow();
+    }
+}

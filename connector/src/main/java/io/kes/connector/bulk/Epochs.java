@@ -1,0 +1,88 @@
+package io.kes.connector.bulk;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Which checkpoint each bulk belongs to. The bulks sent between two checkpoint barriers form an
+ * epoch; a barrier closes the current epoch, and a closed epoch is drained once every one of its
+ * bulks is done (acknowledged, retried to success, or handed to the failure handler). Writes after
+ * the barrier go on in the next epoch meanwhile: the checkpoint waits for its own bulks, the
+ * pipeline does not.
+ *
+ * <p>Drained epochs come out in barrier order, never an epoch before an older one: a checkpoint
+ * covers everything before its barrier, so it can only complete after every older bulk is done.
+ * Task thread only.
+ */
+final class Epochs {
+
+    /** The bulks of one epoch and what Elasticsearch acknowledged of them. */
+    static final class Epoch {
+        final long number;
+        final AcknowledgedWrites acknowledged = new AcknowledgedWrites();
+        /** Completes when the epoch's writes are as durable as the durability mode makes them. */
+        final CompletableFuture<Void> durable = new CompletableFuture<>();
+        private int outstanding;
+
+        Epoch(long number) {
+            this.number = number;
+        }
+
+        int outstanding() {
+            return outstanding;
+        }
+
+        @Override
+        public String toString() {
+            return "epoch " + number + " (" + outstanding + " bulks outstanding)";
+        }
+    }
+
+    private Epoch current = new Epoch(0);
+    private final ArrayDeque<Epoch> closed = new ArrayDeque<>();
+
+    /** A new bulk (not a retry: a retry stays in its first attempt's epoch) joins the current epoch. */
+    Epoch bulkSent() {
+        current.outstanding++;
+        return current;
+    }
+
+    /** One bulk of {@code epoch} is done for good; returns the epochs that this drained, oldest first. */
+    List<Epoch> bulkDone(Epoch epoch) {
+        if (epoch.outstanding <= 0) {
+            throw new IllegalStateException(epoch + ": a bulk finished twice");
+        }
+        epoch.outstanding--;
+        return drained();
+    }
+
+    /** A barrier: closes the current epoch and opens the next; returns the epochs this drained, oldest first. */
+    List<Epoch> closeCurrent() {
+        closed.add(current);
+        current = new Epoch(current.number + 1);
+        return drained();
+    }
+
+    /** The epoch that writes go to now. */
+    Epoch current() {
+        return current;
+    }
+
+    /** Closed epochs still waiting for bulks. */
+    int closedOutstanding() {
+        return closed.size();
+    }
+
+    private List<Epoch> drained() {
+        List<Epoch> done = List.of();
+        while (!closed.isEmpty() && closed.peek().outstanding == 0) {
+            if (done.isEmpty()) {
+                done = new ArrayList<>();
+            }
+            done.add(closed.poll());
+        }
+        return done;
+    }
+}

@@ -1,0 +1,76 @@
+package io.kes.connector;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kes.stack.ElasticsearchNode;
+import io.kes.stack.junit.ElasticsearchExtension;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * A checkpoint waits until Elasticsearch holds every write before its barrier durably, and the
+ * writes behind the barrier go on meanwhile: the wait is in the asynchronous part of the checkpoint,
+ * not on the task thread.
+ */
+@ExtendWith(ElasticsearchExtension.class)
+class CheckpointWaitIT {
+
+    private static final long DOCS = 60_000;
+    private static final long STALL_MILLIS = 3_000;
+    private static final AtomicBoolean STALLED = new AtomicBoolean();
+    private static final AtomicLong INDEXED_BEFORE_STALL = new AtomicLong();
+    private static final AtomicLong INDEXED_AFTER_STALL = new AtomicLong();
+    private static final AtomicLong CHECKPOINTS_BEFORE_STALL = new AtomicLong();
+    private static final AtomicLong CHECKPOINTS_AFTER_STALL = new AtomicLong();
+
+    /**
+     * Its flush is the last step of making a checkpoint's writes safe (after the fence). Once, when
+     * a fifth of the stream is indexed, it takes 3 s: a slow dead-letter topic, or a slow _flush.
+     */
+    static final class SlowOnce implements FailureHandler {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public void onFailures(List<FailedOperation> failures) {
+            throw new AssertionError("no write should fail: " + failures);
+        }
+
+        @Override
+        public void flush() throws InterruptedException {
+            if (RecordingReporter.sum("numRecordsSend") >= DOCS / 5 && STALLED.compareAndSet(false, true)) {
+                INDEXED_BEFORE_STALL.set(RecordingReporter.sum("numRecordsSend"));
+                CHECKPOINTS_BEFORE_STALL.set(completedCheckpoints());
+                Thread.sleep(STALL_MILLIS);
+                INDEXED_AFTER_STALL.set(RecordingReporter.sum("numRecordsSend"));
+                CHECKPOINTS_AFTER_STALL.set(completedCheckpoints());
+            }
+        }
+    }
+
+    @Test
+    void writesBehindABarrierContinueWhileTheCheckpointWaitsAndItCompletesOnlyAfterTheWait(ElasticsearchNode es)
+            throws Exception {
+        es.http().send("PUT", "/checkpoint-wait", "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0,"
+                + "\"translog.durability\":\"async\"}}").requireOk("create");
+        ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(es.url()).setFailureHandler(new SlowOnce()).build();
+
+        SinkPipelines.start(sink, "checkpoint-wait", DOCS, 10_000, 1, Duration.ofMillis(500))
+                .getJobExecutionResult().get();
+
+        assertThat(STALLED).as("the slow flush ran").isTrue();
+        assertThat(INDEXED_AFTER_STALL.get() - INDEXED_BEFORE_STALL.get())
+                .as("documents indexed while a checkpoint waited 3 s for the writes before its barrier (10,000/s offered)")
+                .isGreaterThan(10_000);
+        assertThat(CHECKPOINTS_AFTER_STALL.get()).as("checkpoints completed while one waited")
+                .isEqualTo(CHECKPOINTS_BEFORE_STALL.get());
+        assertThat(es.http().refreshAndCount("checkpoint-wait")).isEqualTo(DOCS);
+    }
+
+    private static long completedCheckpoints() {
+        return RecordingReporter.sum("numberOfCompletedCheckpoints");
+    }
+}
