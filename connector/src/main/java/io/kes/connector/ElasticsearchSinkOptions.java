@@ -52,9 +52,17 @@ public final class ElasticsearchSinkOptions {
 
     public static final ConfigOption<String> DURABILITY = ConfigOptions.key("elasticsearch.durability")
             .stringType().defaultValue(Durability.CHECKPOINT_FENCE.value())
-            .withDescription("checkpoint-fence: at each checkpoint, _flush the indices written and fail the checkpoint if a "
-                    + "shard's primary term moved since it acknowledged writes (for async-translog indices). "
-                    + "request: rely on Elasticsearch's per-request translog fsync; no work at checkpoints.");
+            .withDescription("checkpoint-fence: a checkpoint completes only once the translog of every shard written before it "
+                    + "is fsynced (see elasticsearch.fence_sync_wait) and no shard's primary term moved since it acknowledged "
+                    + "writes; else the job replays from the previous checkpoint (for async-translog indices). "
+                    + "request: rely on Elasticsearch's per-request translog fsync; checkpoints only wait for acknowledgements.");
+
+    public static final ConfigOption<Duration> FENCE_SYNC_WAIT = ConfigOptions.key("elasticsearch.fence_sync_wait")
+            .durationType().defaultValue(Duration.ofSeconds(10))
+            .withDescription("With the checkpoint fence: how long a checkpoint may wait for Elasticsearch's own translog fsync "
+                    + "(every index.translog.sync_interval, 5 s by default) to cover the writes before its barrier. Indices that "
+                    + "sync less often, or do not catch up in time, are made durable with _flush instead, a Lucene commit that "
+                    + "costs Elasticsearch more CPU. Writing goes on during the wait either way; only the checkpoint waits.");
 
     public static final ConfigOption<Duration> SOCKET_TIMEOUT = ConfigOptions.key("elasticsearch.socket_timeout")
             .durationType().defaultValue(Duration.ofSeconds(60))

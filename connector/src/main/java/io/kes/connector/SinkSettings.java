@@ -26,6 +26,7 @@ public final class SinkSettings implements Serializable {
     public final String tlsFingerprint;
     public final boolean gzip;
     public final Durability durability;
+    public final Duration fenceSyncWait;
     public final Duration socketTimeout;
     public final int maxDocs;
     public final long maxBytes;
@@ -69,6 +70,7 @@ public final class SinkSettings implements Serializable {
         check(pathPrefix == null || pathPrefix.startsWith("/"), PATH_PREFIX.key() + " must start with '/', got '" + pathPrefix + "'");
         this.gzip = c.get(GZIP);
         this.durability = Durability.parse(c.get(DURABILITY));
+        this.fenceSyncWait = positive(c, FENCE_SYNC_WAIT);
         this.socketTimeout = positive(c, SOCKET_TIMEOUT);
         this.maxDocs = c.get(BULK_MAX_DOCS);
         check(maxDocs >= 1, BULK_MAX_DOCS.key() + " must be at least 1, got " + maxDocs);

@@ -14,7 +14,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * A checkpoint waits until Elasticsearch holds every write before its barrier durably, and the
  * writes behind the barrier go on meanwhile: the wait is in the asynchronous part of the checkpoint,
- * not on the task thread.
+ * not on the task thread. Durably means the translog fsync Elasticsearch does by itself; only an
+ * index that syncs too rarely gets a {@code _flush}.
  */
 @ExtendWith(ElasticsearchExtension.class)
 class CheckpointWaitIT {
@@ -54,8 +55,9 @@ class CheckpointWaitIT {
     @Test
     void writesBehindABarrierContinueWhileTheCheckpointWaitsAndItCompletesOnlyAfterTheWait(ElasticsearchNode es)
             throws Exception {
+        // a fast translog sync keeps each fence short, so that the slow flush lands mid-stream
         es.http().send("PUT", "/checkpoint-wait", "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0,"
-                + "\"translog.durability\":\"async\"}}").requireOk("create");
+                + "\"translog.durability\":\"async\",\"translog.sync_interval\":\"100ms\"}}").requireOk("create");
         ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(es.url()).setFailureHandler(new SlowOnce()).build();
 
         SinkPipelines.start(sink, "checkpoint-wait", DOCS, 10_000, 1, Duration.ofMillis(500))
@@ -68,6 +70,38 @@ class CheckpointWaitIT {
         assertThat(CHECKPOINTS_AFTER_STALL.get()).as("checkpoints completed while one waited")
                 .isEqualTo(CHECKPOINTS_BEFORE_STALL.get());
         assertThat(es.http().refreshAndCount("checkpoint-wait")).isEqualTo(DOCS);
+    }
+
+    @Test
+    void theFenceWaitsForTheTranslogsOwnSyncInsteadOfFlushing(ElasticsearchNode es) throws Exception {
+        long docs = 20_000;
+        es.http().send("PUT", "/fence-sync", "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0,"
+                + "\"translog.durability\":\"async\",\"translog.sync_interval\":\"1s\"}}").requireOk("create");
+        ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(es.url()).build();
+
+        SinkPipelines.start(sink, "fence-sync", docs, 5_000, 1, Duration.ofMillis(500)).getJobExecutionResult().get();
+
+        assertThat(completedCheckpoints()).as("checkpoints that passed the fence").isPositive();
+        assertThat(flushes(es, "fence-sync")).as("_flush calls on an index that syncs its translog every second").isZero();
+        assertThat(es.http().refreshAndCount("fence-sync")).isEqualTo(docs);
+    }
+
+    @Test
+    void anIndexThatSyncsLessOftenThanTheFenceWaitsIsFlushed(ElasticsearchNode es) throws Exception {
+        long docs = 5_000;
+        es.http().send("PUT", "/fence-flush", "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0,"
+                + "\"translog.durability\":\"async\",\"translog.sync_interval\":\"60s\"}}").requireOk("create");
+        ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(es.url()).build();
+
+        SinkPipelines.start(sink, "fence-flush", docs, 5_000, 1, Duration.ofMillis(500)).getJobExecutionResult().get();
+
+        assertThat(flushes(es, "fence-flush")).as("_flush calls: translog synced every 60 s, fence_sync_wait 10 s").isPositive();
+        assertThat(es.http().refreshAndCount("fence-flush")).isEqualTo(docs);
+    }
+
+    private static long flushes(ElasticsearchNode es, String index) throws Exception {
+        String body = es.http().get("/" + index + "/_stats/flush?filter_path=_all.primaries.flush.total").requireOk("flush stats").body();
+        return io.kes.stack.Http.longField(body, "total");
     }
 
     private static long completedCheckpoints() {

@@ -54,6 +54,15 @@ public final class AcknowledgedWrites {
         other.byIndexAnyShard.forEach((index, term) -> record(index, UNKNOWN_SHARD, term));
     }
 
+    /** Whether writes to this shard were acknowledged (writes of unknown shard count for every shard of their index). */
+    boolean wrote(String index, int shard) {
+        if (byIndexAnyShard.containsKey(index)) {
+            return true;
+        }
+        long[] terms = lowestTermByShard.get(index);
+        return terms != null && shard < terms.length && terms[shard] > 0;
+    }
+
     /** Indices written since the last {@link #clear()}. */
     public java.util.Set<String> indices() {
         java.util.Set<String> all = new java.util.TreeSet<>(lowestTermByShard.keySet());

@@ -92,7 +92,7 @@ public final class BulkWriter implements AutoCloseable {
         this.backoff = new Backoff(settings.initialBackoff, settings.maxBackoff);
         this.metrics = new BulkMetrics(metricGroup, this);
         CheckpointFence fence = settings.durability == Durability.CHECKPOINT_FENCE
-                ? new CheckpointFence(client, backoff, settings.maxRetryTime) : null;
+                ? new CheckpointFence(client, backoff, settings.maxRetryTime, settings.fenceSyncWait) : null;
         this.finisher = new EpochFinisher(fence, failureHandler, metrics, this::wakeTaskThread, "kes-checkpoint-fence-" + subtaskIndex);
         failureHandler.open(subtaskIndex);
     }

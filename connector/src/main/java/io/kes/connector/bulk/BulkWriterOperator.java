@@ -42,6 +42,7 @@ public final class BulkWriterOperator extends AbstractStreamOperator<DocumentOpe
         implements OneInputStreamOperator<DocumentOperation, DocumentOperation>, BoundedOneInput {
 
     private static final long serialVersionUID = 1L;
+    private static final long TASK_FAILURE_GRACE_MILLIS = 60_000;
 
     private final SinkSettings settings;
     private final FailureHandler failureHandler;
@@ -100,13 +101,20 @@ public final class BulkWriterOperator extends AbstractStreamOperator<DocumentOpe
         return snapshot;
     }
 
-    /** Runs on the asynchronous checkpoint thread; a failed epoch declines the checkpoint. */
+    /**
+     * Runs on the asynchronous checkpoint thread. When the epoch cannot be made durable, the writer
+     * fails its task ({@link BulkWriter#checkpoint}), which restarts the failed pipelined region
+     * from the last checkpoint. The same error thrown here at once would race it as a failed
+     * checkpoint, which Flink by default answers with a restart of the whole job; so this waits for
+     * the task failure to cancel it, and only reports the error itself if that never comes.
+     */
     private static RunnableFuture<SnapshotResult<OperatorStateHandle>> afterDurable(
             CompletableFuture<Void> durable, RunnableFuture<SnapshotResult<OperatorStateHandle>> state) {
         return new FutureTask<>(() -> {
             try {
                 durable.get();
             } catch (ExecutionException e) {
+                Thread.sleep(TASK_FAILURE_GRACE_MILLIS); // interrupted when the failing task cancels this snapshot
                 throw e.getCause() instanceof Exception cause ? cause : e;
             }
             return FutureUtils.runIfNotDoneAndGet(state);

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -35,7 +36,8 @@ public final class ClusterMetadataClient {
             "metadata.indices.*.settings.index.routing_partition_size",
             "metadata.indices.*.settings.index.mode",
             "metadata.indices.*.settings.index.routing_path",
-            "metadata.indices.*.settings.index.logsdb.route_on_sort_fields");
+            "metadata.indices.*.settings.index.logsdb.route_on_sort_fields",
+            "metadata.indices.*.settings.index.translog.sync_interval");
 
     private final RestClient client;
 
@@ -75,7 +77,67 @@ public final class ClusterMetadataClient {
         for (int s = 0; s < shards; s++) {
             primaryTerms[s] = terms.path(Integer.toString(s)).asLong(-1);
         }
-        return new IndexMetadata(name, shards, routingNumShards, partitionSize, routedByDocument, primaryTerms);
+        JsonNode syncInterval = index.path("translog").path("sync_interval");
+        return new IndexMetadata(name, shards, routingNumShards, partitionSize, routedByDocument, primaryTerms,
+                syncInterval.isTextual() ? timeValue(syncInterval.asText()) : IndexMetadata.DEFAULT_TRANSLOG_SYNC_INTERVAL);
+    }
+
+    /** An Elasticsearch time value such as {@code 5s}, {@code 500ms}, {@code 1m}. */
+    static Duration timeValue(String value) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)\\s*(nanos|micros|ms|s|m|h|d)").matcher(value.trim());
+        if (!m.matches()) {
+            throw new IllegalArgumentException("not an Elasticsearch time value: '" + value + "'");
+        }
+        long n = Long.parseLong(m.group(1));
+        return switch (m.group(2)) {
+            case "nanos" -> Duration.ofNanos(n);
+            case "micros" -> Duration.ofNanos(n * 1_000);
+            case "ms" -> Duration.ofMillis(n);
+            case "s" -> Duration.ofSeconds(n);
+            case "m" -> Duration.ofMinutes(n);
+            case "h" -> Duration.ofHours(n);
+            default -> Duration.ofDays(n);
+        };
+    }
+
+    /** Sequence numbers of a primary shard copy: the highest one it assigned, and the highest up to which its translog is fsynced. */
+    public record ShardSeqNos(long maxSeqNo, long persistedLocalCheckpoint) {
+        public boolean persisted(long seqNo) {
+            return persistedLocalCheckpoint >= seqNo;
+        }
+    }
+
+    /**
+     * index → shard → sequence numbers of its primary copy ({@code _stats} at shard level, whose
+     * {@code local_checkpoint} is the persisted one: everything up to it survives a crash). Shards
+     * without a started primary are left out.
+     */
+    public Map<String, Map<Integer, ShardSeqNos>> primarySeqNos(Collection<String> indices) throws IOException {
+        Request request = new Request("GET", "/" + expression(indices) + "/_stats/translog");
+        request.addParameter("level", "shards");
+        request.addParameter("ignore_unavailable", "true");
+        request.addParameter("filter_path", "indices.*.shards.*.routing.primary,indices.*.shards.*.seq_no");
+        JsonNode root = call(request).orElse(null);
+        Map<String, Map<Integer, ShardSeqNos>> result = new HashMap<>();
+        if (root == null) {
+            return result;
+        }
+        for (Iterator<Map.Entry<String, JsonNode>> it = root.path("indices").fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> index = it.next();
+            Map<Integer, ShardSeqNos> shards = new HashMap<>();
+            for (Iterator<Map.Entry<String, JsonNode>> s = index.getValue().path("shards").fields(); s.hasNext(); ) {
+                Map.Entry<String, JsonNode> shard = s.next();
+                for (JsonNode copy : shard.getValue()) {
+                    JsonNode seqNo = copy.path("seq_no");
+                    if (copy.path("routing").path("primary").asBoolean(false) && seqNo.has("max_seq_no")) {
+                        shards.put(Integer.parseInt(shard.getKey()), new ShardSeqNos(seqNo.path("max_seq_no").asLong(),
+                                seqNo.path("local_checkpoint").asLong()));
+                    }
+                }
+            }
+            result.put(index.getKey(), shards);
+        }
+        return result;
     }
 
     /**

@@ -1,5 +1,7 @@
 package io.kes.connector.routing;
 
+import java.time.Duration;
+
 /**
  * What kes needs to know about one concrete index, as the cluster state has it. Note that
  * {@code routing_num_shards} comes from {@code _cluster/state/metadata}: the
@@ -13,7 +15,12 @@ package io.kes.connector.routing;
  * @param routedByDocument     false for indices that route on document fields (time_series,
  *                             routing_path, logsdb routed on sort fields): no client prediction
  * @param primaryTerms         current primary term per shard
+ * @param translogSyncInterval {@code settings.index.translog.sync_interval} (Elasticsearch's 5 s when unset): how
+ *                             often an async-durability index fsyncs its translog by itself
  */
 public record IndexMetadata(String name, int numberOfShards, int routingNumShards, int routingPartitionSize,
-                            boolean routedByDocument, long[] primaryTerms) {
+                            boolean routedByDocument, long[] primaryTerms, Duration translogSyncInterval) {
+
+    /** Elasticsearch's default {@code index.translog.sync_interval}. */
+    public static final Duration DEFAULT_TRANSLOG_SYNC_INTERVAL = Duration.ofSeconds(5);
 }
