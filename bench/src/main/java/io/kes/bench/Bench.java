@@ -57,6 +57,8 @@ import org.elasticsearch.client.RestClient;
  */
 public final class Bench {
 
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+
     static final String TOPIC_PREFIX = "kes-bench-logs";
     static final int SHARDS = 6;
     static final int DOCS_PER_BULK = 1000;
@@ -193,8 +195,15 @@ public final class Bench {
     }
 
     /** One measured run of one mode. */
+    /**
+     * One measured run of one mode. {@code seconds}: first record read (kes) or first request (loader)
+     * until every document is acknowledged and counted after a refresh. {@code checkpointMs}: median
+     * end-to-end duration of the job's completed checkpoints (Flink's own statistics); {@code tailSeconds}:
+     * how long the bounded job took to finish after that (its last fence and final checkpoint).
+     */
     record Run(String mode, int round, long docs, long counted, double seconds, double cpuSeconds, double clientCpuSeconds,
-               double p50, double p99, double shardsPerBulk, long rejections, double fenceMs, long bulks) {
+               double p50, double p99, double shardsPerBulk, long rejections, double fenceMs, double checkpointMs,
+               double tailSeconds, long bulks) {
         double docsPerSecond() {
             return docs / seconds;
         }
@@ -517,27 +526,39 @@ public final class Bench {
         long firstRead = 0;
         long clientCpuAtFirstRead = 0;
         long lastPrint = System.nanoTime();
-        while (!result.isDone()) {
+        long lastSample = 0;
+        StringBuilder timeline = new StringBuilder("ms,read,acknowledged\n");
+        // The clock stops when Elasticsearch has acknowledged every document (then refresh + count).
+        // What a bounded job does after that (the last drain and fence, the final checkpoint) has no
+        // counterpart in a stream that never ends; it is reported apart as the job's tail.
+        while (ProgressReporter.sum("numRecordsSend", "bulk writer") < sliceDocs) {
+            if (result.isDone()) {
+                result.get(); // rethrows a failure
+                throw new IllegalStateException("the job finished with " + ProgressReporter.sum("numRecordsSend", "bulk writer")
+                        + " of " + sliceDocs + " documents acknowledged");
+            }
+            long now = System.nanoTime();
             if (firstRead == 0 && ProgressReporter.sum("numRecordsOut", "Source") > 0) {
-                firstRead = System.nanoTime();
+                firstRead = now;
                 clientCpuAtFirstRead = clientCpuMillis();
                 if (profile) {
                     profiler = Profiler.start(); // from the first record: the steady state, not the job's start-up
                 }
             }
-            if (profiler != null) {
-                profiler.sampleThreads();
+            if (firstRead != 0 && now - lastSample >= 100_000_000) {
+                lastSample = now;
+                if (profiler != null) {
+                    profiler.sampleThreads();
+                }
+                timeline.append(String.format("%d,%d,%d%n", (now - firstRead) / 1_000_000,
+                        ProgressReporter.sum("numRecordsOut", "Source"), ProgressReporter.sum("numRecordsSend", "bulk writer")));
             }
-            if (System.nanoTime() - lastPrint > 10e9) {
-                lastPrint = System.nanoTime();
+            if (now - lastPrint > 10e9) {
+                lastPrint = now;
                 System.out.printf("  read %,d, indexed %,d%n", ProgressReporter.sum("numRecordsOut", "Source"),
-                        ProgressReporter.sum("numRecordsSend", "Writer"));
+                        ProgressReporter.sum("numRecordsSend", "bulk writer"));
             }
-            Thread.sleep(firstRead == 0 ? 5 : 100);
-        }
-        result.get(); // rethrows a failure
-        if (firstRead == 0) {
-            throw new IllegalStateException("the job finished without reading a record");
+            Thread.sleep(firstRead == 0 ? 5 : 10);
         }
         long clientCpu = clientCpuMillis() - clientCpuAtFirstRead;
         long counted = es.refreshAndCount(index);
@@ -546,13 +567,33 @@ public final class Bench {
         if (profiler != null) {
             profileSummary = profiler.stopAndSummarise(options.out.resolve("profile.md"), options.work.resolve("kes-profile.jfr"));
         }
+        result.get(); // the job's tail: the last fence, the final checkpoint
+        double tailSeconds = (System.nanoTime() - done) / 1e9;
+        timeline.append(String.format("%d,visible%n%d,job finished%n", (done - firstRead) / 1_000_000,
+                (System.nanoTime() - firstRead) / 1_000_000));
+        Files.writeString(options.work.resolve("timeline-" + index + ".csv"), timeline);
         long[] latency = ProgressReporter.values("bulkLatencyMs");
         long[] fence = ProgressReporter.values("fenceMs");
         long shardOps = stats.shardBulkOperations(index);
         return new Run(mode, round, sliceDocs, counted, (done - firstRead) / 1e9, delta.cpuMillis() / 1000.0, clientCpu / 1000.0,
                 percentile(latency, 50), percentile(latency, 99), ratio(shardOps, delta.bulkHttpRequests()),
                 delta.writeRejected(), fence.length == 0 ? Double.NaN : percentile(fence, 50),
-                ProgressReporter.sum("bulksSent", "Writer"));
+                checkpointMillisP50(job), tailSeconds, ProgressReporter.sum("bulksSent", "bulk writer"));
+    }
+
+    /** Median end-to-end duration of the job's completed checkpoints, from Flink's REST API ({@code /jobs/<id>/checkpoints}). */
+    private double checkpointMillisP50(JobClient job) throws Exception {
+        URI rest = flinkCluster.getRestAddress().get(60, TimeUnit.SECONDS);
+        Http flink = new Http("http://" + rest.getHost() + ":" + rest.getPort());
+        var history = JSON.readTree(flink.get("/jobs/" + job.getJobID() + "/checkpoints").requireOk("checkpoint statistics").body())
+                .path("history");
+        List<Long> durations = new ArrayList<>();
+        history.forEach(c -> {
+            if ("COMPLETED".equals(c.path("status").asText())) {
+                durations.add(c.path("end_to_end_duration").asLong());
+            }
+        });
+        return percentile(durations.stream().mapToLong(Long::longValue).toArray(), 50);
     }
 
     /**
@@ -595,7 +636,7 @@ public final class Bench {
         long shardOps = stats.shardBulkOperations(index);
         return new Run(mode, round, bulks.docs(), counted, (done - t0) / 1e9, delta.cpuMillis() / 1000.0, clientCpu / 1000.0,
                 percentile(r.latencyMillis(), 50), percentile(r.latencyMillis(), 99), ratio(shardOps, delta.bulkHttpRequests()),
-                delta.writeRejected(), Double.NaN, bulks.bodies().size());
+                delta.writeRejected(), Double.NaN, Double.NaN, Double.NaN, bulks.bodies().size());
     }
 
     /**
@@ -870,10 +911,10 @@ public final class Bench {
 
     private static void print(Run r) {
         System.out.printf("  %s round %d: %,d docs (%,d counted) in %.1f s = %,.0f docs/s | ES CPU %.1f s = %.1f s/M docs | "
-                        + "client CPU %.1f s/M docs | bulk p50 %.0f ms p99 %.0f ms | shards/bulk %.2f | rejections %d | fence p50 %s ms%n",
+                        + "client CPU %.1f s/M docs | bulk p50 %.0f ms p99 %.0f ms | shards/bulk %.2f | rejections %d | checkpoint p50 %s ms%n",
                 r.mode(), r.round(), r.docs(), r.counted(), r.seconds(), r.docsPerSecond(), r.cpuSeconds(), r.cpuPerMillion(),
                 r.clientCpuPerMillion(),
-                r.p50(), r.p99(), r.shardsPerBulk(), r.rejections(), Double.isNaN(r.fenceMs()) ? "-" : String.format("%.0f", r.fenceMs()));
+                r.p50(), r.p99(), r.shardsPerBulk(), r.rejections(), Double.isNaN(r.checkpointMs()) ? "-" : String.format("%.0f", r.checkpointMs()));
         if (r.counted() != r.docs()) {
             System.out.println("  !! COUNT MISMATCH: expected " + r.docs() + ", Elasticsearch holds " + r.counted());
         }
