@@ -18,7 +18,7 @@ import java.util.List;
 final class EsStats {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final long CLOCK_TICKS = clockTicks();
+    static final long CLOCK_TICKS = clockTicks();
 
     /** Counters at one moment; deltas between two of them describe a run. */
     record Snapshot(long cpuMillis, long bulkHttpRequests, long writeRejected) {

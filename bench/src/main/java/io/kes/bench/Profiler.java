@@ -3,32 +3,67 @@ package io.kes.bench;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.text.ParseException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import jdk.jfr.Configuration;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordedStackTrace;
 import jdk.jfr.consumer.RecordingFile;
+import one.profiler.AsyncProfiler;
 
 /**
- * A JFR recording of this JVM (where the MiniCluster runs the kes job) during one kes run, summarised
- * as top frames of CPU samples, allocation by class and by allocating frame, lock contention and GC.
+ * A profile of one kes run in this JVM (where the MiniCluster runs the job): async-profiler's CPU
+ * samples of every thread, JIT compiler, GC and native frames included (JFR's execution samples see
+ * Java frames only), as a flame graph ({@code profile-cpu.html}) and as tables in
+ * {@code profile.md}; a JFR recording of allocation samples, GC and lock contention; and CPU per
+ * thread read from {@code /proc/self/task}.
  */
 final class Profiler {
 
-    private final Recording recording;
+    private static final String FLAME_GRAPH = "profile-cpu.html";
+
+    private final AsyncProfiler cpu;
+    private final String cpuProblem;
+    private final Recording jfr;
     private final Map<String, ThreadCpu> threadsAtStart;
     /** The latest reading of every thread seen: the job's threads end with the job, before the last look. */
     private final Map<String, ThreadCpu> threadsLastSeen = new HashMap<>();
 
-    private Profiler(Recording recording, Map<String, ThreadCpu> threadsAtStart) {
-        this.recording = recording;
+    private Profiler(AsyncProfiler cpu, String cpuProblem, Recording jfr, Map<String, ThreadCpu> threadsAtStart) {
+        this.cpu = cpu;
+        this.cpuProblem = cpuProblem;
+        this.jfr = jfr;
         this.threadsAtStart = threadsAtStart;
+    }
+
+    static Profiler start() {
+        AsyncProfiler cpu = null;
+        String problem = null;
+        try {
+            cpu = AsyncProfiler.getInstance();
+            startCpu(cpu);
+        } catch (Exception | LinkageError e) {
+            cpu = null;
+            problem = "async-profiler could not start here (" + e + "); no CPU samples";
+        }
+        Recording jfr = new Recording();
+        jfr.enable("jdk.ObjectAllocationSample").with("throttle", "300/s");
+        jfr.enable("jdk.GarbageCollection");
+        jfr.enable("jdk.JavaMonitorEnter").withThreshold(Duration.ofMillis(10));
+        jfr.start();
+        return new Profiler(cpu, problem, jfr, threadCpu());
+    }
+
+    /** CPU time from perf events where the kernel allows them, else from a CPU-time timer. */
+    private static void startCpu(AsyncProfiler cpu) throws IOException {
+        try {
+            cpu.execute("start,event=cpu,interval=10ms,threads");
+        } catch (IllegalStateException | IOException perfEventsUnavailable) {
+            cpu.execute("start,event=itimer,interval=10ms,threads");
+        }
     }
 
     /** Reads every thread's CPU; call it often (the bench does every 100 ms) while the job runs. */
@@ -36,62 +71,81 @@ final class Profiler {
         threadsLastSeen.putAll(threadCpu());
     }
 
-    static Profiler start() throws IOException, ParseException {
-        Recording r = new Recording(Configuration.getConfiguration("profile"));
-        r.enable("jdk.ExecutionSample").withPeriod(Duration.ofMillis(10));
-        r.start();
-        return new Profiler(r, threadCpu());
-    }
-
-    String stopAndSummarise(Path summaryFile, Path jfrFile) throws IOException {
+    /** Stops, writes {@code profile.md} and the flame graph under {@code results}, the raw data under {@code work}; returns the summary. */
+    String stopAndSummarise(Path results, Path work) throws IOException {
         sampleThreads();
-        recording.stop();
-        Files.createDirectories(jfrFile.toAbsolutePath().getParent());
-        recording.dump(jfrFile);
-        recording.close();
-        String summary = cpuByThread(threadsAtStart, threadsLastSeen) + summarise(jfrFile);
-        Files.createDirectories(summaryFile.toAbsolutePath().getParent());
-        Files.writeString(summaryFile, "# JFR profile of one kes run (default mode)\n\nRecording: `" + jfrFile
-                + "` (inspect with `jfr print --events jdk.ExecutionSample " + jfrFile + "`)\n\n" + summary);
-        return summary;
+        Files.createDirectories(results);
+        Files.createDirectories(work);
+        Path collapsed = work.resolve("kes-profile-cpu.collapsed").toAbsolutePath();
+        Path jfrFile = work.resolve("kes-profile.jfr").toAbsolutePath();
+        StringBuilder summary = new StringBuilder(cpuByThread(threadsAtStart, threadsLastSeen));
+        if (cpu != null) {
+            cpu.execute("dump,file=" + collapsed + ",collapsed");
+            cpu.execute("stop,file=" + results.resolve(FLAME_GRAPH).toAbsolutePath() + ",flamegraph,title=kes job, one bench run");
+            summary.append(cpuSummary(Files.readAllLines(collapsed)));
+        } else {
+            summary.append(cpuProblem).append("\n\n");
+        }
+        jfr.stop();
+        jfr.dump(jfrFile);
+        jfr.close();
+        summary.append(jfrSummary(jfrFile));
+        Files.writeString(results.resolve("profile.md"), "# Profile of one kes run (default mode)\n\n"
+                + "CPU flame graph: [`" + FLAME_GRAPH + "`](" + FLAME_GRAPH + "). Raw data: `" + collapsed + "` (async-profiler, "
+                + "collapsed stacks) and `" + jfrFile + "` (JFR: allocations, GC, locks).\n\n" + summary);
+        return summary.toString();
     }
 
-    static String summarise(Path jfrFile) throws IOException {
+    /** Tables from async-profiler's collapsed stacks: {@code [thread tid=n];root;...;leaf count} per line. */
+    static String cpuSummary(List<String> collapsedLines) {
+        Map<String, Long> byThread = new HashMap<>();
         Map<String, Long> selfFrames = new HashMap<>();
         Map<String, Long> kesFrames = new HashMap<>();
-        Map<String, Long> threads = new HashMap<>();
+        long total = 0;
+        long jobSamples = 0;
+        for (String line : collapsedLines) {
+            int space = line.lastIndexOf(' ');
+            if (space < 0) {
+                continue;
+            }
+            long n = Long.parseLong(line.substring(space + 1));
+            String[] frames = line.substring(0, space).split(";");
+            String thread = frames[0].replaceAll("^\\[|\\s+tid=\\d+]$", "");
+            total += n;
+            byThread.merge(threadGroup(thread), n, Long::sum);
+            if (isBenchThread(thread) || isJvmThread(thread)) {
+                continue;
+            }
+            jobSamples += n;
+            selfFrames.merge(frames[frames.length - 1], n, Long::sum);
+            for (int i = frames.length - 1; i > 0; i--) { // from the leaf: the innermost kes frame
+                if (frames[i].startsWith("io/kes/")) {
+                    kesFrames.merge(frames[i].replace('/', '.'), n, Long::sum);
+                    break;
+                }
+            }
+        }
+        return String.format("%,d CPU samples (10 ms), every thread of the bench JVM, from the first record read to the end.%n%n", total)
+                + "**CPU samples by thread group** (JIT compiler and GC threads included)\n\n" + table(byThread, total, 15, "thread group", "samples") + '\n'
+                + "**Top frames (self time) of the job's threads** (JIT compiler, GC and the bench's own threads left out; `_[k]` is kernel code)\n\n"
+                + table(selfFrames, jobSamples, 25, "frame", "samples") + '\n'
+                + "**Innermost kes frame on the stack (inclusive of what it calls), job's threads**\n\n"
+                + table(kesFrames, jobSamples, 15, "kes frame", "samples") + '\n';
+    }
+
+    static String jfrSummary(Path jfrFile) throws IOException {
         Map<String, Long> allocByClass = new HashMap<>();
         Map<String, Long> allocByFrame = new HashMap<>();
         Map<String, Long> locks = new HashMap<>();
-        long samples = 0;
         long allocTotal = 0;
         long gcPauseMillis = 0;
         long gcs = 0;
         for (RecordedEvent e : RecordingFile.readAllEvents(jfrFile)) {
-            String type = e.getEventType().getName();
-            if (type.equals("jdk.ObjectAllocationSample") && e.getThread("eventThread") != null
-                    && isBenchThread(e.getThread("eventThread").getJavaName())) {
-                continue; // the bench's own polling, not the job
-            }
-            if (type.equals("jdk.ExecutionSample") && e.getThread("sampledThread") != null
-                    && isBenchThread(e.getThread("sampledThread").getJavaName())) {
-                continue;
-            }
-            switch (type) {
-                case "jdk.ExecutionSample" -> {
-                    samples++;
-                    RecordedStackTrace st = e.getStackTrace();
-                    String thread = e.getThread("sampledThread") == null ? "?" : e.getThread("sampledThread").getJavaName();
-                    threads.merge(threadGroup(thread), 1L, Long::sum);
-                    if (st != null && !st.getFrames().isEmpty()) {
-                        selfFrames.merge(frame(st.getFrames().get(0)), 1L, Long::sum);
-                        String kes = firstMatching(st.getFrames(), "io.kes.");
-                        if (kes != null) {
-                            kesFrames.merge(kes, 1L, Long::sum);
-                        }
-                    }
-                }
+            switch (e.getEventType().getName()) {
                 case "jdk.ObjectAllocationSample" -> {
+                    if (e.getThread("eventThread") != null && isBenchThread(e.getThread("eventThread").getJavaName())) {
+                        continue; // the bench's own polling, not the job
+                    }
                     long weight = e.getLong("weight");
                     allocTotal += weight;
                     allocByClass.merge(e.getClass("objectClass").getName(), weight, Long::sum);
@@ -103,9 +157,6 @@ final class Profiler {
                     }
                 }
                 case "jdk.JavaMonitorEnter" -> locks.merge(e.getClass("monitorClass").getName(), e.getDuration().toMillis(), Long::sum);
-                case "jdk.ThreadPark" -> {
-                    // parking is mostly idle waiting; not a lock signal here
-                }
                 case "jdk.GarbageCollection" -> {
                     gcs++;
                     gcPauseMillis += e.getDuration("sumOfPauses").toMillis();
@@ -113,26 +164,18 @@ final class Profiler {
                 default -> { }
             }
         }
-        StringBuilder s = new StringBuilder();
-        s.append(String.format("%,d CPU samples (10 ms period, the job's threads in the bench JVM, from the first record read to the end). GC: %d collections, %,d ms of pauses. "
-                + "Sampled allocation: %,.0f MB.%n%n", samples, gcs, gcPauseMillis, allocTotal / 1e6));
-        s.append("**CPU samples by thread group**\n\n").append(table(threads, samples, 12, "thread group", "samples")).append('\n');
-        s.append("**Top frames (self time)**\n\n").append(table(selfFrames, samples, 25, "frame", "samples")).append('\n');
-        s.append("**Innermost kes frame on the stack (inclusive of what it calls)**\n\n").append(table(kesFrames, samples, 15, "kes frame", "samples")).append('\n');
-        s.append("**Allocation by class (sampled weight)**\n\n").append(table(allocByClass, allocTotal, 15, "class", "bytes")).append('\n');
-        s.append("**Allocation by site (innermost kes frame, else top frame)**\n\n").append(table(allocByFrame, allocTotal, 15, "site", "bytes")).append('\n');
-        s.append("**Monitor contention (jdk.JavaMonitorEnter, total ms by lock class)**\n\n")
-                .append(locks.isEmpty() ? "none recorded above the 10 ms threshold\n" : table(locks, locks.values().stream().mapToLong(Long::longValue).sum(), 10, "lock class", "ms"));
-        return s.toString();
+        return String.format("GC: %d collections, %,d ms of pauses. Sampled allocation: %,.0f MB.%n%n", gcs, gcPauseMillis, allocTotal / 1e6)
+                + "**Allocation by class (sampled weight)**\n\n" + table(allocByClass, allocTotal, 15, "class", "bytes") + '\n'
+                + "**Allocation by site (innermost kes frame, else top frame)**\n\n" + table(allocByFrame, allocTotal, 15, "site", "bytes") + '\n'
+                + "**Monitor contention (jdk.JavaMonitorEnter, total ms by lock class)**\n\n"
+                + (locks.isEmpty() ? "none recorded above the 10 ms threshold\n"
+                        : table(locks, locks.values().stream().mapToLong(Long::longValue).sum(), 10, "lock class", "ms"));
     }
 
     /** CPU ticks of one thread of this JVM, with its (15-character) kernel name. */
     record ThreadCpu(String name, long ticks) {}
 
-    /**
-     * Every thread of this JVM from /proc/self/task: unlike JFR's execution samples (Java frames
-     * only), this counts all CPU, native code, JIT compiler and GC threads included.
-     */
+    /** Every thread of this JVM from /proc/self/task: all CPU, native code, JIT compiler and GC threads included. */
     static Map<String, ThreadCpu> threadCpu() {
         Map<String, ThreadCpu> threads = new HashMap<>();
         try (var tasks = Files.list(Path.of("/proc/self/task"))) {
@@ -165,12 +208,17 @@ final class Profiler {
         if (byGroup.isEmpty()) {
             return "";
         }
-        return "**CPU by thread of the bench JVM (/proc, clock ticks; JIT compiler, GC and native code included; names cut at 15 characters by the kernel)**\n\n"
+        return "**CPU by thread of the bench JVM (/proc, clock ticks; names cut at 15 characters by the kernel)**\n\n"
                 + table(byGroup, total, 15, "thread group", "ticks") + '\n';
     }
 
     private static boolean isBenchThread(String name) {
         return name == null || name.equals("main") || name.startsWith("bench-") || name.startsWith("kes-bench");
+    }
+
+    private static boolean isJvmThread(String name) {
+        return name.contains("CompilerThre") || name.startsWith("GC Thread") || name.startsWith("G1 ")
+                || name.startsWith("VM ") || name.equals("Sweeper thread");
     }
 
     private static String threadGroup(String name) {

@@ -22,14 +22,15 @@ final class Report {
 
     /** Medians over the rounds of one mode. */
     record Row(String mode, int rounds, long docs, double docsPerSecond, double cpuPerMillion, double clientCpuPerMillion,
-               double p50, double p99, double shardsPerBulk, double rejections, double checkpointMs, boolean countsMatch) {}
+               double jitPerMillion, double p50, double p99, double shardsPerBulk, double rejections, double checkpointMs,
+               boolean countsMatch) {}
 
-    private final Bench.Options options;
-    private final List<Bench.Run> runs;
+    private final BenchOptions options;
+    private final List<Run> runs;
     private final Map<String, String> environment;
     private final String profileSummary;
 
-    Report(Bench.Options options, List<Bench.Run> runs, Map<String, String> environment, String profileSummary) {
+    Report(BenchOptions options, List<Run> runs, Map<String, String> environment, String profileSummary) {
         this.options = options;
         this.runs = runs;
         this.environment = environment;
@@ -53,9 +54,9 @@ final class Report {
     }
 
     List<Row> rows() {
-        Map<String, List<Bench.Run>> byMode = new LinkedHashMap<>();
+        Map<String, List<Run>> byMode = new LinkedHashMap<>();
         for (String m : DESCRIPTIONS.keySet()) {
-            for (Bench.Run r : runs) {
+            for (Run r : runs) {
                 if (r.mode().equals(m)) {
                     byMode.computeIfAbsent(m, k -> new ArrayList<>()).add(r);
                 }
@@ -63,15 +64,15 @@ final class Report {
         }
         List<Row> rows = new ArrayList<>();
         byMode.forEach((mode, list) -> rows.add(new Row(mode, list.size(), list.get(0).docs(),
-                median(list, Bench.Run::docsPerSecond), median(list, Bench.Run::cpuPerMillion),
-                median(list, Bench.Run::clientCpuPerMillion),
-                median(list, Bench.Run::p50), median(list, Bench.Run::p99), median(list, Bench.Run::shardsPerBulk),
-                median(list, r -> r.rejections()), median(list, Bench.Run::checkpointMs),
+                median(list, Run::docsPerSecond), median(list, Run::cpuPerMillion),
+                median(list, Run::clientCpuPerMillion), median(list, Run::jitPerMillion),
+                median(list, Run::p50), median(list, Run::p99), median(list, Run::shardsPerBulk),
+                median(list, r -> r.rejections()), median(list, Run::checkpointMs),
                 list.stream().allMatch(r -> r.counted() == r.docs()))));
         return rows;
     }
 
-    private static double median(List<Bench.Run> list, ToDoubleFunction<Bench.Run> f) {
+    private static double median(List<Run> list, ToDoubleFunction<Run> f) {
         double[] v = list.stream().mapToDouble(f).filter(d -> !Double.isNaN(d)).sorted().toArray();
         if (v.length == 0) {
             return Double.NaN;
@@ -92,14 +93,15 @@ final class Report {
         environment.forEach((k, v) -> md.append("- ").append(k).append(": ").append(v).append('\n'));
         md.append(String.format("- records in Kafka: %,d (%d partitions); each single-node run indexes the last %,d of them; job parallelism %d, %d round(s); "
                         + "3-node runs: %,d docs, %d round(s); bulks of %d docs, %d shards, replicas 0, refresh -1 during load; loader threads %d%n",
-                options.records, options.partitions, runs.stream().filter(r -> !r.mode().startsWith("3n")).mapToLong(Bench.Run::docs).findFirst().orElse(0),
+                options.records, options.partitions, runs.stream().filter(r -> !r.mode().startsWith("3n")).mapToLong(Run::docs).findFirst().orElse(0),
                 options.parallelism, options.rounds, options.multiNodeRecords,
                 options.multiNodeRounds, Bench.DOCS_PER_BULK, Bench.SHARDS, options.loaderThreads));
         md.append("\nMedians over rounds. docs/s: first record read (kes) or first request (loader) until Elasticsearch acknowledged "
                 + "every document and counted them all after a refresh. "
                 + "ES CPU: utime+stime of the Elasticsearch processes. Client CPU: utime+stime of what feeds them, the bench JVM "
                 + "(the kes job in its MiniCluster, or the direct loader) plus the Kafka broker, from the first record read; "
-                + "on a shared machine every client CPU second is taken from Elasticsearch. "
+                + "on a shared machine every client CPU second is taken from Elasticsearch. In brackets, the part of it that the bench "
+                + "JVM's JIT compiler threads took: each run submits a new job, which a long-running job does once. "
                 + "Shards/bulk: server-side shard bulk operations / `_bulk` HTTP requests. "
                 + "Checkpoint: end-to-end duration of the job's completed checkpoints (Flink's statistics), median; with the "
                 + "fence it includes the drain, `_flush` and primary-term check, which run while the job keeps writing.\n\n");
@@ -107,10 +109,11 @@ final class Report {
         md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (Row r : rows) {
             boolean singleNode = !r.mode().startsWith("3n");
-            md.append(String.format("| %s | %s | %,.0f | %s | %.1f | %.1f | %s | %s | %s | %s | %s | %s |%n",
+            md.append(String.format("| %s | %s | %,.0f | %s | %.1f | %.1f%s | %s | %s | %s | %s | %s | %s |%n",
                     r.mode(), DESCRIPTIONS.get(r.mode()), r.docsPerSecond(),
                     ceiling != null && singleNode ? String.format("%.2f", r.docsPerSecond() / ceiling.docsPerSecond()) : "-",
-                    r.cpuPerMillion(), r.clientCpuPerMillion(), num(r.p50(), "%.0f"), num(r.p99(), "%.0f"), num(r.shardsPerBulk(), "%.2f"),
+                    r.cpuPerMillion(), r.clientCpuPerMillion(), Double.isNaN(r.jitPerMillion()) ? "" : String.format(" (%.1f)", r.jitPerMillion()),
+                    num(r.p50(), "%.0f"), num(r.p99(), "%.0f"), num(r.shardsPerBulk(), "%.2f"),
                     num(r.rejections(), "%.0f"), num(r.checkpointMs(), "%.0f"), r.countsMatch() ? "equal" : "MISMATCH"));
         }
         md.append("\n## Ratios against the targets of issue 7\n\n");
@@ -130,18 +133,18 @@ final class Report {
         ratio(md, "kes / kes-request (docs/s)", find(rows, "kes"), find(rows, "kes-request"), Row::docsPerSecond, Double.NaN, true);
         md.append("\n## Every round\n\nFence: the writer's `_flush` + primary-term check per checkpoint, median. "
                 + "Job tail: how long the bounded job ran on after the clock stopped (its last drain and fence, the final checkpoint).\n\n"
-                + "| mode | round | docs | counted | seconds | docs/s | ES CPU s | ES CPU s / M | client CPU s / M | p50 | p99 | shards/bulk | rejections | checkpoint p50 ms | fence p50 ms | job tail s | bulks |\n");
-        md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-        StringBuilder csv = new StringBuilder("mode,round,docs,counted,seconds,docs_per_s,es_cpu_s,es_cpu_s_per_m,client_cpu_s,p50_ms,p99_ms,"
+                + "| mode | round | docs | counted | seconds | docs/s | ES CPU s | ES CPU s / M | client CPU s / M | client JIT s / M | p50 | p99 | shards/bulk | rejections | checkpoint p50 ms | fence p50 ms | job tail s | bulks |\n");
+        md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        StringBuilder csv = new StringBuilder("mode,round,docs,counted,seconds,docs_per_s,es_cpu_s,es_cpu_s_per_m,client_cpu_s,client_jit_s,p50_ms,p99_ms,"
                 + "shards_per_bulk,rejections,fence_p50_ms,checkpoint_p50_ms,tail_s,bulks\n");
-        for (Bench.Run r : runs) {
-            md.append(String.format("| %s | %d | %d | %d | %.1f | %.0f | %.1f | %.1f | %.1f | %s | %s | %s | %d | %s | %s | %s | %d |%n", r.mode(), r.round(),
+        for (Run r : runs) {
+            md.append(String.format("| %s | %d | %d | %d | %.1f | %.0f | %.1f | %.1f | %.1f | %s | %s | %s | %s | %d | %s | %s | %s | %d |%n", r.mode(), r.round(),
                     r.docs(), r.counted(), r.seconds(), r.docsPerSecond(), r.cpuSeconds(), r.cpuPerMillion(), r.clientCpuPerMillion(),
-                    num(r.p50(), "%.0f"), num(r.p99(), "%.0f"), num(r.shardsPerBulk(), "%.2f"), r.rejections(), num(r.checkpointMs(), "%.0f"),
-                    num(r.fenceMs(), "%.0f"), num(r.tailSeconds(), "%.1f"), r.bulks()));
-            csv.append(String.format(java.util.Locale.ROOT, "%s,%d,%d,%d,%.3f,%.1f,%.3f,%.3f,%.3f,%s,%s,%s,%d,%s,%s,%s,%d%n", r.mode(), r.round(),
-                    r.docs(), r.counted(), r.seconds(), r.docsPerSecond(), r.cpuSeconds(), r.cpuPerMillion(), r.clientCpuSeconds(), r.p50(), r.p99(),
-                    r.shardsPerBulk(), r.rejections(), r.fenceMs(), r.checkpointMs(), r.tailSeconds(), r.bulks()));
+                    num(r.jitPerMillion(), "%.1f"), num(r.p50(), "%.0f"), num(r.p99(), "%.0f"), num(r.shardsPerBulk(), "%.2f"), r.rejections(),
+                    num(r.checkpointMs(), "%.0f"), num(r.fenceMs(), "%.0f"), num(r.tailSeconds(), "%.1f"), r.bulks()));
+            csv.append(String.format(java.util.Locale.ROOT, "%s,%d,%d,%d,%.3f,%.1f,%.3f,%.3f,%.3f,%.3f,%s,%s,%s,%d,%s,%s,%s,%d%n", r.mode(), r.round(),
+                    r.docs(), r.counted(), r.seconds(), r.docsPerSecond(), r.cpuSeconds(), r.cpuPerMillion(), r.clientCpuSeconds(), r.jitSeconds(),
+                    r.p50(), r.p99(), r.shardsPerBulk(), r.rejections(), r.fenceMs(), r.checkpointMs(), r.tailSeconds(), r.bulks()));
         }
         if (profileSummary != null) {
             md.append("\n## Profile of one kes run (JFR)\n\n").append(profileSummary).append('\n');
@@ -233,17 +236,17 @@ final class Report {
     }
 
     /** Redraws the chart from a rounds.csv (e.g. after a change to the drawing): {@code --chart-from rounds.csv}. */
-    static void chartFromCsv(Bench.Options options, Path csv, Path png) throws IOException {
+    static void chartFromCsv(BenchOptions options, Path csv, Path png) throws IOException {
         List<String> lines = Files.readAllLines(csv);
         List<String> header = List.of(lines.get(0).split(","));
-        List<Bench.Run> runs = new ArrayList<>();
+        List<Run> runs = new ArrayList<>();
         for (String line : lines.subList(1, lines.size())) {
             String[] f = line.split(",");
             // by column name: files written before client_cpu_s existed still load
             ToDoubleFunction<String> col = name -> header.contains(name) ? Double.parseDouble(f[header.indexOf(name)]) : Double.NaN;
-            runs.add(new Bench.Run(f[0], (int) col.applyAsDouble("round"), (long) col.applyAsDouble("docs"),
+            runs.add(new Run(f[0], (int) col.applyAsDouble("round"), (long) col.applyAsDouble("docs"),
                     (long) col.applyAsDouble("counted"), col.applyAsDouble("seconds"), col.applyAsDouble("es_cpu_s"),
-                    col.applyAsDouble("client_cpu_s"), col.applyAsDouble("p50_ms"), col.applyAsDouble("p99_ms"),
+                    col.applyAsDouble("client_cpu_s"), col.applyAsDouble("client_jit_s"), col.applyAsDouble("p50_ms"), col.applyAsDouble("p99_ms"),
                     col.applyAsDouble("shards_per_bulk"), (long) col.applyAsDouble("rejections"),
                     col.applyAsDouble("fence_p50_ms"), col.applyAsDouble("checkpoint_p50_ms"), col.applyAsDouble("tail_s"),
                     (long) col.applyAsDouble("bulks")));

@@ -16,7 +16,7 @@ class BenchSmokeIT {
     @Test
     void quickBenchWritesTheTableAndEveryCountMatches() throws Exception {
         Path out = Path.of("target/bench-smoke/results");
-        Bench.Options options = Bench.Options.parse(new String[] {
+        BenchOptions options = BenchOptions.parse(new String[] {
                 "--quick", "--records", "20000", "--skip-multinode", "--no-profile",
                 "--out", out.toString(), "--work", "target/bench-smoke/run"});
         Bench bench = new Bench(options);

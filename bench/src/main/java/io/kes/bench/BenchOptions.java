@@ -1,0 +1,131 @@
+package io.kes.bench;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/** The options of one {@code bin/kes bench} run, with their defaults; {@link #parse} reads the command line. */
+final class BenchOptions {
+
+    long records = 2_000_000;
+    /** Documents each timed single-node run indexes: the last ones of the topic (all when >= records). */
+    long docsPerRun = 500_000;
+    int rounds = 3;
+    int partitions = 6;
+    int parallelism = 2;
+    int loaderThreads = 4;
+    List<String> modes = Bench.SINGLE_NODE_MODES;
+    boolean skipMultiNode;
+    long multiNodeRecords = 500_000;
+    boolean multiNodeRecordsGiven;
+    double budgetMinutes = 24;
+    int multiNodeRounds = -1;
+    String esUrl;
+    String kafka;
+    String esVersion;
+    Path out = Path.of("bench/results");
+    Path work = Path.of("bench/target/bench-run");
+    boolean profile = true;
+    boolean quick;
+    boolean primaryAware = true;
+
+    static BenchOptions parse(String[] args) {
+        BenchOptions o = new BenchOptions();
+        boolean recordsGiven = false;
+        boolean roundsGiven = false;
+        boolean profileGiven = false;
+        boolean perRunGiven = false;
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "--records" -> { o.records = parseCount(args[++i]); recordsGiven = true; }
+                case "--docs-per-run" -> { o.docsPerRun = parseCount(args[++i]); perRunGiven = true; }
+                case "--rounds" -> { o.rounds = Integer.parseInt(args[++i]); roundsGiven = true; }
+                case "--partitions" -> o.partitions = Integer.parseInt(args[++i]);
+                case "--parallelism" -> o.parallelism = Integer.parseInt(args[++i]);
+                case "--loader-threads" -> o.loaderThreads = Integer.parseInt(args[++i]);
+                case "--modes" -> o.modes = List.of(args[++i].split(","));
+                case "--skip-multinode" -> o.skipMultiNode = true;
+                case "--multinode-records" -> { o.multiNodeRecords = parseCount(args[++i]); o.multiNodeRecordsGiven = true; }
+                case "--multinode-rounds" -> o.multiNodeRounds = Integer.parseInt(args[++i]);
+                case "--es-url" -> o.esUrl = args[++i];
+                case "--kafka" -> o.kafka = args[++i];
+                case "--es-version" -> o.esVersion = args[++i];
+                case "--out" -> o.out = Path.of(args[++i]);
+                case "--work" -> o.work = Path.of(args[++i]);
+                case "--no-profile" -> o.profile = false;
+                case "--profile" -> profileGiven = true;
+                case "--no-primary-aware" -> o.primaryAware = false;
+                case "--budget-minutes" -> o.budgetMinutes = Double.parseDouble(args[++i]);
+                case "--quick" -> o.quick = true;
+                case "-h", "--help" -> usage(0);
+                default -> {
+                    System.err.println("unknown option " + a);
+                    usage(2);
+                }
+            }
+        }
+        if (o.quick) {
+            if (!recordsGiven) {
+                o.records = 50_000;
+            }
+            if (!roundsGiven) {
+                o.rounds = 1;
+            }
+            if (!o.multiNodeRecordsGiven) {
+                o.multiNodeRecords = Math.min(o.records, 50_000);
+            }
+            o.profile = false;
+        }
+        if (!perRunGiven && (o.quick || o.records < o.docsPerRun)) {
+            o.docsPerRun = o.records;
+        }
+        o.docsPerRun = Math.min(o.docsPerRun, o.records);
+        if (profileGiven) {
+            o.profile = true;
+        }
+        if (!o.multiNodeRecordsGiven) {
+            o.multiNodeRecords = Math.min(o.multiNodeRecords, o.records);
+        }
+        if (o.multiNodeRounds < 0) {
+            o.multiNodeRounds = o.rounds;
+        }
+        if ((o.esUrl == null) != (o.kafka == null)) {
+            System.err.println("--es-url and --kafka go together");
+            usage(2);
+        }
+        for (String m : o.modes) {
+            if (!Bench.SINGLE_NODE_MODES.contains(m)) {
+                System.err.println("unknown mode " + m + "; modes: " + Bench.SINGLE_NODE_MODES);
+                usage(2);
+            }
+        }
+        return o;
+    }
+
+    /** A count with an optional {@code k} or {@code m} suffix: 500k, 2m, 2_000_000. */
+    static long parseCount(String s) {
+        s = s.replace("_", "").toLowerCase();
+        if (s.endsWith("k")) {
+            return Long.parseLong(s.substring(0, s.length() - 1)) * 1_000;
+        }
+        if (s.endsWith("m")) {
+            return Long.parseLong(s.substring(0, s.length() - 1)) * 1_000_000;
+        }
+        return Long.parseLong(s);
+    }
+
+    /** The topic the records are loaded into once; its name says how, so a later run can reuse it. */
+    String topic() {
+        return Bench.TOPIC_PREFIX + "-p" + partitions + "-s" + Bench.SEED;
+    }
+
+    static void usage(int code) {
+        System.err.println(String.join("\n",
+                "usage: kes bench [--records N] [--docs-per-run N] [--rounds R] [--partitions P] [--parallelism P] [--modes kes,kes-30s,kes-mixed,kes-request,ceiling]",
+                "                 [--skip-multinode] [--multinode-records N] [--multinode-rounds R] [--loader-threads T] [--no-primary-aware]",
+                "                 [--quick] [--no-profile] [--budget-minutes M] [--out DIR] [--es-url URL --kafka BOOTSTRAP] [--es-version V]",
+                "defaults: 2,000,000 records in Kafka, each single-node run indexes the last 500,000 of them, 3 rounds, 6 partitions, parallelism 2, all modes, 3-node scenario with up to 500,000 docs",
+                "per run (fewer when the single-node part left less than enough of the --budget-minutes 24 for it; 0 = no budget)"));
+        System.exit(code);
+    }
+}

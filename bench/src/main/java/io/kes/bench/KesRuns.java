@@ -1,0 +1,215 @@
+package io.kes.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kes.jobs.KesJob;
+import io.kes.jobs.config.KesConfig;
+import io.kes.jobs.quickstart.ProgressReporter;
+import io.kes.stack.Http;
+import java.net.URI;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * Measured runs of the kes job itself ({@link KesJob#start}, the code of {@code bin/kes run}) on
+ * one Flink MiniCluster in this JVM that every run shares, as a long-lived cluster would: a fresh
+ * MiniCluster per run would load its RPC system again (about 1,900 classes in their own class
+ * loader) and JIT-compile it on the measured clock.
+ */
+final class KesRuns {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String SOURCE = "Source";
+    private static final String WRITER = "bulk writer";
+
+    private final BenchOptions options;
+    private final BenchTopic topic;
+    private final Http es;
+    private final String esUrl;
+    private final String bootstrap;
+    private final ClientCpu clientCpu;
+    private final BenchServers servers;
+    private MiniCluster cluster;
+    private String profileSummary;
+
+    KesRuns(BenchOptions options, BenchTopic topic, Http es, String esUrl, String bootstrap, ClientCpu clientCpu,
+            BenchServers servers) {
+        this.options = options;
+        this.topic = topic;
+        this.es = es;
+        this.esUrl = esUrl;
+        this.bootstrap = bootstrap;
+        this.clientCpu = clientCpu;
+        this.servers = servers;
+    }
+
+    /** The summary of the profiled run, or null. */
+    String profileSummary() {
+        return profileSummary;
+    }
+
+    /**
+     * One run of {@code mode} over the topic's slice into {@code index}. The clock starts when the
+     * source's {@code numRecordsOut} first moves (polled every 5 ms: cluster start-up and job
+     * submission are not counted) and stops when the writers' {@code numRecordsSend} (documents
+     * Elasticsearch acknowledged) reaches the slice, followed by a refresh and count. What a bounded
+     * job does after that (its last drain and fence, the final checkpoint) has no counterpart in a
+     * stream that never ends; it is reported as the run's tail.
+     */
+    Run run(EsStats stats, String index, String mode, int round, boolean profile) throws Exception {
+        long docs = topic.sliceDocs();
+        String group = "kes-bench-" + index + "-" + System.currentTimeMillis();
+        topic.commitSliceStart(group);
+        KesConfig config = KesConfig.parse(yaml(mode, index, group), System.getenv());
+        StreamExecutionEnvironment env = environment();
+        ProgressReporter.reset();
+        EsStats.Snapshot before = stats.snapshot();
+        JobClient job = KesJob.start(env, config);
+        CompletableFuture<JobExecutionResult> result = job.getJobExecutionResult();
+        Profiler profiler = null;
+        long firstRead = 0;
+        long clientAtFirstRead = 0;
+        long jitAtFirstRead = 0;
+        long lastPrint = System.nanoTime();
+        long lastSample = 0;
+        StringBuilder timeline = new StringBuilder("ms,read,acknowledged\n");
+        while (ProgressReporter.sum("numRecordsSend", WRITER) < docs) {
+            if (result.isDone()) {
+                result.get(); // rethrows a failure
+                throw new IllegalStateException("the job finished with " + ProgressReporter.sum("numRecordsSend", WRITER)
+                        + " of " + docs + " documents acknowledged");
+            }
+            long now = System.nanoTime();
+            if (firstRead == 0 && ProgressReporter.sum("numRecordsOut", SOURCE) > 0) {
+                firstRead = now;
+                clientAtFirstRead = clientCpu.millis();
+                jitAtFirstRead = ClientCpu.jitMillis();
+                if (profile) {
+                    profiler = Profiler.start(); // from the first record: the steady state, not the job's start-up
+                }
+            }
+            if (firstRead != 0 && now - lastSample >= 100_000_000) {
+                lastSample = now;
+                if (profiler != null) {
+                    profiler.sampleThreads();
+                }
+                timeline.append(String.format("%d,%d,%d%n", (now - firstRead) / 1_000_000,
+                        ProgressReporter.sum("numRecordsOut", SOURCE), ProgressReporter.sum("numRecordsSend", WRITER)));
+            }
+            if (now - lastPrint > 10e9) {
+                lastPrint = now;
+                System.out.printf("  read %,d, indexed %,d%n", ProgressReporter.sum("numRecordsOut", SOURCE),
+                        ProgressReporter.sum("numRecordsSend", WRITER));
+            }
+            Thread.sleep(firstRead == 0 ? 5 : 10);
+        }
+        long clientMillis = clientCpu.millis() - clientAtFirstRead;
+        long jitMillis = ClientCpu.jitMillis() - jitAtFirstRead;
+        long counted = es.refreshAndCount(index);
+        long done = System.nanoTime();
+        EsStats.Snapshot delta = stats.snapshot().minus(before);
+        if (profiler != null) {
+            profileSummary = profiler.stopAndSummarise(options.out, options.work);
+        }
+        result.get(); // the job's tail: the last fence, the final checkpoint
+        double tailSeconds = (System.nanoTime() - done) / 1e9;
+        timeline.append(String.format("%d,visible%n%d,job finished%n", (done - firstRead) / 1_000_000,
+                (System.nanoTime() - firstRead) / 1_000_000));
+        Files.writeString(options.work.resolve("timeline-" + index + ".csv"), timeline);
+        long[] latency = ProgressReporter.values("bulkLatencyMs");
+        long[] fence = ProgressReporter.values("fenceMs");
+        long shardOps = stats.shardBulkOperations(index);
+        return new Run(mode, round, docs, counted, (done - firstRead) / 1e9, delta.cpuMillis() / 1000.0, clientMillis / 1000.0,
+                jitMillis / 1000.0, Bench.percentile(latency, 50), Bench.percentile(latency, 99),
+                Bench.ratio(shardOps, delta.bulkHttpRequests()), delta.writeRejected(),
+                fence.length == 0 ? Double.NaN : Bench.percentile(fence, 50), checkpointMillisP50(job), tailSeconds,
+                ProgressReporter.sum("bulksSent", WRITER));
+    }
+
+    /** The job's mapping: the slice of the topic into {@code index}, bounded, the mode's settings on top of kes's defaults. */
+    private String yaml(String mode, String index, String group) {
+        List<String> yaml = new ArrayList<>(List.of(
+                "elasticsearch:",
+                "  hosts: [" + esUrl + "]"));
+        if (mode.equals("kes-request")) {
+            yaml.add("  durability: request");
+        }
+        yaml.addAll(List.of(
+                "kafka:",
+                "  bootstrap_servers: " + bootstrap,
+                "  group_id: " + group,
+                "  starting_offsets: committed",
+                "routes:",
+                "  - topics: [" + topic.name() + "]",
+                "    index: " + index,
+                "    id: kafka",
+                "bulk:",
+                "  shard_grouping: " + !mode.equals("kes-mixed"),
+                "job:",
+                "  name: kes-bench-" + mode,
+                "  parallelism: " + options.parallelism,
+                "  checkpoint_interval: " + (mode.equals("kes-30s") ? "30s" : "10s"),
+                "  bounded: true",
+                ""));
+        return String.join("\n", yaml);
+    }
+
+    /** Median end-to-end duration of the job's completed checkpoints, from Flink's REST API ({@code /jobs/<id>/checkpoints}). */
+    private double checkpointMillisP50(JobClient job) throws Exception {
+        JsonNode history = JSON.readTree(flinkRest().get("/jobs/" + job.getJobID() + "/checkpoints")
+                .requireOk("checkpoint statistics").body()).path("history");
+        List<Long> durations = new ArrayList<>();
+        history.forEach(c -> {
+            if ("COMPLETED".equals(c.path("status").asText())) {
+                durations.add(c.path("end_to_end_duration").asLong());
+            }
+        });
+        return Bench.percentile(durations.stream().mapToLong(Long::longValue).toArray(), 50);
+    }
+
+    private Http flinkRest() throws Exception {
+        URI rest = cluster.getRestAddress().get(60, TimeUnit.SECONDS);
+        return new Http("http://" + rest.getHost() + ":" + rest.getPort());
+    }
+
+    /** An environment that submits to the shared cluster, started on first use. */
+    private StreamExecutionEnvironment environment() throws Exception {
+        if (cluster == null) {
+            Configuration flink = new Configuration();
+            flink.setString("metrics.reporter.kesbench.factory.class", ProgressReporter.Factory.class.getName());
+            flink.setString("metrics.reporter.kesbench.interval", "60 s");
+            flink.setString("taskmanager.memory.network.max", "256mb");
+            flink.set(RestOptions.BIND_PORT, "0");
+            cluster = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(flink)
+                    .setNumTaskManagers(1).setNumSlotsPerTaskManager(options.parallelism).build());
+            cluster.start();
+            servers.closeFirst(this::stop);
+        }
+        URI rest = cluster.getRestAddress().get(60, TimeUnit.SECONDS);
+        return StreamExecutionEnvironment.createRemoteEnvironment(rest.getHost(), rest.getPort(), new Configuration());
+    }
+
+    /** Stops the shared cluster (the 3-node part needs the cores). */
+    synchronized void stop() throws Exception {
+        if (cluster != null) {
+            MiniCluster c = cluster;
+            cluster = null;
+            c.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "the Flink cluster";
+    }
+}
