@@ -2,18 +2,14 @@ package io.kes.bench;
 
 import io.kes.connector.routing.IndexRouting;
 import io.kes.jobs.quickstart.SampleLogs;
+import io.kes.stack.ElasticsearchCluster;
 import io.kes.stack.ElasticsearchNode;
 import io.kes.stack.Http;
-import io.kes.stack.Ports;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -38,10 +34,11 @@ final class ThreeNodeScenario {
 
     void run(Consumer<Run> measured) throws Exception {
         Bench.step("Starting a 3-node Elasticsearch cluster (1 GB heaps) on this machine");
-        List<ElasticsearchNode> nodes = startCluster();
-        List<String> urls = nodes.stream().map(ElasticsearchNode::url).toList();
-        Http es = new Http(urls.get(0));
-        es.get("/_cluster/health?wait_for_nodes=3&wait_for_status=green&timeout=60s").requireOk("3-node health");
+        ElasticsearchCluster cluster = ElasticsearchCluster.start("kes-bench-3n", 3, options.work, "mn", "1g", options.esVersion,
+                servers::node);
+        List<ElasticsearchNode> nodes = cluster.nodes();
+        List<String> urls = cluster.urls();
+        Http es = cluster.http();
         EsStats stats = new EsStats(urls.get(0), nodes);
         LoaderRuns loader = new LoaderRuns(es, stats, new ClientCpu(() -> null), options.loaderThreads);
         IndexRouting routing = Bench.routingOf(es, urls.get(0), "kes-bench-3n-routing-probe", "async");
@@ -66,8 +63,7 @@ final class ThreeNodeScenario {
                         Bench.DOCS_PER_BULK, null));
         // The paused node: one that is not the elected master, so the pauses hit writes, not the cluster's coordination.
         String master = es.get("/_cat/master?h=node").requireOk("master").body().trim();
-        ElasticsearchNode victim = nodes.stream().filter(n -> !n.nodeDir().getFileName().toString().equals(master))
-                .findFirst().orElse(nodes.get(2));
+        ElasticsearchNode victim = nodes.stream().filter(n -> n != cluster.node(master)).findFirst().orElseThrow();
         for (int round = 1; round <= options.multiNodeRounds; round++) {
             List<String> order = new ArrayList<>(Bench.MULTI_NODE_MODES);
             if (options.primaryAware) {
@@ -87,7 +83,7 @@ final class ThreeNodeScenario {
                         injector.start();
                     }
                     run = loader.run(mode, round, index, bulks.get(!mode.startsWith("3n-mixed")), urls,
-                            mode.startsWith("3n-primary") ? primaries(es, index, nodes) : null);
+                            mode.startsWith("3n-primary") ? primaries(es, index, cluster) : null);
                 } finally {
                     if (injector != null) {
                         injector.stop();
@@ -101,46 +97,6 @@ final class ThreeNodeScenario {
         for (ElasticsearchNode n : nodes) {
             servers.stop(n);
         }
-    }
-
-    private List<ElasticsearchNode> startCluster() throws Exception {
-        int[] http = new int[3];
-        int[] transport = new int[3];
-        StringBuilder seeds = new StringBuilder();
-        for (int i = 0; i < 3; i++) {
-            http[i] = Ports.free();
-            transport[i] = Ports.free();
-            seeds.append(i == 0 ? "" : ",").append("127.0.0.1:").append(transport[i]);
-        }
-        List<ElasticsearchNode> nodes = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            ElasticsearchNode node = ElasticsearchNode.builder()
-                    .version(options.esVersion)
-                    .nodeDir(options.work.resolve("mn" + (i + 1)).toAbsolutePath())
-                    .ports(http[i], transport[i])
-                    .heap("1g")
-                    .setting("cluster.name", "kes-bench-3n")
-                    .setting("discovery.type", "multi-node")
-                    .setting("discovery.seed_hosts", seeds.toString())
-                    .setting("cluster.initial_master_nodes", "mn1,mn2,mn3")
-                    .build();
-            nodes.add(node);
-            servers.node(node);
-        }
-        // Each start() waits for green, which needs a formed cluster: start the three together.
-        ExecutorService pool = Executors.newFixedThreadPool(3);
-        try {
-            List<Future<?>> starts = new ArrayList<>();
-            for (ElasticsearchNode n : nodes) {
-                starts.add(pool.submit(n::start));
-            }
-            for (Future<?> f : starts) {
-                f.get(6, TimeUnit.MINUTES);
-            }
-        } finally {
-            pool.shutdown();
-        }
-        return nodes;
     }
 
     /**
@@ -165,16 +121,12 @@ final class ThreeNodeScenario {
     }
 
     /** The URL of the node holding each shard's primary, from {@code _cat/shards}. */
-    private static String[] primaries(Http es, String index, List<ElasticsearchNode> nodes) throws IOException {
+    private static String[] primaries(Http es, String index, ElasticsearchCluster cluster) throws IOException {
         String[] urls = new String[Bench.SHARDS];
         for (String line : es.get("/_cat/shards/" + index + "?h=shard,prirep,node").requireOk("_cat/shards").body().split("\n")) {
             String[] f = line.trim().split("\\s+");
             if (f.length == 3 && f[1].equals("p")) {
-                for (ElasticsearchNode n : nodes) {
-                    if (n.nodeDir().getFileName().toString().equals(f[2])) {
-                        urls[Integer.parseInt(f[0])] = n.url();
-                    }
-                }
+                urls[Integer.parseInt(f[0])] = cluster.node(f[2]).url();
             }
         }
         for (int s = 0; s < Bench.SHARDS; s++) {

@@ -64,6 +64,14 @@ public final class ElasticsearchSinkOptions {
                     + "sync less often, or do not catch up in time, are made durable with _flush instead, a Lucene commit that "
                     + "costs Elasticsearch more CPU. Writing goes on during the wait either way; only the checkpoint waits.");
 
+    public static final ConfigOption<Boolean> PRIMARY_NODE_ROUTING = ConfigOptions.key("elasticsearch.primary_node_routing")
+            .booleanType().defaultValue(true)
+            .withDescription("Send each single-shard bulk straight to the node that holds the shard's primary, so that no other node "
+                    + "coordinates it (the documents cross the network once; measured on three nodes: 1.2-1.3x the docs/s). Node addresses "
+                    + "come from _nodes/http, shard locations from the routing table, refreshed every 30 s; a node is used once it answered "
+                    + "at its published address, else its shards' bulks go to elasticsearch.hosts, as they always do with a "
+                    + "path_prefix (a proxy) or without the monitor cluster privilege.");
+
     public static final ConfigOption<Duration> SOCKET_TIMEOUT = ConfigOptions.key("elasticsearch.socket_timeout")
             .durationType().defaultValue(Duration.ofSeconds(60))
             .withDescription("How long one request may wait for an answer before it is retried.");

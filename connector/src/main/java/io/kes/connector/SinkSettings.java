@@ -27,6 +27,7 @@ public final class SinkSettings implements Serializable {
     public final boolean gzip;
     public final Durability durability;
     public final Duration fenceSyncWait;
+    public final boolean primaryNodeRouting;
     public final Duration socketTimeout;
     public final int maxDocs;
     public final long maxBytes;
@@ -71,6 +72,7 @@ public final class SinkSettings implements Serializable {
         this.gzip = c.get(GZIP);
         this.durability = Durability.parse(c.get(DURABILITY));
         this.fenceSyncWait = positive(c, FENCE_SYNC_WAIT);
+        this.primaryNodeRouting = c.get(PRIMARY_NODE_ROUTING);
         this.socketTimeout = positive(c, SOCKET_TIMEOUT);
         this.maxDocs = c.get(BULK_MAX_DOCS);
         check(maxDocs >= 1, BULK_MAX_DOCS.key() + " must be at least 1, got " + maxDocs);

@@ -18,6 +18,7 @@ final class BulkMetrics {
     final Counter docsOut;
     final Counter bytesOut;
     final Counter bulksSent;
+    final Counter bulksToPrimaryNode;
     final Counter retriesRejected;
     final Counter retriesUnavailable;
     final Counter requestRetries;
@@ -35,6 +36,7 @@ final class BulkMetrics {
         docsOut = operatorGroup.counter("numRecordsSend");
         bytesOut = operatorGroup.counter("numBytesSend");
         bulksSent = g.counter("bulksSent");
+        bulksToPrimaryNode = g.counter("bulksToPrimaryNode");
         retriesRejected = g.counter("itemRetriesRejected");
         retriesUnavailable = g.counter("itemRetriesUnavailable");
         requestRetries = g.counter("requestRetries");

@@ -18,6 +18,8 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.zip.GZIPOutputStream;
 import io.kes.connector.bulk.Epochs.Epoch;
+import io.kes.connector.internal.TargetNodeSelector;
+import org.apache.http.HttpHost;
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.common.operators.ProcessingTimeService;
 import org.apache.flink.metrics.MetricGroup;
@@ -62,6 +64,8 @@ public final class BulkWriter implements AutoCloseable {
 
     private final SinkSettings settings;
     private final RestClient client;
+    private final TargetNodeSelector selector;
+    private final PrimaryNodes primaryNodes;
     private final MailboxExecutor mailbox;
     private final ProcessingTimeService time;
     private final FailureHandler failureHandler;
@@ -82,10 +86,16 @@ public final class BulkWriter implements AutoCloseable {
     private RuntimeException asyncFailure;
     private boolean closed;
 
-    public BulkWriter(SinkSettings settings, RestClient client, MailboxExecutor mailbox, ProcessingTimeService time,
-                      MetricGroup metricGroup, int subtaskIndex, FailureHandler failureHandler) throws Exception {
+    /** @param client built with {@code selector} as its node selector ({@link io.kes.connector.internal.RestClients#create}) */
+    public BulkWriter(SinkSettings settings, RestClient client, TargetNodeSelector selector, MailboxExecutor mailbox,
+                      ProcessingTimeService time, MetricGroup metricGroup, int subtaskIndex, FailureHandler failureHandler)
+            throws Exception {
         this.settings = settings;
         this.client = client;
+        this.selector = selector;
+        // Behind a path prefix the cluster sits behind a proxy: its nodes' own addresses are not the way in.
+        this.primaryNodes = settings.primaryNodeRouting && settings.shardGrouping && settings.pathPrefix == null
+                ? new PrimaryNodes(client, selector, "kes-primary-nodes-" + subtaskIndex) : null;
         this.mailbox = mailbox;
         this.time = time;
         this.failureHandler = failureHandler;
@@ -226,7 +236,7 @@ public final class BulkWriter implements AutoCloseable {
         metrics.bytesOut.inc(length);
         batch.sentNanos = System.nanoTime();
         int expectedItems = batch.body.itemCount();
-        client.performRequestAsync(request, new ResponseListener() {
+        ResponseListener listener = new ResponseListener() {
             @Override
             public void onSuccess(Response response) {
                 BulkResponse parsed;
@@ -243,7 +253,18 @@ public final class BulkWriter implements AutoCloseable {
             public void onFailure(Exception exception) {
                 toMailbox(() -> onRequestFailure(batch, exception), "kes bulk failure");
             }
-        });
+        };
+        HttpHost primary = primaryNodes == null || batch.slot.index == null ? null : primaryNodes.primaryOf(batch.slot.index, batch.slot.shard);
+        if (primary == null) {
+            client.performRequestAsync(request, listener);
+            return;
+        }
+        metrics.bulksToPrimaryNode.inc();
+        try {
+            selector.sendTo(primary, () -> client.performRequestAsync(request, listener));
+        } catch (Exception cannotHappen) {
+            throw new IllegalStateException(cannotHappen); // performRequestAsync reports failures to the listener
+        }
     }
 
     private void toMailbox(Runnable action, String description) {
@@ -487,6 +508,9 @@ public final class BulkWriter implements AutoCloseable {
     public void close() throws Exception {
         closed = true;
         finisher.close();
+        if (primaryNodes != null) {
+            primaryNodes.close();
+        }
         try {
             client.close();
         } finally {

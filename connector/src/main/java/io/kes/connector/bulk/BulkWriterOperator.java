@@ -4,6 +4,8 @@ import io.kes.connector.DocumentOperation;
 import io.kes.connector.FailureHandler;
 import io.kes.connector.SinkSettings;
 import io.kes.connector.internal.RestClients;
+import io.kes.connector.internal.TargetNodeSelector;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
@@ -70,8 +72,9 @@ public final class BulkWriterOperator extends AbstractStreamOperator<DocumentOpe
     @Override
     public void open() throws Exception {
         super.open();
-        writer = new BulkWriter(settings, RestClients.create(settings), mailbox, getProcessingTimeService(), getMetricGroup(),
-                getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), failureHandler);
+        TargetNodeSelector selector = new TargetNodeSelector(Set.of(RestClients.hosts(settings)));
+        writer = new BulkWriter(settings, RestClients.create(settings, selector), selector, mailbox, getProcessingTimeService(),
+                getMetricGroup(), getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), failureHandler);
     }
 
     @Override

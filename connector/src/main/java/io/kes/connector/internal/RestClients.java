@@ -10,6 +10,7 @@ import javax.net.ssl.SSLContext;
 import org.apache.http.Header;
 import org.apache.http.HttpHost;
 import org.apache.http.message.BasicHeader;
+import org.elasticsearch.client.NodeSelector;
 import org.elasticsearch.client.RestClient;
 import org.elasticsearch.client.RestClientBuilder;
 
@@ -19,9 +20,12 @@ public final class RestClients {
     private RestClients() {}
 
     public static RestClient create(SinkSettings settings) {
-        HttpHost[] hosts = settings.hosts.stream()
-                .map(u -> new HttpHost(u.getHost(), u.getPort() > 0 ? u.getPort() : defaultPort(u), u.getScheme()))
-                .toArray(HttpHost[]::new);
+        return create(settings, NodeSelector.ANY);
+    }
+
+    /** With a node selector, e.g. a {@link TargetNodeSelector} for nodes added later with {@code setNodes}. */
+    public static RestClient create(SinkSettings settings, NodeSelector nodeSelector) {
+        HttpHost[] hosts = hosts(settings);
         List<Header> headers = new ArrayList<>();
         if (settings.apiKey != null) {
             headers.add(new BasicHeader("Authorization", "ApiKey " + settings.apiKey));
@@ -32,6 +36,7 @@ public final class RestClients {
         }
         SSLContext ssl = TlsContexts.forSettings(settings);
         RestClientBuilder builder = RestClient.builder(hosts)
+                .setNodeSelector(nodeSelector)
                 .setDefaultHeaders(headers.toArray(Header[]::new))
                 .setCompressionEnabled(false)
                 .setRequestConfigCallback(rc -> rc
@@ -49,6 +54,13 @@ public final class RestClients {
             builder.setPathPrefix(settings.pathPrefix);
         }
         return builder.build();
+    }
+
+    /** The configured {@code elasticsearch.hosts}. */
+    public static HttpHost[] hosts(SinkSettings settings) {
+        return settings.hosts.stream()
+                .map(u -> new HttpHost(u.getHost(), u.getPort() > 0 ? u.getPort() : defaultPort(u), u.getScheme()))
+                .toArray(HttpHost[]::new);
     }
 
     private static int defaultPort(URI uri) {
