@@ -3,6 +3,7 @@ package io.kes.connector;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kes.stack.ElasticsearchNode;
+import io.kes.stack.Http;
 import io.kes.stack.junit.ElasticsearchExtension;
 import java.time.Duration;
 import java.util.List;
@@ -74,34 +75,30 @@ class CheckpointWaitIT {
 
     @Test
     void theFenceWaitsForTheTranslogsOwnSyncInsteadOfFlushing(ElasticsearchNode es) throws Exception {
-        long docs = 20_000;
-        es.http().send("PUT", "/fence-sync", "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0,"
-                + "\"translog.durability\":\"async\",\"translog.sync_interval\":\"1s\"}}").requireOk("create");
-        ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(es.url()).build();
-
-        SinkPipelines.start(sink, "fence-sync", docs, 5_000, 1, Duration.ofMillis(500)).getJobExecutionResult().get();
+        long flushes = flushesWhileWriting(es, "fence-sync", "1s", 20_000);
 
         assertThat(completedCheckpoints()).as("checkpoints that passed the fence").isPositive();
-        assertThat(flushes(es, "fence-sync")).as("_flush calls on an index that syncs its translog every second").isZero();
-        assertThat(es.http().refreshAndCount("fence-sync")).isEqualTo(docs);
+        assertThat(flushes).as("_flush calls on an index that syncs its translog every second").isZero();
     }
 
     @Test
     void anIndexThatSyncsLessOftenThanTheFenceWaitsIsFlushed(ElasticsearchNode es) throws Exception {
-        long docs = 5_000;
-        es.http().send("PUT", "/fence-flush", "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0,"
-                + "\"translog.durability\":\"async\",\"translog.sync_interval\":\"60s\"}}").requireOk("create");
-        ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(es.url()).build();
+        long flushes = flushesWhileWriting(es, "fence-flush", "60s", 5_000);
 
-        SinkPipelines.start(sink, "fence-flush", docs, 5_000, 1, Duration.ofMillis(500)).getJobExecutionResult().get();
-
-        assertThat(flushes(es, "fence-flush")).as("_flush calls: translog synced every 60 s, fence_sync_wait 10 s").isPositive();
-        assertThat(es.http().refreshAndCount("fence-flush")).isEqualTo(docs);
+        assertThat(flushes).as("_flush calls: translog synced every 60 s, fence_sync_wait 10 s").isPositive();
     }
 
-    private static long flushes(ElasticsearchNode es, String index) throws Exception {
+    /** Writes {@code docs} documents (5,000/s, checkpoints every 500 ms) into a fresh async index; returns its _flush count. */
+    private static long flushesWhileWriting(ElasticsearchNode es, String index, String syncInterval, long docs) throws Exception {
+        es.http().send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0,"
+                + "\"translog.durability\":\"async\",\"translog.sync_interval\":\"" + syncInterval + "\"}}").requireOk("create");
+        ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(es.url()).build();
+
+        SinkPipelines.start(sink, index, docs, 5_000, 1, Duration.ofMillis(500)).getJobExecutionResult().get();
+
+        assertThat(es.http().refreshAndCount(index)).isEqualTo(docs);
         String body = es.http().get("/" + index + "/_stats/flush?filter_path=_all.primaries.flush.total").requireOk("flush stats").body();
-        return io.kes.stack.Http.longField(body, "total");
+        return Http.longField(body, "total");
     }
 
     private static long completedCheckpoints() {

@@ -49,8 +49,13 @@ final class CheckpointFence {
         }
     }
 
-    /** How often the fence looks at the persisted checkpoints while it waits. */
-    private static final long POLL_MILLIS = 200;
+    /**
+     * How often the fence looks at the persisted checkpoints while it waits: a fifth of the sync
+     * interval (1 s for Elasticsearch's default 5 s), at least this often. Every look is a
+     * {@code _stats} call that costs the node CPU; a slower look adds at most its period to the
+     * checkpoint, never to the writes.
+     */
+    private static final long MIN_POLL_MILLIS = 100;
     private static final Logger LOG = LoggerFactory.getLogger(CheckpointFence.class);
 
     private final ClusterMetadataClient metadata;
@@ -110,7 +115,8 @@ final class CheckpointFence {
             (meta.translogSyncInterval().compareTo(maxSyncWait) > 0 ? flush : wait).add(index);
         }
         if (!wait.isEmpty()) {
-            flush.addAll(awaitPersisted(acknowledged, wait, indices));
+            long syncMillis = wait.stream().mapToLong(i -> indices.get(i).translogSyncInterval().toMillis()).max().orElse(0);
+            flush.addAll(awaitPersisted(acknowledged, wait, indices, Math.max(MIN_POLL_MILLIS, syncMillis / 5)));
         }
         if (!flush.isEmpty()) {
             metadata.flush(flush);
@@ -119,8 +125,8 @@ final class CheckpointFence {
     }
 
     /** Waits up to {@code fence_sync_wait} until every written primary persisted what it held; returns the indices that did not. */
-    private Set<String> awaitPersisted(AcknowledgedWrites acknowledged, Set<String> indices, Map<String, IndexMetadata> metadataOf)
-            throws IOException, InterruptedException {
+    private Set<String> awaitPersisted(AcknowledgedWrites acknowledged, Set<String> indices, Map<String, IndexMetadata> metadataOf,
+                                       long pollMillis) throws IOException, InterruptedException {
         // Every write kes had acknowledged has a seq_no at or below the max_seq_no its primary reports now.
         Map<String, Map<Integer, ShardSeqNos>> before = metadata.primarySeqNos(indices);
         Map<String, long[]> targets = new HashMap<>();
@@ -141,7 +147,7 @@ final class CheckpointFence {
             if (lagging.isEmpty() || System.nanoTime() >= deadline) {
                 return lagging;
             }
-            Thread.sleep(POLL_MILLIS);
+            Thread.sleep(Math.min(pollMillis, Math.max(1, (deadline - System.nanoTime()) / 1_000_000)));
         }
     }
 
