@@ -67,6 +67,9 @@ public final class Bench {
     /** Runs everything; true when every run indexed exactly the expected number of documents. */
     boolean run() throws Exception {
         started = System.nanoTime();
+        if (options.profile) {
+            Profiler.prepare();
+        }
         Thread hook = new Thread(servers::stopAll, "kes-bench-cleanup");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
@@ -75,7 +78,7 @@ public final class Bench {
                 if (options.esUrl != null) {
                     step("3-node scenario skipped: it needs nodes started by the bench (not --es-url)");
                 } else {
-                    new ThreeNodeScenario(options, servers, started).run(this::measured);
+                    new ThreeNodeScenario(options, servers, environment, started).run(this::measured);
                 }
             }
         } finally {
@@ -155,19 +158,27 @@ public final class Bench {
         }
         KesRuns kes = new KesRuns(options, topic, es, esUrl, bootstrap, clientCpu, servers);
         LoaderRuns loader = new LoaderRuns(es, stats, clientCpu, options.loaderThreads);
-        warmUp(es, esUrl, topic, kes, loader);
-        for (int round = 1; round <= options.rounds; round++) {
+        warmUp(es, esUrl, topic);
+        // Round 0 runs every mode untimed: both Elasticsearch and the job keep warming for several
+        // runs (with one warm-up run per kes code path, every kes mode's round 1 still ran at 80% of
+        // its round 3, with 4-5 s of JIT compilation).
+        for (int round = options.warmUpRound ? 0 : 1; round <= options.rounds; round++) {
             // Rotate the order each round, so no mode always runs first (cold caches) or last.
             List<String> order = new ArrayList<>(options.modes);
-            Collections.rotate(order, -(round - 1));
+            Collections.rotate(order, -round);
             for (String mode : order) {
                 String index = "kes-bench-" + mode + "-r" + round;
-                step("Round " + round + "/" + options.rounds + ": " + mode + " -> " + index);
+                step((round == 0 ? "Warm-up round (untimed)" : "Round " + round + "/" + options.rounds) + ": " + mode + " -> " + index);
                 createIndex(es, index, mode.equals("kes-request") ? "request" : "async");
                 try {
-                    measured(mode.equals("ceiling")
+                    Run run = mode.equals("ceiling")
                             ? loader.run("ceiling", round, index, ceilingBulks, List.of(esUrl), null)
-                            : kes.run(stats, index, mode, round, false));
+                            : kes.run(stats, index, mode, round, false);
+                    if (round > 0) {
+                        measured(run);
+                    } else {
+                        System.out.printf("  (untimed) %,.0f docs/s%n", run.docsPerSecond());
+                    }
                 } catch (Exception e) {
                     // one failed run must not lose the others: reported, and the bench exits non-zero
                     failures.add(mode + " round " + round + ": " + e);
@@ -196,30 +207,19 @@ public final class Bench {
     }
 
     /**
-     * Untimed: JIT-compiles Elasticsearch's indexing path with a short direct load (so the first
-     * mode of round 1 is not the only one to run on a cold node), makes Kafka create its offsets
-     * topic, and runs each kes code path once over the slice (with and without the shuffle, with
-     * and without the fence): a streaming job runs warm, and without this round 1 measured a cold
-     * kes against a warm ceiling.
+     * Untimed: a short direct load into a throw-away index (JIT of the node's indexing path before
+     * anything else), and a commit that makes Kafka create its offsets topic, which the first
+     * checkpoint's offset commit would otherwise wait for. Round 0 then warms every mode.
      */
-    private void warmUp(Http es, String esUrl, BenchTopic topic, KesRuns kes, LoaderRuns loader) throws Exception {
+    private void warmUp(Http es, String esUrl, BenchTopic topic) throws Exception {
         long docs = Math.min(options.records, 200_000);
-        step(String.format("Warm-up (untimed): %,d documents by the direct loader, Kafka offsets topic, each kes mode once", docs));
+        step(String.format("Warm-up (untimed): %,d documents by the direct loader, and Kafka's offsets topic", docs));
         IndexRouting routing = routingOf(es, esUrl, "kes-bench-warmup", "async");
         DirectLoader.Bulks bulks = DirectLoader.prepare(new SampleLogs(SEED), topic.name(), options.partitions, docs, DOCS_PER_BULK, routing);
         createIndex(es, "kes-bench-warmup", "async");
         DirectLoader.load(bulks, "kes-bench-warmup", List.of(esUrl), options.loaderThreads);
         es.send("DELETE", "/kes-bench-warmup", null);
         topic.createOffsetsTopic();
-        for (String mode : options.modes) {
-            if (mode.startsWith("kes") && !mode.equals("kes-30s")) { // kes-30s runs kes's code path
-                System.out.printf("  untimed %s run over the slice (%,d documents)%n", mode, topic.sliceDocs());
-                String index = "kes-bench-warmup-" + mode;
-                createIndex(es, index, mode.equals("kes-request") ? "request" : "async");
-                kes.run(new EsStats(esUrl, List.of()), index, mode, 0, false);
-                es.send("DELETE", "/" + index, null);
-            }
-        }
     }
 
     /** A fresh index: 6 shards, no replicas, no refreshes during the load, the given translog durability. */

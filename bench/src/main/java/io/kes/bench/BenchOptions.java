@@ -1,5 +1,6 @@
 package io.kes.bench;
 
+import io.kes.connector.ElasticsearchSinkOptions;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -12,7 +13,10 @@ final class BenchOptions {
     int rounds = 3;
     int partitions = 6;
     int parallelism = 2;
-    int loaderThreads = 4;
+    /** Bulks the direct loader keeps in flight; by default as many as the kes job does (parallelism x bulk.max_in_flight). */
+    int loaderThreads = -1;
+    /** CPU quota per node of the 3-node cluster, in cores; 0 = none. */
+    double nodeCpus = 0.6;
     List<String> modes = Bench.SINGLE_NODE_MODES;
     boolean skipMultiNode;
     long multiNodeRecords = 500_000;
@@ -26,6 +30,8 @@ final class BenchOptions {
     Path work = Path.of("bench/target/bench-run");
     boolean profile = true;
     boolean quick;
+    /** An untimed round of every mode before the measured ones; --quick leaves it out (a smoke, not a measurement). */
+    boolean warmUpRound = true;
     boolean primaryAware = true;
 
     static BenchOptions parse(String[] args) {
@@ -43,6 +49,7 @@ final class BenchOptions {
                 case "--partitions" -> o.partitions = Integer.parseInt(args[++i]);
                 case "--parallelism" -> o.parallelism = Integer.parseInt(args[++i]);
                 case "--loader-threads" -> o.loaderThreads = Integer.parseInt(args[++i]);
+                case "--node-cpus" -> o.nodeCpus = Double.parseDouble(args[++i]);
                 case "--modes" -> o.modes = List.of(args[++i].split(","));
                 case "--skip-multinode" -> o.skipMultiNode = true;
                 case "--multinode-records" -> { o.multiNodeRecords = parseCount(args[++i]); o.multiNodeRecordsGiven = true; }
@@ -75,6 +82,7 @@ final class BenchOptions {
                 o.multiNodeRecords = Math.min(o.records, 50_000);
             }
             o.profile = false;
+            o.warmUpRound = false;
         }
         if (!perRunGiven && (o.quick || o.records < o.docsPerRun)) {
             o.docsPerRun = o.records;
@@ -85,6 +93,9 @@ final class BenchOptions {
         }
         if (!o.multiNodeRecordsGiven) {
             o.multiNodeRecords = Math.min(o.multiNodeRecords, o.records);
+        }
+        if (o.loaderThreads < 0) {
+            o.loaderThreads = o.parallelism * ElasticsearchSinkOptions.BULK_MAX_IN_FLIGHT.defaultValue();
         }
         if (o.multiNodeRounds < 0) {
             o.multiNodeRounds = o.rounds;
@@ -122,7 +133,7 @@ final class BenchOptions {
     static void usage(int code) {
         System.err.println(String.join("\n",
                 "usage: kes bench [--records N] [--docs-per-run N] [--rounds R] [--partitions P] [--parallelism P] [--modes kes,kes-30s,kes-mixed,kes-request,ceiling]",
-                "                 [--skip-multinode] [--multinode-records N] [--multinode-rounds R] [--loader-threads T] [--no-primary-aware]",
+                "                 [--skip-multinode] [--multinode-records N] [--multinode-rounds R] [--loader-threads T] [--node-cpus C] [--no-primary-aware]",
                 "                 [--quick] [--no-profile] [--budget-minutes M] [--out DIR] [--es-url URL --kafka BOOTSTRAP] [--es-version V]",
                 "defaults: 2,000,000 records in Kafka, each single-node run indexes the last 500,000 of them, 3 rounds, 6 partitions, parallelism 2, all modes, 3-node scenario with up to 500,000 docs",
                 "per run (fewer when the single-node part left less than enough of the --budget-minutes 24 for it; 0 = no budget)"));

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,34 +28,56 @@ final class Profiler {
 
     private final AsyncProfiler cpu;
     private final String cpuProblem;
-    private final Recording jfr;
+    private final Instant windowStart;
     private final Map<String, ThreadCpu> threadsAtStart;
     /** The latest reading of every thread seen: the job's threads end with the job, before the last look. */
     private final Map<String, ThreadCpu> threadsLastSeen = new HashMap<>();
 
-    private Profiler(AsyncProfiler cpu, String cpuProblem, Recording jfr, Map<String, ThreadCpu> threadsAtStart) {
+    private static AsyncProfiler agent;
+    private static String agentProblem;
+    private static Recording recording;
+
+    private Profiler(AsyncProfiler cpu, String cpuProblem, Map<String, ThreadCpu> threadsAtStart) {
         this.cpu = cpu;
         this.cpuProblem = cpuProblem;
-        this.jfr = jfr;
+        this.windowStart = Instant.now();
         this.threadsAtStart = threadsAtStart;
     }
 
-    static Profiler start() {
-        AsyncProfiler cpu = null;
-        String problem = null;
-        try {
-            cpu = AsyncProfiler.getInstance();
-            startCpu(cpu);
-        } catch (Exception | LinkageError e) {
-            cpu = null;
-            problem = "async-profiler could not start here (" + e + "); no CPU samples";
+    /**
+     * Loads the profiler agent and starts the JFR recording (allocation samples, GC, locks: cheap)
+     * when the bench starts, long before the profiled run. Started for that run, their own code was
+     * JIT-compiled on its clock: two thirds of the bench JVM's CPU in the profiled run went to the
+     * compiler threads.
+     */
+    static synchronized void prepare() {
+        if (recording != null) {
+            return;
         }
-        Recording jfr = new Recording();
-        jfr.enable("jdk.ObjectAllocationSample").with("throttle", "300/s");
-        jfr.enable("jdk.GarbageCollection");
-        jfr.enable("jdk.JavaMonitorEnter").withThreshold(Duration.ofMillis(10));
-        jfr.start();
-        return new Profiler(cpu, problem, jfr, threadCpu());
+        try {
+            agent = AsyncProfiler.getInstance();
+        } catch (Exception | LinkageError e) {
+            agentProblem = "async-profiler could not load here (" + e + "); no CPU samples";
+        }
+        recording = new Recording();
+        recording.enable("jdk.ObjectAllocationSample").with("throttle", "300/s");
+        recording.enable("jdk.GarbageCollection");
+        recording.enable("jdk.JavaMonitorEnter").withThreshold(Duration.ofMillis(10));
+        recording.start();
+    }
+
+    /** Starts CPU sampling; the JFR tables cover what happens from now on. */
+    static synchronized Profiler start() {
+        prepare();
+        String problem = agentProblem;
+        if (agent != null) {
+            try {
+                startCpu(agent);
+            } catch (IOException | RuntimeException e) {
+                problem = "async-profiler could not start sampling (" + e + "); no CPU samples";
+            }
+        }
+        return new Profiler(problem == null ? agent : null, problem, threadCpu());
     }
 
     /** CPU time from perf events where the kernel allows them, else from a CPU-time timer. */
@@ -86,10 +109,8 @@ final class Profiler {
         } else {
             summary.append(cpuProblem).append("\n\n");
         }
-        jfr.stop();
-        jfr.dump(jfrFile);
-        jfr.close();
-        summary.append(jfrSummary(jfrFile));
+        recording.dump(jfrFile);
+        summary.append(jfrSummary(jfrFile, windowStart));
         Files.writeString(results.resolve("profile.md"), "# Profile of one kes run (default mode)\n\n"
                 + "CPU flame graph: [`" + FLAME_GRAPH + "`](" + FLAME_GRAPH + "). Raw data: `" + collapsed + "` (async-profiler, "
                 + "collapsed stacks) and `" + jfrFile + "` (JFR: allocations, GC, locks).\n\n" + summary);
@@ -133,7 +154,8 @@ final class Profiler {
                 + table(kesFrames, jobSamples, 15, "kes frame", "samples") + '\n';
     }
 
-    static String jfrSummary(Path jfrFile) throws IOException {
+    /** Allocation, GC and lock tables from the events of {@code jfrFile} from {@code from} on. */
+    static String jfrSummary(Path jfrFile, Instant from) throws IOException {
         Map<String, Long> allocByClass = new HashMap<>();
         Map<String, Long> allocByFrame = new HashMap<>();
         Map<String, Long> locks = new HashMap<>();
@@ -141,6 +163,9 @@ final class Profiler {
         long gcPauseMillis = 0;
         long gcs = 0;
         for (RecordedEvent e : RecordingFile.readAllEvents(jfrFile)) {
+            if (e.getStartTime().isBefore(from)) {
+                continue;
+            }
             switch (e.getEventType().getName()) {
                 case "jdk.ObjectAllocationSample" -> {
                     if (e.getThread("eventThread") != null && isBenchThread(e.getThread("eventThread").getJavaName())) {

@@ -125,9 +125,17 @@ final class Report {
                 Row::docsPerSecond, Double.NaN, true);
         ratio(md, "3 nodes with pauses: primary-aware / mixed (docs/s)", find(rows, "3n-primary-pause"), find(rows, "3n-mixed-pause"),
                 Row::docsPerSecond, Double.NaN, true);
+        ratio(md, "3 nodes without pauses: primary-aware / mixed (docs/s)", find(rows, "3n-primary"), find(rows, "3n-mixed"),
+                Row::docsPerSecond, Double.NaN, true);
         ratio(md, "ES CPU per doc: kes / kes-mixed", find(rows, "kes"), find(rows, "kes-mixed"), Row::cpuPerMillion, 0.85, false);
         ratio(md, "ES CPU per doc, 3 nodes with pauses: single-shard / mixed", find(rows, "3n-single-pause"),
                 find(rows, "3n-mixed-pause"), Row::cpuPerMillion, 0.85, false);
+        ratio(md, "ES CPU per doc, 3 nodes without pauses: single-shard / mixed", find(rows, "3n-single"), find(rows, "3n-mixed"),
+                Row::cpuPerMillion, Double.NaN, false);
+        ratio(md, "ES CPU per doc, 3 nodes without pauses: primary-aware / mixed", find(rows, "3n-primary"),
+                find(rows, "3n-mixed"), Row::cpuPerMillion, Double.NaN, false);
+        ratio(md, "ES CPU per doc, 3 nodes with pauses: primary-aware / mixed", find(rows, "3n-primary-pause"),
+                find(rows, "3n-mixed-pause"), Row::cpuPerMillion, Double.NaN, false);
         ratio(md, "kes / kes-mixed (docs/s)", find(rows, "kes"), find(rows, "kes-mixed"), Row::docsPerSecond, Double.NaN, true);
         ratio(md, "kes with 30 s checkpoints / ceiling (docs/s)", find(rows, "kes-30s"), ceiling, Row::docsPerSecond, Double.NaN, true);
         ratio(md, "kes / kes-request (docs/s)", find(rows, "kes"), find(rows, "kes-request"), Row::docsPerSecond, Double.NaN, true);

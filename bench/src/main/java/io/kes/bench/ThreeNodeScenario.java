@@ -24,11 +24,13 @@ final class ThreeNodeScenario {
 
     private final BenchOptions options;
     private final BenchServers servers;
+    private final Map<String, String> environment;
     private final long benchStarted;
 
-    ThreeNodeScenario(BenchOptions options, BenchServers servers, long benchStarted) {
+    ThreeNodeScenario(BenchOptions options, BenchServers servers, Map<String, String> environment, long benchStarted) {
         this.options = options;
         this.servers = servers;
+        this.environment = environment;
         this.benchStarted = benchStarted;
     }
 
@@ -36,6 +38,44 @@ final class ThreeNodeScenario {
         Bench.step("Starting a 3-node Elasticsearch cluster (1 GB heaps) on this machine");
         ElasticsearchCluster cluster = ElasticsearchCluster.start("kes-bench-3n", 3, options.work, "mn", "1g", options.esVersion,
                 servers::node);
+        List<CpuQuota> quotas = limitCpu(cluster);
+        try {
+            measure(cluster, measured);
+        } finally {
+            Bench.step("Stopping the 3-node cluster");
+            for (ElasticsearchNode n : cluster.nodes()) {
+                servers.stop(n);
+            }
+            quotas.forEach(CpuQuota::close);
+        }
+    }
+
+    /**
+     * Gives every node its own CPU budget, as if each ran on a machine of its own: a paused node's
+     * share then idles, as it would in a real cluster, instead of going to the other nodes.
+     */
+    private List<CpuQuota> limitCpu(ElasticsearchCluster cluster) throws IOException {
+        List<CpuQuota> quotas = new ArrayList<>();
+        if (options.nodeCpus <= 0) {
+            return quotas;
+        }
+        List<String> whyNot = new ArrayList<>();
+        for (ElasticsearchNode n : cluster.nodes()) {
+            var quota = CpuQuota.create("kes-bench-" + n.nodeDir().getFileName(), options.nodeCpus, whyNot);
+            if (quota.isEmpty()) {
+                System.out.println("  [cpu] no CPU quota per node (" + whyNot.get(0) + "): the nodes share the cores");
+                quotas.forEach(CpuQuota::close);
+                return List.of();
+            }
+            quota.get().add(ProcessHandle.of(n.process().orElseThrow().pid()).orElseThrow());
+            quotas.add(quota.get());
+        }
+        System.out.printf("  [cpu] each node limited to %.2f cores (cgroup cpu quota), as if on a machine of its own%n", options.nodeCpus);
+        environment.put("3-node CPU", String.format("%.2f cores per node (cgroup quota)", options.nodeCpus));
+        return quotas;
+    }
+
+    private void measure(ElasticsearchCluster cluster, Consumer<Run> measured) throws Exception {
         List<ElasticsearchNode> nodes = cluster.nodes();
         List<String> urls = cluster.urls();
         Http es = cluster.http();
@@ -43,37 +83,34 @@ final class ThreeNodeScenario {
         LoaderRuns loader = new LoaderRuns(es, stats, new ClientCpu(() -> null), options.loaderThreads);
         IndexRouting routing = Bench.routingOf(es, urls.get(0), "kes-bench-3n-routing-probe", "async");
 
-        Bench.step("Warm-up (untimed): three loads into the 3-node cluster");
-        DirectLoader.Bulks warm = DirectLoader.prepare(new SampleLogs(Bench.SEED), options.topic(), options.partitions,
-                Math.min(options.multiNodeRecords, 100_000), Bench.DOCS_PER_BULK, routing);
-        // Fresh nodes are cold: one load left the first 3-node round at a third of the later rounds'
-        // speed. The last load's rate, warm, sizes the runs.
-        DirectLoader.Result warmed = null;
-        for (int i = 0; i < 3; i++) {
-            Bench.createIndex(es, "kes-bench-3n-warmup", "async");
-            warmed = DirectLoader.load(warm, "kes-bench-3n-warmup", urls, options.loaderThreads);
-            es.send("DELETE", "/kes-bench-3n-warmup", null);
-        }
-        fitIntoBudget(warm.docs() / warmed.seconds());
-        Bench.step(String.format("Pre-serializing %,d documents as single-shard and as mixed bulks", options.multiNodeRecords));
-        Map<Boolean, DirectLoader.Bulks> bulks = Map.of(
-                true, DirectLoader.prepare(new SampleLogs(Bench.SEED), options.topic(), options.partitions, options.multiNodeRecords,
-                        Bench.DOCS_PER_BULK, routing),
-                false, DirectLoader.prepare(new SampleLogs(Bench.SEED), options.topic(), options.partitions, options.multiNodeRecords,
-                        Bench.DOCS_PER_BULK, null));
         // The paused node: one that is not the elected master, so the pauses hit writes, not the cluster's coordination.
         String master = es.get("/_cat/master?h=node").requireOk("master").body().trim();
         ElasticsearchNode victim = nodes.stream().filter(n -> n != cluster.node(master)).findFirst().orElseThrow();
-        for (int round = 1; round <= options.multiNodeRounds; round++) {
-            List<String> order = new ArrayList<>(Bench.MULTI_NODE_MODES);
-            if (options.primaryAware) {
-                order.addAll(Bench.PRIMARY_AWARE_MODES);
+        List<String> modes = new ArrayList<>(Bench.MULTI_NODE_MODES);
+        if (options.primaryAware) {
+            modes.addAll(Bench.PRIMARY_AWARE_MODES);
+        }
+        // Round 0 runs every mode untimed: fresh nodes are cold, and with a CPU quota each node's JIT
+        // warms slowly (after three warm-up loads the first measured round still ran at half the
+        // speed of the second). Its times, warm and per mode, size the measured runs.
+        long warmDocs = options.warmUpRound ? Math.min(options.multiNodeRecords, 200_000) : options.multiNodeRecords;
+        Map<Boolean, DirectLoader.Bulks> bulks = prepare(warmDocs, routing);
+        Map<String, Double> warmSeconds = new java.util.HashMap<>();
+        for (int round = options.warmUpRound ? 0 : 1; round <= options.multiNodeRounds; round++) {
+            if (round == 1 && options.warmUpRound) {
+                long docs = fitIntoBudget(warmSeconds, warmDocs);
+                if (docs != warmDocs) {
+                    bulks = prepare(docs, routing);
+                }
             }
-            Collections.rotate(order, -(round - 1));
+            List<String> order = new ArrayList<>(modes);
+            Collections.rotate(order, -round);
             for (String mode : order) {
+                long started = System.nanoTime();
                 String index = "kes-bench-" + mode + "-r" + round;
                 boolean pauses = mode.endsWith("-pause");
-                Bench.step("3 nodes, round " + round + "/" + options.multiNodeRounds + ": " + mode + " -> " + index
+                Bench.step("3 nodes, " + (round == 0 ? "warm-up round (untimed)" : "round " + round + "/" + options.multiNodeRounds)
+                        + ": " + mode + " -> " + index
                         + (pauses ? " (SIGSTOP " + victim.nodeDir().getFileName() + " 200 ms every 2 s)" : ""));
                 Bench.createIndex(es, index, "async");
                 PauseInjector injector = pauses ? new PauseInjector(victim, servers) : null;
@@ -89,35 +126,52 @@ final class ThreeNodeScenario {
                         injector.stop();
                     }
                 }
-                measured.accept(run);
                 es.send("DELETE", "/" + index, null).requireOk("deleting " + index);
+                if (round > 0) {
+                    measured.accept(run);
+                } else {
+                    warmSeconds.put(mode, (System.nanoTime() - started) / 1e9);
+                    System.out.printf("  (untimed) %,.0f docs/s%n", run.docsPerSecond());
+                }
             }
-        }
-        Bench.step("Stopping the 3-node cluster");
-        for (ElasticsearchNode n : nodes) {
-            servers.stop(n);
         }
     }
 
+    /** The same documents as single-shard bulks (for the single-shard and primary-aware modes) and as mixed ones. */
+    private Map<Boolean, DirectLoader.Bulks> prepare(long docs, IndexRouting routing) {
+        Bench.step(String.format("Pre-serializing %,d documents as single-shard and as mixed bulks", docs));
+        return Map.of(
+                true, DirectLoader.prepare(new SampleLogs(Bench.SEED), options.topic(), options.partitions, docs, Bench.DOCS_PER_BULK, routing),
+                false, DirectLoader.prepare(new SampleLogs(Bench.SEED), options.topic(), options.partitions, docs, Bench.DOCS_PER_BULK, null));
+    }
+
     /**
-     * The default run must end within the budget: size the 3-node runs from the time left and the
-     * rate the (untimed) warm-up load reached on the 3 nodes.
+     * The default run must end within the budget: the documents per measured 3-node run that fit
+     * into the time left, from how long each mode's untimed run of {@code warmDocs} took (index
+     * creation, refresh, count and deletion included), capped at {@code --multinode-records}.
      */
-    private void fitIntoBudget(double warmUpDocsPerSecond) {
+    private long fitIntoBudget(Map<String, Double> warmSeconds, long warmDocs) {
         if (options.budgetMinutes <= 0 || options.multiNodeRecordsGiven) {
-            return;
+            return options.multiNodeRecords;
         }
-        double leftSeconds = options.budgetMinutes * 60 - (System.nanoTime() - benchStarted) / 1e9;
-        int modes = Bench.MULTI_NODE_MODES.size() + (options.primaryAware ? Bench.PRIMARY_AWARE_MODES.size() : 0);
-        int runsLeft = modes * options.multiNodeRounds;
-        // per run: index creation, refresh, count, delete (~5 s); pre-serialization ~3 s per 100k docs; stop ~10 s
-        double perRun = (leftSeconds - 20) / runsLeft - 5;
-        double rate = warmUpDocsPerSecond * 0.85; // pauses and mixed bulks are slower than the warm-up's single-shard bulks
-        long fit = (long) (perRun / (1 / rate + 2 * 3e-5 / runsLeft));
+        double leftSeconds = options.budgetMinutes * 60 - (System.nanoTime() - benchStarted) / 1e9 - 20; // stopping
+        double overheadPerRun = 4;
+        double fixedPerRound = 0;
+        double secondsPerDocPerRound = 0;
+        for (double seconds : warmSeconds.values()) {
+            fixedPerRound += overheadPerRun;
+            secondsPerDocPerRound += Math.max(seconds - overheadPerRun, 0.5) / warmDocs;
+        }
+        int rounds = options.multiNodeRounds;
+        double preparePerDoc = 6e-5; // both sets of bulks, measured ~3 s per 100k documents each
+        long fit = (long) ((leftSeconds - rounds * fixedPerRound) / (rounds * secondsPerDocPerRound + preparePerDoc));
         long docs = Math.min(options.multiNodeRecords, Math.max(50_000, fit / 10_000 * 10_000));
-        System.out.printf("  [budget] %.1f min left of %.0f, 3-node warm-up at %,.0f docs/s: %,d docs per 3-node run%n",
-                leftSeconds / 60, options.budgetMinutes, warmUpDocsPerSecond, docs);
+        System.out.printf("  [budget] %.1f min left of %.0f, warm 3-node runs at %,.0f-%,.0f docs/s: %,d docs per measured 3-node run%n",
+                leftSeconds / 60, options.budgetMinutes,
+                warmDocs / warmSeconds.values().stream().mapToDouble(Double::doubleValue).max().orElse(1),
+                warmDocs / warmSeconds.values().stream().mapToDouble(Double::doubleValue).min().orElse(1), docs);
         options.multiNodeRecords = docs;
+        return docs;
     }
 
     /** The URL of the node holding each shard's primary, from {@code _cat/shards}. */
