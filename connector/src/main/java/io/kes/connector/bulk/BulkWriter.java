@@ -23,8 +23,8 @@ import org.apache.http.HttpHost;
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.common.operators.ProcessingTimeService;
 import org.apache.flink.metrics.MetricGroup;
-import org.apache.http.entity.ByteArrayEntity;
 import org.apache.http.entity.ContentType;
+import org.apache.http.nio.entity.NByteArrayEntity;
 import org.elasticsearch.client.Request;
 import org.elasticsearch.client.RequestOptions;
 import org.elasticsearch.client.Response;
@@ -231,7 +231,9 @@ public final class BulkWriter implements AutoCloseable {
             options.addHeader("Content-Encoding", "gzip");
             request.setOptions(options);
         }
-        request.setEntity(new ByteArrayEntity(bytes, 0, length, NDJSON));
+        // An NIO entity hands the whole body to the socket: a plain ByteArrayEntity goes through a
+        // 4 KB copy buffer, one event-loop turn and one write syscall per 4 KB (~250 per bulk).
+        request.setEntity(new NByteArrayEntity(bytes, 0, length, NDJSON));
         metrics.bulksSent.inc();
         metrics.bytesOut.inc(length);
         batch.sentNanos = System.nanoTime();
