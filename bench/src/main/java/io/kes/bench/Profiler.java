@@ -89,7 +89,7 @@ final class Profiler {
         }
     }
 
-    /** Reads every thread's CPU; call it often (the bench does every 100 ms) while the job runs. */
+    /** Reads every thread's CPU; call it often (the bench does every second) while the job runs. */
     void sampleThreads() {
         threadsLastSeen.putAll(threadCpu());
     }
