@@ -104,7 +104,7 @@ final class Report {
                 + "JVM's JIT compiler threads took: each run submits a new job, which a long-running job does once. "
                 + "Shards/bulk: server-side shard bulk operations / `_bulk` HTTP requests. "
                 + "Checkpoint: end-to-end duration of the job's completed checkpoints (Flink's statistics), median; with the "
-                + "fence it includes the drain, `_flush` and primary-term check, which run while the job keeps writing.\n\n");
+                + "fence it includes the drain, the wait for the translog fsync and the primary-term check, which run while the job keeps writing.\n\n");
         md.append("| mode | what | docs/s | x ceiling | ES CPU s / M docs | client CPU s / M docs | bulk p50 ms | bulk p99 ms | shards/bulk | write rejections | checkpoint p50 ms | counts |\n");
         md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (Row r : rows) {
@@ -139,7 +139,7 @@ final class Report {
         ratio(md, "kes / kes-mixed (docs/s)", find(rows, "kes"), find(rows, "kes-mixed"), Row::docsPerSecond, Double.NaN, true);
         ratio(md, "kes with 30 s checkpoints / ceiling (docs/s)", find(rows, "kes-30s"), ceiling, Row::docsPerSecond, Double.NaN, true);
         ratio(md, "kes / kes-request (docs/s)", find(rows, "kes"), find(rows, "kes-request"), Row::docsPerSecond, Double.NaN, true);
-        md.append("\n## Every round\n\nFence: the writer's `_flush` + primary-term check per checkpoint, median. "
+        md.append("\n## Every round\n\nFence: the writer's wait for the translog fsync + primary-term check per checkpoint (`kes.fenceMs`), median. "
                 + "Job tail: how long the bounded job ran on after the clock stopped (its last drain and fence, the final checkpoint).\n\n"
                 + "| mode | round | docs | counted | seconds | docs/s | ES CPU s | ES CPU s / M | client CPU s / M | client JIT s / M | p50 | p99 | shards/bulk | rejections | checkpoint p50 ms | fence p50 ms | job tail s | bulks |\n");
         md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");

@@ -6,11 +6,13 @@ package io.kes.connector;
  * <ul>
  *   <li>{@link #CHECKPOINT_FENCE} (default): for indices with {@code index.translog.durability:
  *       async}. Elasticsearch acknowledges writes before fsyncing them, which saves an fsync per
- *       bulk; at each checkpoint kes flushes every index it wrote ({@code _flush}: Lucene commit and
- *       translog fsync) and then checks that no shard's primary term moved since it acknowledged
- *       kes's writes. If one did (a crash or failover could have dropped unsynced writes), the
- *       checkpoint fails and the job replays from the previous one; ids make the replay
- *       idempotent. Cost: one {@code _flush} per written index per writer per checkpoint.
+ *       bulk; at each checkpoint kes waits until every primary it wrote has fsynced its translog
+ *       past kes's writes (Elasticsearch's own sync every {@code index.translog.sync_interval}; a
+ *       {@code _flush} for indices that sync less often than {@code elasticsearch.fence_sync_wait})
+ *       and then checks that no shard's primary term moved since it acknowledged kes's writes. If
+ *       one did (a crash or failover could have dropped unsynced writes), the checkpoint fails and
+ *       the job replays from the previous one; ids make the replay idempotent. Cost: checkpoints
+ *       take up to one sync interval longer; the writes do not wait.
  *   <li>{@link #REQUEST}: Elasticsearch's own per-request fsync ({@code index.translog.durability:
  *       request}, its default). Acknowledged means durable; kes adds nothing at checkpoints.
  *       Costs an fsync per bulk on every shard copy.

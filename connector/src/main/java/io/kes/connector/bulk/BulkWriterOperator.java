@@ -30,7 +30,7 @@ import org.apache.flink.util.concurrent.FutureUtils;
  * The Flink operator that runs a {@link BulkWriter}, and the reason kes's writer is an operator
  * and not a Sink V2 {@code SinkWriter}: a sink writer can only make a checkpoint wait for
  * Elasticsearch by blocking its task thread in {@code flush}, and then nothing is read, routed or
- * written until the drain, the {@code _flush} and the primary-term check are over (measured: 1.5 s
+ * written until the drain, the translog fsync and the primary-term check are over (measured: 1.5 s
  * of standstill per checkpoint, a quarter of the throughput at 10 s intervals). An operator can
  * put that wait into the asynchronous part of its snapshot instead: at the barrier it only closes
  * the writer's epoch, and the checkpoint's state future first waits, on Flink's asynchronous

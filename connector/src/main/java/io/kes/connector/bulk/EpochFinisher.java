@@ -9,7 +9,7 @@ import java.util.concurrent.RejectedExecutionException;
 /**
  * Finishes drained epochs on a thread of its own, one at a time in barrier order, so that the
  * task thread keeps writing meanwhile. For each epoch: with {@link io.kes.connector.Durability#CHECKPOINT_FENCE},
- * {@code _flush} the indices it wrote and compare primary terms ({@link CheckpointFence}); then
+ * wait until the indices it wrote fsynced their translogs and compare primary terms ({@link CheckpointFence}); then
  * flush the failure handler, so the epoch's refused writes are safe too; then complete the epoch's
  * future, which is what its checkpoint waits for.
  *
