@@ -39,6 +39,13 @@ public final class Bench {
     static final long SEED = 42;
 
     static final List<String> SINGLE_NODE_MODES = List.of("kes", "kes-30s", "kes-mixed", "kes-request", "ceiling");
+    /**
+     * The modes of the issue. {@code kes-30s} (checkpoints every 30 s) is left out by default: since
+     * the fence runs while the job writes, the interval no longer shows in docs/s, and its run time
+     * buys two more rounds of the others, whose medians over 3 rounds moved by up to 10% between
+     * two runs of the same code.
+     */
+    static final List<String> DEFAULT_MODES = List.of("kes", "kes-mixed", "kes-request", "ceiling");
     static final List<String> MULTI_NODE_MODES = List.of("3n-single", "3n-mixed", "3n-single-pause", "3n-mixed-pause");
     static final List<String> PRIMARY_AWARE_MODES = List.of("3n-primary", "3n-primary-pause");
 

@@ -10,14 +10,14 @@ final class BenchOptions {
     long records = 2_000_000;
     /** Documents each timed single-node run indexes: the last ones of the topic (all when >= records). */
     long docsPerRun = 500_000;
-    int rounds = 3;
+    int rounds = 5;
     int partitions = 6;
     int parallelism = 2;
     /** Bulks the direct loader keeps in flight; by default as many as the kes job does (parallelism x bulk.max_in_flight). */
     int loaderThreads = -1;
     /** CPU quota per node of the 3-node cluster, in cores; 0 = none. */
     double nodeCpus = 0.6;
-    List<String> modes = Bench.SINGLE_NODE_MODES;
+    List<String> modes = Bench.DEFAULT_MODES;
     boolean skipMultiNode;
     long multiNodeRecords = 500_000;
     boolean multiNodeRecordsGiven;
@@ -98,7 +98,7 @@ final class BenchOptions {
             o.loaderThreads = o.parallelism * ElasticsearchSinkOptions.BULK_MAX_IN_FLIGHT.defaultValue();
         }
         if (o.multiNodeRounds < 0) {
-            o.multiNodeRounds = o.rounds;
+            o.multiNodeRounds = Math.min(o.rounds, 3); // six 3-node modes: more rounds would leave fewer documents per run
         }
         if ((o.esUrl == null) != (o.kafka == null)) {
             System.err.println("--es-url and --kafka go together");
@@ -135,7 +135,8 @@ final class BenchOptions {
                 "usage: kes bench [--records N] [--docs-per-run N] [--rounds R] [--partitions P] [--parallelism P] [--modes kes,kes-30s,kes-mixed,kes-request,ceiling]",
                 "                 [--skip-multinode] [--multinode-records N] [--multinode-rounds R] [--loader-threads T] [--node-cpus C] [--no-primary-aware]",
                 "                 [--quick] [--no-profile] [--budget-minutes M] [--out DIR] [--es-url URL --kafka BOOTSTRAP] [--es-version V]",
-                "defaults: 2,000,000 records in Kafka, each single-node run indexes the last 500,000 of them, 3 rounds, 6 partitions, parallelism 2, all modes, 3-node scenario with up to 500,000 docs",
+                "defaults: 2,000,000 records in Kafka, each single-node run indexes the last 500,000 of them, 5 rounds, 6 partitions, parallelism 2,",
+                "modes kes,kes-mixed,kes-request,ceiling (kes-30s when asked for), 3-node scenario with 3 rounds of up to 500,000 docs",
                 "per run (fewer when the single-node part left less than enough of the --budget-minutes 24 for it; 0 = no budget)"));
         System.exit(code);
     }

@@ -32,6 +32,6 @@ class BenchSmokeIT {
         assertThat(table).contains("| kes / ceiling (docs/s) |");
         assertThat(out.resolve("latest.png")).isNotEmptyFile();
         assertThat(out.resolve("rounds.csv")).isNotEmptyFile();
-        assertThat(Files.readAllLines(out.resolve("rounds.csv"))).hasSize(1 + Bench.SINGLE_NODE_MODES.size());
+        assertThat(Files.readAllLines(out.resolve("rounds.csv"))).hasSize(1 + Bench.DEFAULT_MODES.size());
     }
 }
