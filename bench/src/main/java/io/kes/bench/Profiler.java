@@ -112,8 +112,8 @@ final class Profiler {
         recording.dump(jfrFile);
         summary.append(jfrSummary(jfrFile, windowStart));
         Files.writeString(results.resolve("profile.md"), "# Profile of one kes run (default mode)\n\n"
-                + "CPU flame graph: [`" + FLAME_GRAPH + "`](" + FLAME_GRAPH + "). Raw data: `" + collapsed + "` (async-profiler, "
-                + "collapsed stacks) and `" + jfrFile + "` (JFR: allocations, GC, locks).\n\n" + summary);
+                + "CPU flame graph: [`" + FLAME_GRAPH + "`](" + FLAME_GRAPH + "). Raw data: `" + shown(collapsed) + "` (async-profiler, "
+                + "collapsed stacks) and `" + shown(jfrFile) + "` (JFR: allocations, GC, locks).\n\n" + summary);
         return summary.toString();
     }
 
@@ -152,6 +152,12 @@ final class Profiler {
                 + table(selfFrames, jobSamples, 25, "frame", "samples") + '\n'
                 + "**Innermost kes frame on the stack (inclusive of what it calls), job's threads**\n\n"
                 + table(kesFrames, jobSamples, 15, "kes frame", "samples") + '\n';
+    }
+
+    /** A path as the report shows it: relative to the working directory when below it (no machine's home in the results). */
+    private static Path shown(Path file) {
+        Path here = Path.of("").toAbsolutePath();
+        return file.startsWith(here) ? here.relativize(file) : file;
     }
 
     /** Allocation, GC and lock tables from the events of {@code jfrFile} from {@code from} on. */

@@ -25,7 +25,7 @@ class BenchSmokeIT {
 
         assertThat(countsMatch).as("every mode indexed exactly the topic's records").isTrue();
         String table = Files.readString(out.resolve("latest.md"));
-        for (String mode : Bench.SINGLE_NODE_MODES) {
+        for (String mode : Bench.DEFAULT_MODES) {
             assertThat(table).contains("| " + mode + " |");
         }
         assertThat(table).doesNotContain("MISMATCH");
