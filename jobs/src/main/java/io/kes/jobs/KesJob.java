@@ -98,13 +98,10 @@ public final class KesJob {
 
     static KafkaSource<KafkaRecord> kafkaSource(KesConfig config) {
         KafkaSettings kafka = config.kafka;
-        Properties props = new Properties();
-        props.putAll(kafka.properties());
         KafkaSourceBuilder<KafkaRecord> builder = KafkaSource.<KafkaRecord>builder()
                 .setBootstrapServers(kafka.bootstrapServers())
                 .setGroupId(kafka.groupId())
-                .setProperties(props)
-                .setProperty("commit.offsets.on.checkpoint", "true")
+                .setProperties(sourceProperties(config))
                 .setDeserializer(new RawRecordDeserializer())
                 .setStartingOffsets(switch (kafka.startingOffsets()) {
                     case COMMITTED -> OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
@@ -114,7 +111,6 @@ public final class KesJob {
                 });
         if (config.topicPattern() != null) {
             builder.setTopicPattern(config.topicPattern());
-            builder.setProperty("partition.discovery.interval.ms", "30000"); // new matching topics join within 30 s
         } else {
             builder.setTopics(config.allTopics());
         }
@@ -122,6 +118,22 @@ public final class KesJob {
             builder.setBounded(OffsetsInitializer.latest());
         }
         return builder.build();
+    }
+
+    /**
+     * The source's consumer properties: kes's defaults, overridden by {@code kafka.properties}.
+     * Defaults: offsets committed to the group with every checkpoint (consumer-lag monitoring then
+     * sees what is durable in Elasticsearch; the offsets kes restores from are in Flink's state
+     * either way), and with a topic pattern, new matching topics join within 30 s.
+     */
+    static Properties sourceProperties(KesConfig config) {
+        Properties props = new Properties();
+        props.setProperty("commit.offsets.on.checkpoint", "true");
+        if (config.topicPattern() != null) {
+            props.setProperty("partition.discovery.interval.ms", "30000");
+        }
+        props.putAll(config.kafka.properties());
+        return props;
     }
 
     private static final String USAGE = "usage: kes-job --config <mapping.yaml> [--flink-conf <flink config.yaml>] "
