@@ -5,7 +5,7 @@ import io.kes.connector.FailureHandler;
 import io.kes.connector.SinkSettings;
 import io.kes.connector.internal.RestClients;
 import io.kes.connector.internal.TargetNodeSelector;
-import java.util.Set;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
@@ -72,7 +72,7 @@ public final class BulkWriterOperator extends AbstractStreamOperator<DocumentOpe
     @Override
     public void open() throws Exception {
         super.open();
-        TargetNodeSelector selector = new TargetNodeSelector(Set.of(RestClients.hosts(settings)));
+        TargetNodeSelector selector = new TargetNodeSelector(List.of(RestClients.hosts(settings)));
         writer = new BulkWriter(settings, RestClients.create(settings, selector), selector, mailbox, getProcessingTimeService(),
                 getMetricGroup(), getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), failureHandler);
     }

@@ -1,5 +1,6 @@
 package io.kes.connector.internal;
 
+import java.util.Collection;
 import java.util.Iterator;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -22,7 +23,8 @@ public final class TargetNodeSelector implements NodeSelector {
     private final Set<HttpHost> configured;
     private final ThreadLocal<HttpHost> target = new ThreadLocal<>();
 
-    public TargetNodeSelector(Set<HttpHost> configured) {
+    /** @param configured the configured hosts ({@code elasticsearch.hosts}; a host listed twice counts once) */
+    public TargetNodeSelector(Collection<HttpHost> configured) {
         this.configured = Set.copyOf(configured);
     }
 

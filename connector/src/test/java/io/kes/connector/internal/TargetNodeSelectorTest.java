@@ -39,6 +39,16 @@ class TargetNodeSelectorTest {
         assertThat(select(CONFIGURED, PRIMARY)).containsExactly(CONFIGURED);
     }
 
+    @Test
+    void aHostConfiguredTwiceIsOneHost() {
+        TargetNodeSelector twice = new TargetNodeSelector(List.of(CONFIGURED, CONFIGURED));
+        List<Node> nodes = new ArrayList<>(List.of(new Node(CONFIGURED), new Node(PRIMARY)));
+
+        twice.select(nodes);
+
+        assertThat(nodes).extracting(Node::getHost).containsExactly(CONFIGURED);
+    }
+
     private List<HttpHost> select(HttpHost... hosts) {
         List<Node> nodes = new ArrayList<>();
         for (HttpHost h : hosts) {
