@@ -82,7 +82,7 @@ final class CheckpointFence {
         }
         Set<String> indices = acknowledged.indices();
         long started = System.nanoTime();
-        Set<String> flushed = retrying(indices, started, () -> makeDurable(acknowledged));
+        Set<String> flushed = retrying(indices, started, () -> makeDurable(acknowledged, indices));
         Map<String, long[]> terms = new HashMap<>();
         retrying(indices, started, () -> {
             for (Map.Entry<String, IndexMetadata> e : metadata.indices(indices).entrySet()) {
@@ -103,11 +103,11 @@ final class CheckpointFence {
     }
 
     /** Waits for the translog syncs, flushes what they do not cover in time; returns the indices it flushed. */
-    private Set<String> makeDurable(AcknowledgedWrites acknowledged) throws IOException, InterruptedException {
+    private Set<String> makeDurable(AcknowledgedWrites acknowledged, Set<String> written) throws IOException, InterruptedException {
         Set<String> flush = new TreeSet<>();
         Set<String> wait = new TreeSet<>();
-        Map<String, IndexMetadata> indices = metadata.indices(acknowledged.indices());
-        for (String index : acknowledged.indices()) {
+        Map<String, IndexMetadata> indices = metadata.indices(written);
+        for (String index : written) {
             IndexMetadata meta = indices.get(index);
             if (meta == null) {
                 continue; // gone: the term check says so
@@ -171,8 +171,6 @@ final class CheckpointFence {
         for (int attempt = 0; ; attempt++) {
             try {
                 return step.run();
-            } catch (FenceException e) {
-                throw e;
             } catch (IOException e) {
                 long elapsed = (System.nanoTime() - started) / 1_000_000;
                 if (!retryable(e) || elapsed >= maxRetryMillis) {

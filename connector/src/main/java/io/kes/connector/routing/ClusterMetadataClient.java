@@ -39,6 +39,8 @@ public final class ClusterMetadataClient {
             "metadata.indices.*.settings.index.routing_path",
             "metadata.indices.*.settings.index.logsdb.route_on_sort_fields",
             "metadata.indices.*.settings.index.translog.sync_interval");
+    /** An Elasticsearch time value: {@code 5s}, {@code 500ms}, {@code 1m}... */
+    private static final java.util.regex.Pattern TIME_VALUE = java.util.regex.Pattern.compile("(\\d+)\\s*(nanos|micros|ms|s|m|h|d)");
 
     private final RestClient client;
 
@@ -85,7 +87,7 @@ public final class ClusterMetadataClient {
 
     /** An Elasticsearch time value such as {@code 5s}, {@code 500ms}, {@code 1m}. */
     static Duration timeValue(String value) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)\\s*(nanos|micros|ms|s|m|h|d)").matcher(value.trim());
+        java.util.regex.Matcher m = TIME_VALUE.matcher(value.trim());
         if (!m.matches()) {
             throw new IllegalArgumentException("not an Elasticsearch time value: '" + value + "'");
         }
