@@ -9,6 +9,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -100,10 +101,15 @@ final class PrimaryNodes implements AutoCloseable {
         try {
             Map<String, HttpHost> nodeHosts = metadata.nodeHttpAddresses(scheme);
             addToClient(nodeHosts.values());
-            Map<String, HttpHost[]> next = new HashMap<>();
+            Map<String, String> concreteOf = new HashMap<>();
             for (String index : indices) {
-                String concrete = metadata.writeIndex(index).orElse(index);
-                String[] nodeIds = metadata.primaryNodeIds(List.of(concrete)).get(concrete);
+                concreteOf.put(index, metadata.writeIndex(index).orElse(index));
+            }
+            // one routing-table read for every index written, not one per index
+            Map<String, String[]> nodeIdsOf = metadata.primaryNodeIds(new TreeSet<>(concreteOf.values()));
+            Map<String, HttpHost[]> next = new HashMap<>();
+            for (Map.Entry<String, String> index : concreteOf.entrySet()) {
+                String[] nodeIds = nodeIdsOf.get(index.getValue());
                 if (nodeIds == null) {
                     continue;
                 }
@@ -112,7 +118,7 @@ final class PrimaryNodes implements AutoCloseable {
                     HttpHost host = nodeIds[shard] == null ? null : nodeHosts.get(nodeIds[shard]);
                     hosts[shard] = host != null && answers(host) ? host : null;
                 }
-                next.put(index, hosts);
+                next.put(index.getKey(), hosts);
             }
             primaryHosts = Map.copyOf(next);
         } catch (ResponseException e) {
