@@ -109,6 +109,22 @@ public final class Bench {
         return failures.isEmpty() && runs.stream().allMatch(r -> r.counted() == r.docs());
     }
 
+    /** The modes in the order of one round: rotated every round, so that no mode always runs first (cold caches) or last. */
+    static List<String> roundOrder(List<String> modes, int round) {
+        List<String> order = new ArrayList<>(modes);
+        Collections.rotate(order, -round);
+        return order;
+    }
+
+    /** {@code round 2/5}; round 0 is the untimed warm-up round. */
+    static String roundName(int round, int rounds) {
+        return round == 0 ? "warm-up round (untimed)" : "round " + round + "/" + rounds;
+    }
+
+    static void untimed(Run run) {
+        System.out.printf("  (untimed) %,.0f docs/s%n", run.docsPerSecond());
+    }
+
     private void measured(Run run) {
         System.out.println("  " + run);
         if (run.counted() != run.docs()) {
@@ -170,12 +186,9 @@ public final class Bench {
         // runs (with one warm-up run per kes code path, every kes mode's round 1 still ran at 80% of
         // its round 3, with 4-5 s of JIT compilation).
         for (int round = options.warmUpRound ? 0 : 1; round <= options.rounds; round++) {
-            // Rotate the order each round, so no mode always runs first (cold caches) or last.
-            List<String> order = new ArrayList<>(options.modes);
-            Collections.rotate(order, -round);
-            for (String mode : order) {
+            for (String mode : roundOrder(options.modes, round)) {
                 String index = "kes-bench-" + mode + "-r" + round;
-                step((round == 0 ? "Warm-up round (untimed)" : "Round " + round + "/" + options.rounds) + ": " + mode + " -> " + index);
+                step("1 node, " + roundName(round, options.rounds) + ": " + mode + " -> " + index);
                 createIndex(es, index, mode.equals("kes-request") ? "request" : "async");
                 try {
                     Run run = mode.equals("ceiling")
@@ -184,7 +197,7 @@ public final class Bench {
                     if (round > 0) {
                         measured(run);
                     } else {
-                        System.out.printf("  (untimed) %,.0f docs/s%n", run.docsPerSecond());
+                        untimed(run);
                     }
                 } catch (Exception e) {
                     // one failed run must not lose the others: reported, and the bench exits non-zero

@@ -7,7 +7,6 @@ import io.kes.stack.ElasticsearchNode;
 import io.kes.stack.Http;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -103,14 +102,11 @@ final class ThreeNodeScenario {
                     bulks = prepare(docs, routing);
                 }
             }
-            List<String> order = new ArrayList<>(modes);
-            Collections.rotate(order, -round);
-            for (String mode : order) {
+            for (String mode : Bench.roundOrder(modes, round)) {
                 long started = System.nanoTime();
                 String index = "kes-bench-" + mode + "-r" + round;
                 boolean pauses = mode.endsWith("-pause");
-                Bench.step("3 nodes, " + (round == 0 ? "warm-up round (untimed)" : "round " + round + "/" + options.multiNodeRounds)
-                        + ": " + mode + " -> " + index
+                Bench.step("3 nodes, " + Bench.roundName(round, options.multiNodeRounds) + ": " + mode + " -> " + index
                         + (pauses ? " (SIGSTOP " + victim.nodeDir().getFileName() + " 200 ms every 2 s)" : ""));
                 Bench.createIndex(es, index, "async");
                 PauseInjector injector = pauses ? new PauseInjector(victim, servers) : null;
@@ -131,7 +127,7 @@ final class ThreeNodeScenario {
                     measured.accept(run);
                 } else {
                     warmSeconds.put(mode, (System.nanoTime() - started) / 1e9);
-                    System.out.printf("  (untimed) %,.0f docs/s%n", run.docsPerSecond());
+                    Bench.untimed(run);
                 }
             }
         }
