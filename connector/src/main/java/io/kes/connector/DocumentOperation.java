@@ -11,17 +11,13 @@ import org.apache.flink.api.common.typeinfo.TypeInfo;
  * where the record came from (Kafka coordinates, for errors and the dead-letter topic).
  *
  * <p>The source bytes are copied into the bulk body as they are: a record whose JSON is unchanged
- * is never parsed or re-serialized. The shard fields are filled by the sink's routing step; users
- * leave them alone.
+ * is never parsed or re-serialized. Immutable: the sink's writer predicts the shard on its own.
  *
- * <p>Flink serializes this type with a dedicated serializer (no Kryo) when it crosses the network
- * between the routing step and the bulk writers.
+ * <p>Flink serializes this type with a dedicated serializer (no Kryo) wherever it crosses the
+ * network before the sink.
  */
 @TypeInfo(DocumentOperationTypeInfoFactory.class)
 public final class DocumentOperation {
-
-    /** Shard not known (grouping off, index not yet created, or routing not predictable). */
-    public static final int UNKNOWN_SHARD = -1;
 
     private final OpType opType;
     private final String index;
@@ -29,8 +25,6 @@ public final class DocumentOperation {
     private final String routing;
     private final byte[] source;
     private final RecordOrigin origin;
-    private int shard = UNKNOWN_SHARD;
-    private int numberOfShards;
 
     public DocumentOperation(OpType opType, String index, String id, String routing, byte[] source, RecordOrigin origin) {
         this.opType = Objects.requireNonNull(opType, "opType");
@@ -49,6 +43,10 @@ public final class DocumentOperation {
 
     public static DocumentOperation index(String index, String id, byte[] source) {
         return new DocumentOperation(OpType.INDEX, index, id, null, source, null);
+    }
+
+    public static DocumentOperation delete(String index, String id) {
+        return new DocumentOperation(OpType.DELETE, index, id, null, null, null);
     }
 
     public static DocumentOperation index(String index, String id, String jsonSource) {
@@ -80,23 +78,6 @@ public final class DocumentOperation {
         return origin;
     }
 
-    /** The shard the routing step predicted, or {@link #UNKNOWN_SHARD}. */
-    public int shard() {
-        return shard;
-    }
-
-    /** The number of shards of the target index when the shard is known, else 0. */
-    public int numberOfShards() {
-        return numberOfShards;
-    }
-
-    /** Set by the routing step. */
-    public DocumentOperation withShard(int shard, int numberOfShards) {
-        this.shard = shard;
-        this.numberOfShards = numberOfShards;
-        return this;
-    }
-
     @Override
     public boolean equals(Object o) {
         if (!(o instanceof DocumentOperation other)) {
@@ -104,17 +85,17 @@ public final class DocumentOperation {
         }
         return opType == other.opType && index.equals(other.index) && Objects.equals(id, other.id)
                 && Objects.equals(routing, other.routing) && java.util.Arrays.equals(source, other.source)
-                && origin.equals(other.origin) && shard == other.shard && numberOfShards == other.numberOfShards;
+                && origin.equals(other.origin);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(opType, index, id, routing, shard);
+        return Objects.hash(opType, index, id, routing);
     }
 
     @Override
     public String toString() {
         return opType.bulkAction() + " " + index + "/" + id + (routing != null ? " routing=" + routing : "")
-                + (shard >= 0 ? " shard=" + shard : "") + " from " + origin;
+                + " from " + origin;
     }
 }

@@ -2,8 +2,6 @@ package io.kes.connector;
 
 import io.kes.connector.bulk.BulkWriter;
 import io.kes.connector.bulk.BulkWriterOperator;
-import io.kes.connector.routing.ShardAssigner;
-import io.kes.connector.routing.SlotPartitioner;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
@@ -20,11 +18,17 @@ import org.apache.flink.streaming.api.datastream.DataStream;
  *         .build());
  * }</pre>
  *
- * <p>Before the writers, the sink adds a routing step: it computes each document's shard with
- * Elasticsearch's own formula (calibrated per index against the node) and sends all documents of
- * one (index, shard) slot to the same writer subtask, so that every bulk touches one shard and
+ * <p>Each writer computes every document's shard with Elasticsearch's own formula (calibrated per
+ * index against the node) and buffers per (index, shard), so that every bulk touches one shard and
  * never waits on the slowest of many. The prediction only decides batching: Elasticsearch still
  * routes every document itself, so a wrong guess costs speed, never data.
+ *
+ * <p>Order: for every document id, Elasticsearch applies the writes in the order the writer
+ * subtask received them (see {@link BulkWriter}). The writer runs at its input's parallelism and
+ * is chained to it, with no shuffle in between, so records of one upstream subtask (for Kafka,
+ * one partition's records, in offset order) reach one writer in their order. Keep the records of
+ * one id on one upstream subtask (Kafka partitions by key; otherwise {@code keyBy} the id before the
+ * sink): writes of one id from two subtasks have no order to keep.
  *
  * <p>Delivery: at least once. A checkpoint completes only when every write before its barrier is
  * acknowledged and, with the default {@link Durability#CHECKPOINT_FENCE}, flushed with no primary
@@ -33,8 +37,8 @@ import org.apache.flink.streaming.api.datastream.DataStream;
  * checkpoint. Give documents deterministic ids (e.g. from Kafka coordinates) and a replay
  * overwrites instead of duplicating. Operations without an id are appended again on replay.
  *
- * <p>Topology: {@code kes: predict shards} → (partition by slot) → {@code kes: bulk writer}, all
- * at the sink's parallelism. The bulk writer is an operator of the pre-write topology, not the
+ * <p>Topology: {@code kes: bulk writer}, chained to the input at its parallelism. The bulk writer is
+ * an operator of the pre-write topology, not the
  * Sink V2 writer, because only an operator can wait for Elasticsearch in the asynchronous part of
  * a checkpoint ({@link BulkWriterOperator} says why); the sink's own writer receives nothing.
  */
@@ -60,12 +64,11 @@ public final class ElasticsearchSink implements Sink<DocumentOperation>, Support
 
     @Override
     public DataStream<DocumentOperation> addPreWriteTopology(DataStream<DocumentOperation> input) {
+        // The input's parallelism, so the writer is chained to it: any other would put a
+        // round-robin shuffle in between, and writes of one id could reach two writers.
         // Stateless, so no uid: Flink would then demand one on every sink that uses this one.
-        DataStream<DocumentOperation> routed = input.map(new ShardAssigner(settings)).name("kes: predict shards");
-        if (settings.shardGrouping) {
-            routed = routed.partitionCustom(new SlotPartitioner(), SlotPartitioner.KEY);
-        }
-        return routed.transform("kes: bulk writer", routed.getType(), BulkWriterOperator.factory(settings, failureHandler));
+        return input.transform("kes: bulk writer", input.getType(), BulkWriterOperator.factory(settings, failureHandler))
+                .setParallelism(input.getParallelism());
     }
 
     /** Receives nothing: {@code kes: bulk writer} in the pre-write topology writes and emits no record. */

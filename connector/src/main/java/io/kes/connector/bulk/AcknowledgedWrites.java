@@ -1,103 +1,200 @@
 package io.kes.connector.bulk;
 
+import io.kes.connector.routing.IndexLayout;
+import io.kes.connector.routing.IndexMetadata;
+import io.kes.connector.routing.ShardPrediction;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
- * The primary terms under which Elasticsearch acknowledged writes since the last checkpoint, per
- * concrete (index, shard). The checkpoint fence compares them with the shards' current primary
- * terms: a term that moved means a primary failed over (or restarted) after acknowledging writes
- * that an async translog may never have synced.
+ * What Elasticsearch acknowledged since the last checkpoint, per concrete index: which shards were
+ * written, and for each a <em>baseline</em> primary term that the checkpoint fence compares with
+ * the shard's current one. A current term above the baseline means the primary was replaced after
+ * (or while) it took writes that an async translog may never have synced.
  *
- * <p>Why the lowest term is kept, not the highest: a shard that fails over mid-interval
- * acknowledges earlier writes under term 1 and later ones under term 2. The term-1 writes are the
- * ones at risk, and only the lowest term still shows them; the highest (2) would equal the current
- * term and hide the loss.
+ * <p>The baseline of a write is the term it was applied under, when the response says so. When it
+ * does not (a 409 on create: the document was written by an earlier attempt whose response was
+ * lost; a {@code noop} update, which reports the stored document's term), it is the term the
+ * shard had when its layout was read, before the write was sent. Per shard the lowest baseline is
+ * kept: a shard that fails over mid-interval acknowledges earlier writes under term 1 and later
+ * ones under term 2; the term-1 writes are the ones at risk, and only the lowest term still shows
+ * them.
+ *
+ * <p>Where the shard of a write is not known (not predictable, or the write landed in another
+ * index than predicted: a rollover, a re-created index), every shard of its index counts as
+ * written, each against its own baseline from the layout; without a layout, against the lowest
+ * term its writes were applied under (1 when unknown). A shard-level entry whose layout is no
+ * longer the index's (another uuid or shard count by the time the fence looks) counts index-wide
+ * too: the prediction it was made with may have sent the write elsewhere.
  */
 public final class AcknowledgedWrites {
 
-    static final int UNKNOWN_SHARD = -1;
+    /** One concrete index's writes. */
+    private static final class IndexWrites {
+        /** The layout that {@link #onShard} was predicted with (null: no shard-level entry yet). */
+        String uuid;
+        int numberOfShards;
+        /** Lowest baseline per predicted shard; 0 = not written. */
+        long[] onShard = new long[0];
+        /** Lowest baseline per shard for writes of unknown shard, from their layouts; null = none. */
+        long[] anyShard;
+        /** Lowest term of writes of unknown shard and no layout; 0 = none. */
+        long floor;
 
-    /** index → lowest acknowledged primary term per shard (0 = none); slot 0 of {@link #byIndexAnyShard} when the shard is unknown. */
-    private final Map<String, long[]> lowestTermByShard = new HashMap<>();
-    private final Map<String, Long> byIndexAnyShard = new HashMap<>();
-
-    void record(String index, int shard, long primaryTerm) {
-        if (primaryTerm <= 0) {
-            return;
-        }
-        if (shard < 0) {
-            byIndexAnyShard.merge(index, primaryTerm, Math::min);
-            return;
-        }
-        long[] terms = lowestTermByShard.get(index);
-        if (terms == null || terms.length <= shard) {
-            long[] grown = new long[shard + 1];
-            if (terms != null) {
-                System.arraycopy(terms, 0, grown, 0, terms.length);
+        void onShard(IndexLayout layout, int shard, long term) {
+            if (uuid != null && (!uuid.equals(layout.uuid()) || numberOfShards != layout.numberOfShards())) {
+                demoteShardEntries(); // predicted with two layouts in one interval: keep both safe
             }
-            terms = grown;
-            lowestTermByShard.put(index, terms);
-        }
-        if (terms[shard] == 0 || primaryTerm < terms[shard]) {
-            terms[shard] = primaryTerm;
-        }
-    }
-
-    /** Adds everything {@code other} holds, keeping the lowest term per shard. */
-    void addAll(AcknowledgedWrites other) {
-        other.lowestTermByShard.forEach((index, terms) -> {
-            for (int shard = 0; shard < terms.length; shard++) {
-                record(index, shard, terms[shard]);
+            uuid = layout.uuid();
+            numberOfShards = layout.numberOfShards();
+            if (onShard.length < numberOfShards) {
+                onShard = java.util.Arrays.copyOf(onShard, numberOfShards);
             }
-        });
-        other.byIndexAnyShard.forEach((index, term) -> record(index, UNKNOWN_SHARD, term));
-    }
-
-    /** Whether writes to this shard were acknowledged (writes of unknown shard count for every shard of their index). */
-    boolean wrote(String index, int shard) {
-        if (byIndexAnyShard.containsKey(index)) {
-            return true;
+            onShard[shard] = lowest(onShard[shard], term);
         }
-        long[] terms = lowestTermByShard.get(index);
-        return terms != null && shard < terms.length && terms[shard] > 0;
-    }
 
-    /** Indices written since the last {@link #clear()}. */
-    public java.util.Set<String> indices() {
-        java.util.Set<String> all = new java.util.TreeSet<>(lowestTermByShard.keySet());
-        all.addAll(byIndexAnyShard.keySet());
-        return all;
-    }
-
-    /**
-     * The first shard whose current primary term is above a term it acknowledged writes under,
-     * described for an error message; null when every acknowledged write is safe.
-     *
-     * @param currentTerms index → current primary term per shard
-     */
-    public String firstMovedShard(Map<String, long[]> currentTerms) {
-        for (String index : indices()) {
-            long[] current = currentTerms.get(index);
-            if (current == null) {
-                return index + " (the index disappeared)";
+        void anyShard(IndexLayout layout) {
+            int n = layout.numberOfShards();
+            if (anyShard == null) {
+                anyShard = new long[n];
+            } else if (anyShard.length < n) {
+                anyShard = java.util.Arrays.copyOf(anyShard, n);
             }
-            long[] acked = lowestTermByShard.get(index);
-            if (acked != null) {
-                for (int s = 0; s < acked.length; s++) {
-                    if (acked[s] > 0 && (s >= current.length || current[s] > acked[s])) {
-                        return index + "[" + s + "] (acknowledged under primary term " + acked[s] + ", now "
-                                + (s < current.length ? current[s] : "gone") + ")";
+            for (int s = 0; s < n; s++) {
+                anyShard[s] = lowest(anyShard[s], layout.primaryTerm(s));
+            }
+        }
+
+        void demoteShardEntries() {
+            for (long term : onShard) {
+                if (term > 0) {
+                    floor = lowest(floor, term);
+                }
+            }
+            onShard = new long[0];
+            uuid = null;
+        }
+
+        void addAll(IndexWrites other) {
+            if (other.uuid != null) {
+                for (int s = 0; s < other.onShard.length; s++) {
+                    if (other.onShard[s] > 0) {
+                        if (uuid != null && (!uuid.equals(other.uuid) || numberOfShards != other.numberOfShards)) {
+                            demoteShardEntries();
+                        }
+                        uuid = other.uuid;
+                        numberOfShards = other.numberOfShards;
+                        if (onShard.length < other.onShard.length) {
+                            onShard = java.util.Arrays.copyOf(onShard, other.onShard.length);
+                        }
+                        onShard[s] = lowest(onShard[s], other.onShard[s]);
                     }
                 }
             }
-            Long anyShard = byIndexAnyShard.get(index);
-            if (anyShard != null) {
-                for (int s = 0; s < current.length; s++) {
-                    if (current[s] > anyShard) {
-                        return index + "[" + s + "] (writes of unknown shard acknowledged under primary term " + anyShard
-                                + ", now " + current[s] + ")";
+            if (other.anyShard != null) {
+                if (anyShard == null) {
+                    anyShard = other.anyShard.clone();
+                } else {
+                    if (anyShard.length < other.anyShard.length) {
+                        anyShard = java.util.Arrays.copyOf(anyShard, other.anyShard.length);
                     }
+                    for (int s = 0; s < other.anyShard.length; s++) {
+                        anyShard[s] = lowest(anyShard[s], other.anyShard[s]);
+                    }
+                }
+            }
+            if (other.floor > 0) {
+                floor = lowest(floor, other.floor);
+            }
+        }
+
+        /** The lowest baseline of writes that may sit on {@code shard} of the index as it is now; 0 when none may. */
+        long baseline(int shard, IndexMetadata now) {
+            long baseline = floor;
+            boolean layoutHolds = uuid == null || (uuid.equals(now.uuid()) && numberOfShards == now.numberOfShards());
+            if (layoutHolds) {
+                if (shard < onShard.length && onShard[shard] > 0) {
+                    baseline = lowest(baseline, onShard[shard]);
+                }
+            } else {
+                for (long term : onShard) {
+                    if (term > 0) {
+                        baseline = lowest(baseline, term);
+                    }
+                }
+            }
+            if (anyShard != null) {
+                baseline = lowest(baseline, shard < anyShard.length && anyShard[shard] > 0 ? anyShard[shard] : 1);
+            }
+            return baseline;
+        }
+
+        private static long lowest(long current, long term) {
+            return current == 0 || term < current ? term : current;
+        }
+    }
+
+    private final Map<String, IndexWrites> byIndex = new HashMap<>();
+
+    /**
+     * An acknowledged write.
+     *
+     * @param index       the concrete index the response names
+     * @param predicted   where the writer predicted it
+     * @param appliedTerm the primary term it was applied under, or -1 when the response does not say
+     */
+    void record(String index, ShardPrediction predicted, long appliedTerm) {
+        IndexWrites writes = byIndex.computeIfAbsent(index, i -> new IndexWrites());
+        IndexLayout layout = predicted.layout();
+        if (layout != null && layout.index().equals(index)) {
+            if (predicted.knowsShard()) {
+                writes.onShard(layout, predicted.shard(), appliedTerm > 0 ? appliedTerm : layout.primaryTerm(predicted.shard()));
+            } else {
+                writes.anyShard(layout);
+            }
+        } else {
+            writes.floor = IndexWrites.lowest(writes.floor, appliedTerm > 0 ? appliedTerm : 1);
+        }
+    }
+
+    /** Adds everything {@code other} holds, keeping the lowest baselines. */
+    void addAll(AcknowledgedWrites other) {
+        other.byIndex.forEach((index, writes) -> byIndex.computeIfAbsent(index, i -> new IndexWrites()).addAll(writes));
+    }
+
+    /** Indices written since the last {@link #clear()}. */
+    public Set<String> indices() {
+        return new TreeSet<>(byIndex.keySet());
+    }
+
+    /**
+     * The lowest baseline term of the writes that may sit on {@code shard} of {@code index}, whose
+     * metadata is now {@code now}; 0 when no write may sit there.
+     */
+    long baseline(String index, int shard, IndexMetadata now) {
+        IndexWrites writes = byIndex.get(index);
+        return writes == null ? 0 : writes.baseline(shard, now);
+    }
+
+    /**
+     * The first shard whose current primary term is above the baseline of writes that may sit on
+     * it, described for an error message; null when every acknowledged write is safe.
+     *
+     * @param current index → its metadata now
+     */
+    public String firstMovedShard(Map<String, IndexMetadata> current) {
+        for (String index : indices()) {
+            IndexMetadata now = current.get(index);
+            if (now == null) {
+                return index + " (the index disappeared)";
+            }
+            long[] terms = now.primaryTerms();
+            for (int s = 0; s < now.numberOfShards(); s++) {
+                long baseline = baseline(index, s, now);
+                if (baseline > 0 && terms[s] > baseline) {
+                    return index + "[" + s + "] (written under primary term " + baseline + " or earlier, now " + terms[s] + ")";
                 }
             }
         }
@@ -105,11 +202,10 @@ public final class AcknowledgedWrites {
     }
 
     public boolean isEmpty() {
-        return lowestTermByShard.isEmpty() && byIndexAnyShard.isEmpty();
+        return byIndex.isEmpty();
     }
 
     public void clear() {
-        lowestTermByShard.clear();
-        byIndexAnyShard.clear();
+        byIndex.clear();
     }
 }

@@ -2,6 +2,7 @@ package io.kes.connector.bulk;
 
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.OpType;
+import io.kes.connector.routing.ShardPrediction;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
@@ -28,6 +29,8 @@ final class BulkBody {
     private int size;
     private final List<DocumentOperation> operations = new ArrayList<>();
     private int[] itemStarts = new int[64];
+    /** Where each item was predicted to land; what the checkpoint fence holds its write against. */
+    private ShardPrediction[] predictions = new ShardPrediction[64];
     private byte[] actionPrefix;
     private OpType actionPrefixOpType;
     private String actionPrefixIndex;
@@ -36,11 +39,8 @@ final class BulkBody {
         this.bytes = new byte[Math.max(initialCapacity, 256)];
     }
 
-    void add(DocumentOperation op) {
-        if (operations.size() == itemStarts.length) {
-            itemStarts = Arrays.copyOf(itemStarts, itemStarts.length * 2);
-        }
-        itemStarts[operations.size()] = size;
+    void add(DocumentOperation op, ShardPrediction prediction) {
+        startItem(prediction);
         operations.add(op);
         writeActionLine(op);
         switch (op.opType()) {
@@ -54,14 +54,31 @@ final class BulkBody {
     void addEncoded(BulkBody from, int item) {
         int start = from.itemStarts[item];
         int end = item + 1 < from.operations.size() ? from.itemStarts[item + 1] : from.size;
-        if (operations.size() == itemStarts.length) {
-            itemStarts = Arrays.copyOf(itemStarts, itemStarts.length * 2);
-        }
-        itemStarts[operations.size()] = size;
+        startItem(from.predictions[item]);
         operations.add(from.operations.get(item));
         ensure(end - start);
         System.arraycopy(from.bytes, start, bytes, size, end - start);
         size += end - start;
+    }
+
+    private void startItem(ShardPrediction prediction) {
+        if (operations.size() == itemStarts.length) {
+            itemStarts = Arrays.copyOf(itemStarts, itemStarts.length * 2);
+            predictions = Arrays.copyOf(predictions, predictions.length * 2);
+        }
+        itemStarts[operations.size()] = size;
+        predictions[operations.size()] = prediction;
+    }
+
+    /** Items {@code from} (inclusive) to {@code to} (exclusive) as a body of their own. */
+    BulkBody slice(int from, int to) {
+        int bytesFrom = itemStarts[from];
+        int bytesTo = to < operations.size() ? itemStarts[to] : size;
+        BulkBody part = new BulkBody(bytesTo - bytesFrom);
+        for (int i = from; i < to; i++) {
+            part.addEncoded(this, i);
+        }
+        return part;
     }
 
     private void writeActionLine(DocumentOperation op) {
@@ -202,6 +219,10 @@ final class BulkBody {
 
     boolean isEmpty() {
         return operations.isEmpty();
+    }
+
+    ShardPrediction prediction(int item) {
+        return predictions[item];
     }
 
     DocumentOperation operation(int item) {

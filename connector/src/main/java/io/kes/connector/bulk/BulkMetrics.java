@@ -24,6 +24,8 @@ final class BulkMetrics {
     final Counter requestRetries;
     final Counter permanentFailures;
     final Counter replaysAccepted;
+    final Counter docsWithUnknownShard;
+    final Counter bulksSplit;
     final Histogram docsPerBulk;
     final Histogram shardsPerBulk;
     final Histogram bulkLatencyMillis;
@@ -42,6 +44,8 @@ final class BulkMetrics {
         requestRetries = g.counter("requestRetries");
         permanentFailures = g.counter("permanentFailures");
         replaysAccepted = g.counter("replaysAccepted");
+        docsWithUnknownShard = g.counter("docsWithUnknownShard");
+        bulksSplit = g.counter("bulksSplitTooLarge");
         docsPerBulk = g.histogram("docsPerBulk", new DescriptiveStatisticsHistogram(HISTOGRAM_WINDOW));
         shardsPerBulk = g.histogram("shardsPerBulk", new DescriptiveStatisticsHistogram(HISTOGRAM_WINDOW));
         bulkLatencyMillis = g.histogram("bulkLatencyMs", new DescriptiveStatisticsHistogram(HISTOGRAM_WINDOW));
@@ -52,5 +56,6 @@ final class BulkMetrics {
         checkpointWaitMillis = g.histogram("checkpointWaitMs", new DescriptiveStatisticsHistogram(HISTOGRAM_WINDOW));
         g.gauge("inFlightBulks", writer::inFlight);
         g.gauge("bufferedDocs", writer::bufferedDocs);
+        g.gauge("unpredictableIndices", writer::unpredictableIndices);
     }
 }

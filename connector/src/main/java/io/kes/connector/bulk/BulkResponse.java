@@ -16,9 +16,10 @@ final class BulkResponse {
     /**
      * Only what kes uses: status, error, and the (index, primary term) that the fence checks. The
      * concrete {@code _index} is needed because a document sent to an alias or data stream lands in
-     * a backing index, and that is where the fence must look.
+     * a backing index, and that is where the fence must look. {@code result} tells a {@code noop}
+     * update, whose primary term is the stored document's, not the shard's.
      */
-    static final String FILTER_PATH = "items.*._index,items.*.status,items.*._primary_term,"
+    static final String FILTER_PATH = "items.*._index,items.*.status,items.*._primary_term,items.*.result,"
             + "items.*.error.type,items.*.error.reason,items.*.error.caused_by.reason";
 
     private static final JsonFactory JSON = new JsonFactory();
@@ -28,6 +29,7 @@ final class BulkResponse {
     final String[] index;
     final String[] errorType;
     final String[] errorReason;
+    final boolean[] noop;
 
     private BulkResponse(int items) {
         status = new int[items];
@@ -35,10 +37,22 @@ final class BulkResponse {
         index = new String[items];
         errorType = new String[items];
         errorReason = new String[items];
+        noop = new boolean[items];
     }
 
     int size() {
         return status.length;
+    }
+
+    /**
+     * The primary term under which item {@code i} was applied, or -1 when the response does not
+     * say: a 409 on create carries none (the document was written earlier, perhaps by an attempt
+     * whose response was lost), and a {@code noop} update reports the stored document's term,
+     * which after a failover is older than the shard's.
+     */
+    long appliedTerm(int i, io.kes.connector.OpType opType) {
+        boolean applied = (status[i] >= 200 && status[i] < 300 && !noop[i]) || (status[i] == 404 && opType == io.kes.connector.OpType.DELETE);
+        return applied && primaryTerm[i] > 0 ? primaryTerm[i] : -1;
     }
 
     static BulkResponse parse(InputStream body, int expectedItems) throws IOException {
@@ -81,6 +95,7 @@ final class BulkResponse {
                 case "_index" -> r.index[item] = sameOrNew(p, item > 0 ? r.index[item - 1] : null);
                 case "status" -> r.status[item] = p.getIntValue();
                 case "_primary_term" -> r.primaryTerm[item] = p.getLongValue();
+                case "result" -> r.noop[item] = p.getTextLength() == 4 && "noop".equals(p.getText());
                 case "error" -> {
                     if (value == JsonToken.START_OBJECT) {
                         readError(p, r, item);

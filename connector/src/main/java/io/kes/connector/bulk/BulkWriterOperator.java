@@ -5,6 +5,9 @@ import io.kes.connector.FailureHandler;
 import io.kes.connector.SinkSettings;
 import io.kes.connector.internal.RestClients;
 import io.kes.connector.internal.TargetNodeSelector;
+import io.kes.connector.routing.ClusterMetadataClient;
+import io.kes.connector.routing.IndexRoutingTable;
+import io.kes.connector.routing.ShardPredictor;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -25,6 +28,7 @@ import org.apache.flink.streaming.api.operators.StreamOperator;
 import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.util.concurrent.FutureUtils;
+import org.elasticsearch.client.RestClient;
 
 /**
  * The Flink operator that runs a {@link BulkWriter}, and the reason kes's writer is an operator
@@ -50,6 +54,8 @@ public final class BulkWriterOperator extends AbstractStreamOperator<DocumentOpe
     private final FailureHandler failureHandler;
     private final transient MailboxExecutor mailbox;
     private transient BulkWriter writer;
+    /** The routing table's own client: its blocking metadata reads must not queue behind bulks. */
+    private transient RestClient metadataClient;
     private transient boolean endOfInput;
     /** The epoch closed by the latest barrier, until its snapshot picks it up. */
     private transient long barrierCheckpointId = -1;
@@ -73,8 +79,13 @@ public final class BulkWriterOperator extends AbstractStreamOperator<DocumentOpe
     public void open() throws Exception {
         super.open();
         TargetNodeSelector selector = new TargetNodeSelector(List.of(RestClients.hosts(settings)));
-        writer = new BulkWriter(settings, RestClients.create(settings, selector), selector, mailbox, getProcessingTimeService(),
-                getMetricGroup(), getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), failureHandler);
+        metadataClient = RestClients.create(settings);
+        ShardPredictor predictor = new ShardPredictor(new IndexRoutingTable(new ClusterMetadataClient(metadataClient), System::currentTimeMillis));
+        PrivilegeCheck.atOpen(metadataClient, settings);
+        String tag = EarlierWrites.tag(getRuntimeContext().getJobInfo().getJobName());
+        EarlierWrites.awaitGone(metadataClient, tag, settings.maxRetryTime);
+        writer = new BulkWriter(settings, RestClients.create(settings, selector), selector, predictor, mailbox, getProcessingTimeService(),
+                getMetricGroup(), getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), failureHandler, tag);
     }
 
     @Override
@@ -135,6 +146,9 @@ public final class BulkWriterOperator extends AbstractStreamOperator<DocumentOpe
         try {
             if (writer != null) {
                 writer.close();
+            }
+            if (metadataClient != null) {
+                metadataClient.close();
             }
         } finally {
             super.close();

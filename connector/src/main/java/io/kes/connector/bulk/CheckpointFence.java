@@ -1,5 +1,6 @@
 package io.kes.connector.bulk;
 
+import io.kes.connector.internal.NonRecoverable;
 import io.kes.connector.routing.ClusterMetadataClient;
 import io.kes.connector.routing.ClusterMetadataClient.ShardSeqNos;
 import io.kes.connector.routing.IndexMetadata;
@@ -83,14 +84,8 @@ final class CheckpointFence {
         Set<String> indices = acknowledged.indices();
         long started = System.nanoTime();
         Set<String> flushed = retrying(indices, started, () -> makeDurable(acknowledged, indices));
-        Map<String, long[]> terms = new HashMap<>();
-        retrying(indices, started, () -> {
-            for (Map.Entry<String, IndexMetadata> e : metadata.indices(indices).entrySet()) {
-                terms.put(e.getKey(), e.getValue().primaryTerms());
-            }
-            return null;
-        });
-        String moved = acknowledged.firstMovedShard(terms);
+        Map<String, IndexMetadata> now = retrying(indices, started, () -> metadata.indices(indices));
+        String moved = acknowledged.firstMovedShard(now);
         if (moved != null) {
             throw new FenceException("checkpoint fence: shard " + moved + " changed primary after acknowledging writes that "
                     + "an async translog may not have synced. Failing this checkpoint; the job restarts from the previous "
@@ -131,11 +126,12 @@ final class CheckpointFence {
         Map<String, Map<Integer, ShardSeqNos>> before = metadata.primarySeqNos(indices);
         Map<String, long[]> targets = new HashMap<>();
         for (String index : indices) {
-            long[] target = new long[metadataOf.get(index).numberOfShards()];
+            IndexMetadata meta = metadataOf.get(index);
+            long[] target = new long[meta.numberOfShards()];
             for (int shard = 0; shard < target.length; shard++) {
                 ShardSeqNos seqNos = before.getOrDefault(index, Map.of()).get(shard);
                 // a written shard without a started primary cannot be vouched for: it waits, then is flushed
-                target[shard] = !acknowledged.wrote(index, shard) ? -1 : seqNos == null ? Long.MAX_VALUE : seqNos.maxSeqNo();
+                target[shard] = acknowledged.baseline(index, shard, meta) == 0 ? -1 : seqNos == null ? Long.MAX_VALUE : seqNos.maxSeqNo();
             }
             targets.put(index, target);
         }
@@ -173,6 +169,13 @@ final class CheckpointFence {
                 return step.run();
             } catch (IOException e) {
                 long elapsed = (System.nanoTime() - started) / 1_000_000;
+                if (e instanceof ResponseException re && NonRecoverable.isNonRecoverableStatus(re.getResponse().getStatusLine().getStatusCode())) {
+                    throw NonRecoverable.error("checkpoint fence: Elasticsearch refused to show the state of " + indices + " (HTTP "
+                            + re.getResponse().getStatusLine().getStatusCode() + "). The fence reads _cluster/state (cluster privilege "
+                            + "'monitor'), _stats (index privilege 'monitor') and may _flush (index privilege 'maintenance') of the "
+                            + "indices kes writes: grant them to kes's user or API key, or set elasticsearch.durability: request "
+                            + "for indices that fsync every request. " + re.getMessage(), re);
+                }
                 if (!retryable(e) || elapsed >= maxRetryMillis) {
                     throw new IOException("checkpoint fence: could not make " + indices + " durable and read their primary terms within "
                             + elapsed + " ms: " + e.getMessage(), e);

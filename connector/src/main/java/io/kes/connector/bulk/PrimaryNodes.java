@@ -42,6 +42,7 @@ final class PrimaryNodes implements AutoCloseable {
     private static final long REFRESH_SECONDS = 30;
     /** Every so many refreshes, nodes that did not answer get another chance. */
     private static final int REPROBE_EVERY = 10;
+    private static final long FORGET_AFTER_MILLIS = 10 * 60_000;
 
     private final RestClient client;
     private final TargetNodeSelector selector;
@@ -49,8 +50,8 @@ final class PrimaryNodes implements AutoCloseable {
     private final List<Node> configured;
     private final String scheme;
     private final ScheduledExecutorService thread;
-    /** Index names as written (alias, data stream or index) whose shards to locate. */
-    private final Set<String> indices = ConcurrentHashMap.newKeySet();
+    /** Index names as written (alias, data stream or index) whose shards to locate → when a bulk last went there. */
+    private final Map<String, Long> indices = new ConcurrentHashMap<>();
     /** HTTP addresses that answered, and that did not. */
     private final Map<HttpHost, Boolean> reachable = new HashMap<>();
     private volatile Map<String, HttpHost[]> primaryHosts = Map.of();
@@ -78,8 +79,9 @@ final class PrimaryNodes implements AutoCloseable {
      */
     HttpHost primaryOf(String index, int shard) {
         HttpHost[] hosts = primaryHosts.get(index);
+        boolean firstSeen = indices.put(index, System.currentTimeMillis()) == null;
         if (hosts == null) {
-            if (!unavailable && indices.add(index)) {
+            if (!unavailable && firstSeen) {
                 try {
                     thread.execute(this::refresh);
                 } catch (java.util.concurrent.RejectedExecutionException closed) {
@@ -98,11 +100,14 @@ final class PrimaryNodes implements AutoCloseable {
         if (++refreshes % REPROBE_EVERY == 0) {
             reachable.values().removeIf(answered -> !answered);
         }
+        // Date-named indices come and go: a name no bulk went to for a while is not refreshed again.
+        long forgetBefore = System.currentTimeMillis() - FORGET_AFTER_MILLIS;
+        indices.values().removeIf(lastUsed -> lastUsed < forgetBefore);
         try {
             Map<String, HttpHost> nodeHosts = metadata.nodeHttpAddresses(scheme);
             addToClient(nodeHosts.values());
             Map<String, String> concreteOf = new HashMap<>();
-            for (String index : indices) {
+            for (String index : indices.keySet()) {
                 concreteOf.put(index, metadata.writeIndex(index).orElse(index));
             }
             // one routing-table read for every index written, not one per index

@@ -1,8 +1,9 @@
 package io.kes.connector.bulk;
 
 /**
- * The buffer of one (index, shard) slot: everything in it goes to one shard, so the bulk it
- * becomes never waits on another shard. With shard grouping off there is a single mixed slot.
+ * The buffer of one (target, shard) slot: everything in it was predicted for one shard, so the bulk
+ * it becomes never waits on another shard. A target's documents of unpredictable shard share a
+ * slot with shard -1; with shard grouping off there is a single mixed slot.
  */
 final class Slot {
 
@@ -12,6 +13,8 @@ final class Slot {
     long firstDocAtMillis;
     /** Size of this slot's last body: the next one starts that big, so it never grows by copying. */
     int lastBodyBytes;
+    /** What the current body was allocated with (the writer keeps the sum within a budget). */
+    int capacity;
 
     Slot(String index, int shard) {
         this.index = index;

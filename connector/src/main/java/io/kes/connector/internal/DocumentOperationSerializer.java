@@ -13,9 +13,9 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * Compact serializer for {@link DocumentOperation} on the network between the routing step and
- * the bulk writers. Without it Flink would fall back to Kryo for the class: slower, larger, and
- * fragile across versions. Layout: a flags byte saying which nullable fields follow, then the
+ * Compact serializer for {@link DocumentOperation} wherever it crosses the network before the
+ * sink (a user's keyBy or rebalance; within the sink it never does). Without it Flink would fall
+ * back to Kryo for the class: slower, larger, and fragile across versions. Layout: a flags byte saying which nullable fields follow, then the
  * fields in declaration order; strings as a length and their UTF-8 bytes.
  *
  * <p>Every record crosses this serializer, so it avoids per-character work: strings are UTF-8
@@ -43,9 +43,10 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
     private final transient RepeatedString topicNames = new RepeatedString();
     private transient byte[] scratch = new byte[64];
 
+    /** Immutable, so chained operators (the decoder, then the sink's writer) pass it on without a copy. */
     @Override
     public boolean isImmutableType() {
-        return false;
+        return true;
     }
 
     @Override
@@ -60,9 +61,7 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
 
     @Override
     public DocumentOperation copy(DocumentOperation from) {
-        // Fields are never mutated after the routing step; sharing the byte arrays is safe.
-        return new DocumentOperation(from.opType(), from.index(), from.id(), from.routing(), from.source(), from.origin())
-                .withShard(from.shard(), from.numberOfShards());
+        return from; // immutable, byte arrays included: nothing mutates them after the decoder
     }
 
     @Override
@@ -96,8 +95,6 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
         if (op.source() != null) {
             writeBytes(op.source(), out);
         }
-        out.writeInt(op.shard());
-        out.writeInt(op.numberOfShards());
         if (origin.topic() != null) {
             writeBytes(topicNames.encode(origin.topic()), out);
         }
@@ -119,8 +116,6 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
         String id = (flags & HAS_ID) != 0 ? readString(in) : null;
         String routing = (flags & HAS_ROUTING) != 0 ? readString(in) : null;
         byte[] source = (flags & HAS_SOURCE) != 0 ? readBytes(in) : null;
-        int shard = in.readInt();
-        int numberOfShards = in.readInt();
         String topic = (flags & HAS_TOPIC) != 0 ? topicNames.decode(readToScratch(in)) : null;
         int partition = in.readInt();
         long offset = in.readLong();
@@ -129,7 +124,7 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
         RecordOrigin origin = topic == null && key == null && originalValue == null && partition < 0
                 ? RecordOrigin.NONE
                 : new RecordOrigin(topic, partition, offset, key, originalValue);
-        return new DocumentOperation(opType, index, id, routing, source, origin).withShard(shard, numberOfShards);
+        return new DocumentOperation(opType, index, id, routing, source, origin);
     }
 
     @Override

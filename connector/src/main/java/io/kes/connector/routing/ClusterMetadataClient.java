@@ -34,6 +34,7 @@ public final class ClusterMetadataClient {
             "metadata.indices.*.routing_num_shards",
             "metadata.indices.*.primary_terms",
             "metadata.indices.*.settings.index.number_of_shards",
+            "metadata.indices.*.settings.index.uuid",
             "metadata.indices.*.settings.index.routing_partition_size",
             "metadata.indices.*.settings.index.mode",
             "metadata.indices.*.settings.index.routing_path",
@@ -81,7 +82,7 @@ public final class ClusterMetadataClient {
             primaryTerms[s] = terms.path(Integer.toString(s)).asLong(-1);
         }
         JsonNode syncInterval = index.path("translog").path("sync_interval");
-        return new IndexMetadata(name, shards, routingNumShards, partitionSize, routedByDocument, primaryTerms,
+        return new IndexMetadata(name, index.path("uuid").asText(""), shards, routingNumShards, partitionSize, routedByDocument, primaryTerms,
                 syncInterval.isTextual() ? timeValue(syncInterval.asText()) : IndexMetadata.DEFAULT_TRANSLOG_SYNC_INTERVAL);
     }
 
@@ -262,11 +263,23 @@ public final class ClusterMetadataClient {
         return result;
     }
 
-    /** {@code _flush}: Lucene commit and translog fsync of every shard of these indices. */
+    /**
+     * {@code _flush}: Lucene commit and translog fsync of every shard of these indices. A flush
+     * that some shard copies failed answers 200 all the same; their count is in {@code _shards}.
+     *
+     * @throws IOException also when a shard copy failed to flush
+     */
     public void flush(Collection<String> indices) throws IOException {
         Request flush = new Request("POST", "/" + expression(indices) + "/_flush");
         flush.addParameter("ignore_unavailable", "true");
-        client.performRequest(flush);
+        Response response = client.performRequest(flush);
+        try (InputStream in = response.getEntity().getContent()) {
+            JsonNode shards = JSON.readTree(in).path("_shards");
+            if (shards.path("failed").asInt(0) > 0) {
+                throw new IOException("_flush of " + indices + " failed on " + shards.path("failed").asInt() + " shard copies: "
+                        + shards.path("failures"));
+            }
+        }
     }
 
     private static String expression(Collection<String> names) {

@@ -9,6 +9,7 @@ import java.time.Duration;
  * routing does not use.
  *
  * @param name                 concrete index name
+ * @param uuid                 {@code settings.index.uuid}: a deleted and re-created index has the same name, not the same uuid
  * @param numberOfShards       {@code settings.index.number_of_shards}
  * @param routingNumShards     {@code routing_num_shards}
  * @param routingPartitionSize {@code settings.index.routing_partition_size} (1 when unset)
@@ -18,7 +19,7 @@ import java.time.Duration;
  * @param translogSyncInterval {@code settings.index.translog.sync_interval} (Elasticsearch's 5 s when unset): how
  *                             often an async-durability index fsyncs its translog by itself
  */
-public record IndexMetadata(String name, int numberOfShards, int routingNumShards, int routingPartitionSize,
+public record IndexMetadata(String name, String uuid, int numberOfShards, int routingNumShards, int routingPartitionSize,
                             boolean routedByDocument, long[] primaryTerms, Duration translogSyncInterval) {
 
     /** Elasticsearch's default {@code index.translog.sync_interval}. */

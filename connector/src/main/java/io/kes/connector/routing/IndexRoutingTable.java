@@ -13,14 +13,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Knows, per target name (index, alias or data stream), how Elasticsearch routes documents in the
- * index that currently takes its writes. Entries expire so that new indices, rollovers and
- * reshards are picked up: a name that does not exist yet is looked up again after a second, an
- * alias or data stream every 10 s, a concrete index every minute. Each concrete index is
- * calibrated once: Elasticsearch tells where a few probe routing values go, and the routing
- * function that agrees with all of them is kept. Where none does, or the index routes on document
- * fields, grouping is off for that index (warned once, counted): a wrong prediction would cost
- * speed, not data, but there is no point paying for it.
+ * Knows, per target name (index, alias or data stream), the {@link IndexLayout} of the index that
+ * currently takes its writes: which concrete index, its primary terms, and how it routes. Entries
+ * expire so that new indices, rollovers and reshards are picked up: a name that does not exist yet
+ * is looked up again after a second, an alias or data stream every 10 s, a concrete index every
+ * minute. When a lookup fails (Elasticsearch down), the last layout read stays in use: predictions
+ * must not flap between "known" and "unknown" while nothing changed.
+ *
+ * <p>Each concrete index is calibrated once per identity (uuid, shard count,
+ * {@code routing_num_shards}, partition size; a re-created or resharded index is calibrated
+ * again): Elasticsearch tells where a few probe routing values go, and the routing function that
+ * agrees with all of them is kept. Where none does, or the index routes on document fields, the
+ * layout has no routing (warned once, counted): documents then go in ordinary bulks.
+ *
+ * <p>Names and calibrations not used for {@link #FORGET_AFTER_MILLIS} are forgotten, so that
+ * date-templated index names (one more per day) do not pile up.
  */
 public final class IndexRoutingTable {
 
@@ -29,31 +36,66 @@ public final class IndexRoutingTable {
     static final long ALIAS_TTL_MILLIS = 10_000;
     static final long INDEX_TTL_MILLIS = 60_000;
     static final long ERROR_TTL_MILLIS = 5_000;
+    static final long FORGET_AFTER_MILLIS = 30 * 60_000;
     static final int PROBES = 8;
 
-    private record Entry(IndexRouting routing, long expiresAtMillis) {}
+    private static final class Entry {
+        final IndexLayout layout;
+        final long expiresAtMillis;
+        long lastUsedMillis;
+
+        Entry(IndexLayout layout, long expiresAtMillis, long now) {
+            this.layout = layout;
+            this.expiresAtMillis = expiresAtMillis;
+            this.lastUsedMillis = now;
+        }
+    }
+
+    /** What identifies an index for routing: its calibration holds while these stay the same. */
+    private record Identity(String uuid, String name, int shards, int routingNumShards, int partitionSize, boolean routedByDocument) {
+        static Identity of(IndexMetadata m) {
+            return new Identity(m.uuid(), m.name(), m.numberOfShards(), m.routingNumShards(), m.routingPartitionSize(), m.routedByDocument());
+        }
+    }
+
+    /** A calibration result; the object itself is the layouts' {@link IndexLayout#generation()}. */
+    private static final class Calibration {
+        final IndexRouting routing;
+        long lastUsedMillis;
+
+        Calibration(IndexRouting routing) {
+            this.routing = routing;
+        }
+    }
 
     private final ClusterMetadataClient metadata;
     private final LongSupplier clock;
     private final Map<String, Entry> byName = new HashMap<>();
-    /** Calibration results per concrete index; an empty Optional means "not predictable". */
-    private final Map<String, Optional<IndexRouting>> calibrated = new HashMap<>();
+    private final Map<Identity, Calibration> calibrated = new HashMap<>();
     private final Set<String> unpredictable = new HashSet<>();
+    private long nextSweepMillis;
 
     public IndexRoutingTable(ClusterMetadataClient metadata, LongSupplier clock) {
         this.metadata = metadata;
         this.clock = clock;
     }
 
-    /** How {@code name}'s write index routes, or empty when it cannot be predicted (yet). */
-    public Optional<IndexRouting> routingFor(String name) {
+    /** The layout of {@code name}'s write index, or empty when it does not exist (yet) or was never readable. */
+    public Optional<IndexLayout> layoutFor(String name) {
         long now = clock.getAsLong();
         Entry entry = byName.get(name);
         if (entry == null || now >= entry.expiresAtMillis) {
-            entry = load(name, now);
+            entry = load(name, now, entry);
             byName.put(name, entry);
+            sweep(now);
         }
-        return Optional.ofNullable(entry.routing);
+        entry.lastUsedMillis = now;
+        return Optional.ofNullable(entry.layout);
+    }
+
+    /** How {@code name}'s write index routes, or empty when it cannot be predicted (yet). */
+    public Optional<IndexRouting> routingFor(String name) {
+        return layoutFor(name).map(IndexLayout::routing);
     }
 
     /** Concrete indices whose routing cannot be predicted (time series, logsdb routing, failed calibration). */
@@ -61,7 +103,12 @@ public final class IndexRoutingTable {
         return unpredictable.size();
     }
 
-    private Entry load(String name, long now) {
+    /** Target names currently remembered (for tests of the bound). */
+    int size() {
+        return byName.size();
+    }
+
+    private Entry load(String name, long now, Entry previous) {
         try {
             Map<String, IndexMetadata> found = metadata.indices(List.of(name));
             IndexMetadata index = found.get(name);
@@ -77,27 +124,28 @@ public final class IndexRoutingTable {
                 }
             }
             if (index == null) {
-                return new Entry(null, now + MISSING_TTL_MILLIS);
+                return new Entry(null, now + MISSING_TTL_MILLIS, now);
             }
-            return new Entry(calibrated.computeIfAbsent(index.name(), k -> calibrate(name, k, found)).orElse(null), now + ttl);
+            Calibration calibration = calibrated.get(Identity.of(index));
+            if (calibration == null) {
+                calibration = new Calibration(calibrate(name, index));
+                calibrated.put(Identity.of(index), calibration);
+            }
+            calibration.lastUsedMillis = now;
+            return new Entry(new IndexLayout(index, calibration.routing, calibration), now + ttl, now);
         } catch (IOException | RuntimeException e) {
-            LOG.warn("Could not read routing metadata of '{}' ({}); its documents go in ordinary bulks until the next try", name, e.toString());
-            return new Entry(null, now + ERROR_TTL_MILLIS);
+            LOG.warn("Could not read routing metadata of '{}' ({}); {} until the next try", name, e.toString(),
+                    previous != null && previous.layout != null ? "the last layout read stays in use" : "its documents go in ordinary bulks");
+            return new Entry(previous == null ? null : previous.layout, now + ERROR_TTL_MILLIS, now);
         }
     }
 
-    private Optional<IndexRouting> calibrate(String name, String concrete, Map<String, IndexMetadata> known) {
-        IndexMetadata index = known.get(concrete);
+    private IndexRouting calibrate(String name, IndexMetadata index) {
+        String concrete = index.name();
         try {
-            if (index == null) {
-                index = metadata.indices(List.of(concrete)).get(concrete);
-            }
-            if (index == null) {
-                return Optional.empty();
-            }
             if (!index.routedByDocument()) {
                 markUnpredictable(concrete, "it routes on document fields (time_series, routing_path or logsdb sort-field routing)");
-                return Optional.empty();
+                return null;
             }
             List<RoutingCalibrator.Probe> probes = new ArrayList<>();
             if (index.numberOfShards() > 1) {
@@ -113,10 +161,23 @@ public final class IndexRoutingTable {
                 LOG.info("Routing of {} (written as '{}'): {} shards, routing_num_shards {}, partition size {}, {}", concrete, name,
                         index.numberOfShards(), index.routingNumShards(), index.routingPartitionSize(), routing.get().function());
             }
-            return routing;
+            return routing.orElse(null);
         } catch (IOException e) {
             throw new RuntimeException("calibrating " + concrete + " failed: " + e.getMessage(), e);
         }
+    }
+
+    /** Forgets names and calibrations nobody asked for in a while; runs at most once a minute. */
+    private void sweep(long now) {
+        if (now < nextSweepMillis) {
+            return;
+        }
+        nextSweepMillis = now + 60_000;
+        byName.values().removeIf(e -> now - e.lastUsedMillis > FORGET_AFTER_MILLIS);
+        calibrated.entrySet().removeIf(e -> now - e.getValue().lastUsedMillis > FORGET_AFTER_MILLIS);
+        Set<String> known = new HashSet<>();
+        calibrated.keySet().forEach(identity -> known.add(identity.name()));
+        unpredictable.retainAll(known);
     }
 
     private void markUnpredictable(String concrete, String why) {

@@ -2,54 +2,116 @@ package io.kes.connector.bulk;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kes.connector.routing.IndexLayout;
+import io.kes.connector.routing.IndexMetadata;
+import io.kes.connector.routing.ShardPrediction;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class AcknowledgedWritesTest {
 
+    private static final long UNSAID = -1; // a response that does not say under which term it applied the write
+
+    private static IndexLayout layout(String index, String uuid, long... terms) {
+        return IndexLayout.of(index, uuid, terms, null);
+    }
+
+    private static IndexMetadata now(String index, String uuid, long... terms) {
+        return new IndexMetadata(index, uuid, terms.length, terms.length, 1, true, terms, IndexMetadata.DEFAULT_TRANSLOG_SYNC_INTERVAL);
+    }
+
     @Test
     void unchangedPrimaryTermsPass() {
+        IndexLayout logs = layout("logs", "u1", 1, 1, 1);
         AcknowledgedWrites acked = new AcknowledgedWrites();
-        acked.record("logs", 0, 1);
-        acked.record("logs", 2, 1);
-        assertThat(acked.firstMovedShard(Map.of("logs", new long[] {1, 1, 1}))).isNull();
+        acked.record("logs", logs.shard(0), 1);
+        acked.record("logs", logs.shard(2), 1);
+        assertThat(acked.firstMovedShard(Map.of("logs", now("logs", "u1", 1, 1, 1)))).isNull();
     }
 
     @Test
     void aFailoverMidIntervalIsCaughtEvenWhenLaterWritesCarryTheNewTerm() {
+        IndexLayout logs = layout("logs", "u1", 1, 1);
         AcknowledgedWrites acked = new AcknowledgedWrites();
-        acked.record("logs", 1, 1); // before the crash: may be lost
-        acked.record("logs", 1, 2); // after the restart
-        assertThat(acked.firstMovedShard(Map.of("logs", new long[] {2, 2})))
-                .isEqualTo("logs[1] (acknowledged under primary term 1, now 2)");
+        acked.record("logs", logs.shard(1), 1); // before the crash: may be lost
+        acked.record("logs", logs.shard(1), 2); // after the restart
+        assertThat(acked.firstMovedShard(Map.of("logs", now("logs", "u1", 2, 2))))
+                .isEqualTo("logs[1] (written under primary term 1 or earlier, now 2)");
     }
 
     @Test
     void shardsWithoutWritesMayChangeTerm() {
+        IndexLayout logs = layout("logs", "u1", 3, 3);
         AcknowledgedWrites acked = new AcknowledgedWrites();
-        acked.record("logs", 0, 3);
-        assertThat(acked.firstMovedShard(Map.of("logs", new long[] {3, 9}))).isNull();
+        acked.record("logs", logs.shard(0), 3);
+        assertThat(acked.firstMovedShard(Map.of("logs", now("logs", "u1", 3, 9)))).isNull();
+        assertThat(acked.baseline("logs", 1, now("logs", "u1", 3, 9))).as("shard 1 was not written: no wait").isZero();
     }
 
     @Test
-    void writesOfUnknownShardAreComparedWithEveryShard() {
+    void aCreateAnswered409IsAWriteTheFenceWaitsForAndHoldsAgainstTheTermBeforeItWasSent() {
+        IndexLayout logs = layout("logs", "u1", 4, 4);
         AcknowledgedWrites acked = new AcknowledgedWrites();
-        acked.record("logs", AcknowledgedWrites.UNKNOWN_SHARD, 1);
-        assertThat(acked.firstMovedShard(Map.of("logs", new long[] {1, 1}))).isNull();
-        assertThat(acked.firstMovedShard(Map.of("logs", new long[] {1, 2}))).startsWith("logs[1]");
+        acked.record("logs", logs.shard(1), UNSAID);
+        assertThat(acked.baseline("logs", 1, now("logs", "u1", 4, 4))).isEqualTo(4);
+        assertThat(acked.firstMovedShard(Map.of("logs", now("logs", "u1", 4, 4)))).isNull();
+        assertThat(acked.firstMovedShard(Map.of("logs", now("logs", "u1", 4, 5)))).startsWith("logs[1]");
+    }
+
+    @Test
+    void aNoopUpdateAfterAFailoverDoesNotFailEveryLaterFence() {
+        // the noop reports the stored document's old term 1; the layout read after the failover says 2
+        IndexLayout logs = layout("logs", "u1", 2, 2);
+        AcknowledgedWrites acked = new AcknowledgedWrites();
+        acked.record("logs", logs.shard(0), UNSAID);
+        assertThat(acked.firstMovedShard(Map.of("logs", now("logs", "u1", 2, 2)))).isNull();
+    }
+
+    @Test
+    void writesOfUnknownShardAreHeldAgainstEachShardsOwnTerm() {
+        IndexLayout logs = layout("logs", "u1", 3, 1); // shard 0 failed over once before, shard 1 never
+        AcknowledgedWrites acked = new AcknowledgedWrites();
+        acked.record("logs", logs.anyShard(), 1);
+        assertThat(acked.firstMovedShard(Map.of("logs", now("logs", "u1", 3, 1)))).isNull();
+        assertThat(acked.firstMovedShard(Map.of("logs", now("logs", "u1", 3, 2)))).startsWith("logs[1]");
+        assertThat(acked.baseline("logs", 0, now("logs", "u1", 3, 1))).as("every shard may hold them").isPositive();
+    }
+
+    @Test
+    void aPredictionMadeAgainstAnotherLayoutOfTheIndexIsFencedIndexWide() {
+        // predicted for shard 2 of a 3-shard index; by the fence the index was re-created with 6 shards
+        IndexLayout before = layout("logs", "u1", 1, 1, 1);
+        AcknowledgedWrites acked = new AcknowledgedWrites();
+        acked.record("logs", before.shard(2), 1);
+        IndexMetadata recreated = now("logs", "u2", 1, 1, 1, 1, 1, 1);
+        for (int shard = 0; shard < 6; shard++) {
+            assertThat(acked.baseline("logs", shard, recreated)).as("shard " + shard).isEqualTo(1);
+        }
+        assertThat(acked.firstMovedShard(Map.of("logs", now("logs", "u2", 1, 1, 1, 1, 1, 2)))).startsWith("logs[5]");
+    }
+
+    @Test
+    void aWriteThatLandedInAnotherIndexThanPredictedIsFencedIndexWide() {
+        // predicted for the alias's old write index; a rollover sent it to the new one
+        IndexLayout old = layout("logs-000001", "u1", 1, 1);
+        AcknowledgedWrites acked = new AcknowledgedWrites();
+        acked.record("logs-000002", old.shard(0), 1);
+        IndexMetadata rolled = now("logs-000002", "u2", 1, 1, 1);
+        assertThat(acked.baseline("logs-000002", 2, rolled)).isEqualTo(1);
+        assertThat(acked.firstMovedShard(Map.of("logs-000002", rolled))).isNull();
     }
 
     @Test
     void anIndexThatDisappearedFailsTheFence() {
         AcknowledgedWrites acked = new AcknowledgedWrites();
-        acked.record("gone", 0, 1);
+        acked.record("gone", layout("gone", "u1", 1).shard(0), 1);
         assertThat(acked.firstMovedShard(Map.of())).isEqualTo("gone (the index disappeared)");
     }
 
     @Test
     void clearForgetsEverything() {
         AcknowledgedWrites acked = new AcknowledgedWrites();
-        acked.record("logs", 0, 1);
+        acked.record("logs", ShardPrediction.UNKNOWN, 1);
         acked.clear();
         assertThat(acked.isEmpty()).isTrue();
         assertThat(acked.indices()).isEmpty();
@@ -57,18 +119,19 @@ class AcknowledgedWritesTest {
 
     @Test
     void mergingKeepsTheLowestTermPerShardAndUnknownShardWrites() {
+        IndexLayout logs = layout("logs", "u1", 1, 1, 1, 1);
         AcknowledgedWrites older = new AcknowledgedWrites();
-        older.record("logs", 1, 1);
+        older.record("logs", logs.shard(1), 1);
         AcknowledgedWrites newer = new AcknowledgedWrites();
-        newer.record("logs", 1, 2);
-        newer.record("logs", 3, 2);
-        newer.record("other", AcknowledgedWrites.UNKNOWN_SHARD, 4);
+        newer.record("logs", logs.shard(1), 2);
+        newer.record("logs", logs.shard(3), 2);
+        newer.record("other", ShardPrediction.UNKNOWN, 4);
 
         older.addAll(newer);
 
         assertThat(older.indices()).containsExactly("logs", "other");
-        assertThat(older.firstMovedShard(Map.of("logs", new long[] {2, 2, 2, 2}, "other", new long[] {4})))
-                .isEqualTo("logs[1] (acknowledged under primary term 1, now 2)");
-        assertThat(older.firstMovedShard(Map.of("logs", new long[] {1, 1, 1, 2}, "other", new long[] {4}))).isNull();
+        assertThat(older.firstMovedShard(Map.of("logs", now("logs", "u1", 2, 2, 2, 2), "other", now("other", "u9", 4))))
+                .isEqualTo("logs[1] (written under primary term 1 or earlier, now 2)");
+        assertThat(older.firstMovedShard(Map.of("logs", now("logs", "u1", 1, 1, 1, 2), "other", now("other", "u9", 4)))).isNull();
     }
 }

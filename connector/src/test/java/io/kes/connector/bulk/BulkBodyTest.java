@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.OpType;
 import java.nio.charset.StandardCharsets;
+import io.kes.connector.routing.ShardPrediction;
 import org.junit.jupiter.api.Test;
 
 class BulkBodyTest {
@@ -20,9 +21,9 @@ class BulkBodyTest {
     @Test
     void writesOneActionLineAndTheUntouchedSourcePerDocument() {
         BulkBody body = new BulkBody(16);
-        body.add(op(OpType.INDEX, "a1", null, "{\"x\":1}"));
-        body.add(op(OpType.CREATE, "a2", "r", "{\"x\":2}"));
-        body.add(op(OpType.DELETE, "a3", null, null));
+        body.add(op(OpType.INDEX, "a1", null, "{\"x\":1}"), ShardPrediction.UNKNOWN);
+        body.add(op(OpType.CREATE, "a2", "r", "{\"x\":2}"), ShardPrediction.UNKNOWN);
+        body.add(op(OpType.DELETE, "a3", null, null), ShardPrediction.UNKNOWN);
         assertThat(text(body)).isEqualTo(
                 "{\"index\":{\"_index\":\"logs\",\"_id\":\"a1\"}}\n{\"x\":1}\n"
                         + "{\"create\":{\"_index\":\"logs\",\"_id\":\"a2\",\"routing\":\"r\"}}\n{\"x\":2}\n"
@@ -33,7 +34,7 @@ class BulkBodyTest {
     @Test
     void upsertWrapsTheSourceAsDocWithDocAsUpsert() {
         BulkBody body = new BulkBody(16);
-        body.add(op(OpType.UPSERT, "u", null, "{\"n\":1}"));
+        body.add(op(OpType.UPSERT, "u", null, "{\"n\":1}"), ShardPrediction.UNKNOWN);
         assertThat(text(body)).isEqualTo("{\"update\":{\"_index\":\"logs\",\"_id\":\"u\",\"retry_on_conflict\":3}}\n"
                 + "{\"doc\":{\"n\":1},\"doc_as_upsert\":true}\n");
     }
@@ -41,14 +42,14 @@ class BulkBodyTest {
     @Test
     void escapesIdsAndKeepsNonAsciiAndEmojiAsUtf8() {
         BulkBody body = new BulkBody(16);
-        body.add(op(OpType.INDEX, "q\"b\\s\u0001 é 😀", null, "{}"));
+        body.add(op(OpType.INDEX, "q\"b\\s\u0001 é 😀", null, "{}"), ShardPrediction.UNKNOWN);
         assertThat(text(body)).startsWith("{\"index\":{\"_index\":\"logs\",\"_id\":\"q\\\"b\\\\s\\u0001 é 😀\"}}\n");
     }
 
     @Test
     void prettyPrintedSourceBecomesOneLineWithoutChangingItsJson() {
         BulkBody body = new BulkBody(16);
-        body.add(op(OpType.INDEX, "p", null, "{\n  \"a\": 1,\r\n  \"b\": [1,\n2]\n}"));
+        body.add(op(OpType.INDEX, "p", null, "{\n  \"a\": 1,\r\n  \"b\": [1,\n2]\n}"), ShardPrediction.UNKNOWN);
         assertThat(text(body)).endsWith("\n{   \"a\": 1,    \"b\": [1, 2] }\n");
     }
 
@@ -78,9 +79,9 @@ class BulkBodyTest {
     @Test
     void retryBodyCarriesExactlyTheChosenItems() {
         BulkBody body = new BulkBody(16);
-        body.add(op(OpType.INDEX, "1", null, "{\"i\":1}"));
-        body.add(op(OpType.DELETE, "2", null, null));
-        body.add(op(OpType.INDEX, "3", null, "{\"i\":3}"));
+        body.add(op(OpType.INDEX, "1", null, "{\"i\":1}"), ShardPrediction.UNKNOWN);
+        body.add(op(OpType.DELETE, "2", null, null), ShardPrediction.UNKNOWN);
+        body.add(op(OpType.INDEX, "3", null, "{\"i\":3}"), ShardPrediction.UNKNOWN);
         BulkBody retry = new BulkBody(16);
         retry.addEncoded(body, 1);
         retry.addEncoded(body, 2);

@@ -24,7 +24,7 @@ class DocumentOperationSerializerTest {
     void everyFieldSurvivesTheNetwork() throws Exception {
         DocumentOperation op = new DocumentOperation(OpType.UPSERT, "logs-é", "id😀", "user-7",
                 "{\"a\":1}".getBytes(StandardCharsets.UTF_8),
-                new RecordOrigin("topic", 3, 1L << 40, new byte[] {1, 2}, new byte[] {3})).withShard(5, 12);
+                new RecordOrigin("topic", 3, 1L << 40, new byte[] {1, 2}, new byte[] {3}));
         assertThat(roundTrip(op)).isEqualTo(op);
     }
 
@@ -36,7 +36,6 @@ class DocumentOperationSerializerTest {
         assertThat(back.routing()).isNull();
         assertThat(back.source()).isNull();
         assertThat(back.origin()).isEqualTo(RecordOrigin.NONE);
-        assertThat(back.shard()).isEqualTo(DocumentOperation.UNKNOWN_SHARD);
     }
 
     @Test
@@ -55,7 +54,7 @@ class DocumentOperationSerializerTest {
         DocumentOperation[] ops = new DocumentOperation[indices.length];
         for (int i = 0; i < ops.length; i++) {
             ops[i] = new DocumentOperation(OpType.INDEX, indices[i], "id-" + i, null, ("{\"i\":" + i + "}").getBytes(StandardCharsets.UTF_8),
-                    RecordOrigin.kafka(topics[i], i, i)).withShard(i % 3, 3);
+                    RecordOrigin.kafka(topics[i], i, i));
             writer.serialize(ops[i], out);
         }
         DocumentOperationSerializer reader = new DocumentOperationSerializer();

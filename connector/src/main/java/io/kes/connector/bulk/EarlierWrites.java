@@ -1,0 +1,86 @@
+package io.kes.connector.bulk;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Duration;
+import java.util.Set;
+import java.util.TreeSet;
+import org.elasticsearch.client.Request;
+import org.elasticsearch.client.ResponseException;
+import org.elasticsearch.client.RestClient;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Waits, when a writer opens, until the bulks that earlier runs of the same job sent are no longer
+ * running in Elasticsearch. A job that failed or was killed leaves its last bulks behind: the node
+ * may still be working through them (queued behind a pause, a GC, a slow disk) when the restored
+ * job replays the same records and writes newer ones. Should such an old bulk be applied after
+ * the replay's newer write of the same id, it would overwrite it with an older value.
+ *
+ * <p>Every bulk carries {@code X-Opaque-Id: kes/<job name>}, which Elasticsearch attaches to its
+ * tasks. At open the writer lists the bulk tasks with that tag and waits until those tasks are
+ * gone (not the ones sibling writers start meanwhile). Listing tasks needs the cluster
+ * {@code monitor} privilege; without it, or when the node does not answer, the writer says so and
+ * goes on.
+ */
+final class EarlierWrites {
+
+    private static final Logger LOG = LoggerFactory.getLogger(EarlierWrites.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final long POLL_MILLIS = 200;
+
+    private EarlierWrites() {}
+
+    /** The {@code X-Opaque-Id} of a job's bulks (printable ASCII: it is an HTTP header). */
+    static String tag(String jobName) {
+        return "kes/" + jobName.replaceAll("[^\\x20-\\x7e]", "_");
+    }
+
+    /** Waits up to {@code maxWait} for the tasks tagged {@code tag} that run now to finish. */
+    static void awaitGone(RestClient client, String tag, Duration maxWait) throws InterruptedException {
+        try {
+            Set<String> earlier = running(client, tag, null);
+            if (earlier.isEmpty()) {
+                return;
+            }
+            LOG.info("Waiting for {} bulk tasks of an earlier run of this job ({}) to finish in Elasticsearch before writing",
+                    earlier.size(), tag);
+            long deadline = System.nanoTime() + maxWait.toNanos();
+            while (!(earlier = running(client, tag, earlier)).isEmpty()) {
+                if (System.nanoTime() > deadline) {
+                    LOG.warn("{} bulk tasks of an earlier run ({}) still run after {}; writing anyway. If they are applied after "
+                            + "this run's writes of the same ids, those ids keep an older value until their next write.",
+                            earlier.size(), tag, maxWait);
+                    return;
+                }
+                Thread.sleep(POLL_MILLIS);
+            }
+        } catch (ResponseException e) {
+            LOG.warn("Cannot list Elasticsearch tasks (HTTP {}): bulks of an earlier run of this job are not waited for. "
+                    + "Grant kes the cluster privilege 'monitor' to close that gap.", e.getResponse().getStatusLine().getStatusCode());
+        } catch (IOException e) {
+            LOG.warn("Cannot list Elasticsearch tasks ({}): bulks of an earlier run of this job are not waited for.", e.toString());
+        }
+    }
+
+    /** Ids of running bulk tasks tagged {@code tag}; only those among {@code among} when given. */
+    private static Set<String> running(RestClient client, String tag, Set<String> among) throws IOException {
+        Request request = new Request("GET", "/_tasks");
+        request.addParameter("actions", "indices:data/write/bulk*");
+        request.addParameter("group_by", "none");
+        request.addParameter("filter_path", "tasks.node,tasks.id,tasks.headers");
+        Set<String> ids = new TreeSet<>();
+        try (InputStream in = client.performRequest(request).getEntity().getContent()) {
+            for (JsonNode task : JSON.readTree(in).path("tasks")) {
+                String id = task.path("node").asText() + ":" + task.path("id").asText();
+                if (tag.equals(task.path("headers").path("X-Opaque-Id").asText(null)) && (among == null || among.contains(id))) {
+                    ids.add(id);
+                }
+            }
+        }
+        return ids;
+    }
+}

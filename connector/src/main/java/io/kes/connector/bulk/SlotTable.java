@@ -1,0 +1,100 @@
+package io.kes.connector.bulk;
+
+import io.kes.connector.routing.ShardPrediction;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The writer's buffers: one {@link Slot} per (target name, predicted shard), one for documents of
+ * a target whose shard is not predicted, or a single mixed slot when shard grouping is off.
+ *
+ * <p>It keeps one promise the per-id order rests on: a document id is buffered in at most one slot
+ * at a time. Within one layout of a target an id always maps to the same slot. When the layout
+ * changes (a rollover, a re-created or resharded index, the first successful metadata read), the
+ * same id could map to another slot; so the target's slots of the old layout are handed back to be
+ * sent before any document predicted with the new one is buffered.
+ */
+final class SlotTable {
+
+    private static final class TargetSlots {
+        Object generation;
+        Slot[] byShard = new Slot[0];
+        Slot anyShard;
+    }
+
+    private final boolean shardGrouping;
+    private final Map<String, TargetSlots> byTarget = new HashMap<>();
+    private final Slot mixed = new Slot(null, ShardPrediction.UNKNOWN_SHARD);
+    /** Slots holding documents, in the order they got their first one. */
+    final Set<Slot> nonEmpty = new LinkedHashSet<>();
+
+    SlotTable(boolean shardGrouping) {
+        this.shardGrouping = shardGrouping;
+    }
+
+    /**
+     * The slot for a document of {@code target} predicted as {@code prediction}. Non-empty slots of
+     * the target's previous layout are added to {@code sendFirst}, and removed from {@link #nonEmpty}:
+     * the caller sends them before it buffers the document.
+     */
+    Slot slotFor(String target, ShardPrediction prediction, List<Slot> sendFirst) {
+        if (!shardGrouping) {
+            return mixed;
+        }
+        TargetSlots slots = byTarget.get(target);
+        if (slots == null) {
+            slots = new TargetSlots();
+            byTarget.put(target, slots);
+        }
+        Object generation = prediction.layout() == null ? null : prediction.layout().generation();
+        if (generation != slots.generation) {
+            supersede(slots, sendFirst);
+            slots.generation = generation;
+            slots.byShard = new Slot[prediction.layout() == null ? 0 : prediction.layout().numberOfShards()];
+        }
+        int shard = prediction.shard();
+        if (shard < 0) {
+            if (slots.anyShard == null) {
+                slots.anyShard = new Slot(target, ShardPrediction.UNKNOWN_SHARD);
+            }
+            return slots.anyShard;
+        }
+        Slot slot = slots.byShard[shard];
+        if (slot == null) {
+            slot = new Slot(target, shard);
+            slots.byShard[shard] = slot;
+        }
+        return slot;
+    }
+
+    private void supersede(TargetSlots slots, List<Slot> sendFirst) {
+        for (Slot slot : slots.byShard) {
+            if (slot != null && slot.body != null && nonEmpty.remove(slot)) {
+                sendFirst.add(slot);
+            }
+        }
+        if (slots.anyShard != null && slots.anyShard.body != null && nonEmpty.remove(slots.anyShard)) {
+            sendFirst.add(slots.anyShard);
+        }
+        slots.anyShard = null;
+    }
+
+    /** Forgets targets with nothing buffered (date-named indices come and go); call now and then. */
+    void forgetIdleTargets() {
+        byTarget.values().removeIf(slots -> {
+            for (Slot slot : slots.byShard) {
+                if (slot != null && slot.body != null) {
+                    return false;
+                }
+            }
+            return slots.anyShard == null || slots.anyShard.body == null;
+        });
+    }
+
+    int targets() {
+        return byTarget.size();
+    }
+}

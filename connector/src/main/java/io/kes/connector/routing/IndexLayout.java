@@ -1,0 +1,92 @@
+package io.kes.connector.routing;
+
+import java.util.Arrays;
+
+/**
+ * One concrete index as the routing step saw it when it predicted shards: which index exactly
+ * (name and uuid: a deleted and re-created index keeps its name, not its uuid), how many shards it
+ * had, their primary terms at that moment, and how it routes documents ({@code null} when that
+ * cannot be predicted). The checkpoint fence holds every write against the layout it was predicted
+ * with: the terms are the snapshot a failover is detected against, and a write whose index turns
+ * out to be another one (a rollover, a re-created index) is fenced index-wide instead of on the
+ * predicted shard.
+ *
+ * <p>{@link #generation()} stays the same object while the index's identity and routing stay the
+ * same, across reloads of its metadata: the writer compares it to see whether predictions for a
+ * target name may have moved.
+ */
+public final class IndexLayout {
+
+    private final String index;
+    private final String uuid;
+    private final int numberOfShards;
+    private final long[] primaryTerms;
+    private final IndexRouting routing;
+    private final Object generation;
+    private final ShardPrediction[] shards;
+    private final ShardPrediction anyShard;
+
+    IndexLayout(IndexMetadata metadata, IndexRouting routing, Object generation) {
+        this.index = metadata.name();
+        this.uuid = metadata.uuid();
+        this.numberOfShards = metadata.numberOfShards();
+        this.primaryTerms = metadata.primaryTerms().clone();
+        this.routing = routing;
+        this.generation = generation;
+        this.shards = new ShardPrediction[numberOfShards];
+        for (int s = 0; s < numberOfShards; s++) {
+            shards[s] = new ShardPrediction(this, s);
+        }
+        this.anyShard = new ShardPrediction(this, ShardPrediction.UNKNOWN_SHARD);
+    }
+
+    /** For tests of what is built on layouts. */
+    public static IndexLayout of(String index, String uuid, long[] primaryTerms, IndexRouting routing) {
+        IndexMetadata metadata = new IndexMetadata(index, uuid, primaryTerms.length, primaryTerms.length, 1, true, primaryTerms,
+                IndexMetadata.DEFAULT_TRANSLOG_SYNC_INTERVAL);
+        return new IndexLayout(metadata, routing, new Object());
+    }
+
+    /** The concrete index. */
+    public String index() {
+        return index;
+    }
+
+    public String uuid() {
+        return uuid;
+    }
+
+    public int numberOfShards() {
+        return numberOfShards;
+    }
+
+    /** The primary term of {@code shard} when this layout was read; at least 1 (a shard without a started primary reads as 1, the lowest). */
+    public long primaryTerm(int shard) {
+        return shard < primaryTerms.length ? Math.max(1, primaryTerms[shard]) : 1;
+    }
+
+    /** How documents are routed, or null when kes cannot predict it (the index routes on document fields, or calibration failed). */
+    public IndexRouting routing() {
+        return routing;
+    }
+
+    /** The same object for as long as this index's identity and routing stay the same. */
+    public Object generation() {
+        return generation;
+    }
+
+    /** A document predicted for {@code shard} of this index. */
+    public ShardPrediction shard(int shard) {
+        return shards[shard];
+    }
+
+    /** A document for this index whose shard is not predicted. */
+    public ShardPrediction anyShard() {
+        return anyShard;
+    }
+
+    @Override
+    public String toString() {
+        return index + " (uuid " + uuid + ", " + numberOfShards + " shards, primary terms " + Arrays.toString(primaryTerms) + ")";
+    }
+}
