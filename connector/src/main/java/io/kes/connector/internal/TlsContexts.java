@@ -105,8 +105,9 @@ public final class TlsContexts {
                 throw new CertificateException("Elasticsearch's certificate " + chain[0].getSubjectX500Principal()
                         + " (SHA-256 " + sha256(chain[0]) + ") does not validate against the pinned certificate "
                         + pinned.getSubjectX500Principal() + " (elasticsearch.tls_fingerprint " + fingerprint + "): " + e.getMessage()
-                        + ". The chain contains the pinned certificate but was not issued by it, as a man in the middle's would be; "
-                        + "kes does not connect. If the node's certificate was reissued by another CA, pin that CA's fingerprint.", e);
+                        + ". A chain that merely contains the pinned certificate is not trusted (a man in the middle can show the "
+                        + "real CA's certificate beside his own), so kes does not connect. If the node's certificate was reissued "
+                        + "under another CA, pin that CA's fingerprint.", e);
             }
         }
 
