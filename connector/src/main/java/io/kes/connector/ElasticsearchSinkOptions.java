@@ -38,8 +38,9 @@ public final class ElasticsearchSinkOptions {
 
     public static final ConfigOption<String> TLS_FINGERPRINT = ConfigOptions.key("elasticsearch.tls_fingerprint")
             .stringType().noDefaultValue()
-            .withDescription("SHA-256 fingerprint (hex, colons allowed) of a certificate in Elasticsearch's chain, as "
-                    + "Elasticsearch prints it at first start; trusts exactly that certificate instead of a CA.");
+            .withDescription("SHA-256 fingerprint (hex, colons allowed) of a certificate in Elasticsearch's chain (the node's "
+                    + "own or a CA above it), as Elasticsearch prints it at first start; the chain must validate up to that "
+                    + "certificate, the only one trusted.");
 
     public static final ConfigOption<String> PATH_PREFIX = ConfigOptions.key("elasticsearch.path_prefix")
             .stringType().noDefaultValue()

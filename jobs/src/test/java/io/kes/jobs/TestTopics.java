@@ -9,6 +9,7 @@ import io.kes.stack.ElasticsearchNode;
 import io.kes.stack.KafkaBroker;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -57,6 +58,33 @@ final class TestTopics {
                 producer.send(new ProducerRecord<>(topic, 0, r.key(), r.value())).get();
             }
         }
+    }
+
+    /** Creates the topic and writes these records, headers included, in order; the records name their partition. */
+    static void produceRecords(KafkaBroker kafka, String topic, List<ProducerRecord<byte[], byte[]>> records) throws Exception {
+        kafka.createTopic(topic, 1, Map.of());
+        try (var producer = producer(kafka, "none")) {
+            for (ProducerRecord<byte[], byte[]> r : records) {
+                producer.send(r).get();
+            }
+        }
+    }
+
+    /** The records of a topic as they are, waiting up to 20 s for {@code expected} of them. */
+    static List<ConsumerRecord<byte[], byte[]>> consume(KafkaBroker kafka, String topic, int expected) {
+        Properties props = new Properties();
+        props.put("bootstrap.servers", kafka.bootstrapServers());
+        props.put("group.id", topic + "-raw-reader");
+        props.put("auto.offset.reset", "earliest");
+        List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+        try (var consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            consumer.subscribe(List.of(topic));
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (System.nanoTime() < deadline && records.size() < expected) {
+                consumer.poll(Duration.ofMillis(500)).forEach(records::add);
+            }
+        }
+        return records;
     }
 
     /** {@code count} deterministic sample logs over all partitions of an existing topic. */

@@ -6,6 +6,7 @@ import io.kes.connector.RecordOrigin;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.List;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
@@ -15,8 +16,11 @@ import org.apache.flink.core.memory.DataOutputView;
 /**
  * Compact serializer for {@link DocumentOperation} wherever it crosses the network before the
  * sink (a user's keyBy or rebalance; within the sink it never does). Without it Flink would fall
- * back to Kryo for the class: slower, larger, and fragile across versions. Layout: a flags byte saying which nullable fields follow, then the
- * fields in declaration order; strings as a length and their UTF-8 bytes.
+ * back to Kryo for the class: slower, larger, and fragile across versions. Layout: a flags byte
+ * saying which nullable fields follow, then the fields in declaration order; strings as a length
+ * and their UTF-8 bytes. The record's key and headers always cross (the dead-letter topic needs
+ * them to replay the record); its value only when the source is not the value itself, so an
+ * unchanged value crosses once.
  *
  * <p>Every record crosses this serializer, so it avoids per-character work: strings are UTF-8
  * (decoded by the JDK's bulk path, not {@code readUTF}'s char loop), and the index and topic
@@ -37,6 +41,7 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
     private static final int HAS_TOPIC = 1 << 3;
     private static final int HAS_KEY = 1 << 4;
     private static final int HAS_ORIGINAL_VALUE = 1 << 5;
+    private static final int HAS_HEADERS = 1 << 6;
     private static final OpType[] OP_TYPES = OpType.values();
 
     private final transient RepeatedString indexNames = new RepeatedString();
@@ -82,7 +87,8 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
                 | (op.source() != null ? HAS_SOURCE : 0)
                 | (origin.topic() != null ? HAS_TOPIC : 0)
                 | (origin.originalKey() != null ? HAS_KEY : 0)
-                | (origin.originalValue() != null ? HAS_ORIGINAL_VALUE : 0);
+                | (origin.originalValue() != null ? HAS_ORIGINAL_VALUE : 0)
+                | (!origin.headers().isEmpty() ? HAS_HEADERS : 0);
         out.writeByte(flags);
         out.writeByte(op.opType().ordinal());
         writeBytes(indexNames.encode(op.index()), out);
@@ -106,6 +112,9 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
         if (origin.originalValue() != null) {
             writeBytes(origin.originalValue(), out);
         }
+        if (!origin.headers().isEmpty()) {
+            writeHeaders(origin.headers(), out);
+        }
     }
 
     @Override
@@ -121,9 +130,10 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
         long offset = in.readLong();
         byte[] key = (flags & HAS_KEY) != 0 ? readBytes(in) : null;
         byte[] originalValue = (flags & HAS_ORIGINAL_VALUE) != 0 ? readBytes(in) : null;
-        RecordOrigin origin = topic == null && key == null && originalValue == null && partition < 0
+        List<RecordOrigin.Header> headers = (flags & HAS_HEADERS) != 0 ? readHeaders(in) : List.of();
+        RecordOrigin origin = topic == null && key == null && originalValue == null && headers.isEmpty() && partition < 0
                 ? RecordOrigin.NONE
-                : new RecordOrigin(topic, partition, offset, key, originalValue);
+                : new RecordOrigin(topic, partition, offset, key, originalValue, headers);
         return new DocumentOperation(opType, index, id, routing, source, origin);
     }
 
@@ -140,6 +150,34 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
     private static void writeBytes(byte[] bytes, DataOutputView out) throws IOException {
         out.writeInt(bytes.length);
         out.write(bytes);
+    }
+
+    /** A count, then each header's name and its value (length -1: null, which Kafka allows). */
+    private static void writeHeaders(List<RecordOrigin.Header> headers, DataOutputView out) throws IOException {
+        out.writeInt(headers.size());
+        for (RecordOrigin.Header h : headers) {
+            writeBytes(h.key().getBytes(StandardCharsets.UTF_8), out);
+            if (h.value() == null) {
+                out.writeInt(-1);
+            } else {
+                writeBytes(h.value(), out);
+            }
+        }
+    }
+
+    private List<RecordOrigin.Header> readHeaders(DataInputView in) throws IOException {
+        RecordOrigin.Header[] headers = new RecordOrigin.Header[in.readInt()];
+        for (int i = 0; i < headers.length; i++) {
+            String key = readString(in);
+            int length = in.readInt();
+            byte[] value = null;
+            if (length >= 0) {
+                value = new byte[length];
+                in.readFully(value);
+            }
+            headers[i] = new RecordOrigin.Header(key, value);
+        }
+        return List.of(headers);
     }
 
     private static byte[] readBytes(DataInputView in) throws IOException {

@@ -6,6 +6,7 @@ import io.kes.connector.DocumentOperation;
 import io.kes.connector.OpType;
 import io.kes.connector.RecordOrigin;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import org.apache.flink.api.common.serialization.SerializerConfigImpl;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.core.memory.DataInputDeserializer;
@@ -26,6 +27,20 @@ class DocumentOperationSerializerTest {
                 "{\"a\":1}".getBytes(StandardCharsets.UTF_8),
                 new RecordOrigin("topic", 3, 1L << 40, new byte[] {1, 2}, new byte[] {3}));
         assertThat(roundTrip(op)).isEqualTo(op);
+    }
+
+    @Test
+    void theRecordsHeadersSurviveTheNetworkInOrderWithRepeatsAndNulls() throws Exception {
+        List<RecordOrigin.Header> headers = List.of(new RecordOrigin.Header("trace", new byte[] {0, (byte) 0xff}),
+                new RecordOrigin.Header("trace", "second".getBytes(StandardCharsets.UTF_8)), new RecordOrigin.Header("ünï", null),
+                new RecordOrigin.Header("empty", new byte[0]));
+        DocumentOperation op = new DocumentOperation(OpType.INDEX, "logs", "k", null, "{}".getBytes(StandardCharsets.UTF_8),
+                new RecordOrigin("topic", 0, 7, "k".getBytes(StandardCharsets.UTF_8), null, headers));
+        DocumentOperation back = roundTrip(op);
+        assertThat(back).isEqualTo(op);
+        assertThat(back.origin().headers()).containsExactlyElementsOf(headers);
+        assertThat(back.origin().originalKey()).isEqualTo("k".getBytes(StandardCharsets.UTF_8));
+        assertThat(back.origin().originalValue()).as("the source is the value; it crosses once").isNull();
     }
 
     @Test

@@ -25,7 +25,8 @@ import org.apache.avro.AvroRuntimeException;
  * @param dataStream     {@code data_stream}: write to this data stream instead (op create, {@code @timestamp} added when missing)
  * @param id             {@code id}: {@code kafka} (default: topic/partition/offset), {@code key} (the record key, for
  *                       compacted topics), {@code none}, {@code {field: path}} or {@code {hash: [paths]}}
- * @param routing        {@code routing}: field path whose value is the custom routing, or null
+ * @param routing        {@code routing}: field path whose value is the custom routing, or null; never with
+ *                       delete-on-tombstone (a tombstone has no value to read it from)
  * @param op             {@code op}: index (default), create, upsert, delete-on-tombstone
  * @param timestampField {@code timestamp_field}: the event time (default {@code @timestamp}; Kafka's record timestamp when absent)
  * @param include        {@code include}: keep only these top-level fields (empty: all)
@@ -126,6 +127,17 @@ public record Route(List<String> topics, String topicPattern, String index, Stri
             throw new ConfigException(node.keyPath("id") + " must be key with op delete-on-tombstone: a tombstone has no value, "
                     + "so only its key can name the document to delete");
         }
+        String routing = node.string("routing", null);
+        if (op == Op.DELETE_ON_TOMBSTONE && routing != null) {
+            // A delete sent without the routing its document was indexed with goes to another shard: Elasticsearch
+            // answers 404, which counts as done, and the document stays. Routing by the key instead would change
+            // nothing: with id: key the default routing is the _id, which is the key.
+            throw new ConfigException(node.keyPath("routing") + " cannot be used with op delete-on-tombstone: a tombstone "
+                    + "has no value to read the routing field '" + routing + "' from, so its delete would go to the wrong "
+                    + "shard (Elasticsearch answers 404) and the document would stay; remove routing (with id: key, "
+                    + "Elasticsearch already places each document by its key), or keep routing and use op: index or upsert "
+                    + "without deletes");
+        }
         if (op == Op.UPSERT || op == Op.DELETE_ON_TOMBSTONE) {
             if (id.kind() == IdSpec.Kind.NONE) {
                 throw new ConfigException(node.keyPath("id") + " none cannot " + (op == Op.UPSERT ? "upsert" : "delete")
@@ -137,7 +149,7 @@ public record Route(List<String> topics, String topicPattern, String index, Stri
         for (String from : renames.keys()) {
             rename.put(from, renames.string(from, null));
         }
-        return new Route(List.copyOf(topics), pattern, index, dataStream, id, node.string("routing", null),
+        return new Route(List.copyOf(topics), pattern, index, dataStream, id, routing,
                 dataStream != null ? Op.CREATE : op, node.string("timestamp_field", "@timestamp"),
                 List.copyOf(node.strings("include")), List.copyOf(node.strings("exclude")), Map.copyOf(rename),
                 IndexTemplateSettings.from(node.section("index_template"), dataStream != null), format);

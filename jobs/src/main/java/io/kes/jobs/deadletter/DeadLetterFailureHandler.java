@@ -33,8 +33,9 @@ public final class DeadLetterFailureHandler implements FailureHandler {
         for (FailedOperation f : failures) {
             DocumentOperation op = f.operation();
             RecordOrigin origin = op.origin();
+            // Without an original value the source is the value, unchanged (null for a tombstone's delete).
             byte[] value = origin.originalValue() != null ? origin.originalValue() : op.source();
-            queue.send(origin.originalKey(), value, origin, DeadLetterQueue.STAGE_INDEX, f.errorType(), f.status(),
+            queue.send(origin, value, DeadLetterQueue.STAGE_INDEX, f.errorType(), f.status(),
                     f.reason() + " (index " + op.index() + ", id " + op.id() + ")");
         }
     }

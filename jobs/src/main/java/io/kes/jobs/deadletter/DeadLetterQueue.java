@@ -13,10 +13,13 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * Writes failed records to the dead-letter topic: the original key and value bytes, plus headers
- * saying where they came from and why they failed ({@code kes.source.topic}, {@code kes.source.partition},
+ * Writes failed records to the dead-letter topic as they were, so they can be replayed: the
+ * original key, value and headers (in order, byte for byte), then kes's own headers saying where
+ * they came from and why they failed ({@code kes.source.topic}, {@code kes.source.partition},
  * {@code kes.source.offset}, {@code kes.stage} (decode | index), {@code kes.error.type},
  * {@code kes.error.status} (Elasticsearch's, index stage), {@code kes.error.reason}, {@code kes.time}).
+ * A record replayed from the dead-letter topic that fails again carries both rounds of
+ * {@code kes.*} headers; the last of each name (Kafka's {@code lastHeader}) is the newest.
  * {@link #flush()} runs at every checkpoint, so a checkpoint never completes before its dead
  * letters are in Kafka.
  */
@@ -40,8 +43,12 @@ public final class DeadLetterQueue implements AutoCloseable {
         this.producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
     }
 
-    public void send(byte[] key, byte[] value, RecordOrigin origin, String stage, String errorType, int status, String reason) {
+    /** Sends the record of {@code origin} (its key and headers) with this value. */
+    public void send(RecordOrigin origin, byte[] value, String stage, String errorType, int status, String reason) {
         RecordHeaders headers = new RecordHeaders();
+        for (RecordOrigin.Header original : origin.headers()) {
+            headers.add(original.key(), original.value());
+        }
         header(headers, "kes.source.topic", origin.topic());
         header(headers, "kes.source.partition", Integer.toString(origin.partition()));
         header(headers, "kes.source.offset", Long.toString(origin.offset()));
@@ -52,7 +59,7 @@ public final class DeadLetterQueue implements AutoCloseable {
         }
         header(headers, "kes.error.reason", reason);
         header(headers, "kes.time", Instant.now().toString());
-        producer.send(new ProducerRecord<>(topic, null, key, value, headers), (metadata, e) -> {
+        producer.send(new ProducerRecord<>(topic, null, origin.originalKey(), value, headers), (metadata, e) -> {
             if (e != null) {
                 failure.compareAndSet(null, e);
             }

@@ -25,8 +25,11 @@ import java.util.Map;
  * nothing from inside the JSON (literal index, Kafka-coordinate or key ids, no field changes), the
  * value's bytes pass through untouched and are never parsed; otherwise the JSON is parsed once,
  * and serialized again only when fields were changed. Values of other formats (Avro) are converted
- * to JSON first by the route's {@link ValueDecoder} and then treated exactly like JSON values; their
- * documents' origins always carry the original key and value bytes for the dead-letter topic.
+ * to JSON first by the route's {@link ValueDecoder} and then treated exactly like JSON values.
+ *
+ * <p>Every document's origin carries what the dead-letter topic needs to replay its record as it
+ * was: the key and headers always, the value only when the document's source is not the value
+ * itself (fields changed, Avro), so an unchanged value crosses the network once.
  */
 public final class DocumentBuilder {
 
@@ -49,14 +52,13 @@ public final class DocumentBuilder {
     }
 
     public DocumentOperation build(KafkaRecord record) throws DecodeException {
-        RecordOrigin origin = RecordOrigin.kafka(record.topic(), record.partition(), record.offset());
         if (record.value() == null) {
-            return tombstone(record, origin);
+            return tombstone(record);
         }
         byte[] json = decoder == null ? record.value() : decoder.toJson(record.value());
         if (!parse) {
             return new DocumentOperation(opType(), index.render(null, record, null), id(null, record), null, json,
-                    decoder == null ? origin : originWithValue(record));
+                    origin(record, decoder != null));
         }
         ObjectNode doc = parseObject(json);
         Instant eventTime = eventTime(doc, record);
@@ -68,16 +70,18 @@ public final class DocumentBuilder {
             transform(doc, eventTime);
             source = serialize(doc);
         }
-        // The original value goes to the dead-letter topic when the document was changed.
-        // So does an Avro value: the document's source is its JSON rendering.
-        RecordOrigin withOriginal = transforms || decoder != null
-                ? originWithValue(record)
-                : new RecordOrigin(record.topic(), record.partition(), record.offset(), record.key(), null);
-        return new DocumentOperation(opType(), target, id, routing, source, withOriginal);
+        // An Avro value's document is its JSON rendering, so its source is never the value.
+        return new DocumentOperation(opType(), target, id, routing, source, origin(record, transforms || decoder != null));
     }
 
-    private static RecordOrigin originWithValue(KafkaRecord record) {
-        return new RecordOrigin(record.topic(), record.partition(), record.offset(), record.key(), record.value());
+    /**
+     * The record as the dead-letter topic needs it: coordinates, key and headers, and the value when
+     * the document's source differs from it ({@code sourceIsNotTheValue}); otherwise the source
+     * stands in for the value.
+     */
+    public static RecordOrigin origin(KafkaRecord record, boolean sourceIsNotTheValue) {
+        return new RecordOrigin(record.topic(), record.partition(), record.offset(), record.key(),
+                sourceIsNotTheValue ? record.value() : null, record.headers());
     }
 
     private OpType opType() {
@@ -88,7 +92,7 @@ public final class DocumentBuilder {
         };
     }
 
-    private DocumentOperation tombstone(KafkaRecord record, RecordOrigin origin) throws DecodeException {
+    private DocumentOperation tombstone(KafkaRecord record) throws DecodeException {
         if (route.op() != Route.Op.DELETE_ON_TOMBSTONE) {
             throw new DecodeException("tombstone", "record has no value (a tombstone) and the route's op is "
                     + route.op().name().toLowerCase().replace('_', '-') + "; use op: delete-on-tombstone to delete documents on tombstones");
@@ -97,8 +101,7 @@ public final class DocumentBuilder {
             throw new DecodeException("tombstone", "a tombstone cannot name an index built from document fields (" + route.target() + ")");
         }
         String target = index.render(null, record, Instant.ofEpochMilli(record.timestamp()));
-        return new DocumentOperation(OpType.DELETE, target, id(null, record), null, null,
-                new RecordOrigin(record.topic(), record.partition(), record.offset(), record.key(), null));
+        return new DocumentOperation(OpType.DELETE, target, id(null, record), null, null, origin(record, false));
     }
 
     private static ObjectNode parseObject(byte[] value) throws DecodeException {

@@ -76,7 +76,7 @@ final class IndexNameTemplate {
             return new String(record.key(), StandardCharsets.UTF_8);
         }
         if (field.startsWith("_header.")) {
-            byte[] header = record.headers().get(field.substring("_header.".length()));
+            byte[] header = record.lastHeader(field.substring("_header.".length()));
             if (header == null) {
                 throw new DecodeException("missing_field", "index name " + template + " needs header " + field.substring(8) + ", which the record lacks");
             }

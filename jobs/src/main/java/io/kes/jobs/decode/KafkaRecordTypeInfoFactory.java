@@ -1,8 +1,9 @@
 package io.kes.jobs.decode;
 
+import io.kes.connector.RecordOrigin;
 import java.io.IOException;
 import java.lang.reflect.Type;
-import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.serialization.SerializerConfig;
 import org.apache.flink.api.common.typeinfo.TypeInfoFactory;
@@ -59,9 +60,9 @@ public final class KafkaRecordTypeInfoFactory extends TypeInfoFactory<KafkaRecor
             writeBytes(r.key(), out);
             writeBytes(r.value(), out);
             out.writeInt(r.headers().size());
-            for (Map.Entry<String, byte[]> h : r.headers().entrySet()) {
-                out.writeUTF(h.getKey());
-                writeBytes(h.getValue(), out);
+            for (RecordOrigin.Header h : r.headers()) {
+                out.writeUTF(h.key());
+                writeBytes(h.value(), out);
             }
         }
 
@@ -73,12 +74,11 @@ public final class KafkaRecordTypeInfoFactory extends TypeInfoFactory<KafkaRecor
             long timestamp = in.readLong();
             byte[] key = readBytes(in);
             byte[] value = readBytes(in);
-            int headers = in.readInt();
-            Map<String, byte[]> map = headers == 0 ? Map.of() : new LinkedHashMap<>();
-            for (int i = 0; i < headers; i++) {
-                map.put(in.readUTF(), readBytes(in));
+            RecordOrigin.Header[] headers = new RecordOrigin.Header[in.readInt()];
+            for (int i = 0; i < headers.length; i++) {
+                headers[i] = new RecordOrigin.Header(in.readUTF(), readBytes(in));
             }
-            return new KafkaRecord(topic, partition, offset, timestamp, key, value, map);
+            return new KafkaRecord(topic, partition, offset, timestamp, key, value, List.of(headers));
         }
 
         @Override

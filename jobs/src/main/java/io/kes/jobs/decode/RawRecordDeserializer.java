@@ -1,7 +1,7 @@
 package io.kes.jobs.decode;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
+import io.kes.connector.RecordOrigin;
+import java.util.List;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
 import org.apache.flink.util.Collector;
@@ -15,12 +15,14 @@ public final class RawRecordDeserializer implements KafkaRecordDeserializationSc
 
     @Override
     public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<KafkaRecord> out) {
-        Map<String, byte[]> headers = Map.of();
-        if (record.headers().iterator().hasNext()) {
-            headers = new LinkedHashMap<>();
-            for (Header h : record.headers()) {
-                headers.put(h.key(), h.value());
+        List<RecordOrigin.Header> headers = List.of();
+        Header[] kafkaHeaders = record.headers().toArray();
+        if (kafkaHeaders.length > 0) {
+            RecordOrigin.Header[] copied = new RecordOrigin.Header[kafkaHeaders.length];
+            for (int i = 0; i < copied.length; i++) {
+                copied[i] = new RecordOrigin.Header(kafkaHeaders[i].key(), kafkaHeaders[i].value());
             }
+            headers = List.of(copied);
         }
         out.collect(new KafkaRecord(record.topic(), record.partition(), record.offset(), record.timestamp(),
                 record.key(), record.value(), headers));

@@ -1,7 +1,6 @@
 package io.kes.jobs.decode;
 
 import io.kes.connector.DocumentOperation;
-import io.kes.connector.RecordOrigin;
 import io.kes.jobs.config.KesConfig;
 import io.kes.jobs.config.Route;
 import io.kes.jobs.deadletter.DeadLetterQueue;
@@ -55,8 +54,8 @@ public final class RecordDecoder extends ProcessFunction<KafkaRecord, DocumentOp
                         + e.errorType() + "): " + e.getMessage() + ". Fix the record or the route, or set errors.tolerance: all "
                         + "with a dead_letter_topic to keep the job running.", e);
             }
-            deadLetters.send(record.key(), record.value(), new RecordOrigin(record.topic(), record.partition(), record.offset(), null, null),
-                    DeadLetterQueue.STAGE_DECODE, e.errorType(), 0, e.getMessage());
+            deadLetters.send(DocumentBuilder.origin(record, true), record.value(), DeadLetterQueue.STAGE_DECODE, e.errorType(), 0,
+                    e.getMessage());
         }
     }
 

@@ -31,6 +31,11 @@ class KesConfigTest {
                 .hasMessage("routes[0].id none cannot upsert: those need the document's id; use id: key, {field: ...} or {hash: [...]}");
         assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: a, op: delete-on-tombstone}]"))
                 .hasMessageStartingWith("routes[0].id must be key with op delete-on-tombstone");
+        assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: a, id: key, op: delete-on-tombstone, routing: tenant}]"))
+                .hasMessage("routes[0].routing cannot be used with op delete-on-tombstone: a tombstone has no value to read "
+                        + "the routing field 'tenant' from, so its delete would go to the wrong shard (Elasticsearch answers 404) "
+                        + "and the document would stay; remove routing (with id: key, Elasticsearch already places each "
+                        + "document by its key), or keep routing and use op: index or upsert without deletes");
         assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: a}]\nerrors: {tolerance: all}"))
                 .hasMessageStartingWith("errors.dead_letter_topic is required with errors.tolerance: all");
         assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: a}]\njob: {checkpoint_interval: soon}"))

@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.OpType;
+import io.kes.connector.RecordOrigin;
 import io.kes.jobs.config.KesConfig;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -23,7 +25,7 @@ class DocumentBuilderTest {
 
     private static KafkaRecord record(String key, String value) {
         return new KafkaRecord("orders", 2, 41, KAFKA_TIME, key == null ? null : key.getBytes(StandardCharsets.UTF_8),
-                value == null ? null : value.getBytes(StandardCharsets.UTF_8), Map.of());
+                value == null ? null : value.getBytes(StandardCharsets.UTF_8), List.of());
     }
 
     private static String source(DocumentOperation op) {
@@ -84,6 +86,39 @@ class DocumentBuilderTest {
         DocumentOperation op = builder("  - {topics: [orders], index: o, id: key, op: delete-on-tombstone}").build(record("k-1", null));
         assertThat(op.opType()).isEqualTo(OpType.DELETE);
         assertThat(op.id()).isEqualTo("k-1");
+    }
+
+    @Test
+    void everyDocumentCarriesItsRecordsKeyAndHeadersForTheDeadLetterTopic() throws Exception {
+        List<RecordOrigin.Header> headers = List.of(new RecordOrigin.Header("h", new byte[] {0, (byte) 0xff}),
+                new RecordOrigin.Header("h", null));
+        byte[] key = "k-1".getBytes(StandardCharsets.UTF_8);
+        byte[] value = "{ \"id\" : \"7\", \"drop\": 1 }".getBytes(StandardCharsets.UTF_8);
+        KafkaRecord r = new KafkaRecord("orders", 2, 41, KAFKA_TIME, key, value, headers);
+        KafkaRecord tombstone = new KafkaRecord("orders", 2, 42, KAFKA_TIME, key, null, headers);
+
+        RecordOrigin fast = builder("  - {topics: [orders], index: o, id: key}").build(r).origin();
+        RecordOrigin parsed = builder("  - {topics: [orders], index: o, id: {field: id}}").build(r).origin();
+        RecordOrigin changed = builder("  - {topics: [orders], index: o, id: {field: id}, exclude: [drop]}").build(r).origin();
+        RecordOrigin deleted = builder("  - {topics: [orders], index: o, id: key, op: delete-on-tombstone}").build(tombstone).origin();
+        for (RecordOrigin origin : List.of(fast, parsed, changed, deleted)) {
+            assertThat(origin.originalKey()).isSameAs(key);
+            assertThat(origin.headers()).isSameAs(headers);
+        }
+        // the value crosses once: as the source when unchanged, as the original beside a changed source
+        assertThat(fast.originalValue()).isNull();
+        assertThat(parsed.originalValue()).isNull();
+        assertThat(changed.originalValue()).isSameAs(value);
+    }
+
+    @Test
+    void indexNamesTakeTheLastHeaderOfAName() throws Exception {
+        KafkaRecord r = new KafkaRecord("orders", 2, 41, KAFKA_TIME, null, "{}".getBytes(StandardCharsets.UTF_8),
+                List.of(new RecordOrigin.Header("tenant", "old".getBytes(StandardCharsets.UTF_8)),
+                        new RecordOrigin.Header("tenant", "acme".getBytes(StandardCharsets.UTF_8))));
+        assertThat(builder("  - {topics: [orders], index: \"o-{_header.tenant}\"}").build(r).index()).isEqualTo("o-acme");
+        assertThatThrownBy(() -> builder("  - {topics: [orders], index: \"o-{_header.region}\"}").build(r))
+                .hasMessageContaining("needs header region");
     }
 
     @Test

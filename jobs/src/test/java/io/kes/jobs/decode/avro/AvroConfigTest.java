@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,7 +39,7 @@ class AvroConfigTest {
     }
 
     private static KafkaRecord record(String key, byte[] value) {
-        return new KafkaRecord("orders", 0, 3, TS, key == null ? null : key.getBytes(StandardCharsets.UTF_8), value, Map.of());
+        return new KafkaRecord("orders", 0, 3, TS, key == null ? null : key.getBytes(StandardCharsets.UTF_8), value, List.of());
     }
 
     @Test
