@@ -12,6 +12,7 @@ import io.kes.jobs.decode.RecordDecoder;
 import io.kes.jobs.template.IndexTemplates;
 import io.kes.jobs.checkpoint.Checkpoints;
 import io.kes.jobs.checkpoint.FlinkConf;
+import io.kes.jobs.source.FailFastSource;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -42,8 +43,24 @@ public final class KesJob {
      * {@code --flink-conf checkpoints-config/local.yaml}, {@code --restore <chk-n or savepoint path>}
      * or {@code --restore-latest} (the newest completed checkpoint in the Flink configuration's
      * checkpoint directory). On a cluster, restore with {@code flink run -s <path>}.
+     *
+     * <p>With {@code -Dkes.cli=true} (bin/kes) a failure ends the JVM with exit code 1 and a few
+     * lines on the console ({@link JobFailure}); elsewhere it is thrown for Flink to report.
      */
     public static void main(String[] args) throws Exception {
+        if (!Boolean.getBoolean("kes.cli")) {
+            run(args);
+            return;
+        }
+        try {
+            run(args);
+        } catch (Exception e) {
+            JobFailure.report(e);
+            System.exit(1);
+        }
+    }
+
+    private static void run(String[] args) throws Exception {
         Map<String, String> options = arguments(args);
         KesConfig config = KesConfig.load(Path.of(require(options, "--config")));
         Configuration flink = options.containsKey("--flink-conf")
@@ -83,7 +100,7 @@ public final class KesJob {
                     config.errors.deadLetterTopic()));
         }
         String topics = config.topicPattern() != null ? config.topicPattern().pattern() : String.join(",", config.allTopics());
-        env.fromSource(kafkaSource(config), WatermarkStrategy.noWatermarks(), "kafka: " + topics)
+        env.fromSource(FailFastSource.of(kafkaSource(config)), WatermarkStrategy.noWatermarks(), "kafka: " + topics)
                 .uid("kes-kafka-source")
                 .process(new RecordDecoder(config)).name("decode").uid("kes-decode")
                 .sinkTo(sink.build())

@@ -46,7 +46,7 @@ class CompressionCodecsIT {
     @Test
     void binKesRunIndexesEveryCodec(ElasticsearchNode es, KafkaBroker kafka, @TempDir Path home) throws Exception {
         Path config = writeConfig(home, es, kafka, "bin");
-        try (KesProcess job = KesProcess.binKesRun(home, "--config", config.toString(), "--flink-conf", flinkConf(home).toString())) {
+        try (KesProcess job = KesProcess.binKesRun(home, "--config", config.toString(), "--flink-conf", KesProcess.localFlinkConf(home).toString())) {
             assertEnds(job);
         }
         assertEveryTopicIndexed(es, "bin");
@@ -55,10 +55,43 @@ class CompressionCodecsIT {
     @Test
     void theJobJarIndexesEveryCodec(ElasticsearchNode es, KafkaBroker kafka, @TempDir Path home) throws Exception {
         Path config = writeConfig(home, es, kafka, "jar");
-        try (KesProcess job = KesProcess.jobJar(home, "--config", config.toString(), "--flink-conf", flinkConf(home).toString())) {
+        try (KesProcess job = KesProcess.jobJar(home, "--config", config.toString(), "--flink-conf", KesProcess.localFlinkConf(home).toString())) {
             assertEnds(job);
         }
         assertEveryTopicIndexed(es, "jar");
+    }
+
+    /**
+     * A class missing from the classpath (here: the lz4 codec, as bin/kes had it) cannot be cured
+     * by a restart: the job ends at once, the error on the console in a few lines, instead of
+     * restarting forever under checkpoints-config/local.yaml's unbounded restart strategy.
+     */
+    @Test
+    void aMissingCodecEndsTheJobWithItsErrorInsteadOfRestartingForever(ElasticsearchNode es, KafkaBroker kafka, @TempDir Path home)
+            throws Exception {
+        Path config = home.resolve("mapping.yaml");
+        Files.writeString(config, String.join("\n",
+                "elasticsearch: {hosts: [" + es.url() + "]}",
+                "kafka: {bootstrap_servers: \"" + kafka.bootstrapServers() + "\", group_id: missing-lz4, starting_offsets: earliest}",
+                "job: {name: missing-lz4, parallelism: 1, checkpoint_interval: 1s, bounded: true}",
+                "routes:",
+                "  - {topics: [codec-lz4], index: missing-lz4}"));
+        List<Path> classpath = new ArrayList<>();
+        classpath.add(KesProcess.TARGET.resolve("classes"));
+        KesProcess.entries(KesProcess.TARGET.resolve("classpath.txt")).stream()
+                .filter(jar -> !jar.getFileName().toString().startsWith("lz4-java")).forEach(classpath::add);
+        classpath.addAll(KesProcess.entries(KesProcess.TARGET.resolve("provided-classpath.txt")));
+
+        try (KesProcess job = KesProcess.java(home, classpath, "--config", config.toString(),
+                "--flink-conf", KesProcess.localFlinkConf(home).toString())) {
+            assertThat(job.awaitExit(Duration.ofSeconds(90))).as("the job ended; console:\n%s", job.console()).isTrue();
+            String console = job.console();
+            assertThat(job.exitCode()).as(console).isEqualTo(1);
+            assertThat(console).contains("[kes] the job failed: a class is missing from the job's classpath",
+                    "java.lang.NoClassDefFoundError: net/jpountz/lz4/", "not restarted", "stack trace in " + home.resolve("logs/kes.log"));
+            assertThat(console.lines().filter(l -> l.startsWith("\tat ")).count()).as("stack frames on the console:\n%s", console)
+                    .isZero();
+        }
     }
 
     private static void assertEnds(KesProcess job) throws InterruptedException {
@@ -87,19 +120,6 @@ class CompressionCodecsIT {
         }
         Path file = home.resolve("mapping.yaml");
         Files.writeString(file, yaml);
-        return file;
-    }
-
-    /** checkpoints-config/local.yaml as shipped, with its checkpoint and savepoint folders in {@code home}. */
-    static Path flinkConf(Path home) throws Exception {
-        String local = Files.readString(KesProcess.ROOT.resolve("checkpoints-config/local.yaml"));
-        String conf = local
-                .replaceAll("(?m)^execution\\.checkpointing\\.dir:.*$", "execution.checkpointing.dir: " + home.resolve("checkpoints").toUri())
-                .replaceAll("(?m)^execution\\.checkpointing\\.savepoint-dir:.*$",
-                        "execution.checkpointing.savepoint-dir: " + home.resolve("savepoints").toUri());
-        assertThat(conf).contains(home.resolve("checkpoints").toUri().toString());
-        Path file = home.resolve("flink-conf.yaml");
-        Files.writeString(file, conf);
         return file;
     }
 }

@@ -1,5 +1,7 @@
 package io.kes.jobs;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -52,7 +54,7 @@ final class KesProcess implements AutoCloseable {
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx768m",
                 "--add-opens=java.base/java.util=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
                 "-Dlog4j2.configurationFile=" + MODULE.resolve("config/log4j2-cli.properties"),
-                "-Dkes.log.file=" + home.resolve("logs/kes.log"),
+                "-Dkes.log.file=" + home.resolve("logs/kes.log"), "-Dkes.cli=true",
                 "-cp", classpath.stream().map(Path::toString).collect(Collectors.joining(":")),
                 "io.kes.jobs.KesJob"));
         command.addAll(Arrays.asList(args));
@@ -70,6 +72,19 @@ final class KesProcess implements AutoCloseable {
     /** The jars listed in a classpath file written by maven-dependency-plugin's build-classpath. */
     static List<Path> entries(Path classpathFile) throws IOException {
         return Arrays.stream(Files.readString(classpathFile).trim().split(":")).filter(s -> !s.isBlank()).map(Path::of).toList();
+    }
+
+    /** checkpoints-config/local.yaml as shipped, with its checkpoint and savepoint folders in {@code home}. */
+    static Path localFlinkConf(Path home) throws Exception {
+        String local = Files.readString(ROOT.resolve("checkpoints-config/local.yaml"));
+        String conf = local
+                .replaceAll("(?m)^execution\\.checkpointing\\.dir:.*$", "execution.checkpointing.dir: " + home.resolve("checkpoints").toUri())
+                .replaceAll("(?m)^execution\\.checkpointing\\.savepoint-dir:.*$",
+                        "execution.checkpointing.savepoint-dir: " + home.resolve("savepoints").toUri());
+        assertThat(conf).contains(home.resolve("checkpoints").toUri().toString());
+        Path file = home.resolve("flink-conf.yaml");
+        Files.writeString(file, conf);
+        return file;
     }
 
     private static KesProcess start(ProcessBuilder builder, Path home) throws IOException {
