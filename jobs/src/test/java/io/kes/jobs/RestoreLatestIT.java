@@ -43,7 +43,7 @@ class RestoreLatestIT {
         }
 
         // Job B has none of its own: it says so and reads its topic from kafka.starting_offsets.
-        Path configB = config(home, es, kafka, "job-b", "restore-b");
+        Path configB = config(home, es, kafka, "job-b", "restore-b", true);
         try (KesProcess b = KesProcess.binKesRun(home, "--config", configB.toString(), "--flink-conf", flinkConf.toString(),
                 "--restore-latest")) {
             assertThat(b.awaitExit(Duration.ofMinutes(2))).as("job b ended; console:\n%s", b.console()).isTrue();
@@ -78,13 +78,18 @@ class RestoreLatestIT {
         TestTopics.produce(kafka, topic, java.util.Map.of(), records);
     }
 
-    /** An unbounded job (as users run it): the test stops it. */
+    /** An unbounded job (as users run it; a finished job's checkpoints are deleted): the test kills it. */
     private static Path config(Path home, ElasticsearchNode es, KafkaBroker kafka, String job, String topic) throws Exception {
+        return config(home, es, kafka, job, topic, false);
+    }
+
+    private static Path config(Path home, ElasticsearchNode es, KafkaBroker kafka, String job, String topic, boolean bounded)
+            throws Exception {
         Path file = home.resolve(job + "-" + topic + ".yaml");
         Files.writeString(file, String.join("\n",
                 "elasticsearch: {hosts: [" + es.url() + "]}",
                 "kafka: {bootstrap_servers: \"" + kafka.bootstrapServers() + "\", group_id: " + job + ", starting_offsets: earliest}",
-                "job: {name: " + job + ", parallelism: 1, checkpoint_interval: 1s}",
+                "job: {name: " + job + ", parallelism: 1, checkpoint_interval: 1s, bounded: " + bounded + "}",
                 "routes:",
                 "  - {topics: [" + topic + "], index: " + topic + ", id: kafka}"));
         return file;
