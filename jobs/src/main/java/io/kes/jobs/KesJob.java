@@ -12,10 +12,14 @@ import io.kes.jobs.decode.RecordDecoder;
 import io.kes.jobs.template.IndexTemplates;
 import io.kes.jobs.checkpoint.Checkpoints;
 import io.kes.jobs.checkpoint.FlinkConf;
+import io.kes.jobs.checkpoint.JobSources;
+import io.kes.jobs.source.FailFastSource;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -23,6 +27,7 @@ import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.JobListener;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 
@@ -40,28 +45,71 @@ public final class KesJob {
     /**
      * {@code --config mapping.yaml} (required); for the embedded MiniCluster also
      * {@code --flink-conf checkpoints-config/local.yaml}, {@code --restore <chk-n or savepoint path>}
-     * or {@code --restore-latest} (the newest completed checkpoint in the Flink configuration's
-     * checkpoint directory). On a cluster, restore with {@code flink run -s <path>}.
+     * or {@code --restore-latest} (the newest completed checkpoint of this job, see
+     * {@link Checkpoints#restoreLatest}). On a cluster, restore with {@code flink run -s <path>}.
+     *
+     * <p>With {@code -Dkes.cli=true} (bin/kes) a failure ends the JVM with exit code 1 and a few
+     * lines on the console ({@link JobFailure}); elsewhere it is thrown for Flink to report.
      */
     public static void main(String[] args) throws Exception {
+        if (!Boolean.getBoolean("kes.cli")) {
+            run(args);
+            return;
+        }
+        try {
+            run(args);
+        } catch (Exception e) {
+            JobFailure.report(e);
+            System.exit(1);
+        }
+    }
+
+    private static void run(String[] args) throws Exception {
         Map<String, String> options = arguments(args);
         KesConfig config = KesConfig.load(Path.of(require(options, "--config")));
         Configuration flink = options.containsKey("--flink-conf")
                 ? FlinkConf.load(Path.of(options.get("--flink-conf"))).configuration()
                 : new Configuration();
+        JobSources sources = JobSources.of(config);
+        // bin/kes run: the Flink configuration's checkpoint folder gets one subfolder per job name,
+        // so that --restore-latest sees this job's checkpoints only.
+        String checkpointDir = options.containsKey("--flink-conf") ? flink.get(CheckpointingOptions.CHECKPOINTS_DIRECTORY) : null;
         String restore = options.get("--restore");
         if (options.containsKey("--restore-latest")) {
-            String dir = new FlinkConf(flink).checkpointDir();
-            restore = Checkpoints.latest(dir).map(p -> p.toUri().toString()).orElseThrow(() -> new ConfigException(
-                    "--restore-latest: no completed checkpoint under " + dir + "; start without it to begin from the configured offsets"));
+            String base = checkpointDir != null ? checkpointDir : new FlinkConf(flink).checkpointDir(); // says it is missing
+            restore = Checkpoints.restoreLatest(base, sources, message -> System.out.println("[kes] " + message))
+                    .map(p -> p.toUri().toString()).orElse(null);
         }
         if (restore != null) {
             flink.set(StateRecoveryOptions.SAVEPOINT_PATH, restore);
             System.out.println("[kes] restoring from " + restore);
         }
+        String jobCheckpoints = checkpointDir != null ? Checkpoints.forJob(checkpointDir, config.job.name()) : null;
+        if (jobCheckpoints != null) {
+            flink.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, jobCheckpoints);
+        }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink);
+        if (jobCheckpoints != null && Checkpoints.isLocal(jobCheckpoints)) {
+            env.registerJobListener(new SourcesBesideCheckpoints(jobCheckpoints, sources));
+        }
         build(env, config);
         env.execute(config.job.name());
+    }
+
+    /**
+     * Writes the job's {@link JobSources} into {@code <job checkpoints>/<job id>/} when Flink has
+     * accepted the job, a checkpoint interval before its first checkpoint can complete.
+     */
+    private record SourcesBesideCheckpoints(String jobCheckpoints, JobSources sources) implements JobListener {
+        @Override
+        public void onJobSubmitted(JobClient client, Throwable failure) {
+            if (client != null) {
+                sources.writeTo(Checkpoints.toPath(jobCheckpoints).resolve(client.getJobID().toString()));
+            }
+        }
+
+        @Override
+        public void onJobExecuted(JobExecutionResult result, Throwable failure) {}
     }
 
     /** Puts the routes' index templates, then adds the pipeline to {@code env}, with checkpointing as configured. */
@@ -83,7 +131,7 @@ public final class KesJob {
                     config.errors.deadLetterTopic()));
         }
         String topics = config.topicPattern() != null ? config.topicPattern().pattern() : String.join(",", config.allTopics());
-        env.fromSource(kafkaSource(config), WatermarkStrategy.noWatermarks(), "kafka: " + topics)
+        env.fromSource(FailFastSource.of(kafkaSource(config)), WatermarkStrategy.noWatermarks(), "kafka: " + topics)
                 .uid("kes-kafka-source")
                 .process(new RecordDecoder(config)).name("decode").uid("kes-decode")
                 .sinkTo(sink.build())

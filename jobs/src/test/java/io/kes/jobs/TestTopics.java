@@ -70,6 +70,19 @@ final class TestTopics {
         }
     }
 
+    /**
+     * Like {@link #produce}, compressed by the producer with {@code codec} (none, gzip, snappy, lz4,
+     * zstd); the topic keeps the producer's batches as they are (its default compression.type: producer).
+     */
+    static void produceCompressed(KafkaBroker kafka, String topic, String codec, List<KeyValue> records) throws Exception {
+        kafka.createTopic(topic, 2, Map.of("compression.type", "producer"));
+        try (var producer = producer(kafka, codec)) {
+            for (KeyValue r : records) {
+                producer.send(new ProducerRecord<>(topic, 0, r.key(), r.value())).get();
+            }
+        }
+    }
+
     /** The records of a topic as they are, waiting up to 20 s for {@code expected} of them. */
     static List<ConsumerRecord<byte[], byte[]>> consume(KafkaBroker kafka, String topic, int expected) {
         Properties props = new Properties();

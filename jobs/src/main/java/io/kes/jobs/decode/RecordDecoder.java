@@ -1,6 +1,7 @@
 package io.kes.jobs.decode;
 
 import io.kes.connector.DocumentOperation;
+import io.kes.connector.internal.NonRecoverable;
 import io.kes.jobs.config.KesConfig;
 import io.kes.jobs.config.Route;
 import io.kes.jobs.deadletter.DeadLetterQueue;
@@ -50,7 +51,8 @@ public final class RecordDecoder extends ProcessFunction<KafkaRecord, DocumentOp
         } catch (DecodeException e) {
             decodeFailures.inc();
             if (deadLetters == null) {
-                throw new IllegalArgumentException("record " + record.coordinates() + " cannot become a document ("
+                // The replay after a restart would meet the same record again: end the job instead.
+                throw NonRecoverable.error("record " + record.coordinates() + " cannot become a document ("
                         + e.errorType() + "): " + e.getMessage() + ". Fix the record or the route, or set errors.tolerance: all "
                         + "with a dead_letter_topic to keep the job running.", e);
             }
