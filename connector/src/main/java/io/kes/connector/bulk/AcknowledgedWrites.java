@@ -201,6 +201,11 @@ public final class AcknowledgedWrites {
         return null;
     }
 
+    /** Drops the writes of {@code index} (one that cannot be fenced and must not fail every fence). */
+    void forget(String index) {
+        byIndex.remove(index);
+    }
+
     public boolean isEmpty() {
         return byIndex.isEmpty();
     }

@@ -3,6 +3,7 @@ package io.kes.connector.bulk;
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.FailureHandler;
 import io.kes.connector.SinkSettings;
+import io.kes.connector.internal.NonRecoverable;
 import io.kes.connector.internal.RestClients;
 import io.kes.connector.internal.TargetNodeSelector;
 import io.kes.connector.routing.ClusterMetadataClient;
@@ -90,7 +91,11 @@ public final class BulkWriterOperator extends AbstractStreamOperator<DocumentOpe
 
     @Override
     public void processElement(StreamRecord<DocumentOperation> element) throws Exception {
-        writer.write(element.getValue());
+        try {
+            writer.write(element.getValue());
+        } catch (LinkageError missingClass) {
+            throw NonRecoverable.classify(missingClass); // a restart loads the same classes: stop the job instead
+        }
     }
 
     @Override

@@ -58,6 +58,7 @@ final class CheckpointFence {
      */
     private static final long MIN_POLL_MILLIS = 100;
     private static final Logger LOG = LoggerFactory.getLogger(CheckpointFence.class);
+    private static final String FAILURE_STORE_PREFIX = ".fs-";
 
     private final ClusterMetadataClient metadata;
     private final Backoff backoff;
@@ -85,6 +86,15 @@ final class CheckpointFence {
         long started = System.nanoTime();
         Set<String> flushed = retrying(indices, started, () -> makeDurable(acknowledged, indices));
         Map<String, IndexMetadata> now = retrying(indices, started, () -> metadata.indices(indices));
+        for (String index : indices) {
+            if (!now.containsKey(index) && index.startsWith(FAILURE_STORE_PREFIX)) {
+                // A data stream's failure store: documents its mapping refused. Where the cluster
+                // state does not show it by name, failing the fence would fail it again on every
+                // replay; its documents are not kes's data, only a record of refusals.
+                LOG.warn("Checkpoint fence: cannot read {} (a data stream's failure store); the documents it took are not fenced", index);
+                acknowledged.forget(index);
+            }
+        }
         String moved = acknowledged.firstMovedShard(now);
         if (moved != null) {
             throw new FenceException("checkpoint fence: shard " + moved + " changed primary after acknowledging writes that "

@@ -99,6 +99,47 @@ class ShardPredictionIT {
         assertThat(wrong).as("documents not on the predicted shard (%s)", routing).isEmpty();
     }
 
+    /**
+     * A prediction is made against one index, not one name: an index deleted and re-created under
+     * the same name with another shard count gets a new layout (new uuid, new generation, new
+     * shard count) once its entry expires, and names nobody asks for are forgotten.
+     */
+    @org.junit.jupiter.api.Test
+    void aReCreatedIndexGetsANewLayoutAndUnusedNamesAreForgotten() throws Exception {
+        ElasticsearchNode node = SharedServers.elasticsearch();
+        Http http = node.http();
+        String index = "predict-recreated";
+        http.send("DELETE", "/" + index + "?ignore_unavailable=true", null);
+        http.send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0}}").requireOk("create");
+        long[] clock = {0};
+        try (RestClient client = RestClient.builder(HttpHost.create(node.url())).build()) {
+            IndexRoutingTable table = new IndexRoutingTable(new ClusterMetadataClient(client), () -> clock[0]);
+            IndexLayout before = table.layoutFor(index).orElseThrow();
+            assertThat(before.numberOfShards()).isEqualTo(3);
+
+            http.send("DELETE", "/" + index, null).requireOk("delete");
+            http.send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":6,\"number_of_replicas\":0}}").requireOk("re-create");
+            assertThat(table.layoutFor(index).orElseThrow()).as("cached until the entry expires").isSameAs(before);
+            clock[0] += IndexRoutingTable.INDEX_TTL_MILLIS;
+            IndexLayout after = table.layoutFor(index).orElseThrow();
+            assertThat(after.uuid()).isNotEqualTo(before.uuid());
+            assertThat(after.numberOfShards()).isEqualTo(6);
+            assertThat(after.generation()).isNotSameAs(before.generation());
+            assertThat(after.routing().numberOfShards()).isEqualTo(6);
+
+            clock[0] += IndexRoutingTable.INDEX_TTL_MILLIS;
+            assertThat(table.layoutFor(index).orElseThrow().generation()).as("same index, same calibration").isSameAs(after.generation());
+
+            for (int day = 1; day <= 5; day++) {
+                table.layoutFor("predict-missing-2026.11." + day); // date-named indices that come and go
+            }
+            assertThat(table.size()).isEqualTo(6);
+            clock[0] += IndexRoutingTable.FORGET_AFTER_MILLIS + 120_000;
+            table.layoutFor(index);
+            assertThat(table.size()).as("only the name still in use").isEqualTo(1);
+        }
+    }
+
     /** Unique ASCII, accented, CJK and emoji (surrogate pair) ids. */
     private static String randomId(Random random, int i) {
         return i + ":" + switch (i % 5) {
