@@ -45,6 +45,38 @@ class ConstrainedNodeIT {
     }
 
     /**
+     * Mixed bulks (six shard-level writes each) overflow the queue at once; the writer retries
+     * exactly the rejected items with backoff until every document is in.
+     */
+    @Test
+    void rejectedItemsAreRetriedWithBackoffUntilEveryDocumentIsIndexed() throws Exception {
+        int docs = 20_000;
+        Http http = node.http();
+        http.send("PUT", "/storm", "{\"settings\":{\"number_of_shards\":6,\"number_of_replicas\":0}}").requireOk("create");
+        ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(node.url())
+                .setShardGrouping(false)
+                .setBulkMaxDocs(200).setMaxInFlight(8)
+                .setRetry(Duration.ofMillis(20), Duration.ofMillis(500), Duration.ofMinutes(3))
+                .build();
+        long rejectedBefore = rejectedByNode(http);
+        SinkPipelines.run(sink, "storm", docs, 2);
+
+        assertThat(http.refreshAndCount("storm")).isEqualTo(docs);
+        long rejected = rejectedByNode(http) - rejectedBefore;
+        long retried = RecordingReporter.sum("kes.itemRetriesRejected");
+        System.out.printf("429 storm: node rejected %d shard-level writes, writer retried %d items, %d docs indexed%n",
+                rejected, retried, docs);
+        assertThat(rejected).isPositive();
+        assertThat(retried).isPositive();
+        assertThat(RecordingReporter.sum("kes.permanentFailures")).isZero();
+    }
+
+    private static long rejectedByNode(Http http) throws Exception {
+        return Http.longField(http.get("/_nodes/stats/thread_pool?filter_path=nodes.*.thread_pool.write.rejected")
+                .requireOk("stats").body(), "rejected");
+    }
+
+    /**
      * Every id ends with the value of its last write, not merely with a document: a keyed change
      * stream (many updates and some deletes per id), where bulks of one shard are retried while
      * later bulks of the same shard are ready to go. An older value that overtakes a newer one, or
