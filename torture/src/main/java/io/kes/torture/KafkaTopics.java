@@ -4,14 +4,13 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
+import io.kes.stack.KafkaBroker;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -36,6 +35,8 @@ final class KafkaTopics {
     }
 
     private final String bootstrap;
+    /** Why the last {@link #lag} call could not say, for the report. */
+    volatile String lagError;
 
     KafkaTopics(String bootstrap) {
         this.bootstrap = bootstrap;
@@ -86,6 +87,7 @@ final class KafkaTopics {
             }
             return lag;
         } catch (Exception kafkaNotAnswering) {
+            lagError = kafkaNotAnswering.toString();
             return -1;
         }
     }
@@ -108,10 +110,7 @@ final class KafkaTopics {
     }
 
     private Admin admin() {
-        Map<String, Object> conf = new HashMap<>();
-        conf.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        conf.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000);
-        return Admin.create(conf);
+        return KafkaBroker.adminAt(bootstrap);
     }
 
     private static String utf8(byte[] bytes) {

@@ -78,6 +78,7 @@ final class Schedule {
             }
             producer.flush();
             job.start(false);
+            awaitFirstCheckpoint(job, notes);
             AtomicReference<Throwable> produceFailure = new AtomicReference<>();
             Thread producing = new Thread(() -> produceEvenly(producer, stream.subList(upFront, stream.size()), windowMillis,
                     produceFailure), "kes-torture-producer");
@@ -122,7 +123,15 @@ final class Schedule {
     }
 
     private void inject(Fault fault, Names names, JobProcess job, int[] shards) throws Exception {
-        out.printf("  %6.1f s  %s%n", fault.atMillis() / 1000.0, fault);
+        long began = System.nanoTime();
+        try {
+            injectNow(fault, names, job, shards);
+        } finally {
+            out.printf("  %6.1f s  %s took %.1f s%n", fault.atMillis() / 1000.0, fault, (System.nanoTime() - began) / 1e9);
+        }
+    }
+
+    private void injectNow(Fault fault, Names names, JobProcess job, int[] shards) throws Exception {
         FaultProxy proxy = servers.proxy;
         switch (fault.kind()) {
             case ES_KILL -> {
@@ -194,6 +203,19 @@ final class Schedule {
         }
     }
 
+    /** Faults are meant to land mid-stream, not on a JVM still starting: the window opens once the job checkpointed. */
+    private void awaitFirstCheckpoint(JobProcess job, List<String> notes) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        while (!job.hasCompletedCheckpoint()) {
+            if (System.nanoTime() > deadline) {
+                notes.add("no checkpoint within 90 s of the start: faults began anyway");
+                return;
+            }
+            reviveIfDead(job, notes);
+            Thread.sleep(250);
+        }
+    }
+
     /** Polls the group's lag until it is zero (every record committed, i.e. durable in Elasticsearch) or time is up. */
     private long catchUp(Names names, JobProcess job, List<String> notes) throws InterruptedException {
         KafkaTopics kafka = new KafkaTopics(servers.kafka.bootstrapServers());
@@ -206,6 +228,9 @@ final class Schedule {
                 return 0;
             }
             Thread.sleep(1000);
+        }
+        if (lag < 0) {
+            notes.add("the group's lag could not be read: " + kafka.lagError);
         }
         return lag;
     }
