@@ -10,7 +10,7 @@ import java.util.Random;
  * gives the same plan; the moments are offsets from the start of the fault window). Schedule
  * {@code i} always contains two kinds taken in turn from {@link FaultKind}'s order, so any four
  * consecutive schedules cover every kind; a rollover happens in every schedule (the alias route
- * is always there), and 1-2 more kinds are drawn at random.
+ * is always there), and 1 to {@code maxExtras} more kinds are drawn at random.
  */
 record FaultPlan(List<Fault> faults) {
 
@@ -22,7 +22,7 @@ record FaultPlan(List<Fault> faults) {
         }
     }
 
-    static FaultPlan draw(Random random, int scheduleIndex, long windowMillis) {
+    static FaultPlan draw(Random random, int scheduleIndex, long windowMillis, int maxExtras) {
         FaultKind[] kinds = FaultKind.values();
         List<FaultKind> chosen = new ArrayList<>();
         chosen.add(kinds[(2 * scheduleIndex) % kinds.length]);
@@ -30,7 +30,7 @@ record FaultPlan(List<Fault> faults) {
         if (!chosen.contains(FaultKind.ROLLOVER)) {
             chosen.add(FaultKind.ROLLOVER);
         }
-        int extras = 1 + random.nextInt(2);
+        int extras = maxExtras <= 0 ? 0 : 1 + random.nextInt(maxExtras);
         for (int i = 0; i < extras; i++) {
             chosen.add(kinds[random.nextInt(kinds.length)]);
         }

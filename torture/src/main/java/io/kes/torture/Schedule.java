@@ -56,7 +56,7 @@ final class Schedule {
         Random random = new Random(seed);
         Names names = new Names("torture-" + Long.toString(seed & 0xffffffffL, 36) + "-" + index);
         long windowMillis = options.window().toMillis();
-        FaultPlan plan = FaultPlan.draw(random, index, windowMillis);
+        FaultPlan plan = FaultPlan.draw(random, index, windowMillis, options.extraFaults());
         out.printf("schedule %d seed %d (%s): plan %s%n", index, seed, names.prefix(), plan.faults());
 
         Path dir = Files.createDirectories(options.workDir().resolve(names.prefix()));

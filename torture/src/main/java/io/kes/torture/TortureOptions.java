@@ -16,16 +16,17 @@ import java.time.Duration;
  * @param catchUp     how long the job may take to catch up after the window
  * @param bulkMaxDocs the job's {@code bulk.max_docs}
  * @param esHeap      Elasticsearch's heap
+ * @param extraFaults  at most this many faults of random kinds per schedule, besides its two sure kinds and the rollover
  * @param workDir     configs, job logs and checkpoints of each schedule
  */
 record TortureOptions(int schedules, long seed, int first, int keys, int updates, Duration window, Duration catchUp,
-                      int bulkMaxDocs, String esHeap, Path workDir) {
+                      int bulkMaxDocs, String esHeap, int extraFaults, Path workDir) {
 
     static final String USAGE = "usage: bin/kes torture [--schedules N] [--seed S] [--first I] [--keys K] [--updates U] "
-            + "[--window SECONDS] [--catch-up SECONDS] [--bulk-max-docs N] [--es-heap 768m] [--work-dir DIR]";
+            + "[--window SECONDS] [--catch-up SECONDS] [--bulk-max-docs N] [--es-heap 768m] [--extra-faults 2] [--work-dir DIR]";
 
     static TortureOptions defaults(Path workDir) {
-        return new TortureOptions(5, 1, 0, 3000, 60_000, Duration.ofSeconds(60), Duration.ofMinutes(3), 250, "768m", workDir);
+        return new TortureOptions(5, 1, 0, 3000, 60_000, Duration.ofSeconds(60), Duration.ofMinutes(3), 250, "768m", 2, workDir);
     }
 
     static TortureOptions parse(String[] args, Path defaultWorkDir) {
@@ -40,16 +41,17 @@ record TortureOptions(int schedules, long seed, int first, int keys, int updates
             }
             String v = args[++i];
             o = switch (flag) {
-                case "--schedules" -> o.with(Integer.parseInt(v), o.seed, o.first, o.keys, o.updates, o.window, o.catchUp, o.bulkMaxDocs, o.esHeap, o.workDir);
-                case "--seed" -> o.with(o.schedules, Long.parseLong(v), o.first, o.keys, o.updates, o.window, o.catchUp, o.bulkMaxDocs, o.esHeap, o.workDir);
-                case "--first" -> o.with(o.schedules, o.seed, Integer.parseInt(v), o.keys, o.updates, o.window, o.catchUp, o.bulkMaxDocs, o.esHeap, o.workDir);
-                case "--keys" -> o.with(o.schedules, o.seed, o.first, Integer.parseInt(v), o.updates, o.window, o.catchUp, o.bulkMaxDocs, o.esHeap, o.workDir);
-                case "--updates" -> o.with(o.schedules, o.seed, o.first, o.keys, Integer.parseInt(v), o.window, o.catchUp, o.bulkMaxDocs, o.esHeap, o.workDir);
-                case "--window" -> o.with(o.schedules, o.seed, o.first, o.keys, o.updates, Duration.ofSeconds(Long.parseLong(v)), o.catchUp, o.bulkMaxDocs, o.esHeap, o.workDir);
-                case "--catch-up" -> o.with(o.schedules, o.seed, o.first, o.keys, o.updates, o.window, Duration.ofSeconds(Long.parseLong(v)), o.bulkMaxDocs, o.esHeap, o.workDir);
-                case "--bulk-max-docs" -> o.with(o.schedules, o.seed, o.first, o.keys, o.updates, o.window, o.catchUp, Integer.parseInt(v), o.esHeap, o.workDir);
-                case "--es-heap" -> o.with(o.schedules, o.seed, o.first, o.keys, o.updates, o.window, o.catchUp, o.bulkMaxDocs, v, o.workDir);
-                case "--work-dir" -> o.with(o.schedules, o.seed, o.first, o.keys, o.updates, o.window, o.catchUp, o.bulkMaxDocs, o.esHeap, Path.of(v));
+                case "--schedules" -> o.with(Integer.parseInt(v), o.seed, o.first, o.keys, o.updates, o.window, o.catchUp, o.bulkMaxDocs, o.esHeap, o.extraFaults, o.workDir);
+                case "--seed" -> o.with(o.schedules, Long.parseLong(v), o.first, o.keys, o.updates, o.window, o.catchUp, o.bulkMaxDocs, o.esHeap, o.extraFaults, o.workDir);
+                case "--first" -> o.with(o.schedules, o.seed, Integer.parseInt(v), o.keys, o.updates, o.window, o.catchUp, o.bulkMaxDocs, o.esHeap, o.extraFaults, o.workDir);
+                case "--keys" -> o.with(o.schedules, o.seed, o.first, Integer.parseInt(v), o.updates, o.window, o.catchUp, o.bulkMaxDocs, o.esHeap, o.extraFaults, o.workDir);
+                case "--updates" -> o.with(o.schedules, o.seed, o.first, o.keys, Integer.parseInt(v), o.window, o.catchUp, o.bulkMaxDocs, o.esHeap, o.extraFaults, o.workDir);
+                case "--window" -> o.with(o.schedules, o.seed, o.first, o.keys, o.updates, Duration.ofSeconds(Long.parseLong(v)), o.catchUp, o.bulkMaxDocs, o.esHeap, o.extraFaults, o.workDir);
+                case "--catch-up" -> o.with(o.schedules, o.seed, o.first, o.keys, o.updates, o.window, Duration.ofSeconds(Long.parseLong(v)), o.bulkMaxDocs, o.esHeap, o.extraFaults, o.workDir);
+                case "--bulk-max-docs" -> o.with(o.schedules, o.seed, o.first, o.keys, o.updates, o.window, o.catchUp, Integer.parseInt(v), o.esHeap, o.extraFaults, o.workDir);
+                case "--es-heap" -> o.with(o.schedules, o.seed, o.first, o.keys, o.updates, o.window, o.catchUp, o.bulkMaxDocs, v, o.extraFaults, o.workDir);
+                case "--extra-faults" -> o.with(o.schedules, o.seed, o.first, o.keys, o.updates, o.window, o.catchUp, o.bulkMaxDocs, o.esHeap, Integer.parseInt(v), o.workDir);
+                case "--work-dir" -> o.with(o.schedules, o.seed, o.first, o.keys, o.updates, o.window, o.catchUp, o.bulkMaxDocs, o.esHeap, o.extraFaults, Path.of(v));
                 default -> throw new IllegalArgumentException("unknown option '" + flag + "'. " + USAGE);
             };
         }
@@ -61,7 +63,7 @@ record TortureOptions(int schedules, long seed, int first, int keys, int updates
     }
 
     private TortureOptions with(int schedules, long seed, int first, int keys, int updates, Duration window, Duration catchUp,
-                                int bulkMaxDocs, String esHeap, Path workDir) {
-        return new TortureOptions(schedules, seed, first, keys, updates, window, catchUp, bulkMaxDocs, esHeap, workDir);
+                                int bulkMaxDocs, String esHeap, int extraFaults, Path workDir) {
+        return new TortureOptions(schedules, seed, first, keys, updates, window, catchUp, bulkMaxDocs, esHeap, extraFaults, workDir);
     }
 }
