@@ -23,6 +23,9 @@ record FaultPlan(List<Fault> faults) {
     }
 
     static FaultPlan draw(Random random, int scheduleIndex, long windowMillis, int maxExtras) {
+        if (maxExtras < 0) {
+            return new FaultPlan(List.of());
+        }
         FaultKind[] kinds = FaultKind.values();
         List<FaultKind> chosen = new ArrayList<>();
         chosen.add(kinds[(2 * scheduleIndex) % kinds.length]);

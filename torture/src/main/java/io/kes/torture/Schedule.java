@@ -53,21 +53,24 @@ final class Schedule {
 
     Result run(int index, long seed) throws Exception {
         long started = System.nanoTime();
+        // Stream first, plan last: --no-faults gives the same stream as the faulted run of the same seed.
         Random random = new Random(seed);
+        int keyedPartitions = 4 + random.nextInt(3);
+        long streamSeed = random.nextLong();
         Names names = new Names("torture-" + Long.toString(seed & 0xffffffffL, 36) + "-" + index);
         long windowMillis = options.window().toMillis();
         FaultPlan plan = FaultPlan.draw(random, index, windowMillis, options.extraFaults());
         out.printf("schedule %d seed %d (%s): plan %s%n", index, seed, names.prefix(), plan.faults());
 
         Path dir = Files.createDirectories(options.workDir().resolve(names.prefix()));
-        int keyedPartitions = 4 + random.nextInt(3);
+        deleteRecursively(dir.resolve("checkpoints")); // an earlier run's checkpoints must never be restored
         createTopics(names, keyedPartitions);
         int[] shards = {2};
         createRolledAlias(names, shards[0]);
         JobProcess job = new JobProcess(root, writeConfig(dir, names), writeFlinkConf(dir), dir.resolve("checkpoints"),
                 dir.resolve("job.log"));
 
-        List<ChangeStream.Out> stream = ChangeStream.draw(names, random.nextLong(), options.keys(), options.updates());
+        List<ChangeStream.Out> stream = ChangeStream.draw(names, streamSeed, options.keys(), options.updates());
         int upFront = (int) (stream.size() * UP_FRONT);
         List<String> notes = new ArrayList<>();
         Map<FaultKind, Integer> injected = new EnumMap<>(FaultKind.class);
@@ -277,8 +280,8 @@ final class Schedule {
     /**
      * The job's routes. {@code primary_node_routing: false}: with it on, kes would read the node's
      * own address from {@code _nodes/http} and send bulks straight there, around the proxy.
-     * Default bulk settings except {@code max_docs}, lowered so that this small stream still
-     * makes many concurrent bulks.
+     * Default bulk settings except {@code max_docs: 250} (unless {@code --bulk} says otherwise),
+     * lowered so that this small stream still makes many concurrent bulks.
      */
     private Path writeConfig(Path dir, Names names) throws IOException {
         String yaml = String.join("\n",
@@ -313,8 +316,7 @@ final class Schedule {
                 "errors:",
                 "  tolerance: all",
                 "  dead_letter_topic: " + names.deadLetters(),
-                "bulk:",
-                "  max_docs: " + options.bulkMaxDocs(),
+                "bulk: " + options.bulk(),
                 "retry:",
                 "  max_backoff: 2s",
                 "job:",

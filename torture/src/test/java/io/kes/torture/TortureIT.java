@@ -25,8 +25,8 @@ class TortureIT {
 
     @Test
     void everyKeyEndsAtItsLastKafkaValueWhateverTheFaults(@TempDir Path workDir) throws Exception {
-        TortureOptions options = new TortureOptions(5, 1300, 0, 200, 2500, Duration.ofSeconds(20), Duration.ofMinutes(2),
-                100, "512m", 1, workDir);
+        TortureOptions options = new TortureOptions(5, 1300, 0, 200, 2500, Duration.ofSeconds(15), Duration.ofMinutes(2),
+                "{max_docs: 100}", "512m", 1, workDir);
 
         List<Schedule.Result> results = Torture.run(options, System.out);
 
@@ -34,11 +34,12 @@ class TortureIT {
                 .collect(Collectors.toCollection(() -> EnumSet.noneOf(FaultKind.class)));
         assertThat(injected).as("fault kinds injected").containsExactlyInAnyOrder(FaultKind.values());
         assertThat(results.stream().mapToInt(Schedule.Result::keysChecked).sum()).isEqualTo(5 * 2 * 200);
-        assertThat(results).allSatisfy(r -> {
-            assertThat(r.notes()).as("schedule %d (seed %d)", r.index(), r.seed())
-                    .noneMatch(n -> n.startsWith("did not catch up"));
-            assertThat(r.mismatches()).as("mismatches of schedule %d (seed %d), faults %s", r.index(), r.seed(),
-                    Torture.faults(r.injected())).isEmpty();
-        });
+        List<String> failing = results.stream()
+                .filter(r -> !r.mismatches().isEmpty() || r.notes().stream().anyMatch(n -> n.startsWith("did not catch up")))
+                .map(r -> "schedule " + r.index() + " (seed " + r.seed() + ", faults " + Torture.faults(r.injected()) + "): "
+                        + r.mismatches().size() + " mismatches, e.g. " + r.mismatches().stream().limit(3).toList() + "; notes "
+                        + r.notes())
+                .toList();
+        assertThat(failing).as("schedules whose final state differs from Kafka (full report above)").isEmpty();
     }
 }
