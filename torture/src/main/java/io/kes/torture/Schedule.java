@@ -67,7 +67,8 @@ final class Schedule {
         createTopics(names, keyedPartitions);
         int[] shards = {2};
         createRolledAlias(names, shards[0]);
-        JobProcess job = new JobProcess(root, writeConfig(dir, names), writeFlinkConf(dir), dir.resolve("checkpoints"),
+        JobProcess job = new JobProcess(root, JobFiles.writeJobConfig(dir, names, servers, options.bulk()), JobFiles.writeFlinkConf(dir),
+                dir.resolve("checkpoints"),
                 dir.resolve("job.log"));
 
         List<ChangeStream.Out> stream = ChangeStream.draw(names, streamSeed, options.keys(), options.updates());
@@ -86,11 +87,12 @@ final class Schedule {
             Thread producing = new Thread(() -> produceEvenly(producer, stream.subList(upFront, stream.size()), windowMillis,
                     produceFailure), "kes-torture-producer");
             producing.start();
+            FaultInjector faults = new FaultInjector(servers, out);
             long windowStart = System.nanoTime();
             try {
                 for (Fault fault : plan.faults()) {
                     sleepUntil(windowStart, fault.atMillis(), job, notes);
-                    inject(fault, names, job, shards);
+                    faults.inject(fault, names, job, shards);
                     injected.merge(fault.kind(), 1, Integer::sum);
                 }
             } finally {
@@ -123,68 +125,6 @@ final class Schedule {
         }
         return new Result(index, seed, names.prefix(), plan, injected, check.keysChecked, check.recordsChecked,
                 check.duplicatesAcrossRollover, check.mismatches, notes, Duration.ofNanos(System.nanoTime() - started));
-    }
-
-    private void inject(Fault fault, Names names, JobProcess job, int[] shards) throws Exception {
-        long began = System.nanoTime();
-        try {
-            injectNow(fault, names, job, shards);
-        } finally {
-            out.printf("  %6.1f s  %s took %.1f s%n", fault.atMillis() / 1000.0, fault, (System.nanoTime() - began) / 1e9);
-        }
-    }
-
-    private void injectNow(Fault fault, Names names, JobProcess job, int[] shards) throws Exception {
-        FaultProxy proxy = servers.proxy;
-        switch (fault.kind()) {
-            case ES_KILL -> {
-                servers.elasticsearch.kill();
-                Thread.sleep(fault.amount() * 1000L);
-                servers.elasticsearch.start();
-            }
-            case ES_PAUSE -> {
-                servers.elasticsearch.pause();
-                try {
-                    Thread.sleep(fault.amount() * 1000L);
-                } finally {
-                    servers.elasticsearch.resume();
-                }
-            }
-            case KAFKA_RESTART -> {
-                servers.kafka.stop();
-                Thread.sleep(1000);
-                servers.kafka.start();
-            }
-            case JOB_KILL -> {
-                job.kill();
-                job.start(true);
-            }
-            case REJECTION_STORM -> {
-                proxy.rejectBulksFor(Duration.ofSeconds(fault.amount()));
-                Thread.sleep(fault.amount() * 1000L);
-            }
-            case CONNECTION_RESET -> {
-                for (int i = 0; i < 3; i++) {
-                    proxy.resetConnections();
-                    Thread.sleep(300);
-                }
-            }
-            case LOST_RESPONSES -> {
-                long before = proxy.stats().lostResponses();
-                proxy.loseBulkResponses(fault.amount());
-                long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-                while (proxy.stats().lostResponses() - before < fault.amount() && System.nanoTime() < deadline) {
-                    Thread.sleep(100);
-                }
-                proxy.heal();
-            }
-            case ROLLOVER -> {
-                int next = shards[0] % 4 + 1; // 2 -> 3 -> 4 -> 1 -> 2: always a different shard count
-                es().send("POST", "/" + names.rolled() + "/_rollover", "{\"settings\":" + indexSettings(next) + "}")
-                        .requireOk("rollover of " + names.rolled());
-                shards[0] = next;
-            }
-        }
     }
 
     /** Waits until {@code atMillis} into the window, restarting a job that died on its own (and saying so). */
@@ -272,81 +212,9 @@ final class Schedule {
     }
 
     /** As kes's index templates set them: async translog (the checkpoint fence makes writes durable). */
-    private static String indexSettings(int shards) {
+    static String indexSettings(int shards) {
         return "{\"index.number_of_shards\":" + shards + ",\"index.number_of_replicas\":0,"
                 + "\"index.translog.durability\":\"async\",\"index.refresh_interval\":\"1s\"}";
-    }
-
-    /**
-     * The job's routes. {@code primary_node_routing: false}: with it on, kes would read the node's
-     * own address from {@code _nodes/http} and send bulks straight there, around the proxy.
-     * Default bulk settings except {@code max_docs: 250} (unless {@code --bulk} says otherwise),
-     * lowered so that this small stream still makes many concurrent bulks.
-     */
-    private Path writeConfig(Path dir, Names names) throws IOException {
-        String yaml = String.join("\n",
-                "elasticsearch:",
-                "  hosts: [" + servers.proxy.url() + "]",
-                "  primary_node_routing: false",
-                "kafka:",
-                "  bootstrap_servers: " + servers.kafka.bootstrapServers(),
-                "  group_id: " + names.group(),
-                "  starting_offsets: earliest",
-                "routes:",
-                "  - topics: [" + names.deletes() + "]",
-                "    index: " + names.deletes(),
-                "    id: key",
-                "    op: delete-on-tombstone",
-                "    index_template: {shards: 3, replicas: 0}",
-                "  - topics: [" + names.upserts() + "]",
-                "    index: " + names.upserts(),
-                "    id: key",
-                "    op: upsert",
-                "    index_template: {shards: 3, replicas: 0}",
-                "  - topics: [" + names.appends() + "]",
-                "    index: " + names.appends(),
-                "    id: kafka",
-                "    index_template: {shards: 2, replicas: 0}",
-                "  - topics: [" + names.events() + "]",
-                "    data_stream: " + names.events(),
-                "    index_template: {shards: 2, replicas: 0}",
-                "  - topics: [" + names.rolled() + "]",
-                "    index: " + names.rolled(),
-                "    id: kafka",
-                "errors:",
-                "  tolerance: all",
-                "  dead_letter_topic: " + names.deadLetters(),
-                "bulk: " + options.bulk(),
-                "retry:",
-                "  max_backoff: 2s",
-                "job:",
-                "  name: " + names.prefix(),
-                "  parallelism: 2",
-                "");
-        Path file = dir.resolve("job.yaml");
-        Files.writeString(file, yaml);
-        return file;
-    }
-
-    /** checkpoints-config/local.yaml's keys, with a short interval and a checkpoint folder of this schedule's own. */
-    private Path writeFlinkConf(Path dir) throws IOException {
-        String yaml = String.join("\n",
-                "execution.checkpointing.interval: 2s",
-                "execution.checkpointing.min-pause: 1s",
-                "execution.checkpointing.timeout: 10min",
-                "execution.checkpointing.max-concurrent-checkpoints: 1",
-                "execution.checkpointing.mode: AT_LEAST_ONCE",
-                "execution.checkpointing.externalized-checkpoint-retention: RETAIN_ON_CANCELLATION",
-                "execution.checkpointing.num-retained: 3",
-                "execution.checkpointing.dir: " + dir.resolve("checkpoints").toUri(),
-                "state.backend.type: hashmap",
-                "restart-strategy.type: fixed-delay",
-                "restart-strategy.fixed-delay.attempts: 100000",
-                "restart-strategy.fixed-delay.delay: 1s",
-                "");
-        Path file = dir.resolve("flink.yaml");
-        Files.writeString(file, yaml);
-        return file;
     }
 
     /**
