@@ -63,6 +63,11 @@ public final class Torture {
                 r.duplicatesAcrossRollover() > 0 ? " | " + r.duplicatesAcrossRollover() + " replayed across the rollover (allowed)" : "",
                 r.took().toSeconds());
         r.notes().forEach(n -> out.println("  note: " + n));
+        if (!r.mismatches().isEmpty()) {
+            Map<String, Long> byRouteAndKind = new java.util.TreeMap<>();
+            r.mismatches().forEach(m -> byRouteAndKind.merge(m.route() + " " + m.kind(), 1L, Long::sum));
+            out.println("  mismatches by route: " + byRouteAndKind);
+        }
         r.mismatches().stream().limit(MISMATCHES_SHOWN).forEach(m -> out.println("  MISMATCH " + m));
         if (r.mismatches().size() > MISMATCHES_SHOWN) {
             out.println("  ... and " + (r.mismatches().size() - MISMATCHES_SHOWN) + " more");
