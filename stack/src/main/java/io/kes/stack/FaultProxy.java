@@ -1,0 +1,248 @@
+package io.kes.stack;
+
+import java.io.BufferedInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * An HTTP/1.1 proxy on a free loopback port in front of one Elasticsearch node, which injects the
+ * network faults a client must survive without losing or reordering writes:
+ * <ul>
+ *   <li>{@link #resetConnections()}: every open connection is closed abruptly on both sides (TCP
+ *       RST), whatever it was doing, as a load balancer or a crashing node does;</li>
+ *   <li>{@link #loseBulkResponses(int)}: the next {@code _bulk} requests reach Elasticsearch and are
+ *       applied, but their responses never reach the client: the connection is reset instead. The
+ *       client cannot tell this from a request that never arrived, so it retries an applied write;</li>
+ *   <li>{@link #rejectBulksFor(Duration)}: a 429 storm: {@code _bulk} requests are answered 429
+ *       with Elasticsearch's rejection body and never forwarded.</li>
+ * </ul>
+ * It understands just enough HTTP to find where each request and response ends (Content-Length,
+ * chunked, bodiless responses), so it works with kept-alive connections; bodies (gzip or not) are
+ * relayed as they are. Requests on one connection are relayed one at a time, as HTTP/1.1 clients
+ * without pipelining send them.
+ */
+public final class FaultProxy implements AutoCloseable {
+
+    /** What Elasticsearch answers when its write thread pool queue is full. */
+    static final String REJECTION_BODY = "{\"error\":{\"root_cause\":[{\"type\":\"es_rejected_execution_exception\","
+            + "\"reason\":\"rejected execution of coordinating operation [kes fault proxy: 429 storm]\"}],"
+            + "\"type\":\"es_rejected_execution_exception\","
+            + "\"reason\":\"rejected execution of coordinating operation [kes fault proxy: 429 storm]\"},\"status\":429}";
+
+    private final String upstreamHost;
+    private final int upstreamPort;
+    private final ServerSocket server;
+    private final Thread acceptor;
+    private final Set<Connection> open = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger responsesToLose = new AtomicInteger();
+    private final AtomicLong rejectUntilNanos = new AtomicLong(Long.MIN_VALUE);
+    private volatile boolean closed;
+
+    private final AtomicLong forwarded = new AtomicLong();
+    private final AtomicLong lost = new AtomicLong();
+    private final AtomicLong rejected = new AtomicLong();
+    private final AtomicLong reset = new AtomicLong();
+
+    private FaultProxy(String upstreamHost, int upstreamPort) throws IOException {
+        this.upstreamHost = upstreamHost;
+        this.upstreamPort = upstreamPort;
+        this.server = new ServerSocket(0, 64, InetAddress.getLoopbackAddress());
+        this.acceptor = new Thread(this::acceptLoop, "kes-fault-proxy-accept-" + server.getLocalPort());
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    /** A proxy to {@code upstreamHost:upstreamPort}, listening on a free loopback port. */
+    public static FaultProxy start(String upstreamHost, int upstreamPort) {
+        try {
+            return new FaultProxy(upstreamHost, upstreamPort);
+        } catch (IOException e) {
+            throw new IllegalStateException("could not open a loopback port for the fault proxy", e);
+        }
+    }
+
+    public int port() {
+        return server.getLocalPort();
+    }
+
+    /** The URL clients use instead of Elasticsearch's. */
+    public String url() {
+        return "http://127.0.0.1:" + port();
+    }
+
+    /** Resets every open connection now (both sides); new connections are accepted as before. */
+    public void resetConnections() {
+        for (Connection c : open) {
+            c.reset();
+            reset.incrementAndGet();
+        }
+    }
+
+    /** The next {@code count} {@code _bulk} responses are dropped after Elasticsearch applied the bulk. */
+    public void loseBulkResponses(int count) {
+        responsesToLose.addAndGet(count);
+    }
+
+    /** Answers every {@code _bulk} with 429 for {@code duration}, forwarding none of them. */
+    public void rejectBulksFor(Duration duration) {
+        rejectUntilNanos.set(System.nanoTime() + duration.toNanos());
+    }
+
+    /** Ends any fault in progress: no more 429s, no more responses to lose. */
+    public void heal() {
+        rejectUntilNanos.set(Long.MIN_VALUE);
+        responsesToLose.set(0);
+    }
+
+    /** Counts so far: requests relayed, responses lost, bulks rejected, connections reset. */
+    public Stats stats() {
+        return new Stats(forwarded.get(), lost.get(), rejected.get(), reset.get());
+    }
+
+    public record Stats(long forwarded, long lostResponses, long rejectedBulks, long resetConnections) {}
+
+    @Override
+    public void close() {
+        closed = true;
+        try {
+            server.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+        resetConnections();
+    }
+
+    @Override
+    public String toString() {
+        return "fault proxy " + url() + " -> " + upstreamHost + ":" + upstreamPort;
+    }
+
+    private void acceptLoop() {
+        while (!closed) {
+            try {
+                Socket client = server.accept();
+                Connection connection = new Connection(client);
+                open.add(connection);
+                Thread t = new Thread(connection::relay, "kes-fault-proxy-" + client.getPort());
+                t.setDaemon(true);
+                t.start();
+            } catch (IOException e) {
+                if (!closed) {
+                    System.err.println("[kes] fault proxy: accept failed: " + e);
+                }
+            }
+        }
+    }
+
+    private boolean rejecting() {
+        return System.nanoTime() < rejectUntilNanos.get();
+    }
+
+    private boolean takeResponseToLose() {
+        return responsesToLose.getAndUpdate(n -> n > 0 ? n - 1 : 0) > 0;
+    }
+
+    private static boolean isBulk(HttpMessage request) {
+        String target = request.target();
+        int query = target.indexOf('?');
+        String path = query < 0 ? target : target.substring(0, query);
+        return path.endsWith("/_bulk");
+    }
+
+    /** One client connection and the upstream connection it is relayed over (opened on first use). */
+    private final class Connection {
+        private final Socket client;
+        private volatile Socket upstream;
+
+        Connection(Socket client) {
+            this.client = client;
+        }
+
+        void relay() {
+            try {
+                InputStream fromClient = new BufferedInputStream(client.getInputStream());
+                OutputStream toClient = client.getOutputStream();
+                InputStream fromUpstream = null;
+                while (true) {
+                    HttpMessage request = HttpMessage.readRequest(fromClient);
+                    if (request == null) {
+                        break;
+                    }
+                    boolean bulk = isBulk(request);
+                    if (bulk && rejecting()) {
+                        rejected.incrementAndGet();
+                        toClient.write(rejection());
+                        toClient.flush();
+                        continue;
+                    }
+                    if (upstream == null) {
+                        upstream = new Socket();
+                        upstream.connect(new InetSocketAddress(upstreamHost, upstreamPort), 5_000);
+                        fromUpstream = new BufferedInputStream(upstream.getInputStream());
+                    }
+                    upstream.getOutputStream().write(request.raw());
+                    upstream.getOutputStream().flush();
+                    HttpMessage response = HttpMessage.readResponse(fromUpstream, request.method());
+                    if (bulk && takeResponseToLose()) {
+                        lost.incrementAndGet();
+                        break; // applied upstream; the client only sees its connection reset
+                    }
+                    toClient.write(response.raw());
+                    toClient.flush();
+                    forwarded.incrementAndGet();
+                    if (response.asksToClose() || request.asksToClose()) {
+                        break;
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                // a reset by either side or by resetConnections(): nothing to relay any more
+            } finally {
+                reset();
+                open.remove(this);
+            }
+        }
+
+        void reset() {
+            abort(client);
+            Socket u = upstream;
+            if (u != null) {
+                abort(u);
+            }
+        }
+    }
+
+    private static byte[] rejection() {
+        byte[] body = REJECTION_BODY.getBytes(StandardCharsets.UTF_8);
+        String head = "HTTP/1.1 429 Too Many Requests\r\n"
+                + "content-type: application/json\r\n"
+                + "content-length: " + body.length + "\r\n\r\n";
+        byte[] headBytes = head.getBytes(StandardCharsets.ISO_8859_1);
+        byte[] all = new byte[headBytes.length + body.length];
+        System.arraycopy(headBytes, 0, all, 0, headBytes.length);
+        System.arraycopy(body, 0, all, headBytes.length, body.length);
+        return all;
+    }
+
+    /** Closes with SO_LINGER 0: the peer gets a TCP RST, not an orderly end of stream. */
+    private static void abort(Socket socket) {
+        try {
+            if (!socket.isClosed()) {
+                socket.setSoLinger(true, 0);
+                socket.close();
+            }
+        } catch (IOException ignored) {
+            // already gone
+        }
+    }
+}

@@ -1,0 +1,83 @@
+package io.kes.torture;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** The job's two files of one schedule: its kes config (routes) and its Flink configuration. */
+final class JobFiles {
+
+    private JobFiles() {}
+
+    /**
+     * The job's routes. {@code primary_node_routing: false}: with it on, kes would read the node's
+     * own address from {@code _nodes/http} and send bulks straight there, around the proxy.
+     * Default bulk settings except {@code max_docs: 250} (unless {@code --bulk} says otherwise),
+     * lowered so that this small stream still makes many concurrent bulks.
+     */
+    static Path writeJobConfig(Path dir, Names names, TortureServers servers, String bulk) throws IOException {
+        String yaml = String.join("\n",
+                "elasticsearch:",
+                "  hosts: [" + servers.proxy.url() + "]",
+                "  primary_node_routing: false",
+                "kafka:",
+                "  bootstrap_servers: " + servers.kafka.bootstrapServers(),
+                "  group_id: " + names.group(),
+                "  starting_offsets: earliest",
+                "routes:",
+                "  - topics: [" + names.deletes() + "]",
+                "    index: " + names.deletes(),
+                "    id: key",
+                "    op: delete-on-tombstone",
+                "    index_template: {shards: 3, replicas: 0}",
+                "  - topics: [" + names.upserts() + "]",
+                "    index: " + names.upserts(),
+                "    id: key",
+                "    op: upsert",
+                "    index_template: {shards: 3, replicas: 0}",
+                "  - topics: [" + names.appends() + "]",
+                "    index: " + names.appends(),
+                "    id: kafka",
+                "    index_template: {shards: 2, replicas: 0}",
+                "  - topics: [" + names.events() + "]",
+                "    data_stream: " + names.events(),
+                "    index_template: {shards: 2, replicas: 0}",
+                "  - topics: [" + names.rolled() + "]",
+                "    index: " + names.rolled(),
+                "    id: kafka",
+                "errors:",
+                "  tolerance: all",
+                "  dead_letter_topic: " + names.deadLetters(),
+                "bulk: " + bulk,
+                "retry:",
+                "  max_backoff: 2s",
+                "job:",
+                "  name: " + names.prefix(),
+                "  parallelism: 2",
+                "");
+        Path file = dir.resolve("job.yaml");
+        Files.writeString(file, yaml);
+        return file;
+    }
+
+    /** checkpoints-config/local.yaml's keys, with a short interval and a checkpoint folder of this schedule's own. */
+    static Path writeFlinkConf(Path dir) throws IOException {
+        String yaml = String.join("\n",
+                "execution.checkpointing.interval: 2s",
+                "execution.checkpointing.min-pause: 1s",
+                "execution.checkpointing.timeout: 10min",
+                "execution.checkpointing.max-concurrent-checkpoints: 1",
+                "execution.checkpointing.mode: AT_LEAST_ONCE",
+                "execution.checkpointing.externalized-checkpoint-retention: RETAIN_ON_CANCELLATION",
+                "execution.checkpointing.num-retained: 3",
+                "execution.checkpointing.dir: " + dir.resolve("checkpoints").toUri(),
+                "state.backend.type: hashmap",
+                "restart-strategy.type: fixed-delay",
+                "restart-strategy.fixed-delay.attempts: 100000",
+                "restart-strategy.fixed-delay.delay: 1s",
+                "");
+        Path file = dir.resolve("flink.yaml");
+        Files.writeString(file, yaml);
+        return file;
+    }
+}

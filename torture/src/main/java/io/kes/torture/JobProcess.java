@@ -1,0 +1,134 @@
+package io.kes.torture;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * The kes job in a child JVM, started the way {@code bin/kes run} starts it ({@code jobs/target/classes}
+ * plus {@code jobs/target/classpath.txt}, main {@code io.kes.jobs.KesJob}), so that it can be
+ * killed with SIGKILL and restored with {@code --restore-latest} like a real deployment.
+ */
+final class JobProcess {
+
+    private final Path root;
+    private final Path config;
+    private final Path flinkConf;
+    private final Path checkpoints;
+    private final Path log;
+    private Process process;
+    private int starts;
+
+    JobProcess(Path root, Path config, Path flinkConf, Path checkpoints, Path log) {
+        this.root = root;
+        this.config = config;
+        this.flinkConf = flinkConf;
+        this.checkpoints = checkpoints;
+        this.log = log;
+    }
+
+    /** Starts the job; from this job's newest completed checkpoint when there is one and {@code restore} says so. */
+    synchronized void start(boolean restore) {
+        List<String> command = new ArrayList<>(List.of(javaExecutable(), "-Xmx1g", "-XX:+UseSerialGC",
+                "--add-opens=java.base/java.util=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
+                "-Dlog4j2.configurationFile=" + root.resolve("jobs/config/log4j2-cli.properties"),
+                "-Dkes.log.file=" + log.resolveSibling("kes.log"),
+                "-cp", classpath(), "io.kes.jobs.KesJob", "--config", config.toString(), "--flink-conf", flinkConf.toString()));
+        if (restore && hasCompletedCheckpoint()) {
+            command.add("--restore-latest");
+        }
+        try {
+            Files.writeString(log, "\n==== start " + (++starts) + ": " + String.join(" ", command.subList(command.size() - 5, command.size())) + "\n",
+                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+            process = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not start the kes job: " + String.join(" ", command), e);
+        }
+    }
+
+    /** SIGKILL, as a crash or an OOM killer would. */
+    synchronized void kill() {
+        if (process != null) {
+            process.destroyForcibly();
+            waitFor(30);
+        }
+    }
+
+    /** SIGTERM, SIGKILL when it does not exit within 30 s. */
+    synchronized void stop() {
+        if (process != null && process.isAlive()) {
+            process.destroy();
+            if (!waitFor(30)) {
+                process.destroyForcibly();
+                waitFor(30);
+            }
+        }
+    }
+
+    synchronized boolean isAlive() {
+        return process != null && process.isAlive();
+    }
+
+    synchronized int exitValue() {
+        return process.exitValue();
+    }
+
+    Path log() {
+        return log;
+    }
+
+    boolean hasCompletedCheckpoint() {
+        if (!Files.isDirectory(checkpoints)) {
+            return false;
+        }
+        try (Stream<Path> files = Files.walk(checkpoints, 3)) {
+            return files.anyMatch(p -> p.getFileName().toString().equals("_metadata")
+                    && p.getParent().getFileName().toString().startsWith("chk-"));
+        } catch (IOException | UncheckedIOException raceWithFlinkDeletingOldOnes) {
+            return false;
+        }
+    }
+
+    private boolean waitFor(int seconds) {
+        try {
+            return process.waitFor(seconds, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private String classpath() {
+        Path file = root.resolve("jobs/target/classpath.txt");
+        try {
+            return root.resolve("jobs/target/classes") + ":" + Files.readString(file).trim();
+        } catch (IOException e) {
+            throw new UncheckedIOException(file + " is missing: build the job first (./mvnw -B -q install -DskipTests)", e);
+        }
+    }
+
+    private static String javaExecutable() {
+        return ProcessHandle.current().info().command().orElse("java");
+    }
+
+    /** The checkout: {@code -Dkes.root} (bin/kes sets it), else the first folder upwards holding the job's build. */
+    static Path findRoot() {
+        String configured = System.getProperty("kes.root");
+        if (configured != null) {
+            return Path.of(configured).toAbsolutePath();
+        }
+        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+            if (Files.isRegularFile(dir.resolve("jobs/target/classpath.txt"))) {
+                return dir;
+            }
+        }
+        throw new IllegalStateException("no jobs/target/classpath.txt in this folder or above: build with ./mvnw -B -q install "
+                + "-DskipTests, or pass -Dkes.root=<checkout>");
+    }
+}
