@@ -37,7 +37,7 @@ final class JobProcess {
         List<String> command = new ArrayList<>(List.of(javaExecutable(), "-Xmx1g", "-XX:+UseSerialGC",
                 "--add-opens=java.base/java.util=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
                 "-Dlog4j2.configurationFile=" + root.resolve("jobs/config/log4j2-cli.properties"),
-                "-Dkes.log.file=" + log.resolveSibling("kes.log"),
+                "-Dkes.log.file=" + log.resolveSibling("kes.log"), "-Dkes.cli=true",
                 "-cp", classpath(), "io.kes.jobs.KesJob", "--config", config.toString(), "--flink-conf", flinkConf.toString()));
         if (restore && hasCompletedCheckpoint()) {
             command.add("--restore-latest");
@@ -87,7 +87,7 @@ final class JobProcess {
         if (!Files.isDirectory(checkpoints)) {
             return false;
         }
-        try (Stream<Path> files = Files.walk(checkpoints, 3)) {
+        try (Stream<Path> files = Files.walk(checkpoints, 5)) { // <dir>/<job name>/<job id>/chk-N/_metadata
             return files.anyMatch(p -> p.getFileName().toString().equals("_metadata")
                     && p.getParent().getFileName().toString().startsWith("chk-"));
         } catch (IOException | UncheckedIOException raceWithFlinkDeletingOldOnes) {
@@ -104,13 +104,18 @@ final class JobProcess {
         }
     }
 
+    /** As bin/kes: the job's classes, its runtime jars, and what a Flink cluster would provide. */
     private String classpath() {
-        Path file = root.resolve("jobs/target/classpath.txt");
-        try {
-            return root.resolve("jobs/target/classes") + ":" + Files.readString(file).trim();
-        } catch (IOException e) {
-            throw new UncheckedIOException(file + " is missing: build the job first (./mvnw -B -q install -DskipTests)", e);
+        StringBuilder cp = new StringBuilder(root.resolve("jobs/target/classes").toString());
+        for (String name : List.of("classpath.txt", "provided-classpath.txt")) {
+            Path file = root.resolve("jobs/target").resolve(name);
+            try {
+                cp.append(':').append(Files.readString(file).trim());
+            } catch (IOException e) {
+                throw new UncheckedIOException(file + " is missing: build the job first (./mvnw -B -q install -DskipTests)", e);
+            }
         }
+        return cp.toString();
     }
 
     private static String javaExecutable() {
