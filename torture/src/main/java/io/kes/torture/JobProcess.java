@@ -30,6 +30,8 @@ final class JobProcess {
         this.flinkConf = flinkConf;
         this.checkpoints = checkpoints;
         this.log = log;
+        // A child JVM outlives its parent: never leave a job writing after the suite is gone.
+        Runtime.getRuntime().addShutdownHook(new Thread(this::kill, "kes-torture-kill-job"));
     }
 
     /** Starts the job; from this job's newest completed checkpoint when there is one and {@code restore} says so. */
