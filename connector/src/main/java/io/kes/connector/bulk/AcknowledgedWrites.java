@@ -43,27 +43,30 @@ public final class AcknowledgedWrites {
         /** Lowest term of writes of unknown shard and no layout; 0 = none. */
         long floor;
 
-        void onShard(IndexLayout layout, int shard, long term) {
-            if (uuid != null && (!uuid.equals(layout.uuid()) || numberOfShards != layout.numberOfShards())) {
+        /** A write on {@code shard} of the index as the layout {@code (uuid, shards)} had it. */
+        void onShard(String layoutUuid, int shards, int shard, long term) {
+            if (uuid != null && (!uuid.equals(layoutUuid) || numberOfShards != shards)) {
                 demoteShardEntries(); // predicted with two layouts in one interval: keep both safe
             }
-            uuid = layout.uuid();
-            numberOfShards = layout.numberOfShards();
-            if (onShard.length < numberOfShards) {
-                onShard = java.util.Arrays.copyOf(onShard, numberOfShards);
+            uuid = layoutUuid;
+            numberOfShards = shards;
+            if (onShard.length < shards) {
+                onShard = java.util.Arrays.copyOf(onShard, shards);
             }
             onShard[shard] = lowest(onShard[shard], term);
         }
 
-        void anyShard(IndexLayout layout) {
-            int n = layout.numberOfShards();
+        /** Writes of unknown shard, each shard held against its entry of {@code baselines}. */
+        void anyShard(long[] baselines) {
             if (anyShard == null) {
-                anyShard = new long[n];
-            } else if (anyShard.length < n) {
-                anyShard = java.util.Arrays.copyOf(anyShard, n);
+                anyShard = new long[baselines.length];
+            } else if (anyShard.length < baselines.length) {
+                anyShard = java.util.Arrays.copyOf(anyShard, baselines.length);
             }
-            for (int s = 0; s < n; s++) {
-                anyShard[s] = lowest(anyShard[s], layout.primaryTerm(s));
+            for (int s = 0; s < baselines.length; s++) {
+                if (baselines[s] > 0) {
+                    anyShard[s] = lowest(anyShard[s], baselines[s]);
+                }
             }
         }
 
@@ -78,32 +81,13 @@ public final class AcknowledgedWrites {
         }
 
         void addAll(IndexWrites other) {
-            if (other.uuid != null) {
-                for (int s = 0; s < other.onShard.length; s++) {
-                    if (other.onShard[s] > 0) {
-                        if (uuid != null && (!uuid.equals(other.uuid) || numberOfShards != other.numberOfShards)) {
-                            demoteShardEntries();
-                        }
-                        uuid = other.uuid;
-                        numberOfShards = other.numberOfShards;
-                        if (onShard.length < other.onShard.length) {
-                            onShard = java.util.Arrays.copyOf(onShard, other.onShard.length);
-                        }
-                        onShard[s] = lowest(onShard[s], other.onShard[s]);
-                    }
+            for (int s = 0; s < other.onShard.length; s++) {
+                if (other.onShard[s] > 0) {
+                    onShard(other.uuid, other.numberOfShards, s, other.onShard[s]);
                 }
             }
             if (other.anyShard != null) {
-                if (anyShard == null) {
-                    anyShard = other.anyShard.clone();
-                } else {
-                    if (anyShard.length < other.anyShard.length) {
-                        anyShard = java.util.Arrays.copyOf(anyShard, other.anyShard.length);
-                    }
-                    for (int s = 0; s < other.anyShard.length; s++) {
-                        anyShard[s] = lowest(anyShard[s], other.anyShard[s]);
-                    }
-                }
+                anyShard(other.anyShard);
             }
             if (other.floor > 0) {
                 floor = lowest(floor, other.floor);
@@ -150,9 +134,10 @@ public final class AcknowledgedWrites {
         IndexLayout layout = predicted.layout();
         if (layout != null && layout.index().equals(index)) {
             if (predicted.knowsShard()) {
-                writes.onShard(layout, predicted.shard(), appliedTerm > 0 ? appliedTerm : layout.primaryTerm(predicted.shard()));
+                writes.onShard(layout.uuid(), layout.numberOfShards(), predicted.shard(),
+                        appliedTerm > 0 ? appliedTerm : layout.primaryTerm(predicted.shard()));
             } else {
-                writes.anyShard(layout);
+                writes.anyShard(layout.primaryTermPerShard());
             }
         } else {
             writes.floor = IndexWrites.lowest(writes.floor, appliedTerm > 0 ? appliedTerm : 1);

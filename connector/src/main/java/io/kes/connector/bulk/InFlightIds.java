@@ -75,8 +75,4 @@ final class InFlightIds {
         }
         return false;
     }
-
-    int size() {
-        return held;
-    }
 }

@@ -93,8 +93,4 @@ final class SlotTable {
             return slots.anyShard == null || slots.anyShard.body == null;
         });
     }
-
-    int targets() {
-        return byTarget.size();
-    }
 }

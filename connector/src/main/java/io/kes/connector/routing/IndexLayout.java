@@ -21,6 +21,7 @@ public final class IndexLayout {
     private final String uuid;
     private final int numberOfShards;
     private final long[] primaryTerms;
+    private final long[] baselineTerms;
     private final IndexRouting routing;
     private final Object generation;
     private final ShardPrediction[] shards;
@@ -31,6 +32,10 @@ public final class IndexLayout {
         this.uuid = metadata.uuid();
         this.numberOfShards = metadata.numberOfShards();
         this.primaryTerms = metadata.primaryTerms().clone();
+        this.baselineTerms = new long[numberOfShards];
+        for (int s = 0; s < numberOfShards; s++) {
+            baselineTerms[s] = primaryTerm(s);
+        }
         this.routing = routing;
         this.generation = generation;
         this.shards = new ShardPrediction[numberOfShards];
@@ -63,6 +68,11 @@ public final class IndexLayout {
     /** The primary term of {@code shard} when this layout was read; at least 1 (a shard without a started primary reads as 1, the lowest). */
     public long primaryTerm(int shard) {
         return shard < primaryTerms.length ? Math.max(1, primaryTerms[shard]) : 1;
+    }
+
+    /** {@link #primaryTerm} of every shard; shared, do not modify. */
+    public long[] primaryTermPerShard() {
+        return baselineTerms;
     }
 
     /** How documents are routed, or null when kes cannot predict it (the index routes on document fields, or calibration failed). */
