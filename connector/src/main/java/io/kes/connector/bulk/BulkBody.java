@@ -9,7 +9,10 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The NDJSON body of one {@code _bulk} request, built incrementally. Each document's source bytes
@@ -235,5 +238,25 @@ final class BulkBody {
 
     byte[] array() {
         return bytes;
+    }
+
+    /** Shards the documents were predicted for; 0 when some are not predicted. */
+    int distinctShards() {
+        ShardPrediction first = predictions[0];
+        boolean single = first.knowsShard();
+        for (int i = 1; single && i < itemCount(); i++) {
+            single = predictions[i] == first;
+        }
+        if (single) {
+            return 1;
+        }
+        Set<ShardPrediction> shards = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (int i = 0; i < itemCount(); i++) {
+            if (!predictions[i].knowsShard()) {
+                return 0;
+            }
+            shards.add(predictions[i]);
+        }
+        return shards.size();
     }
 }

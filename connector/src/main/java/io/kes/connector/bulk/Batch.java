@@ -1,0 +1,48 @@
+package io.kes.connector.bulk;
+
+import io.kes.connector.bulk.Epochs.Epoch;
+import java.util.ArrayDeque;
+
+/**
+ * One bulk's items, from the first send until every item succeeded or failed for good. Its body
+ * shrinks to the items still to retry; a bulk the node found too large (413) is sent in parts,
+ * one after the other, so its items keep their order.
+ */
+final class Batch {
+
+    final Slot slot;
+    /** The checkpoint interval it was first sent in; its retries stay there. */
+    final Epoch epoch;
+    final long firstSentNanos;
+    BulkBody body;
+    /** Parts still to send after {@link #body} (a bulk split after a 413). */
+    final ArrayDeque<BulkBody> laterParts = new ArrayDeque<>();
+    int attempt;
+    long sentNanos;
+
+    Batch(BulkBody body, Slot slot, Epoch epoch, long firstSentNanos) {
+        this.body = body;
+        this.slot = slot;
+        this.epoch = epoch;
+        this.firstSentNanos = firstSentNanos;
+    }
+
+    int itemsLeft() {
+        int n = body.itemCount();
+        for (BulkBody part : laterParts) {
+            n += part.itemCount();
+        }
+        return n;
+    }
+
+    /** The next part of a split bulk becomes the body; false when there is none. */
+    boolean nextPart() {
+        BulkBody next = laterParts.poll();
+        if (next == null) {
+            return false;
+        }
+        body = next;
+        attempt = 0;
+        return true;
+    }
+}

@@ -1,0 +1,121 @@
+package io.kes.connector.bulk;
+
+import io.kes.connector.DocumentOperation;
+import io.kes.connector.routing.ShardPrediction;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The writer's buffers: fills the {@link Slot} of each document and hands out the bodies that are
+ * ready to go (full, lingered long enough, a checkpoint barrier, or of a target's old layout), in
+ * the order they must be sent. Task thread only.
+ */
+final class SlotBuffers {
+
+    /** Where ready bodies go; may wait (backpressure). */
+    interface Sender {
+        void send(Slot slot, BulkBody body) throws InterruptedException;
+    }
+
+    /** A buffer starts at most this big unless its slot's last bulk was bigger and the budget allows. */
+    private static final int SMALL_BUFFER = 64 * 1024;
+
+    private final SlotTable slots;
+    private final int maxDocs;
+    private final long maxBytes;
+    /** Buffers may start at their slot's last size while all of them together stay below this. */
+    private final long capacityBudget;
+    private final List<Slot> superseded = new ArrayList<>();
+    private long capacity;
+    private int bufferedDocs;
+
+    SlotBuffers(boolean shardGrouping, int maxDocs, long maxBytes) {
+        this.slots = new SlotTable(shardGrouping);
+        this.maxDocs = maxDocs;
+        this.maxBytes = maxBytes;
+        this.capacityBudget = 16 * maxBytes;
+    }
+
+    /**
+     * Buffers the document. Sends the target's old-layout buffers first, and the document's buffer
+     * once it is full. Returns whether the document started a new buffer (the linger clock starts).
+     */
+    boolean add(DocumentOperation op, ShardPrediction prediction, long nowMillis, Sender sender) throws InterruptedException {
+        Slot slot = slots.slotFor(op.index(), prediction, superseded);
+        if (!superseded.isEmpty()) {
+            List<Slot> first = new ArrayList<>(superseded);
+            superseded.clear();
+            for (Slot old : first) {
+                send(old, sender);
+            }
+        }
+        boolean started = slot.body == null;
+        if (started) {
+            int initial = initialCapacity(slot);
+            slot.body = new BulkBody(initial);
+            slot.capacity = initial;
+            capacity += initial;
+            slot.firstDocAtMillis = nowMillis;
+            slots.nonEmpty.add(slot);
+        }
+        slot.body.add(op, prediction);
+        bufferedDocs++;
+        if (slot.body.itemCount() >= maxDocs || slot.body.sizeInBytes() >= maxBytes) {
+            slots.nonEmpty.remove(slot);
+            send(slot, sender);
+        }
+        return started;
+    }
+
+    /** Sends the buffers whose first document waited {@code lingerMillis}; returns whether any remain. */
+    boolean sendLingered(long nowMillis, long lingerMillis, Sender sender) throws InterruptedException {
+        List<Slot> due = new ArrayList<>();
+        for (Slot slot : slots.nonEmpty) {
+            if (slot.firstDocAtMillis + lingerMillis <= nowMillis) {
+                due.add(slot);
+            }
+        }
+        slots.nonEmpty.removeAll(due);
+        for (Slot slot : due) {
+            send(slot, sender);
+        }
+        return !slots.nonEmpty.isEmpty();
+    }
+
+    /** Sends every buffer (a checkpoint barrier). */
+    void sendAll(Sender sender) throws InterruptedException {
+        List<Slot> pending = new ArrayList<>(slots.nonEmpty);
+        slots.nonEmpty.clear();
+        for (Slot slot : pending) {
+            send(slot, sender);
+        }
+    }
+
+    /** Forgets targets with nothing buffered (date-named indices come and go); call now and then. */
+    void forgetIdleTargets() {
+        slots.forgetIdleTargets();
+    }
+
+    int bufferedDocs() {
+        return bufferedDocs;
+    }
+
+    private void send(Slot slot, Sender sender) throws InterruptedException {
+        capacity -= slot.capacity;
+        BulkBody body = slot.take();
+        bufferedDocs -= body.itemCount();
+        sender.send(slot, body);
+    }
+
+    /**
+     * Bodies of a busy slot come out about the same size each time; starting at the last size plus
+     * some slack avoids growing a ~1 MB array by doubling (copying) it several times per bulk. With
+     * many slots (many shards, or date-named indices) that would reserve a bulk's size per slot, so
+     * beyond a budget of 16 bulks a buffer starts small and grows only as far as it is filled.
+     */
+    private int initialCapacity(Slot slot) {
+        long hint = slot.lastBodyBytes > 0 ? slot.lastBodyBytes + slot.lastBodyBytes / 8 : SMALL_BUFFER;
+        hint = Math.min(hint, maxBytes + SMALL_BUFFER);
+        return (int) (capacity + hint <= capacityBudget ? hint : Math.min(hint, SMALL_BUFFER));
+    }
+}

@@ -1,0 +1,55 @@
+package io.kes.connector.bulk;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kes.connector.DocumentOperation;
+import io.kes.connector.routing.ShardPrediction;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class ItemOutcomesTest {
+
+    private static BulkBody body(DocumentOperation... ops) {
+        BulkBody body = new BulkBody(1024);
+        for (DocumentOperation op : ops) {
+            body.add(op, ShardPrediction.UNKNOWN);
+        }
+        return body;
+    }
+
+    private static BulkResponse response(String... items) throws IOException {
+        String json = "{\"items\":[" + String.join(",", items) + "]}";
+        return BulkResponse.parse(new ByteArrayInputStream(json.getBytes(StandardCharsets.UTF_8)), items.length);
+    }
+
+    @Test
+    void aRetriedWriteTakesTheLaterWritesOfItsIdInTheBulkWithIt() throws IOException {
+        BulkBody sent = body(DocumentOperation.index("i", "a", "{\"v\":1}"), DocumentOperation.index("i", "b", "{\"v\":1}"),
+                DocumentOperation.index("i", "a", "{\"v\":2}"));
+        ItemOutcomes sorted = ItemOutcomes.sort(sent, response(
+                "{\"index\":{\"status\":429,\"error\":{\"type\":\"es_rejected_execution_exception\",\"reason\":\"full\"}}}",
+                "{\"index\":{\"status\":201}}",
+                "{\"index\":{\"status\":200}}"));
+
+        assertThat(sorted.byItem).containsExactly(ItemOutcome.RETRY, ItemOutcome.SUCCESS, ItemOutcome.RETRY);
+        assertThat(sorted.retry.operations()).containsExactly(sent.operation(0), sent.operation(2));
+        assertThat(sorted.succeeded).isEqualTo(1);
+        assertThat(sorted.retriesRejected).isEqualTo(1);
+        assertThat(sorted.retryCause).startsWith("rejected (429");
+    }
+
+    @Test
+    void refusedWritesGoToTheFailureHandlerAndAcceptedReplaysCountAsDone() throws IOException {
+        BulkBody sent = body(DocumentOperation.index("i", "a", "{\"v\":1}"), DocumentOperation.index("i", "b", "{\"v\":1}"));
+        ItemOutcomes sorted = ItemOutcomes.sort(sent, response(
+                "{\"index\":{\"status\":400,\"error\":{\"type\":\"document_parsing_exception\",\"reason\":\"bad\"}}}",
+                "{\"index\":{\"status\":201}}"));
+
+        assertThat(sorted.retry).isNull();
+        assertThat(sorted.permanent).hasSize(1);
+        assertThat(sorted.permanent.get(0).operation()).isSameAs(sent.operation(0));
+        assertThat(sorted.succeeded).isEqualTo(1);
+    }
+}
