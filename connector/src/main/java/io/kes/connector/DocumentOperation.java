@@ -26,13 +26,13 @@ public final class DocumentOperation {
     private final byte[] source;
     private final RecordOrigin origin;
 
-    public DocumentOperation(OpType opType, String index, String id, String routing, byte[] source, RecordOrigin origin) {
-        this.opType = Objects.requireNonNull(opType, "opType");
-        this.index = Objects.requireNonNull(index, "index");
-        this.id = id;
-        this.routing = routing;
-        this.source = source;
-        this.origin = origin == null ? RecordOrigin.NONE : origin;
+    private DocumentOperation(Builder b) {
+        this.opType = Objects.requireNonNull(b.opType, "opType");
+        this.index = Objects.requireNonNull(b.index, "index");
+        this.id = b.id;
+        this.routing = b.routing;
+        this.source = b.source;
+        this.origin = b.origin == null ? RecordOrigin.NONE : b.origin;
         if (id == null && opType != OpType.INDEX && opType != OpType.CREATE) {
             throw new IllegalArgumentException(opType + " needs a document id (index " + index + ", from " + this.origin + ")");
         }
@@ -41,16 +41,75 @@ public final class DocumentOperation {
         }
     }
 
+    /** Writes {@code source} as document {@code id} (null: Elasticsearch makes one up), replacing it if it exists. */
     public static DocumentOperation index(String index, String id, byte[] source) {
-        return new DocumentOperation(OpType.INDEX, index, id, null, source, null);
-    }
-
-    public static DocumentOperation delete(String index, String id) {
-        return new DocumentOperation(OpType.DELETE, index, id, null, null, null);
+        return write(OpType.INDEX, index).id(id).source(source).build();
     }
 
     public static DocumentOperation index(String index, String id, String jsonSource) {
         return index(index, id, jsonSource.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Writes {@code source} only if document {@code id} does not exist yet (a replay is a 409, taken as done). */
+    public static DocumentOperation create(String index, String id, byte[] source) {
+        return write(OpType.CREATE, index).id(id).source(source).build();
+    }
+
+    /** Merges {@code source} into document {@code id}, creating it if it does not exist. */
+    public static DocumentOperation upsert(String index, String id, byte[] source) {
+        return write(OpType.UPSERT, index).id(id).source(source).build();
+    }
+
+    public static DocumentOperation delete(String index, String id) {
+        return write(OpType.DELETE, index).id(id).build();
+    }
+
+    /** Every other combination: a routing value, the record's origin, an op type chosen at run time. */
+    public static Builder write(OpType opType, String index) {
+        return new Builder(opType, index);
+    }
+
+    /** Builds one {@link DocumentOperation}; checks at {@link #build()} that the op type has what it needs. */
+    public static final class Builder {
+        private final OpType opType;
+        private final String index;
+        private String id;
+        private String routing;
+        private byte[] source;
+        private RecordOrigin origin;
+
+        private Builder(OpType opType, String index) {
+            this.opType = opType;
+            this.index = index;
+        }
+
+        /** Null lets Elasticsearch generate one (index and create only; replays then duplicate). */
+        public Builder id(String id) {
+            this.id = id;
+            return this;
+        }
+
+        /** The {@code _routing} value; null routes by id. */
+        public Builder routing(String routing) {
+            this.routing = routing;
+            return this;
+        }
+
+        /** The JSON document, copied into the bulk as it is; none for a delete. */
+        public Builder source(byte[] source) {
+            this.source = source;
+            return this;
+        }
+
+        /** Where the record came from, for errors and the dead-letter topic. */
+        public Builder origin(RecordOrigin origin) {
+            this.origin = origin;
+            return this;
+        }
+
+        public DocumentOperation build() {
+            return new DocumentOperation(this);
+        }
     }
 
     public OpType opType() {

@@ -134,7 +134,7 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
         RecordOrigin origin = topic == null && key == null && originalValue == null && headers.isEmpty() && partition < 0
                 ? RecordOrigin.NONE
                 : new RecordOrigin(topic, partition, offset, key, originalValue, headers);
-        return new DocumentOperation(opType, index, id, routing, source, origin);
+        return DocumentOperation.write(opType, index).id(id).routing(routing).source(source).origin(origin).build();
     }
 
     @Override

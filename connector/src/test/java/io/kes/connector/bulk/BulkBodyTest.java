@@ -15,7 +15,7 @@ class BulkBodyTest {
     }
 
     private static DocumentOperation op(OpType type, String id, String routing, String source) {
-        return new DocumentOperation(type, "logs", id, routing, source == null ? null : source.getBytes(StandardCharsets.UTF_8), null);
+        return DocumentOperation.write(type, "logs").id(id).routing(routing).source(source == null ? null : source.getBytes(StandardCharsets.UTF_8)).build();
     }
 
     @Test

@@ -23,9 +23,9 @@ class DocumentOperationSerializerTest {
 
     @Test
     void everyFieldSurvivesTheNetwork() throws Exception {
-        DocumentOperation op = new DocumentOperation(OpType.UPSERT, "logs-é", "id😀", "user-7",
-                "{\"a\":1}".getBytes(StandardCharsets.UTF_8),
-                new RecordOrigin("topic", 3, 1L << 40, new byte[] {1, 2}, new byte[] {3}));
+        DocumentOperation op = DocumentOperation.write(OpType.UPSERT, "logs-é").id("id😀").routing("user-7")
+                .source("{\"a\":1}".getBytes(StandardCharsets.UTF_8))
+                .origin(new RecordOrigin("topic", 3, 1L << 40, new byte[] {1, 2}, new byte[] {3})).build();
         assertThat(roundTrip(op)).isEqualTo(op);
     }
 
@@ -34,8 +34,8 @@ class DocumentOperationSerializerTest {
         List<RecordOrigin.Header> headers = List.of(new RecordOrigin.Header("trace", new byte[] {0, (byte) 0xff}),
                 new RecordOrigin.Header("trace", "second".getBytes(StandardCharsets.UTF_8)), new RecordOrigin.Header("ünï", null),
                 new RecordOrigin.Header("empty", new byte[0]));
-        DocumentOperation op = new DocumentOperation(OpType.INDEX, "logs", "k", null, "{}".getBytes(StandardCharsets.UTF_8),
-                new RecordOrigin("topic", 0, 7, "k".getBytes(StandardCharsets.UTF_8), null, headers));
+        DocumentOperation op = DocumentOperation.write(OpType.INDEX, "logs").id("k").source("{}".getBytes(StandardCharsets.UTF_8))
+                .origin(new RecordOrigin("topic", 0, 7, "k".getBytes(StandardCharsets.UTF_8), null, headers)).build();
         DocumentOperation back = roundTrip(op);
         assertThat(back).isEqualTo(op);
         assertThat(back.origin().headers()).containsExactlyElementsOf(headers);
@@ -45,7 +45,7 @@ class DocumentOperationSerializerTest {
 
     @Test
     void absentFieldsStayAbsent() throws Exception {
-        DocumentOperation delete = new DocumentOperation(OpType.DELETE, "logs", "gone", null, null, null);
+        DocumentOperation delete = DocumentOperation.delete("logs", "gone");
         DocumentOperation back = roundTrip(delete);
         assertThat(back).isEqualTo(delete);
         assertThat(back.routing()).isNull();
@@ -68,8 +68,8 @@ class DocumentOperationSerializerTest {
         DataOutputSerializer out = new DataOutputSerializer(64);
         DocumentOperation[] ops = new DocumentOperation[indices.length];
         for (int i = 0; i < ops.length; i++) {
-            ops[i] = new DocumentOperation(OpType.INDEX, indices[i], "id-" + i, null, ("{\"i\":" + i + "}").getBytes(StandardCharsets.UTF_8),
-                    RecordOrigin.kafka(topics[i], i, i));
+            ops[i] = DocumentOperation.write(OpType.INDEX, indices[i]).id("id-" + i).source(("{\"i\":" + i + "}").getBytes(StandardCharsets.UTF_8))
+                    .origin(RecordOrigin.kafka(topics[i], i, i)).build();
             writer.serialize(ops[i], out);
         }
         DocumentOperationSerializer reader = new DocumentOperationSerializer();

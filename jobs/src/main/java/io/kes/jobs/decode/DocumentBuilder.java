@@ -57,8 +57,8 @@ public final class DocumentBuilder {
         }
         byte[] json = decoder == null ? record.value() : decoder.toJson(record.value());
         if (!parse) {
-            return new DocumentOperation(opType(), index.render(null, record, null), id(null, record), null, json,
-                    origin(record, decoder != null));
+            return DocumentOperation.write(opType(), index.render(null, record, null)).id(id(null, record)).source(json)
+                    .origin(origin(record, decoder != null)).build();
         }
         ObjectNode doc = parseObject(json);
         Instant eventTime = eventTime(doc, record);
@@ -71,7 +71,8 @@ public final class DocumentBuilder {
             source = serialize(doc);
         }
         // An Avro value's document is its JSON rendering, so its source is never the value.
-        return new DocumentOperation(opType(), target, id, routing, source, origin(record, transforms || decoder != null));
+        return DocumentOperation.write(opType(), target).id(id).routing(routing).source(source)
+                .origin(origin(record, transforms || decoder != null)).build();
     }
 
     /**
@@ -101,7 +102,7 @@ public final class DocumentBuilder {
             throw new DecodeException("tombstone", "a tombstone cannot name an index built from document fields (" + route.target() + ")");
         }
         String target = index.render(null, record, Instant.ofEpochMilli(record.timestamp()));
-        return new DocumentOperation(OpType.DELETE, target, id(null, record), null, null, origin(record, false));
+        return DocumentOperation.write(OpType.DELETE, target).id(id(null, record)).origin(origin(record, false)).build();
     }
 
     private static ObjectNode parseObject(byte[] value) throws DecodeException {
