@@ -1,6 +1,6 @@
 package io.kes.bench;
 
-import io.kes.connector.routing.ClusterMetadataClient;
+import io.kes.connector.cluster.ClusterMetadataClient;
 import io.kes.connector.routing.IndexRouting;
 import io.kes.connector.routing.IndexRoutingTable;
 import io.kes.jobs.quickstart.SampleLogs;

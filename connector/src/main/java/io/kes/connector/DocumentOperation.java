@@ -3,6 +3,7 @@ package io.kes.connector;
 import io.kes.connector.internal.DocumentOperationTypeInfoFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
+import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.common.typeinfo.TypeInfo;
 
 /**
@@ -16,6 +17,7 @@ import org.apache.flink.api.common.typeinfo.TypeInfo;
  * <p>Flink serializes this type with a dedicated serializer (no Kryo) wherever it crosses the
  * network before the sink.
  */
+@PublicEvolving
 @TypeInfo(DocumentOperationTypeInfoFactory.class)
 public final class DocumentOperation {
 

@@ -1,5 +1,7 @@
 package io.kes.connector;
 
+import org.apache.flink.annotation.PublicEvolving;
+
 /**
  * How acknowledged writes become durable before a checkpoint lets Kafka offsets advance.
  *
@@ -18,6 +20,7 @@ package io.kes.connector;
  *       Costs an fsync per bulk on every shard copy.
  * </ul>
  */
+@PublicEvolving
 public enum Durability {
     CHECKPOINT_FENCE("checkpoint-fence"),
     REQUEST("request");

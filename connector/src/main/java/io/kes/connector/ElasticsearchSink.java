@@ -1,7 +1,7 @@
 package io.kes.connector;
 
-import io.kes.connector.bulk.BulkWriter;
 import io.kes.connector.bulk.BulkWriterOperator;
+import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
@@ -24,7 +24,7 @@ import org.apache.flink.streaming.api.datastream.DataStream;
  * routes every document itself, so a wrong guess costs speed, never data.
  *
  * <p>Order: for every document id, Elasticsearch applies the writes in the order the writer
- * subtask received them (see {@link BulkWriter}). The writer runs at its input's parallelism and
+ * subtask received them (see {@code bulk.BulkWriter}). The writer runs at its input's parallelism and
  * is chained to it, with no shuffle in between, so records of one upstream subtask (for Kafka,
  * one partition's records, in offset order) reach one writer in their order. Keep the records of
  * one id on one upstream subtask (Kafka partitions by key; otherwise {@code keyBy} the id before the
@@ -32,7 +32,7 @@ import org.apache.flink.streaming.api.datastream.DataStream;
  *
  * <p>Delivery: at least once. A checkpoint completes only when every write before its barrier is
  * acknowledged and, with the default {@link Durability#CHECKPOINT_FENCE}, flushed with no primary
- * failover since (see {@link BulkWriter#checkpoint}); that wait is in the asynchronous part of the
+ * failover since (see {@code bulk.BulkWriter#checkpoint}); that wait is in the asynchronous part of the
  * checkpoint, so writing goes on meanwhile. After a failure the job replays from the last
  * checkpoint. Give documents deterministic ids (e.g. from Kafka coordinates) and a replay
  * overwrites instead of duplicating. Operations without an id are appended again on replay.
@@ -42,6 +42,7 @@ import org.apache.flink.streaming.api.datastream.DataStream;
  * Sink V2 writer, because only an operator can wait for Elasticsearch in the asynchronous part of
  * a checkpoint ({@link BulkWriterOperator} says why); the sink's own writer receives nothing.
  */
+@PublicEvolving
 public final class ElasticsearchSink implements Sink<DocumentOperation>, SupportsPreWriteTopology<DocumentOperation> {
 
     private static final long serialVersionUID = 1L;

@@ -5,6 +5,7 @@ import static io.kes.connector.ElasticsearchSinkOptions.*;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
@@ -14,6 +15,7 @@ import org.apache.flink.configuration.MemorySize;
  * {@link ElasticsearchSinkOptions}; {@link #build()} validates them all at once and says what is
  * wrong and how to fix it.
  */
+@PublicEvolving
 public final class ElasticsearchSinkBuilder {
 
     private final Configuration options = new Configuration();

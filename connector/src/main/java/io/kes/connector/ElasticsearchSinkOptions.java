@@ -2,6 +2,7 @@ package io.kes.connector;
 
 import java.time.Duration;
 import java.util.List;
+import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.MemorySize;
@@ -11,6 +12,7 @@ import org.apache.flink.configuration.MemorySize;
  * job's YAML ({@code elasticsearch:}, {@code bulk:}, {@code retry:} sections use these keys) and
  * the config reference all come from here.
  */
+@PublicEvolving
 public final class ElasticsearchSinkOptions {
 
     private ElasticsearchSinkOptions() {}

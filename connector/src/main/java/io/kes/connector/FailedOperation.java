@@ -1,5 +1,7 @@
 package io.kes.connector;
 
+import org.apache.flink.annotation.PublicEvolving;
+
 /**
  * A write Elasticsearch refused for good (a 4xx that retrying cannot fix), with its reason.
  *
@@ -8,6 +10,7 @@ package io.kes.connector;
  * @param errorType Elasticsearch's error type, e.g. {@code document_parsing_exception}
  * @param reason    Elasticsearch's reason, e.g. "failed to parse field [level] of type [long]"
  */
+@PublicEvolving
 public record FailedOperation(DocumentOperation operation, int status, String errorType, String reason) {
 
     public String describe() {

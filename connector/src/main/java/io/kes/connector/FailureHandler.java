@@ -2,6 +2,7 @@ package io.kes.connector;
 
 import java.io.Serializable;
 import java.util.List;
+import org.apache.flink.annotation.PublicEvolving;
 
 /**
  * Receives the writes Elasticsearch refused for good (mapping conflicts, unparsable documents,
@@ -12,6 +13,7 @@ import java.util.List;
  * <p>Never drop a failure silently: an implementation either keeps the record somewhere durable
  * by the time {@link #flush()} returns, or throws.
  */
+@PublicEvolving
 public interface FailureHandler extends Serializable {
 
     /** Opens resources on the task manager. */

@@ -1,6 +1,9 @@
 package io.kes.connector;
 
+import org.apache.flink.annotation.PublicEvolving;
+
 /** What a {@link DocumentOperation} does to its document. */
+@PublicEvolving
 public enum OpType {
     /** Create or overwrite: replays overwrite, so ids make them idempotent. */
     INDEX,

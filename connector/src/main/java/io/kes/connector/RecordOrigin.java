@@ -3,6 +3,7 @@ package io.kes.connector;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import org.apache.flink.annotation.PublicEvolving;
 
 /**
  * Where a document came from: the Kafka record's coordinates and, for the dead-letter topic, what
@@ -11,6 +12,7 @@ import java.util.Objects;
  * value itself, so an unchanged value is not carried twice; the value of a dead letter is then the
  * operation's source.
  */
+@PublicEvolving
 public record RecordOrigin(String topic, int partition, long offset, byte[] originalKey, byte[] originalValue,
                            List<Header> headers) {
 

@@ -7,12 +7,14 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.configuration.Configuration;
 
 /**
  * The sink's validated, immutable settings, read from the options in {@link ElasticsearchSinkOptions}.
  * Every check says what is wrong and how to fix it.
  */
+@PublicEvolving
 public final class SinkSettings implements Serializable {
 
     private static final long serialVersionUID = 1L;

@@ -1,6 +1,6 @@
 package io.kes.connector.bulk;
 
-import io.kes.connector.bulk.Epochs.Epoch;
+import io.kes.connector.fence.Epochs.Epoch;
 import java.util.ArrayDeque;
 
 /**

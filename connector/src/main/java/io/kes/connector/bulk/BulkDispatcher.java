@@ -1,7 +1,8 @@
 package io.kes.connector.bulk;
 
 import io.kes.connector.SinkSettings;
-import io.kes.connector.internal.TargetNodeSelector;
+import io.kes.connector.cluster.PrimaryNodes;
+import io.kes.connector.cluster.TargetNodeSelector;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

@@ -3,6 +3,7 @@ package io.kes.connector.bulk;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import io.kes.connector.OpType;
 import java.io.IOException;
 import java.io.InputStream;
 
@@ -50,8 +51,8 @@ final class BulkResponse {
      * whose response was lost), and a {@code noop} update reports the stored document's term,
      * which after a failover is older than the shard's.
      */
-    long appliedTerm(int i, io.kes.connector.OpType opType) {
-        boolean applied = (status[i] >= 200 && status[i] < 300 && !noop[i]) || (status[i] == 404 && opType == io.kes.connector.OpType.DELETE);
+    long appliedTerm(int i, OpType opType) {
+        boolean applied = (status[i] >= 200 && status[i] < 300 && !noop[i]) || (status[i] == 404 && opType == OpType.DELETE);
         return applied && primaryTerm[i] > 0 ? primaryTerm[i] : -1;
     }
 

@@ -5,9 +5,13 @@ import io.kes.connector.Durability;
 import io.kes.connector.FailedOperation;
 import io.kes.connector.FailureHandler;
 import io.kes.connector.SinkSettings;
-import io.kes.connector.bulk.Epochs.Epoch;
-import io.kes.connector.internal.NonRecoverable;
-import io.kes.connector.internal.TargetNodeSelector;
+import io.kes.connector.cluster.TargetNodeSelector;
+import io.kes.connector.fence.CheckpointFence;
+import io.kes.connector.fence.EpochFinisher;
+import io.kes.connector.fence.Epochs.Epoch;
+import io.kes.connector.fence.Epochs;
+import io.kes.connector.internal.Backoff;
+import io.kes.connector.NonRecoverable;
 import io.kes.connector.routing.ShardPrediction;
 import io.kes.connector.routing.ShardPredictor;
 import java.util.List;
@@ -59,7 +63,7 @@ import org.slf4j.LoggerFactory;
  * kept and rethrown from {@link #write}, and fails every checkpoint still waiting, so a checkpoint
  * never completes over a lost write.
  */
-public final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatcher.Outcomes {
+final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatcher.Outcomes {
 
     private static final Logger LOG = LoggerFactory.getLogger(BulkWriter.class);
     private static final long FORGET_IDLE_TARGETS_MILLIS = 10 * 60_000;
@@ -86,10 +90,10 @@ public final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, Bulk
     private boolean closed;
 
     /**
-     * @param client    built with {@code selector} as its node selector ({@link io.kes.connector.internal.RestClients#create})
+     * @param client    built with {@code selector} as its node selector ({@link io.kes.connector.cluster.RestClients#create})
      * @param predictor predicts each document's shard; reads index metadata through its own client
      */
-    public BulkWriter(SinkSettings settings, RestClient client, TargetNodeSelector selector, ShardPredictor predictor,
+    BulkWriter(SinkSettings settings, RestClient client, TargetNodeSelector selector, ShardPredictor predictor,
                       MailboxExecutor mailbox, ProcessingTimeService time, MetricGroup metricGroup, int subtaskIndex,
                       FailureHandler failureHandler, String opaqueId) throws Exception {
         this.settings = settings;
@@ -104,7 +108,7 @@ public final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, Bulk
         dispatcher.outcomesTo(this);
         CheckpointFence fence = settings.durability == Durability.CHECKPOINT_FENCE
                 ? new CheckpointFence(client, backoff, settings.maxRetryTime, settings.fenceSyncWait) : null;
-        this.finisher = new EpochFinisher(fence, failureHandler, metrics, this.mailbox::wake, "kes-checkpoint-fence-" + subtaskIndex);
+        this.finisher = new EpochFinisher(fence, failureHandler, metrics.fenceFailures, metrics.fenceMillis, this.mailbox::wake, "kes-checkpoint-fence-" + subtaskIndex);
         failureHandler.open(subtaskIndex);
     }
 

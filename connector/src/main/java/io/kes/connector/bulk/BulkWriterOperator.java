@@ -2,11 +2,12 @@ package io.kes.connector.bulk;
 
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.FailureHandler;
+import io.kes.connector.NonRecoverable;
 import io.kes.connector.SinkSettings;
-import io.kes.connector.internal.NonRecoverable;
-import io.kes.connector.internal.RestClients;
-import io.kes.connector.internal.TargetNodeSelector;
-import io.kes.connector.routing.ClusterMetadataClient;
+import io.kes.connector.cluster.ClusterMetadataClient;
+import io.kes.connector.cluster.PrivilegeCheck;
+import io.kes.connector.cluster.RestClients;
+import io.kes.connector.cluster.TargetNodeSelector;
 import io.kes.connector.routing.IndexRoutingTable;
 import io.kes.connector.routing.ShardPredictor;
 import java.util.List;
@@ -14,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.RunnableFuture;
+import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
@@ -45,6 +47,7 @@ import org.elasticsearch.client.RestClient;
  * <p>It emits nothing. {@link io.kes.connector.ElasticsearchSink} places it last in its pre-write
  * topology; the sink's own writer then receives nothing.
  */
+@Internal
 public final class BulkWriterOperator extends AbstractStreamOperator<DocumentOperation>
         implements OneInputStreamOperator<DocumentOperation, DocumentOperation>, BoundedOneInput {
 

@@ -2,7 +2,7 @@ package io.kes.connector.bulk;
 
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.FailedOperation;
-import io.kes.connector.internal.NonRecoverable;
+import io.kes.connector.NonRecoverable;
 
 /** The writer's errors, each saying what happened and which setting or action fixes it. */
 final class WriteFailures {

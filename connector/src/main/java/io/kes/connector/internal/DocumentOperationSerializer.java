@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
+import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
@@ -31,6 +32,7 @@ import org.apache.flink.core.memory.DataOutputView;
  * <p>The format is only ever read by the same build that wrote it (in-flight records between two
  * operators, not state), so it carries no version.
  */
+@Internal
 public final class DocumentOperationSerializer extends TypeSerializer<DocumentOperation> {
 
     private static final long serialVersionUID = 2L;

@@ -1,6 +1,8 @@
 package io.kes.connector.routing;
 
+import io.kes.connector.cluster.IndexMetadata;
 import java.util.Arrays;
+import org.apache.flink.annotation.PublicEvolving;
 
 /**
  * One concrete index as the routing step saw it when it predicted shards: which index exactly
@@ -15,6 +17,7 @@ import java.util.Arrays;
  * same, across reloads of its metadata: the writer compares it to see whether predictions for a
  * target name may have moved.
  */
+@PublicEvolving
 public final class IndexLayout {
 
     private final String index;

@@ -1,5 +1,7 @@
 package io.kes.connector.routing;
 
+import io.kes.connector.cluster.ClusterMetadataClient;
+import io.kes.connector.cluster.IndexMetadata;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -9,6 +11,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.LongSupplier;
+import org.apache.flink.annotation.PublicEvolving;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,6 +32,7 @@ import org.slf4j.LoggerFactory;
  * <p>Names and calibrations not used for {@link #FORGET_AFTER_MILLIS} are forgotten, so that
  * date-templated index names (one more per day) do not pile up.
  */
+@PublicEvolving
 public final class IndexRoutingTable {
 
     private static final Logger LOG = LoggerFactory.getLogger(IndexRoutingTable.class);

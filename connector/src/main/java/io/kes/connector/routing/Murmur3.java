@@ -1,6 +1,7 @@
 package io.kes.connector.routing;
 
 import java.util.Objects;
+import org.apache.flink.annotation.Internal;
 
 /**
  * Murmur3 x86_32 with seed 0: the hash Elasticsearch routes documents with.
@@ -16,6 +17,7 @@ import java.util.Objects;
  * <p>{@link #hash(CharSequence)} runs once per document on the hot path, so it reads chars directly
  * (two chars make one 4-byte little-endian block) instead of building a byte array.
  */
+@Internal
 public final class Murmur3 {
 
     private static final int C1 = 0xcc9e2d51;

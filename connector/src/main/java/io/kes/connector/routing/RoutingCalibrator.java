@@ -5,6 +5,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import org.apache.flink.annotation.Internal;
 
 /**
  * Finds out which {@link RoutingFunction} an index uses, from a few answers of the node itself.
@@ -19,6 +20,7 @@ import java.util.Set;
  *
  * <p>Pure: no network. The caller does the probing.
  */
+@Internal
 public final class RoutingCalibrator {
 
     /** Prefix of the generated probe routing values: {@code kes-probe-0}, {@code kes-probe-1}, ... */

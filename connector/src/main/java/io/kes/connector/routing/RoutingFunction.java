@@ -1,5 +1,7 @@
 package io.kes.connector.routing;
 
+import org.apache.flink.annotation.PublicEvolving;
+
 /**
  * How an index turns a routing hash into a shard number.
  *
@@ -11,6 +13,7 @@ package io.kes.connector.routing;
  * ({@link RoutingCalibrator}). Both functions are identical when
  * {@code routingNumShards == numberOfShards}.
  */
+@PublicEvolving
 public enum RoutingFunction {
 
     /**

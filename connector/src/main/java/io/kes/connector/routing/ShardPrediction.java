@@ -1,5 +1,7 @@
 package io.kes.connector.routing;
 
+import org.apache.flink.annotation.PublicEvolving;
+
 /**
  * Where the routing step expects a document to land: a shard of one {@link IndexLayout}, any
  * shard of it ({@link #UNKNOWN_SHARD}: the index exists but its routing is not predictable for
@@ -7,6 +9,7 @@ package io.kes.connector.routing;
  * metadata could not be read). Instances are shared (one per layout and shard), so carrying one
  * per document allocates nothing.
  */
+@PublicEvolving
 public final class ShardPrediction {
 
     public static final int UNKNOWN_SHARD = -1;

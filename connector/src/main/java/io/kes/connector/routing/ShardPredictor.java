@@ -2,6 +2,7 @@ package io.kes.connector.routing;
 
 import io.kes.connector.DocumentOperation;
 import java.util.Optional;
+import org.apache.flink.annotation.Internal;
 
 /**
  * Predicts the shard of every document from its index's {@link IndexLayout} (see
@@ -10,6 +11,7 @@ import java.util.Optional;
  * the two on a partitioned index get the layout's "any shard"; documents for indices that do not
  * exist yet get {@link ShardPrediction#UNKNOWN}.
  */
+@Internal
 public final class ShardPredictor {
 
     private final IndexRoutingTable table;

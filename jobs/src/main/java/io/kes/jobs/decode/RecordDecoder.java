@@ -1,7 +1,7 @@
 package io.kes.jobs.decode;
 
 import io.kes.connector.DocumentOperation;
-import io.kes.connector.internal.NonRecoverable;
+import io.kes.connector.NonRecoverable;
 import io.kes.jobs.config.KesConfig;
 import io.kes.jobs.config.Route;
 import io.kes.jobs.deadletter.DeadLetterQueue;

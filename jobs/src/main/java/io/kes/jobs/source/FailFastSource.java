@@ -1,6 +1,6 @@
 package io.kes.jobs.source;
 
-import io.kes.connector.internal.NonRecoverable;
+import io.kes.connector.NonRecoverable;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

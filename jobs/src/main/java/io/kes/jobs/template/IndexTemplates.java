@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kes.connector.SinkSettings;
-import io.kes.connector.internal.RestClients;
+import io.kes.connector.cluster.RestClients;
 import io.kes.jobs.config.ConfigException;
 import io.kes.jobs.config.IndexTemplateSettings;
 import io.kes.jobs.config.KesConfig;

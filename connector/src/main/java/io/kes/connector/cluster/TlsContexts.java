@@ -1,4 +1,4 @@
-package io.kes.connector.internal;
+package io.kes.connector.cluster;
 
 import io.kes.connector.SinkSettings;
 import java.io.IOException;
@@ -17,6 +17,7 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
 import javax.net.ssl.X509TrustManager;
+import org.apache.flink.annotation.Internal;
 
 /**
  * TLS trust for https Elasticsearch endpoints: a CA file (PEM), or the SHA-256 fingerprint of a
@@ -24,6 +25,7 @@ import javax.net.ssl.X509TrustManager;
  * the only trust anchor, or the JVM's default trust store. Host names are still verified by the
  * HTTP client (its default hostname verifier, which {@link RestClients} leaves in place).
  */
+@Internal
 public final class TlsContexts {
 
     private TlsContexts() {}

@@ -1,4 +1,4 @@
-package io.kes.connector.internal;
+package io.kes.connector.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
@@ -10,7 +10,7 @@ import io.kes.connector.ElasticsearchSink;
 import io.kes.connector.ElasticsearchSinkBuilder;
 import io.kes.connector.ElasticsearchSinkOptions;
 import io.kes.connector.SinkSettings;
-import io.kes.connector.internal.TestCertificates.Identity;
+import io.kes.connector.cluster.TestCertificates.Identity;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

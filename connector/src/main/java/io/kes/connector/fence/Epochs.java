@@ -1,9 +1,10 @@
-package io.kes.connector.bulk;
+package io.kes.connector.fence;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.apache.flink.annotation.Internal;
 
 /**
  * Which checkpoint each bulk belongs to. The bulks sent between two checkpoint barriers form an
@@ -16,14 +17,15 @@ import java.util.concurrent.CompletableFuture;
  * covers everything before its barrier, so it can only complete after every older bulk is done.
  * Task thread only.
  */
-final class Epochs {
+@Internal
+public final class Epochs {
 
     /** The bulks of one epoch and what Elasticsearch acknowledged of them. */
-    static final class Epoch {
+    public static final class Epoch {
         final long number;
-        final AcknowledgedWrites acknowledged = new AcknowledgedWrites();
+        public final AcknowledgedWrites acknowledged = new AcknowledgedWrites();
         /** Completes when the epoch's writes are as durable as the durability mode makes them. */
-        final CompletableFuture<Void> durable = new CompletableFuture<>();
+        public final CompletableFuture<Void> durable = new CompletableFuture<>();
         private int outstanding;
 
         Epoch(long number) {
@@ -44,13 +46,13 @@ final class Epochs {
     private final ArrayDeque<Epoch> closed = new ArrayDeque<>();
 
     /** A new bulk (not a retry: a retry stays in its first attempt's epoch) joins the current epoch. */
-    Epoch bulkSent() {
+    public Epoch bulkSent() {
         current.outstanding++;
         return current;
     }
 
     /** One bulk of {@code epoch} is done for good; returns the epochs that this drained, oldest first. */
-    List<Epoch> bulkDone(Epoch epoch) {
+    public List<Epoch> bulkDone(Epoch epoch) {
         if (epoch.outstanding <= 0) {
             throw new IllegalStateException(epoch + ": a bulk finished twice");
         }
@@ -59,19 +61,19 @@ final class Epochs {
     }
 
     /** A barrier: closes the current epoch and opens the next; returns the epochs this drained, oldest first. */
-    List<Epoch> closeCurrent() {
+    public List<Epoch> closeCurrent() {
         closed.add(current);
         current = new Epoch(current.number + 1);
         return drained();
     }
 
     /** The epoch that writes go to now. */
-    Epoch current() {
+    public Epoch current() {
         return current;
     }
 
     /** Closed epochs still waiting for bulks. */
-    int closedOutstanding() {
+    public int closedOutstanding() {
         return closed.size();
     }
 

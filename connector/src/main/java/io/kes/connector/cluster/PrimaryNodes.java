@@ -1,7 +1,5 @@
-package io.kes.connector.bulk;
+package io.kes.connector.cluster;
 
-import io.kes.connector.internal.TargetNodeSelector;
-import io.kes.connector.routing.ClusterMetadataClient;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -14,6 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.apache.flink.annotation.Internal;
 import org.apache.http.HttpHost;
 import org.elasticsearch.client.Node;
 import org.elasticsearch.client.Request;
@@ -36,7 +35,8 @@ import org.slf4j.LoggerFactory;
  * shards' bulks then go to the configured hosts). A stale entry costs nothing but the hop it meant to save: the node that gets
  * the bulk coordinates it, as any node would. The task thread only reads a published map.
  */
-final class PrimaryNodes implements AutoCloseable {
+@Internal
+public final class PrimaryNodes implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(PrimaryNodes.class);
     private static final long REFRESH_SECONDS = 30;
@@ -59,7 +59,7 @@ final class PrimaryNodes implements AutoCloseable {
     private int refreshes;
 
     /** @param client built with {@code selector} as its node selector */
-    PrimaryNodes(RestClient client, TargetNodeSelector selector, String threadName) {
+    public PrimaryNodes(RestClient client, TargetNodeSelector selector, String threadName) {
         this.client = client;
         this.selector = selector;
         this.metadata = new ClusterMetadataClient(client);
@@ -77,7 +77,7 @@ final class PrimaryNodes implements AutoCloseable {
      * The node holding the primary of {@code shard} of {@code index}, when known and reachable;
      * null sends the bulk to the configured hosts. The first call for an index schedules a refresh.
      */
-    HttpHost primaryOf(String index, int shard) {
+    public HttpHost primaryOf(String index, int shard) {
         HttpHost[] hosts = primaryHosts.get(index);
         boolean firstSeen = indices.put(index, System.currentTimeMillis()) == null;
         if (hosts == null) {

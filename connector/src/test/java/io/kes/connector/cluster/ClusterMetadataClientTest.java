@@ -1,4 +1,4 @@
-package io.kes.connector.routing;
+package io.kes.connector.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

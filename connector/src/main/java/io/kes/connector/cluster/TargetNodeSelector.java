@@ -1,9 +1,10 @@
-package io.kes.connector.internal;
+package io.kes.connector.cluster;
 
 import java.util.Collection;
 import java.util.Iterator;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import org.apache.flink.annotation.Internal;
 import org.apache.http.HttpHost;
 import org.elasticsearch.client.Node;
 import org.elasticsearch.client.NodeSelector;
@@ -18,6 +19,7 @@ import org.elasticsearch.client.NodeSelector;
  * <p>A target that is not among the living nodes (it failed lately) is ignored: the request goes
  * to the configured hosts, as it would without a target.
  */
+@Internal
 public final class TargetNodeSelector implements NodeSelector {
 
     private final Set<HttpHost> configured;

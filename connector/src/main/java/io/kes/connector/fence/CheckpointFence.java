@@ -1,15 +1,17 @@
-package io.kes.connector.bulk;
+package io.kes.connector.fence;
 
-import io.kes.connector.internal.NonRecoverable;
-import io.kes.connector.routing.ClusterMetadataClient;
-import io.kes.connector.routing.ClusterMetadataClient.ShardSeqNos;
-import io.kes.connector.routing.IndexMetadata;
+import io.kes.connector.NonRecoverable;
+import io.kes.connector.cluster.ClusterMetadataClient.ShardSeqNos;
+import io.kes.connector.cluster.ClusterMetadataClient;
+import io.kes.connector.cluster.IndexMetadata;
+import io.kes.connector.internal.Backoff;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.apache.flink.annotation.Internal;
 import org.elasticsearch.client.ResponseException;
 import org.elasticsearch.client.RestClient;
 import org.slf4j.Logger;
@@ -39,10 +41,11 @@ import org.slf4j.LoggerFactory;
  * <p>A failover between the wait and the term read fails a checkpoint that was in fact safe: a
  * replay too many, never a loss.
  */
-final class CheckpointFence {
+@Internal
+public final class CheckpointFence {
 
     /** The checkpoint must not complete: writes since the last one may be lost. */
-    static final class FenceException extends IOException {
+    public static final class FenceException extends IOException {
         private static final long serialVersionUID = 1L;
 
         FenceException(String message) {
@@ -65,7 +68,7 @@ final class CheckpointFence {
     private final long maxRetryMillis;
     private final Duration maxSyncWait;
 
-    CheckpointFence(RestClient client, Backoff backoff, Duration maxRetryTime, Duration maxSyncWait) {
+    public CheckpointFence(RestClient client, Backoff backoff, Duration maxRetryTime, Duration maxSyncWait) {
         this.metadata = new ClusterMetadataClient(client);
         this.backoff = backoff;
         this.maxRetryMillis = maxRetryTime.toMillis();
@@ -78,7 +81,7 @@ final class CheckpointFence {
      * {@code retry.max_time}, as writes do: the checkpoint waits rather than fails over a short
      * outage. On success the writes are forgotten; on failure they stay, for the next fence.
      */
-    void check(AcknowledgedWrites acknowledged) throws IOException, InterruptedException {
+    public void check(AcknowledgedWrites acknowledged) throws IOException, InterruptedException {
         if (acknowledged.isEmpty()) {
             return;
         }

@@ -1,9 +1,9 @@
-package io.kes.connector.bulk;
+package io.kes.connector.fence;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kes.connector.cluster.IndexMetadata;
 import io.kes.connector.routing.IndexLayout;
-import io.kes.connector.routing.IndexMetadata;
 import io.kes.connector.routing.ShardPrediction;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -1,12 +1,13 @@
-package io.kes.connector.bulk;
+package io.kes.connector.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kes.connector.Durability;
+import io.kes.connector.NonRecoverable;
 import io.kes.connector.SinkSettings;
-import io.kes.connector.internal.NonRecoverable;
 import java.io.IOException;
 import java.io.InputStream;
+import org.apache.flink.annotation.PublicEvolving;
 import org.apache.http.entity.ContentType;
 import org.apache.http.nio.entity.NStringEntity;
 import org.elasticsearch.client.Request;
@@ -25,14 +26,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Without security (or without the {@code _security} API) there is nothing to check.
  */
-final class PrivilegeCheck {
+@PublicEvolving
+public final class PrivilegeCheck {
 
     private static final Logger LOG = LoggerFactory.getLogger(PrivilegeCheck.class);
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private PrivilegeCheck() {}
 
-    static void atOpen(RestClient client, SinkSettings settings) {
+    public static void atOpen(RestClient client, SinkSettings settings) {
         boolean monitor;
         try {
             Request request = new Request("POST", "/_security/user/_has_privileges");

@@ -1,4 +1,4 @@
-package io.kes.connector.bulk;
+package io.kes.connector.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

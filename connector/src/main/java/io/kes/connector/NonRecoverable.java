@@ -1,5 +1,6 @@
-package io.kes.connector.internal;
+package io.kes.connector;
 
+import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.runtime.execution.SuppressRestartsException;
 
 /**
@@ -16,6 +17,7 @@ import org.apache.flink.runtime.execution.SuppressRestartsException;
  * So a failure wrapped by {@link #error} (at any depth) ends the job, with the message on the
  * console of {@code bin/kes run} and in the job's exception history on a cluster.
  */
+@PublicEvolving
 public final class NonRecoverable {
 
     private NonRecoverable() {}

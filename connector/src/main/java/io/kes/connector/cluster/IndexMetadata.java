@@ -1,6 +1,7 @@
-package io.kes.connector.routing;
+package io.kes.connector.cluster;
 
 import java.time.Duration;
+import org.apache.flink.annotation.PublicEvolving;
 
 /**
  * What kes needs to know about one concrete index, as the cluster state has it. Note that
@@ -19,6 +20,7 @@ import java.time.Duration;
  * @param translogSyncInterval {@code settings.index.translog.sync_interval} (Elasticsearch's 5 s when unset): how
  *                             often an async-durability index fsyncs its translog by itself
  */
+@PublicEvolving
 public record IndexMetadata(String name, String uuid, int numberOfShards, int routingNumShards, int routingPartitionSize,
                             boolean routedByDocument, long[] primaryTerms, Duration translogSyncInterval) {
 

@@ -1,10 +1,13 @@
-package io.kes.connector.bulk;
+package io.kes.connector.fence;
 
 import io.kes.connector.FailureHandler;
-import io.kes.connector.bulk.Epochs.Epoch;
+import io.kes.connector.fence.Epochs.Epoch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Histogram;
 
 /**
  * Finishes drained epochs on a thread of its own, one at a time in barrier order, so that the
@@ -16,11 +19,13 @@ import java.util.concurrent.RejectedExecutionException;
  * <p>Writes that a failed fence could not vouch for stay in the set the next fence checks, so no
  * later checkpoint can complete over them either (when a job tolerates failed checkpoints).
  */
-final class EpochFinisher implements AutoCloseable {
+@Internal
+public final class EpochFinisher implements AutoCloseable {
 
     private final CheckpointFence fence;
     private final FailureHandler failureHandler;
-    private final BulkMetrics metrics;
+    private final Counter fenceFailures;
+    private final Histogram fenceMillis;
     private final Runnable afterEachEpoch;
     private final ExecutorService thread;
     /** Acknowledged writes no fence has vouched for yet. Finisher thread only. */
@@ -30,11 +35,12 @@ final class EpochFinisher implements AutoCloseable {
      * @param fence          null when the durability mode has none
      * @param afterEachEpoch runs on the finisher thread after every epoch (the writer wakes its task thread)
      */
-    EpochFinisher(CheckpointFence fence, FailureHandler failureHandler, BulkMetrics metrics, Runnable afterEachEpoch,
+    public EpochFinisher(CheckpointFence fence, FailureHandler failureHandler, Counter fenceFailures, Histogram fenceMillis, Runnable afterEachEpoch,
                   String threadName) {
         this.fence = fence;
         this.failureHandler = failureHandler;
-        this.metrics = metrics;
+        this.fenceFailures = fenceFailures;
+        this.fenceMillis = fenceMillis;
         this.afterEachEpoch = afterEachEpoch;
         this.thread = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, threadName);
@@ -44,7 +50,7 @@ final class EpochFinisher implements AutoCloseable {
     }
 
     /** Queues a drained epoch; its {@code durable} future completes when it is finished. */
-    void finish(Epoch epoch) {
+    public void finish(Epoch epoch) {
         try {
             thread.execute(() -> {
                 try {
@@ -68,10 +74,10 @@ final class EpochFinisher implements AutoCloseable {
             try {
                 fence.check(unfenced);
             } catch (CheckpointFence.FenceException e) {
-                metrics.fenceFailures.inc();
+                fenceFailures.inc();
                 throw e;
             } finally {
-                metrics.fenceMillis.update((System.nanoTime() - started) / 1_000_000);
+                fenceMillis.update((System.nanoTime() - started) / 1_000_000);
             }
         } else {
             unfenced.clear();

@@ -1,4 +1,4 @@
-package io.kes.connector.routing;
+package io.kes.connector.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import org.apache.flink.annotation.PublicEvolving;
 import org.apache.http.HttpHost;
 import org.elasticsearch.client.Request;
 import org.elasticsearch.client.Response;
@@ -27,6 +28,7 @@ import org.elasticsearch.client.RestClient;
  * routing values from Elasticsearch. Blocking calls: they run when an index is first seen or its
  * cached metadata expires, and at checkpoints, never per document.
  */
+@PublicEvolving
 public final class ClusterMetadataClient {
 
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -1,9 +1,9 @@
-package io.kes.connector.bulk;
+package io.kes.connector.fence;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.kes.connector.bulk.Epochs.Epoch;
+import io.kes.connector.fence.Epochs.Epoch;
 import org.junit.jupiter.api.Test;
 
 class EpochsTest {

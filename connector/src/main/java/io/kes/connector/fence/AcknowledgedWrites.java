@@ -1,12 +1,13 @@
-package io.kes.connector.bulk;
+package io.kes.connector.fence;
 
+import io.kes.connector.cluster.IndexMetadata;
 import io.kes.connector.routing.IndexLayout;
-import io.kes.connector.routing.IndexMetadata;
 import io.kes.connector.routing.ShardPrediction;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.apache.flink.annotation.Internal;
 
 /**
  * What Elasticsearch acknowledged since the last checkpoint, per concrete index: which shards were
@@ -29,6 +30,7 @@ import java.util.TreeSet;
  * longer the index's (another uuid or shard count by the time the fence looks) counts index-wide
  * too: the prediction it was made with may have sent the write elsewhere.
  */
+@Internal
 public final class AcknowledgedWrites {
 
     /** One concrete index's writes. */
@@ -129,7 +131,7 @@ public final class AcknowledgedWrites {
      * @param predicted   where the writer predicted it
      * @param appliedTerm the primary term it was applied under, or -1 when the response does not say
      */
-    void record(String index, ShardPrediction predicted, long appliedTerm) {
+    public void record(String index, ShardPrediction predicted, long appliedTerm) {
         IndexWrites writes = byIndex.computeIfAbsent(index, i -> new IndexWrites());
         IndexLayout layout = predicted.layout();
         if (layout != null && layout.index().equals(index)) {
