@@ -16,7 +16,8 @@ Helpers of the kes chart. The rules they encode:
   then .Values.flinkConfiguration. See job/_flink-configuration.tpl.
 - Secrets. The chart never creates a Secret nor inlines a credential: kes.secretEnv turns the
   existingSecret names of .Values.secrets into env entries with secretKeyRef, which the mapping
-  references as ${VAR}.
+  references as ${VAR}; kes.podTemplate mounts .Values.secrets.files as read-only secret volumes,
+  which the mapping reads as ${file:<mountPath>/<key>}.
 - Validation. kes.validate fails the render on combinations the operator would reject later.
 */}}
 

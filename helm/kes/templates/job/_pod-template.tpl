@@ -1,7 +1,8 @@
 {{/*
 The pod template the operator merges into the JobManager and TaskManager pods. Everything the job
 needs from Kubernetes is here: the mapping ConfigMap mounted at mappingMountPath, credentials as env
-from existing Secrets, enabled file system plugins, the metrics port, an optional storage volume.
+or as read-only files (secrets.files) from existing Secrets, enabled file system plugins, the
+metrics port, an optional storage volume.
 The container must be named flink-main-container for the operator to merge it with Flink's own.
 */}}
 {{- define "kes.podTemplate" -}}
@@ -59,6 +60,11 @@ spec:
         - name: kes-mapping
           mountPath: {{ .Values.mappingMountPath }}
           readOnly: true
+        {{- range $i, $f := .Values.secrets.files }}
+        - name: kes-secret-{{ $i }}
+          mountPath: {{ required "secrets.files[].mountPath is required (an absolute directory)" $f.mountPath }}
+          readOnly: true
+        {{- end }}
         {{- if .Values.storage.volume }}
         - name: kes-state
           mountPath: {{ .Values.storage.volumeMountPath }}
@@ -70,6 +76,11 @@ spec:
         items:
           - key: mapping.yaml
             path: mapping.yaml
+    {{- range $i, $f := .Values.secrets.files }}
+    - name: kes-secret-{{ $i }}
+      secret:
+        secretName: {{ required "secrets.files[].secretName is required (an existing Secret)" $f.secretName }}
+    {{- end }}
     {{- with .Values.storage.volume }}
     - name: kes-state
       {{- toYaml . | nindent 6 }}

@@ -208,13 +208,71 @@ class ComposeFileTest {
     @Test
     void composeMappingPointsAtTheComposeServicesAndLoads() {
         String mapping = Tools.read("deploy/compose/mapping.yaml");
-        KesConfig kes = KesConfig.parse(mapping, Map.of());
-        assertThat(kes.kafka.bootstrapServers()).isEqualTo("kafka:9092");
+        KesConfig kes = KesConfig.parse(withSecretsOfTheRepository(mapping), Map.of());
+        assertThat(kes.kafka.bootstrapServers()).isEqualTo("kafka:9095");
         assertThat(mapping).contains("http://elasticsearch:9200");
         assertThat(config().path("services").has("kafka")).isTrue();
         assertThat(config().path("services").has("elasticsearch")).isTrue();
         assertThat(kes.job.checkpointInterval()).as("the compose stack's Flink configuration sets the interval").isNull();
         assertThat(kes.job.parallelism()).isLessThanOrEqualTo(Integer.parseInt(flinkProperties("taskmanager").get("taskmanager.numberOfTaskSlots")));
+    }
+
+    /** The mapping as the jobmanager reads it: /run/secrets/<name> is the compose secret's file. */
+    private static String withSecretsOfTheRepository(String mapping) {
+        return mapping.replace("${file:/run/secrets/", "${file:" + Tools.REPO.resolve("deploy/compose/secrets") + "/");
+    }
+
+    /** The names of the compose secrets a service mounts (short or long syntax). */
+    static List<String> secrets(String service) {
+        List<String> names = new ArrayList<>();
+        service(service).path("secrets").forEach(s -> names.add(s.isTextual() ? s.asText() : s.path("source").asText()));
+        return names;
+    }
+
+    /**
+     * Every credential of the mapping is a compose secret's file, mounted in both Flink services;
+     * the job logs in to Kafka with SCRAM-SHA-512 on a SASL listener whose user the kafka-users
+     * service creates from the same secret before the job starts.
+     */
+    @Test
+    void credentialsAreComposeSecretsMountedAsFilesWhereTheMappingReadsThem() throws Exception {
+        String mapping = Tools.read("deploy/compose/mapping.yaml");
+        List<String> referenced = new ArrayList<>();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\$\\{file:/run/secrets/([^}]+)}").matcher(mapping);
+        while (m.find()) {
+            referenced.add(m.group(1));
+        }
+        assertThat(referenced).containsExactlyInAnyOrder("es-password", "kafka-password");
+        for (String name : referenced) {
+            Path file = Path.of(config().at("/secrets/" + name + "/file").asText());
+            assertThat(file).as("compose secret " + name).isEqualTo(Tools.REPO.resolve("deploy/compose/secrets/" + name));
+            assertThat(Files.readString(file).strip()).as(name).isNotEmpty();
+            assertThat(secrets("jobmanager")).as("jobmanager secrets").contains(name);
+            assertThat(secrets("taskmanager")).as("taskmanager secrets").contains(name);
+        }
+        assertThat(mapping).as("no credential inline").doesNotContainPattern("(?m)^\\s*password:\\s*[^$\\s]");
+
+        Map<String, String> kafka = KesConfig.parse(withSecretsOfTheRepository(mapping), Map.of()).kafka.properties();
+        assertThat(kafka).containsEntry("security.protocol", "SASL_PLAINTEXT").containsEntry("sasl.mechanism", "SCRAM-SHA-512");
+        String password = Files.readString(Tools.REPO.resolve("deploy/compose/secrets/kafka-password")).strip();
+        assertThat(kafka.get("sasl.jaas.config")).isEqualTo("org.apache.kafka.common.security.scram.ScramLoginModule required "
+                + "username=\"kes\" password=\"" + password + "\";");
+
+        JsonNode broker = service("kafka").path("environment");
+        assertThat(broker.path("KAFKA_LISTENERS").asText()).contains("SASL://:9095");
+        assertThat(broker.path("KAFKA_ADVERTISED_LISTENERS").asText()).contains("SASL://kafka:9095");
+        assertThat(broker.path("KAFKA_LISTENER_SECURITY_PROTOCOL_MAP").asText()).contains("SASL:SASL_PLAINTEXT");
+        assertThat(broker.path("KAFKA_SASL_ENABLED_MECHANISMS").asText()).isEqualTo("SCRAM-SHA-512");
+        assertThat(Tools.read("deploy/compose/kafka_server_jaas.conf")).contains("KafkaServer {", "ScramLoginModule required;");
+        assertThat(mounts("kafka")).anyMatch(v -> broker.path("KAFKA_OPTS").asText().endsWith("=" + v.target())
+                && Path.of(v.source()).equals(Tools.REPO.resolve("deploy/compose/kafka_server_jaas.conf")));
+
+        assertThat(secrets("kafka-users")).containsExactly("kafka-password");
+        assertThat(service("kafka-users").path("entrypoint").toString())
+                .contains("--entity-type users --entity-name kes", "SCRAM-SHA-512=[password=", "/run/secrets/kafka-password");
+        assertThat(service("jobmanager").at("/depends_on/kafka-users/condition").asText()).isEqualTo("service_completed_successfully");
+        assertThat(service("elasticsearch").at("/environment/ELASTIC_PASSWORD_FILE").asText()).isEqualTo("/run/secrets/es-password");
+        assertThat(secrets("elasticsearch")).containsExactly("es-password");
     }
 
     @Test

@@ -5,19 +5,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.kes.jobs.config.KesConfig;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.StreamSupport;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** helm/kes, rendered with `helm template` and read back as YAML. */
 class HelmChartTest {
 
     static final String CHART = "helm/kes";
     static final String PRODUCTION_VALUES = "helm/kes/ci/production-values.yaml";
+    static final String SECURED_VALUES = "helm/kes/ci/secured-values.yaml";
 
     /** helm template with the given extra arguments; fails the test when the render fails. */
     static List<JsonNode> render(String... args) {
@@ -69,6 +74,67 @@ class HelmChartTest {
     void helmLintPassesOnTheProductionValues() {
         Tools.Result r = Tools.run(Tools.helm().toString(), "lint", "--strict", CHART, "-f", PRODUCTION_VALUES);
         assertThat(r.exitCode()).as(r.all()).isZero();
+    }
+
+    @Test
+    void helmLintPassesOnTheSecuredValues() {
+        Tools.Result r = Tools.run(Tools.helm().toString(), "lint", "--strict", CHART, "-f", SECURED_VALUES);
+        assertThat(r.exitCode()).as(r.all()).isZero();
+    }
+
+    /**
+     * secured-values.yaml: the Elasticsearch API key and CA, the Kafka SCRAM password and CA come
+     * from two existing Secrets mounted read-only as files, and every path the mapping reads
+     * (${file:...}, tls_ca_file, ssl.truststore.location) lies in one of those mounts, in the pods
+     * of both JobManager and TaskManagers (the one pod template); nothing comes through the
+     * environment; the mapping loads with the job's own loader once the files are there.
+     */
+    @Test
+    void securedValuesMountTheSecretsAsFilesWhereTheMappingReadsThem(@TempDir Path dir) throws Exception {
+        List<JsonNode> docs = render("-f", SECURED_VALUES);
+        assertThat(ofKind(docs, "Secret")).as("the chart creates no Secret").isEmpty();
+        JsonNode fd = flinkDeployment(docs);
+        assertThat(fd.at("/spec/jobManager/podTemplate").isMissingNode() && fd.at("/spec/taskManager/podTemplate").isMissingNode())
+                .as("one pod template for JobManager and TaskManagers").isTrue();
+
+        Map<String, String> secretOfVolume = new HashMap<>();
+        fd.at("/spec/podTemplate/spec/volumes").forEach(v -> {
+            if (v.has("secret")) {
+                secretOfVolume.put(v.path("name").asText(), v.at("/secret/secretName").asText());
+            }
+        });
+        Map<String, String> secretAtPath = new HashMap<>();
+        mainContainer(fd).path("volumeMounts").forEach(m -> {
+            String secret = secretOfVolume.get(m.path("name").asText());
+            if (secret != null) {
+                assertThat(m.path("readOnly").asBoolean()).as(m + " is read-only").isTrue();
+                secretAtPath.put(m.path("mountPath").asText(), secret);
+            }
+        });
+        assertThat(secretAtPath).isEqualTo(Map.of("/etc/kes/secrets/elasticsearch", "kes-elasticsearch",
+                "/etc/kes/secrets/kafka", "kes-kafka"));
+        assertThat(mainContainer(fd).path("env").toString()).as("no credential in the environment").doesNotContain("secretKeyRef");
+
+        String mapping = ofKind(docs, "ConfigMap").get(0).at("/data/mapping.yaml").asText();
+        List<String> read = new ArrayList<>();
+        Matcher m = Pattern.compile("\\$\\{file:([^}]+)}|(?:tls_ca_file|ssl\\.truststore\\.location):\\s*(\\S+)").matcher(mapping);
+        while (m.find()) {
+            read.add(m.group(1) != null ? m.group(1) : m.group(2));
+        }
+        assertThat(read).containsExactlyInAnyOrder("/etc/kes/secrets/elasticsearch/api-key", "/etc/kes/secrets/elasticsearch/ca.crt",
+                "/etc/kes/secrets/kafka/password", "/etc/kes/secrets/kafka/ca.crt");
+        assertThat(read).allSatisfy(path -> assertThat(secretAtPath.keySet()).anyMatch(mount -> path.startsWith(mount + "/")));
+
+        // The Secrets' keys as kubelet writes them, under a temporary root instead of /etc/kes/secrets.
+        for (String path : read) {
+            Path file = dir.resolve(path.substring("/etc/kes/secrets/".length()));
+            Files.createDirectories(file.getParent());
+            Files.writeString(file, "from-" + file.getFileName() + "\n");
+        }
+        KesConfig config = KesConfig.parse(mapping.replace("/etc/kes/secrets/", dir + "/"), Map.of());
+        assertThat(config.kafka.properties().get("sasl.jaas.config")).endsWith("username=\"kes\" password=\"from-password\";");
+        assertThat(config.kafka.properties()).containsEntry("security.protocol", "SASL_SSL")
+                .containsEntry("ssl.truststore.location", dir + "/kafka/ca.crt");
     }
 
     @Test

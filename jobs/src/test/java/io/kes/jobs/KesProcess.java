@@ -50,10 +50,23 @@ final class KesProcess implements AutoCloseable {
 
     /** {@code java -cp <classpath> io.kes.jobs.KesJob <args>}, logging as bin/kes does. */
     static KesProcess java(Path home, List<Path> classpath, String... args) throws IOException {
+        return java(home, classpath, MODULE.resolve("config/log4j2-cli.properties"), args);
+    }
+
+    /** The same as bin/kes runs it ({@link #binKesRun}'s classpath), logging as {@code log4jConfig} says. */
+    static KesProcess java(Path home, Path log4jConfig, String... args) throws IOException {
+        List<Path> classpath = new ArrayList<>();
+        classpath.add(TARGET.resolve("classes"));
+        classpath.addAll(entries(TARGET.resolve("classpath.txt")));
+        classpath.addAll(entries(TARGET.resolve("provided-classpath.txt")));
+        return java(home, classpath, log4jConfig, args);
+    }
+
+    private static KesProcess java(Path home, List<Path> classpath, Path log4jConfig, String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx768m",
                 "--add-opens=java.base/java.util=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
-                "-Dlog4j2.configurationFile=" + MODULE.resolve("config/log4j2-cli.properties"),
+                "-Dlog4j2.configurationFile=" + log4jConfig,
                 "-Dkes.log.file=" + home.resolve("logs/kes.log"), "-Dkes.cli=true",
                 "-cp", classpath.stream().map(Path::toString).collect(Collectors.joining(":")),
                 "io.kes.jobs.KesJob"));

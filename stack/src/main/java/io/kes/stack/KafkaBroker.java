@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -22,6 +23,8 @@ import org.apache.kafka.common.errors.TopicExistsException;
 /**
  * A real Kafka broker in KRaft mode (one process is broker and controller), from the kafka_2.13
  * jars, in a child JVM so its Scala and server libraries never share a classpath with Flink.
+ * Built with {@link Builder#secured()} it also has a SASL_SSL (SCRAM-SHA-512) and an mTLS
+ * listener, with certificates and credentials made at start: see {@link #security()}.
  */
 public final class KafkaBroker implements AutoCloseable {
 
@@ -31,32 +34,57 @@ public final class KafkaBroker implements AutoCloseable {
     private final int port;
     private final int controllerPort;
     private final boolean detach;
+    private final boolean secured;
+    private final int saslSslPort;
+    private final int mtlsPort;
+    private KafkaSecurity security;
     private ServerProcess process;
 
-    private KafkaBroker(Path nodeDir, int port, int controllerPort, boolean detach) {
-        this.nodeDir = nodeDir;
-        this.port = port;
-        this.controllerPort = controllerPort;
-        this.detach = detach;
+    private KafkaBroker(Builder b) {
+        this.nodeDir = b.nodeDir;
+        this.port = b.port > 0 ? b.port : Ports.free();
+        this.controllerPort = b.controllerPort > 0 ? b.controllerPort : Ports.free();
+        this.detach = b.detach;
+        this.secured = b.secured;
+        this.saslSslPort = b.secured ? Ports.free() : -1;
+        this.mtlsPort = b.secured ? Ports.free() : -1;
+    }
+
+    public static Builder builder() {
+        return new Builder();
     }
 
     /** A broker on free ports with its data under target/ (tests). */
     public static KafkaBroker forTests() {
-        Path dir = StackLayout.fromBuild().runDir().resolve("kafka-" + ProcessHandle.current().pid() + "-" + Ports.free());
-        return new KafkaBroker(dir, Ports.free(), Ports.free(), false);
+        return builder().build();
     }
 
     /** A broker on fixed ports that outlives this JVM (bin/kes local). */
     public static KafkaBroker fixed(Path nodeDir, int port, int controllerPort) {
-        return new KafkaBroker(nodeDir, port, controllerPort, true);
+        return builder().nodeDir(nodeDir).ports(port, controllerPort).detach(true).build();
     }
 
+    /** The PLAINTEXT listener: every broker has it (on a secured one, for set-up: topics, admin). */
     public String bootstrapServers() {
         return "127.0.0.1:" + port;
     }
 
     public int port() {
         return port;
+    }
+
+    /**
+     * The secured listeners' addresses, trust and key stores, and SCRAM user of a broker built with
+     * {@link Builder#secured()}, once started.
+     */
+    public synchronized KafkaSecurity security() {
+        if (!secured) {
+            throw new IllegalStateException(this + " has no secured listeners: build it with KafkaBroker.builder().secured()");
+        }
+        if (security == null) {
+            throw new IllegalStateException(this + " makes its certificates and credentials at start(): start it first");
+        }
+        return security;
     }
 
     public Path logFile() {
@@ -70,6 +98,9 @@ public final class KafkaBroker implements AutoCloseable {
         }
         Path libs = StackLayout.fromBuild().kafkaLibs();
         Path config = nodeDir.resolve("server.properties");
+        if (secured && security == null) {
+            security = KafkaSecurity.generate(nodeDir.resolve("tls"), saslSslPort, mtlsPort);
+        }
         try {
             Files.createDirectories(nodeDir.resolve("data"));
             Files.writeString(config, serverProperties());
@@ -87,8 +118,12 @@ public final class KafkaBroker implements AutoCloseable {
     }
 
     private void format(Path libs, Path config) {
-        List<String> command = javaCommand(libs, "kafka.tools.StorageTool", "format",
-                "-t", Uuid.randomUuid().toString(), "-c", config.toString());
+        List<String> args = new ArrayList<>(List.of("format", "-t", Uuid.randomUuid().toString(), "-c", config.toString()));
+        if (security != null) {
+            // SCRAM users live in the metadata log; written at format time they exist before the first client connects.
+            args.addAll(List.of("--add-scram", security.scramCredentialArgument()));
+        }
+        List<String> command = javaCommand(libs, "kafka.tools.StorageTool", args.toArray(String[]::new));
         try {
             Process p = new ProcessBuilder(command).directory(nodeDir.toFile()).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile().toFile())).start();
@@ -116,28 +151,34 @@ public final class KafkaBroker implements AutoCloseable {
     }
 
     private String serverProperties() {
-        return String.join("\n",
-                "# written by kes-stack; edits are overwritten at each start",
-                "process.roles=broker,controller",
-                "node.id=1",
-                "controller.quorum.voters=1@127.0.0.1:" + controllerPort,
-                "listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
-                "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
-                "controller.listener.names=CONTROLLER",
-                "inter.broker.listener.name=PLAINTEXT",
-                "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-                "log.dirs=" + nodeDir.resolve("data"),
-                "num.partitions=1",
-                "offsets.topic.replication.factor=1",
-                "offsets.topic.num.partitions=4",
-                "transaction.state.log.replication.factor=1",
-                "transaction.state.log.min.isr=1",
-                "share.coordinator.state.topic.replication.factor=1",
-                "share.coordinator.state.topic.min.isr=1",
-                "group.initial.rebalance.delay.ms=0",
-                "auto.create.topics.enable=false",
-                "log.retention.hours=-1",
-                "");
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("process.roles", "broker,controller");
+        settings.put("node.id", "1");
+        settings.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
+        String listeners = "PLAINTEXT://127.0.0.1:" + port + (security != null ? "," + security.listeners() : "");
+        settings.put("listeners", listeners + ",CONTROLLER://127.0.0.1:" + controllerPort);
+        settings.put("advertised.listeners", listeners);
+        settings.put("controller.listener.names", "CONTROLLER");
+        settings.put("inter.broker.listener.name", "PLAINTEXT");
+        settings.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"
+                + (security != null ? ",SASL_SSL:SASL_SSL,SSL:SSL" : ""));
+        settings.put("log.dirs", nodeDir.resolve("data").toString());
+        settings.put("num.partitions", "1");
+        settings.put("offsets.topic.replication.factor", "1");
+        settings.put("offsets.topic.num.partitions", "4");
+        settings.put("transaction.state.log.replication.factor", "1");
+        settings.put("transaction.state.log.min.isr", "1");
+        settings.put("share.coordinator.state.topic.replication.factor", "1");
+        settings.put("share.coordinator.state.topic.min.isr", "1");
+        settings.put("group.initial.rebalance.delay.ms", "0");
+        settings.put("auto.create.topics.enable", "false");
+        settings.put("log.retention.hours", "-1");
+        if (security != null) {
+            settings.putAll(security.brokerSettings());
+        }
+        StringBuilder out = new StringBuilder("# written by kes-stack; edits are overwritten at each start\n");
+        settings.forEach((k, v) -> out.append(k).append('=').append(v).append('\n'));
+        return out.toString();
     }
 
     private static final String LOG4J2 = String.join("\n",
@@ -269,5 +310,45 @@ public final class KafkaBroker implements AutoCloseable {
     @Override
     public String toString() {
         return "Kafka at " + bootstrapServers();
+    }
+
+    /** Options of one broker; anything unset gets a default for a test. */
+    public static final class Builder {
+        private Path nodeDir;
+        private int port;
+        private int controllerPort;
+        private boolean detach;
+        private boolean secured;
+
+        public Builder nodeDir(Path nodeDir) {
+            this.nodeDir = nodeDir;
+            return this;
+        }
+
+        /** Fixed ports (bin/kes local); by default free ones are picked. */
+        public Builder ports(int port, int controllerPort) {
+            this.port = port;
+            this.controllerPort = controllerPort;
+            return this;
+        }
+
+        /** Keep running after this JVM exits (bin/kes local up). */
+        public Builder detach(boolean detach) {
+            this.detach = detach;
+            return this;
+        }
+
+        /** Adds a SASL_SSL (SCRAM-SHA-512) and an mTLS listener on free ports; see {@link KafkaSecurity}. */
+        public Builder secured() {
+            this.secured = true;
+            return this;
+        }
+
+        public KafkaBroker build() {
+            if (nodeDir == null) {
+                nodeDir = StackLayout.fromBuild().runDir().resolve("kafka-" + ProcessHandle.current().pid() + "-" + Ports.free());
+            }
+            return new KafkaBroker(this);
+        }
     }
 }

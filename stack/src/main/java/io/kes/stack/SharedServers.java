@@ -12,6 +12,7 @@ public final class SharedServers {
 
     private static final Map<String, ElasticsearchNode> NODES = new LinkedHashMap<>();
     private static KafkaBroker kafka;
+    private static KafkaBroker securedKafka;
     private static boolean hookInstalled;
 
     private SharedServers() {}
@@ -34,6 +35,18 @@ public final class SharedServers {
         return kafka;
     }
 
+    /**
+     * A second broker with SASL_SSL (SCRAM-SHA-512) and mTLS listeners ({@link KafkaBroker#security()}),
+     * for the tests of authentication; apart from the plain one, so that the others pay nothing for it.
+     */
+    public static synchronized KafkaBroker securedKafka() {
+        installShutdownHook();
+        if (securedKafka == null) {
+            securedKafka = KafkaBroker.builder().secured().build().start();
+        }
+        return securedKafka;
+    }
+
     private static void installShutdownHook() {
         if (!hookInstalled) {
             hookInstalled = true;
@@ -45,6 +58,9 @@ public final class SharedServers {
         NODES.values().forEach(ElasticsearchNode::stop);
         if (kafka != null) {
             kafka.stop();
+        }
+        if (securedKafka != null) {
+            securedKafka.stop();
         }
     }
 }

@@ -4,6 +4,9 @@ import java.io.Serializable;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.ConfigDef;
 
 /**
  * The {@code kafka:} section.
@@ -50,6 +53,30 @@ public record KafkaSettings(String bootstrapServers, String groupId, StartingOff
                 node.string("group_id", "kes"),
                 starting, timestamp,
                 Map.copyOf(properties));
+    }
+
+    /**
+     * Every field, with the values of secret properties hidden: Kafka's password-typed settings
+     * ({@code sasl.jaas.config}, {@code ssl.*.password}, ...) and any key that names a password,
+     * secret or token. A record's own toString would print them to whatever logs the settings.
+     */
+    @Override
+    public String toString() {
+        Map<String, String> shown = new LinkedHashMap<>();
+        properties.forEach((key, value) -> shown.put(key, isSecret(key) ? "[hidden]" : value));
+        return "KafkaSettings[bootstrapServers=" + bootstrapServers + ", groupId=" + groupId + ", startingOffsets=" + startingOffsets
+                + ", startingTimestampMillis=" + startingTimestampMillis + ", properties=" + shown + "]";
+    }
+
+    static boolean isSecret(String key) {
+        String lower = key.toLowerCase(java.util.Locale.ROOT);
+        return isPasswordType(ConsumerConfig.configDef(), key) || isPasswordType(ProducerConfig.configDef(), key)
+                || lower.contains("password") || lower.contains("secret") || lower.contains("token") || lower.contains("jaas");
+    }
+
+    private static boolean isPasswordType(ConfigDef definitions, String key) {
+        ConfigDef.ConfigKey definition = definitions.configKeys().get(key);
+        return definition != null && definition.type == ConfigDef.Type.PASSWORD;
     }
 
     private static long parseTimestamp(String key, String value) {

@@ -21,11 +21,18 @@ import org.apache.flink.streaming.api.lineage.LineageVertex;
 import org.apache.flink.streaming.api.lineage.LineageVertexProvider;
 
 /**
- * A source (the Kafka source) whose reader failures that no restart can cure end the job (see
- * {@link NonRecoverable}). The case it exists for: Kafka decompresses fetched batches in the
- * source's fetcher thread, so a codec missing from the classpath (lz4, snappy, zstd) surfaces
- * as a {@code NoClassDefFoundError} inside the Kafka connector, where kes cannot catch it; it
- * reaches the task through the reader's {@code pollNext}, and is classified here.
+ * A source (the Kafka source) whose failures that no restart can cure end the job (see
+ * {@link NonRecoverable}, {@link KafkaAuthentication}). The cases it exists for:
+ * <ul>
+ *   <li>Kafka decompresses fetched batches in the source's fetcher thread, so a codec missing from
+ *       the classpath (lz4, snappy, zstd) surfaces as a {@code NoClassDefFoundError} inside the
+ *       Kafka connector, where kes cannot catch it; it reaches the task through the reader's
+ *       {@code pollNext}, and is classified here.</li>
+ *   <li>Kafka refusing the credentials of {@code kafka.properties}: the first to meet it is the
+ *       split enumerator, which lists the topics' partitions with an admin client on the job
+ *       manager and fails the whole job from a callback of its context (Flink then restarts it,
+ *       for ever); the context handed to the enumerator classifies what its callbacks throw.</li>
+ * </ul>
  *
  * <p>Everything else is the wrapped source's: splits, enumerator, state and its serializers are
  * unchanged, so checkpoints taken with or without the wrapper restore into each other.
@@ -58,13 +65,13 @@ public final class FailFastSource<T, SplitT extends SourceSplit, EnumChkT>
 
     @Override
     public SplitEnumerator<SplitT, EnumChkT> createEnumerator(SplitEnumeratorContext<SplitT> context) throws Exception {
-        return source.createEnumerator(context);
+        return source.createEnumerator(new FailFastEnumeratorContext<>(context));
     }
 
     @Override
     public SplitEnumerator<SplitT, EnumChkT> restoreEnumerator(SplitEnumeratorContext<SplitT> context, EnumChkT checkpoint)
             throws Exception {
-        return source.restoreEnumerator(context, checkpoint);
+        return source.restoreEnumerator(new FailFastEnumeratorContext<>(context), checkpoint);
     }
 
     @Override
@@ -88,7 +95,7 @@ public final class FailFastSource<T, SplitT extends SourceSplit, EnumChkT>
         return source instanceof LineageVertexProvider provider ? provider.getLineageVertex() : null;
     }
 
-    /** Delegates everything; a failure passes through {@link NonRecoverable#classify}. */
+    /** Delegates everything; a failure passes through {@link KafkaAuthentication#classify}. */
     private static final class Reader<T, SplitT extends SourceSplit> implements SourceReader<T, SplitT> {
 
         private final SourceReader<T, SplitT> reader;
@@ -111,7 +118,7 @@ public final class FailFastSource<T, SplitT extends SourceSplit, EnumChkT>
             try {
                 return reader.pollNext(output);
             } catch (Throwable t) {
-                throw NonRecoverable.classify(t);
+                throw KafkaAuthentication.classify(t);
             }
         }
 
@@ -161,7 +168,7 @@ public final class FailFastSource<T, SplitT extends SourceSplit, EnumChkT>
         }
 
         private static RuntimeException unchecked(Throwable t) {
-            Exception classified = NonRecoverable.classify(t);
+            Exception classified = KafkaAuthentication.classify(t);
             return classified instanceof RuntimeException r ? r : new RuntimeException(classified);
         }
     }
