@@ -1,6 +1,6 @@
 package io.kes.jobs.source;
 
-import io.kes.connector.internal.NonRecoverable;
+import io.kes.connector.NonRecoverable;
 import org.apache.kafka.common.errors.AuthenticationException;
 
 /**

@@ -3,7 +3,7 @@ package io.kes.jobs.source;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import io.kes.connector.internal.NonRecoverable;
+import io.kes.connector.NonRecoverable;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
