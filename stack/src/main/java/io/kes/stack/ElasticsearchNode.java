@@ -154,8 +154,10 @@ public final class ElasticsearchNode implements AutoCloseable {
         if (security != null) {
             try {
                 security.setUp(http());
-            } catch (IOException e) {
-                throw new UncheckedIOException("could not create kes's role, user and API key on " + this, e);
+            } catch (IOException | RuntimeException e) {
+                process.kill(); // nobody holds this node yet: it would outlive the test JVM
+                throw new IllegalStateException("could not create kes's role, user and API key on " + this + "; log tail:\n"
+                        + process.logTail(40), e);
             }
         }
         return this;

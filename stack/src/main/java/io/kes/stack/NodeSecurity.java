@@ -51,13 +51,14 @@ public final class NodeSecurity {
      * The privileges kes needs (docs/config-reference.md, "Privileges kes needs", says why each):
      * cluster {@code monitor} (cluster state, node addresses, tasks) and
      * {@code manage_index_templates} (routes with {@code index_template:}); on the indices it writes
-     * {@code create_index} (indices its writes create), {@code create_doc}, {@code index},
+     * {@code auto_configure} (indices its writes create, and the mapping updates of new fields),
+     * {@code create_doc}, {@code index},
      * {@code delete} (the writes), {@code view_index_metadata} (shard calibration, write indices of
      * aliases and data streams), {@code monitor} and {@code maintenance} (the checkpoint fence's
      * {@code _stats} and {@code _flush}).
      */
     public static final List<String> KES_CLUSTER_PRIVILEGES = List.of("monitor", "manage_index_templates");
-    public static final List<String> KES_INDEX_PRIVILEGES = List.of("create_index", "create_doc", "index", "delete",
+    public static final List<String> KES_INDEX_PRIVILEGES = List.of("auto_configure", "create_doc", "index", "delete",
             "view_index_metadata", "monitor", "maintenance");
 
     private static final Pattern API_KEY_ID = Pattern.compile("\"id\"\\s*:\\s*\"([^\"]+)\"");
@@ -74,6 +75,18 @@ public final class NodeSecurity {
     NodeSecurity(Path nodeDir) {
         this.configDir = nodeDir.resolve("config");
         this.stateFile = nodeDir.resolve("kes-security.properties");
+    }
+
+    /** The security of a node set up earlier in {@code nodeDir} (bin/kes local status), or null when there is none. */
+    public static NodeSecurity existing(Path nodeDir) throws IOException {
+        NodeSecurity security = new NodeSecurity(nodeDir);
+        if (!Files.exists(security.stateFile)) {
+            return null;
+        }
+        try (InputStream in = Files.newInputStream(security.stateFile)) {
+            security.state.load(in);
+        }
+        return security;
     }
 
     /** The PEM file of the CA that signed the node's HTTP certificate: {@code elasticsearch.tls_ca_file}. */
