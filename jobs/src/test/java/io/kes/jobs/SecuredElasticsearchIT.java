@@ -265,6 +265,7 @@ class SecuredElasticsearchIT {
             assertThat(job.awaitExit(java.time.Duration.ofMinutes(2))).as("the job ended; console:\n%s", job.console()).isTrue();
             assertThat(job.exitCode()).as(job.console()).isEqualTo(1);
             assertThat(job.console()).contains("HTTP 401", "elasticsearch.api_key", "not restarted");
+            assertNoSecretIn(job.console(), "the console of bin/kes run");
         }
         ApiKey second = NodeSecurity.createApiKey(es.http(), "restore-second", NodeSecurity.KES_CLUSTER_PRIVILEGES,
                 NodeSecurity.KES_INDEX_PRIVILEGES, null);
