@@ -16,6 +16,13 @@ import org.apache.flink.runtime.execution.SuppressRestartsException;
  * job without consulting the restart strategy. {@link SuppressRestartsException} is that exception.
  * So a failure wrapped by {@link #error} (at any depth) ends the job, with the message on the
  * console of {@code bin/kes run} and in the job's exception history on a cluster.
+ *
+ * <p>Flink's failover sees a task's failure only after serializing it. When one exception of the
+ * chain cannot be serialized (the REST client's {@code ResponseException} holds its response),
+ * Flink keeps the whole chain as text, the {@link SuppressRestartsException} is lost among it, and
+ * the job restarts for ever: measured on a secured node, a revoked API key restarted the job every
+ * few seconds. So causes that cannot be serialized are replaced by {@link SerializableCopy copies}
+ * (class name, message and stack trace kept).
  */
 @PublicEvolving
 public final class NonRecoverable {
@@ -24,7 +31,7 @@ public final class NonRecoverable {
 
     /** {@code message} (what is wrong and which setting fixes it) as a failure that ends the job. */
     public static SuppressRestartsException error(String message, Throwable cause) {
-        return new SuppressRestartsException(new IllegalStateException(message, cause));
+        return new SuppressRestartsException(new IllegalStateException(message, serializable(cause)));
     }
 
     public static SuppressRestartsException error(String message) {
@@ -65,7 +72,7 @@ public final class NonRecoverable {
         }
         LinkageError linkage = linkageError(failure);
         if (linkage == null && failure instanceof Exception marked) {
-            return marked; // Flink finds the SuppressRestartsException in its causes
+            return (Exception) serializable(marked); // Flink finds the SuppressRestartsException in its causes
         }
         if (linkage != null) {
             return error("a class is missing from the job's classpath or does not fit the others (" + linkage
@@ -73,7 +80,52 @@ public final class NonRecoverable {
                     + "complete; on a Flink cluster submit kes-job.jar as built, without a second copy of its libraries in Flink's lib/",
                     failure);
         }
-        return new SuppressRestartsException(failure);
+        return new SuppressRestartsException(serializable(failure));
+    }
+
+    /** {@code t} itself when Java serialization can carry it, else a copy that it can, keeping every SuppressRestartsException. */
+    static Throwable serializable(Throwable t) {
+        if (t == null || canSerialize(t)) {
+            return t;
+        }
+        return copy(t, new java.util.IdentityHashMap<>());
+    }
+
+    private static Throwable copy(Throwable t, java.util.IdentityHashMap<Throwable, Boolean> seen) {
+        seen.put(t, Boolean.TRUE);
+        Throwable cause = t.getCause() == null || seen.containsKey(t.getCause()) ? null : copy(t.getCause(), seen);
+        Throwable copy = t instanceof SuppressRestartsException ? new SuppressRestartsException(cause)
+                : new SerializableCopy(t.getClass().getName() + (t.getMessage() == null ? "" : ": " + t.getMessage()), cause);
+        copy.setStackTrace(t.getStackTrace());
+        for (Throwable suppressed : t.getSuppressed()) {
+            if (!seen.containsKey(suppressed)) {
+                copy.addSuppressed(copy(suppressed, seen));
+            }
+        }
+        return copy;
+    }
+
+    private static boolean canSerialize(Throwable t) {
+        try (java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(java.io.OutputStream.nullOutputStream())) {
+            out.writeObject(t);
+            return true;
+        } catch (java.io.IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** An exception that could not be serialized, as text: its class and message, and its stack trace. */
+    public static final class SerializableCopy extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        SerializableCopy(String classAndMessage, Throwable cause) {
+            super(classAndMessage, cause);
+        }
+
+        @Override
+        public String toString() {
+            return getMessage(); // reads as the original: "org.elasticsearch.client.ResponseException: ..."
+        }
     }
 
     private static LinkageError linkageError(Throwable failure) {

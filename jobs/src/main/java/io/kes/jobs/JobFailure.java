@@ -59,7 +59,8 @@ final class JobFailure {
 
     private static String describe(Throwable t) {
         String type = t.getClass().getName();
-        boolean plain = type.startsWith("java.lang.IllegalStateException") || type.startsWith("java.lang.IllegalArgumentException");
+        boolean plain = type.startsWith("java.lang.IllegalStateException") || type.startsWith("java.lang.IllegalArgumentException")
+                || t instanceof io.kes.connector.NonRecoverable.SerializableCopy; // its message starts with the original class
         return t.getMessage() == null ? type : plain ? t.getMessage() : type + ": " + t.getMessage();
     }
 }

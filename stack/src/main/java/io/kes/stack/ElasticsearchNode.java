@@ -17,7 +17,8 @@ import java.util.stream.Stream;
  * x-pack-security, apm). Each node gets its own config, data and log folders under
  * {@code nodeDir}; the unpacked distribution is shared and never written to.
  *
- * <p>Security is off and disk watermarks are ignored: this node is for tests and a laptop, and a
+ * <p>Security is off unless {@link Builder#secured()} (then HTTPS, users, roles and API keys: see
+ * {@link NodeSecurity}), and disk watermarks are ignored: this node is for tests and a laptop, and a
  * shared CI disk that is 90% full must not turn indices read-only mid-test.
  */
 public final class ElasticsearchNode implements AutoCloseable {
@@ -31,6 +32,9 @@ public final class ElasticsearchNode implements AutoCloseable {
     private final Map<String, String> extraSettings;
     private final String heap;
     private final boolean detach;
+    /** Null for a node without security. */
+    private final NodeSecurity security;
+    private Http adminHttp;
     private ServerProcess process;
 
     private ElasticsearchNode(Builder b) {
@@ -41,6 +45,7 @@ public final class ElasticsearchNode implements AutoCloseable {
         this.extraSettings = Map.copyOf(b.settings);
         this.heap = b.heap;
         this.detach = b.detach;
+        this.security = b.secured ? new NodeSecurity(nodeDir) : null;
     }
 
     public static Builder builder() {
@@ -68,16 +73,36 @@ public final class ElasticsearchNode implements AutoCloseable {
         return Integer.parseInt(version.substring(0, version.indexOf('.')));
     }
 
+    /** {@code http://127.0.0.1:<port>}, or for a secured node {@code https://localhost:<port>} (the name its certificate holds). */
     public String url() {
-        return "http://127.0.0.1:" + httpPort;
+        return security != null ? "https://localhost:" + httpPort : "http://127.0.0.1:" + httpPort;
+    }
+
+    public boolean isSecured() {
+        return security != null;
+    }
+
+    /** CA, fingerprint, kes's credentials and API key, and making more of them; only for a {@link Builder#secured()} node. */
+    public NodeSecurity security() {
+        if (security == null) {
+            throw new IllegalStateException(this + " runs without security; build it with ElasticsearchNode.builder().secured()");
+        }
+        return security;
     }
 
     public int httpPort() {
         return httpPort;
     }
 
-    public Http http() {
-        return new Http(url());
+    /** Plain HTTP calls; on a secured node as the file-realm superuser, over HTTPS trusting the node's CA. */
+    public synchronized Http http() {
+        if (security == null) {
+            return new Http(url());
+        }
+        if (adminHttp == null) {
+            adminHttp = new Http(url(), security.sslContext(), NodeSecurity.basic(NodeSecurity.ADMIN_USER, security.adminPassword()));
+        }
+        return adminHttp;
     }
 
     public Path nodeDir() {
@@ -105,9 +130,16 @@ public final class ElasticsearchNode implements AutoCloseable {
         Path javaHome = JavaHomes.find(minJdk, maxJdk).orElseThrow(() -> new IllegalStateException(
                 "Elasticsearch " + version + " needs a JDK " + minJdk + (maxJdk < 1000 ? "-" + maxJdk : "+")
                         + "; set ES_JAVA_HOME to one, or use Elasticsearch " + layout.elasticsearch8Version()));
+        if (security != null) {
+            home = SecurityAnalysisShim.homeWithShim(home, version, layout.runDir(), javaHome);
+        }
         String user = UnprivilegedUser.ensureForElasticsearch();
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("ES_JAVA_HOME", javaHome.toString());
+        env.put("ES_PATH_CONF", nodeDir.resolve("config").toString());
+        env.put("ES_TMPDIR", nodeDir.resolve("tmp").toString());
         try {
-            prepareNodeDir(home);
+            prepareNodeDir(home, env);
             if (user != null) {
                 UnprivilegedUser.chownRecursively(nodeDir);
                 home = readableByUser(home);
@@ -115,18 +147,23 @@ public final class ElasticsearchNode implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("could not prepare " + nodeDir, e);
         }
-        Map<String, String> env = new LinkedHashMap<>();
-        env.put("ES_JAVA_HOME", javaHome.toString());
-        env.put("ES_PATH_CONF", nodeDir.resolve("config").toString());
-        env.put("ES_TMPDIR", nodeDir.resolve("tmp").toString());
         env.put("ES_JAVA_OPTS", "-Xms" + heap + " -Xmx" + heap);
         process = ServerProcess.start("elasticsearch " + version, List.of(home.resolve("bin/elasticsearch").toString()),
                 env, nodeDir, logFile(), user, detach, nodeDir.resolve("elasticsearch.pid"));
         awaitPrimariesActive();
+        if (security != null) {
+            try {
+                security.setUp(http());
+            } catch (IOException | RuntimeException e) {
+                process.kill(); // nobody holds this node yet: it would outlive the test JVM
+                throw new IllegalStateException("could not create kes's role, user and API key on " + this + "; log tail:\n"
+                        + process.logTail(40), e);
+            }
+        }
         return this;
     }
 
-    private void prepareNodeDir(Path home) throws IOException {
+    private void prepareNodeDir(Path home, Map<String, String> cliEnv) throws IOException {
         for (String sub : List.of("config", "data", "logs", "tmp")) {
             Files.createDirectories(nodeDir.resolve(sub));
         }
@@ -153,6 +190,9 @@ public final class ElasticsearchNode implements AutoCloseable {
         settings.put("xpack.security.enabled", "false");
         settings.put("cluster.routing.allocation.disk.threshold_enabled", "false");
         settings.put("action.destructive_requires_name", "false");
+        if (security != null) {
+            settings.putAll(security.prepare(home, cliEnv));
+        }
         settings.putAll(extraSettings);
         StringBuilder yml = new StringBuilder("# written by kes-stack; edits are overwritten at each start\n");
         settings.forEach((k, v) -> yml.append(k).append(": \"").append(v).append("\"\n"));
@@ -266,6 +306,7 @@ public final class ElasticsearchNode implements AutoCloseable {
         private final Map<String, String> settings = new LinkedHashMap<>();
         private String heap = "512m";
         private boolean detach;
+        private boolean secured;
 
         public Builder version(String version) {
             this.version = version;
@@ -298,6 +339,15 @@ public final class ElasticsearchNode implements AutoCloseable {
         /** Keep running after this JVM exits (bin/kes local up). */
         public Builder detach(boolean detach) {
             this.detach = detach;
+            return this;
+        }
+
+        /**
+         * A secured node, as production runs them: HTTPS, users, a least-privilege role for kes and
+         * an API key ({@link ElasticsearchNode#security()}).
+         */
+        public Builder secured() {
+            this.secured = true;
             return this;
         }
 

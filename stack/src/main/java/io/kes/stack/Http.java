@@ -26,9 +26,28 @@ public final class Http {
             .build();
 
     private final String baseUrl;
+    private final HttpClient client;
+    /** The Authorization header's value, or null. */
+    private final String authorization;
 
     public Http(String baseUrl) {
+        this(baseUrl, null, null);
+    }
+
+    /** HTTPS trusting {@code ssl}'s anchors, with an {@code Authorization} header on every request (null: none). */
+    public Http(String baseUrl, javax.net.ssl.SSLContext ssl, String authorization) {
         this.baseUrl = baseUrl;
+        this.client = ssl == null ? CLIENT : HttpClient.newBuilder()
+                .connectTimeout(Duration.ofSeconds(5))
+                .version(HttpClient.Version.HTTP_1_1)
+                .sslContext(ssl)
+                .build();
+        this.authorization = authorization;
+    }
+
+    /** The same node as another user (basic auth). */
+    public Http as(String user, String password) {
+        return new Http(baseUrl, client == CLIENT ? null : client.sslContext(), NodeSecurity.basic(user, password));
     }
 
     /** Refreshes {@code index} and counts its documents, as a test or the quick start checks them. */
@@ -56,11 +75,14 @@ public final class Http {
                 .method(method, jsonBody == null
                         ? HttpRequest.BodyPublishers.noBody()
                         : HttpRequest.BodyPublishers.ofString(jsonBody));
+        if (authorization != null) {
+            request.header("Authorization", authorization);
+        }
         if (jsonBody != null) {
             request.header("Content-Type", path.contains("_bulk") ? "application/x-ndjson" : "application/json");
         }
         try {
-            HttpResponse<String> response = CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> response = client.send(request.build(), HttpResponse.BodyHandlers.ofString());
             return new Response(response.statusCode(), response.body());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

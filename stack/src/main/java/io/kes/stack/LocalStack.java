@@ -30,7 +30,7 @@ public final class LocalStack {
     }
 
     public String elasticsearchUrl() {
-        return "http://127.0.0.1:" + ES_HTTP_PORT;
+        return secureRunning() ? "https://localhost:" + ES_HTTP_PORT : "http://127.0.0.1:" + ES_HTTP_PORT;
     }
 
     public String kafkaBootstrap() {
@@ -39,9 +39,26 @@ public final class LocalStack {
 
     /** Starts whatever is not running yet; idempotent. */
     public void up() throws IOException {
+        up(false);
+    }
+
+    /**
+     * With {@code secure}, Elasticsearch is a secured node (HTTPS, users, kes's role and API key;
+     * its own data folder {@code elasticsearch-secure}), and how to connect is printed.
+     */
+    public void up(boolean secure) throws IOException {
         Files.createDirectories(home);
-        if (running(esDir(), "elasticsearch").isPresent()) {
-            System.out.println("Elasticsearch already running at " + elasticsearchUrl());
+        if (running(esDir(), "elasticsearch").isPresent() || secureRunning()) {
+            System.out.println("Elasticsearch already running at " + elasticsearchUrl()
+                    + (secure != secureRunning() ? " (" + (secureRunning() ? "secured" : "not secured") + "; bin/kes local down first to switch)" : ""));
+        } else if (secure) {
+            requireFree(ES_HTTP_PORT, "Elasticsearch HTTP");
+            requireFree(ES_TRANSPORT_PORT, "Elasticsearch transport");
+            System.out.println("Starting a secured Elasticsearch on https://localhost:" + ES_HTTP_PORT + " (log: "
+                    + secureEsDir().resolve("logs/console.log") + ") ...");
+            ElasticsearchNode node = ElasticsearchNode.builder().nodeDir(secureEsDir()).secured()
+                    .ports(ES_HTTP_PORT, ES_TRANSPORT_PORT).heap("1g").detach(true).build().start();
+            System.out.println("Elasticsearch " + node.version() + " is up at " + node.url());
         } else {
             requireFree(ES_HTTP_PORT, "Elasticsearch HTTP");
             requireFree(ES_TRANSPORT_PORT, "Elasticsearch transport");
@@ -64,28 +81,72 @@ public final class LocalStack {
 
     public void down() {
         stop(esDir(), "elasticsearch");
+        if (secureRunning()) {
+            stop(secureEsDir(), "elasticsearch");
+        }
         stop(kafkaDir(), "kafka");
         System.out.println("Local stack stopped (data kept under " + home + "; delete it for a clean start).");
     }
 
     public boolean status() {
-        boolean es = running(esDir(), "elasticsearch").isPresent();
+        boolean es = running(esDir(), "elasticsearch").isPresent() || secureRunning();
         boolean kafka = running(kafkaDir(), "kafka").isPresent();
         System.out.println("Elasticsearch: " + (es ? "running at " + elasticsearchUrl() : "stopped"));
         System.out.println("Kafka:         " + (kafka ? "running at " + kafkaBootstrap() : "stopped"));
         System.out.println("Data:          " + home);
-        if (es) {
+        if (es && secureRunning()) {
+            printHowToConnect();
+        } else if (es) {
             System.out.println("  curl -s '" + elasticsearchUrl() + "/_cat/indices?v'");
         }
         return es && kafka;
     }
 
+    /** URL, CA file, fingerprint, kes's user, password and API key, and the config lines that use them. */
+    private void printHowToConnect() {
+        NodeSecurity s;
+        try {
+            s = NodeSecurity.existing(secureEsDir());
+        } catch (IOException e) {
+            System.out.println("  (cannot read the credentials under " + secureEsDir() + ": " + e.getMessage() + ")");
+            return;
+        }
+        if (s == null) {
+            return;
+        }
+        String url = elasticsearchUrl();
+        System.out.println("Secured Elasticsearch (local use only; the credentials are in " + secureEsDir().resolve("kes-security.properties") + "):");
+        System.out.println("  URL:         " + url);
+        System.out.println("  CA file:     " + s.caFile());
+        System.out.println("  fingerprint: " + s.caFingerprint() + " (SHA-256 of the CA certificate)");
+        System.out.println("  user:        " + s.kesUser() + "  (role " + NodeSecurity.KES_ROLE + ": cluster " + NodeSecurity.KES_CLUSTER_PRIVILEGES
+                + ", indices " + NodeSecurity.KES_INDEX_PRIVILEGES + ")");
+        System.out.println("  password:    " + s.kesPassword());
+        System.out.println("  API key:     " + s.apiKey().encoded() + "  (id " + s.apiKey().id() + ", same privileges)");
+        System.out.println("  superuser:   " + NodeSecurity.ADMIN_USER + " / " + s.adminPassword() + "  (setup only; not for kes)");
+        System.out.println("  curl --cacert " + s.caFile() + " -u " + s.kesUser() + ":" + s.kesPassword() + " '" + url + "/_cat/indices?v'");
+        System.out.println("Config (mapping.yaml), with the API key:");
+        System.out.println("  elasticsearch:");
+        System.out.println("    hosts: [" + url + "]");
+        System.out.println("    api_key: " + s.apiKey().encoded());
+        System.out.println("    tls_ca_file: " + s.caFile() + "        # or tls_fingerprint: " + s.caFingerprint());
+        System.out.println("  # or, with the user: username: " + s.kesUser() + " and password: " + s.kesPassword());
+    }
+
+    private boolean secureRunning() {
+        return running(secureEsDir(), "elasticsearch").isPresent();
+    }
+
     public boolean isUp() {
-        return running(esDir(), "elasticsearch").isPresent() && running(kafkaDir(), "kafka").isPresent();
+        return (running(esDir(), "elasticsearch").isPresent() || secureRunning()) && running(kafkaDir(), "kafka").isPresent();
     }
 
     private Path esDir() {
         return home.resolve("elasticsearch");
+    }
+
+    private Path secureEsDir() {
+        return home.resolve("elasticsearch-secure");
     }
 
     private Path kafkaDir() {
@@ -117,11 +178,11 @@ public final class LocalStack {
         String command = args.length > 0 ? args[0] : "status";
         LocalStack stack = fromEnvironment();
         switch (command) {
-            case "up" -> stack.up();
+            case "up" -> stack.up(args.length > 1 && "--secure".equals(args[1]));
             case "down" -> stack.down();
             case "status" -> System.exit(stack.status() ? 0 : 3);
             default -> {
-                System.err.println("usage: kes local up|down|status");
+                System.err.println("usage: kes local up [--secure]|down|status");
                 System.exit(2);
             }
         }

@@ -11,6 +11,7 @@ import java.util.Map;
 public final class SharedServers {
 
     private static final Map<String, ElasticsearchNode> NODES = new LinkedHashMap<>();
+    private static ElasticsearchNode secured;
     private static KafkaBroker kafka;
     private static KafkaBroker securedKafka;
     private static boolean hookInstalled;
@@ -25,6 +26,19 @@ public final class SharedServers {
     public static synchronized ElasticsearchNode elasticsearch(String version) {
         installShutdownHook();
         return NODES.computeIfAbsent(version, v -> ElasticsearchNode.builder().version(v).build().start());
+    }
+
+    /**
+     * One secured node (HTTPS, users, kes's role and API key: {@link ElasticsearchNode#security()})
+     * of the default line per test JVM. Tests that revoke keys or add users make their own names,
+     * so classes can share it.
+     */
+    public static synchronized ElasticsearchNode securedElasticsearch() {
+        installShutdownHook();
+        if (secured == null) {
+            secured = ElasticsearchNode.builder().secured().build().start();
+        }
+        return secured;
     }
 
     public static synchronized KafkaBroker kafka() {
@@ -56,6 +70,9 @@ public final class SharedServers {
 
     private static synchronized void stopAll() {
         NODES.values().forEach(ElasticsearchNode::stop);
+        if (secured != null) {
+            secured.stop();
+        }
         if (kafka != null) {
             kafka.stop();
         }

@@ -89,7 +89,7 @@ public final class BulkWriterOperator extends AbstractStreamOperator<DocumentOpe
         String tag = EarlierWrites.tag(getRuntimeContext().getJobInfo().getJobName());
         EarlierWrites.awaitGone(metadataClient, tag, settings.maxRetryTime);
         writer = new BulkWriter(settings, RestClients.create(settings, selector), selector, predictor, mailbox, getProcessingTimeService(),
-                getMetricGroup(), getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), failureHandler, tag);
+                getMetricGroup(), getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), new UnauthorizedWrites(failureHandler), tag);
     }
 
     @Override

@@ -34,6 +34,20 @@ public final class PrivilegeCheck {
 
     private PrivilegeCheck() {}
 
+    /** A 401: which credentials were refused, and the settings that hold them. */
+    static String refusedCredentials(SinkSettings settings) {
+        if (settings.apiKey != null) {
+            return "Elasticsearch refused kes's API key (HTTP 401: the key is wrong, expired or invalidated): set elasticsearch.api_key "
+                    + "to a valid key (the 'encoded' value of POST _security/api_key).";
+        }
+        if (settings.username != null) {
+            return "Elasticsearch refused user '" + settings.username + "' (HTTP 401: unknown user or wrong password): check "
+                    + "elasticsearch.username and elasticsearch.password.";
+        }
+        return "Elasticsearch requires credentials (HTTP 401): set elasticsearch.username and elasticsearch.password, or "
+                + "elasticsearch.api_key.";
+    }
+
     public static void atOpen(RestClient client, SinkSettings settings) {
         boolean monitor;
         try {
@@ -46,11 +60,14 @@ public final class PrivilegeCheck {
         } catch (ResponseException e) {
             int status = e.getResponse().getStatusLine().getStatusCode();
             if (status == 401) {
-                throw NonRecoverable.error("Elasticsearch refused kes's credentials (HTTP 401): check elasticsearch.username/password "
-                        + "or elasticsearch.api_key. " + e.getMessage(), e);
+                throw NonRecoverable.error(refusedCredentials(settings) + " " + e.getMessage(), e);
             }
             return; // security off (the API answers 400/404/500 then): nothing to check
         } catch (IOException e) {
+            String refused = TlsRefusal.describe(e, settings);
+            if (refused != null) {
+                throw NonRecoverable.error(refused, e);
+            }
             return; // not reachable now: the writer rides that out as usual
         }
         if (monitor) {

@@ -182,6 +182,11 @@ public final class CheckpointFence {
                 return step.run();
             } catch (IOException e) {
                 long elapsed = (System.nanoTime() - started) / 1_000_000;
+                if (e instanceof ResponseException re && re.getResponse().getStatusLine().getStatusCode() == 401) {
+                    throw NonRecoverable.error("checkpoint fence: Elasticsearch refused kes's credentials (HTTP 401: wrong, expired or "
+                            + "revoked): check elasticsearch.username and elasticsearch.password, or elasticsearch.api_key. "
+                            + re.getMessage(), re);
+                }
                 if (e instanceof ResponseException re && NonRecoverable.isNonRecoverableStatus(re.getResponse().getStatusLine().getStatusCode())) {
                     throw NonRecoverable.error("checkpoint fence: Elasticsearch refused to show the state of " + indices + " (HTTP "
                             + re.getResponse().getStatusLine().getStatusCode() + "). The fence reads _cluster/state (cluster privilege "

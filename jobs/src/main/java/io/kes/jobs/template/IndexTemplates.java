@@ -91,8 +91,14 @@ public final class IndexTemplates {
             client.performRequest(request);
             LOG.info("Index template {} for {} is in place", name(route), pattern(route));
         } catch (ResponseException e) {
+            int status = e.getResponse().getStatusLine().getStatusCode();
+            String why = status == 403 ? " kes's user or API key lacks the cluster privilege 'manage_index_templates', which putting a "
+                    + "route's index_template needs: grant it to the role of elasticsearch.username or elasticsearch.api_key, or "
+                    + "remove index_template from the route and put the template yourself."
+                    : status == 401 ? " The credentials are wrong, expired or revoked: check elasticsearch.username and "
+                    + "elasticsearch.password, or elasticsearch.api_key." : "";
             throw new ConfigException("Elasticsearch refused the index template for route " + route.target() + " ("
-                    + pattern(route) + "): " + e.getMessage());
+                    + pattern(route) + ") with HTTP " + status + "." + why + " " + e.getMessage());
         }
     }
 
