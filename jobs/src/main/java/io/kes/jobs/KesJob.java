@@ -2,6 +2,7 @@ package io.kes.jobs;
 
 import io.kes.connector.ElasticsearchSink;
 import io.kes.connector.ElasticsearchSinkBuilder;
+import io.kes.connector.SinkSettings;
 import io.kes.jobs.config.ConfigException;
 import io.kes.jobs.config.KafkaSettings;
 import io.kes.jobs.config.KesConfig;
@@ -219,11 +220,17 @@ public final class KesJob {
                     config.errors.deadLetterTopic()));
         }
         String topics = config.topicPattern() != null ? config.topicPattern().pattern() : String.join(",", config.allTopics());
-        env.fromSource(FailFastSource.of(kafkaSource(config)), WatermarkStrategy.noWatermarks(), "kafka: " + topics)
+        // Short names: Flink joins the chained operators' names into one task name ("Source: kafka -> decode
+        // -> es: kes: bulk writer -> es: Writer") and truncates, with a warning, past 80 characters; the
+        // topics go in the description, which the web UI shows. The uids keep state compatible.
+        env.fromSource(FailFastSource.of(kafkaSource(config)), WatermarkStrategy.noWatermarks(), "kafka")
+                .setDescription("kafka: " + topics)
                 .uid("kes-kafka-source")
                 .process(new RecordDecoder(config)).name("decode").uid("kes-decode")
                 .sinkTo(sink.build())
-                .name("elasticsearch").uid("kes-elasticsearch-sink");
+                .name("es").setDescription("elasticsearch: " + String.join(",", SinkSettings.from(config.sinkOptions).hosts.stream()
+                        .map(Object::toString).toList()))
+                .uid("kes-elasticsearch-sink");
     }
 
     /** Submits without waiting (tests, quick start). */

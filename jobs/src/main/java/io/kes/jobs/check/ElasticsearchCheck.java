@@ -48,7 +48,7 @@ final class ElasticsearchCheck {
             URI host = hosts.get(i);
             String subject = "elasticsearch " + host;
             try (RestClient client = clientFor(host)) {
-                JsonNode root = get(client, "/");
+                JsonNode root = info(client);
                 JsonNode version = root.path("version");
                 String distribution = "opensearch".equals(version.path("distribution").asText()) ? "OpenSearch"
                         : "Elasticsearch";
@@ -126,6 +126,26 @@ final class ElasticsearchCheck {
 
     SinkSettings settings() {
         return settings;
+    }
+
+    /**
+     * {@code GET /}: version, flavor, distribution, cluster name. Distributions without that
+     * endpoint (the integ-test-zip answers 405) are asked through {@code _nodes/_local} instead.
+     */
+    static JsonNode info(RestClient client) throws IOException {
+        try {
+            return get(client, "/");
+        } catch (ResponseException e) {
+            if (e.getResponse().getStatusLine().getStatusCode() != 405) {
+                throw e;
+            }
+            JsonNode nodes = get(client, "/_nodes/_local?filter_path=cluster_name,nodes.*.version,nodes.*.build_flavor");
+            JsonNode node = nodes.path("nodes").elements().hasNext() ? nodes.path("nodes").elements().next() : JSON.createObjectNode();
+            com.fasterxml.jackson.databind.node.ObjectNode root = JSON.createObjectNode();
+            root.put("cluster_name", nodes.path("cluster_name").asText("?"));
+            root.putObject("version").put("number", node.path("version").asText("?")).put("build_flavor", node.path("build_flavor").asText(""));
+            return root;
+        }
     }
 
     static JsonNode get(RestClient client, String path) throws IOException {

@@ -46,6 +46,7 @@ public final class RunProgress {
     private final long started = System.nanoTime();
     private long lastIndexed;
     private long lastAt = started;
+    private String lastCheckpoint = "no checkpoint yet";
 
     public RunProgress(KesConfig config, JobClient job, String webUi, PrintStream out) {
         this.config = config;
@@ -147,13 +148,14 @@ public final class RunProgress {
             HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
             JsonNode completed = JSON.readTree(response.body()).path("latest").path("completed");
             if (completed.isMissingNode() || completed.isNull()) {
-                return "no checkpoint yet";
+                return lastCheckpoint;
             }
             long fence = ProgressReporter.latest("fenceMs");
-            return String.format("checkpoint %d (%,d ms%s)", completed.path("id").asLong(), completed.path("end_to_end_duration").asLong(),
-                    fence >= 0 ? String.format(", fence wait %,d ms", fence) : "");
+            lastCheckpoint = String.format("checkpoint %d (%,d ms%s)", completed.path("id").asLong(),
+                    completed.path("end_to_end_duration").asLong(), fence >= 0 ? String.format(", fence wait %,d ms", fence) : "");
         } catch (Exception e) {
-            return "checkpoint ?";
+            // the job has ended (the REST endpoint with it) or is busy: the last answer stands
         }
+        return lastCheckpoint;
     }
 }
