@@ -108,7 +108,9 @@ public final class KesJob {
             if (!quiet) {
                 System.out.println("[kes] check: " + (report.failed() ? "failed" : "ok") + " (" + report.rows().size()
                         + " checks; the table: bin/kes check --config " + options.get(Flag.CONFIG) + ")");
-                System.out.print(report.problemsTable().lines().count() > 1 ? report.problemsTable() : "");
+                if (!report.failed() && report.problemsTable().lines().count() > 1) {
+                    System.out.print(report.problemsTable()); // the warnings; failures are printed as the error below
+                }
             }
             Preflight.requireOk(report);
         }

@@ -71,7 +71,7 @@ class FirstHourIT {
             assertThat(run.awaitExit(Duration.ofSeconds(30))).as("ended within 30 s; console:\n%s", run.console()).isTrue();
             assertThat(run.exitCode()).as(run.console()).isEqualTo(3);
             assertThat(run.console())
-                    .contains("kes: cannot start", "elasticsearch http://localhost:" + closedPort, "cannot connect",
+                    .contains("kes: the check found a problem", "elasticsearch http://localhost:" + closedPort, "cannot connect",
                             "check elasticsearch.hosts[0]")
                     .doesNotContain("\tat ");
         }

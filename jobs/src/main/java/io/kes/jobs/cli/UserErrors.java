@@ -36,7 +36,7 @@ public final class UserErrors {
         System.err.println(message(failure));
         if (debug) {
             failure.printStackTrace();
-        } else if (kind == ExitCode.CANNOT_CONNECT && System.getProperty("kes.log.file") != null) {
+        } else if (failure instanceof CannotConnectException && System.getProperty("kes.log.file") != null) {
             System.err.println("kes: details in " + System.getProperty("kes.log.file") + " (or run with --debug)");
         }
         return kind;
@@ -47,8 +47,9 @@ public final class UserErrors {
             return "kes: the config has " + config.problems().size() + " errors:\n  " + String.join("\n  ", config.problems());
         }
         if (failure instanceof PreflightFailed preflight) {
-            return "kes: cannot start, the check found " + (preflight.report().failures().size() == 1 ? "a problem" : "problems")
-                    + ":\n  " + String.join("\n  ", preflight.report().failures());
+            int n = preflight.report().failures().size();
+            return "kes: the check found " + (n == 1 ? "a problem" : n + " problems") + ":\n  "
+                    + String.join("\n  ", preflight.report().failures());
         }
         return "kes: " + failure.getMessage();
     }
