@@ -38,7 +38,8 @@ public final class KafkaCheck {
         this.config = config;
     }
 
-    void check(PreflightReport report) {
+    /** {@code outageTolerated}: a job restored from a checkpoint rides out a broker outage, so no answer is a warning then. */
+    void check(PreflightReport report, boolean outageTolerated) {
         KafkaSettings kafka = config.kafka;
         String subject = "kafka " + kafka.bootstrapServers();
         try (Admin admin = Admin.create(adminProperties(kafka))) {
@@ -48,10 +49,15 @@ public final class KafkaCheck {
                 brokers = admin.describeCluster().nodes().get(TIMEOUT_SECONDS, TimeUnit.SECONDS).size();
                 existing = new TreeSet<>(admin.listTopics().names().get(TIMEOUT_SECONDS, TimeUnit.SECONDS));
             } catch (TimeoutException | ExecutionException e) {
-                report.fail(subject, "cannot connect within " + TIMEOUT_SECONDS + " s (" + ElasticsearchCheck.describe(e) + "): check "
+                String why = "cannot connect within " + TIMEOUT_SECONDS + " s (" + ElasticsearchCheck.describe(e) + "): check "
                         + "kafka.bootstrap_servers (host:port of a broker, e.g. localhost:9092)"
                         + (kafka.properties().keySet().stream().anyMatch(k -> k.startsWith("security") || k.startsWith("sasl"))
-                        ? " and the security settings in kafka.properties" : ""));
+                        ? " and the security settings in kafka.properties" : "");
+                if (outageTolerated) {
+                    report.warn(subject, why + "; restored from a checkpoint, the job waits for Kafka");
+                } else {
+                    report.fail(subject, why);
+                }
                 return;
             }
             report.ok(subject, brokers + " broker(s), " + existing.size() + " topic(s)");

@@ -16,8 +16,8 @@ public final class Preflight {
 
     /**
      * Runs every check. {@code restoring}: the job resumes a checkpoint, so it reached
-     * Elasticsearch before and rides out an outage as usual; no answer from Elasticsearch is then
-     * a warning instead of a failure.
+     * Elasticsearch and Kafka before and rides out an outage as usual; no answer from either is
+     * then a warning instead of a failure.
      */
     public static PreflightReport run(KesConfig config, boolean restoring) {
         PreflightReport report = new PreflightReport();
@@ -25,7 +25,7 @@ public final class Preflight {
                 + (config.job.parallelism() > 0 ? ", parallelism " + config.job.parallelism() : ""));
         ElasticsearchCheck elasticsearch = new ElasticsearchCheck(config);
         Optional<URI> host = elasticsearch.hosts(report, restoring);
-        new KafkaCheck(config).check(report);
+        new KafkaCheck(config).check(report, restoring);
         if (host.isPresent()) {
             try (RestClient client = elasticsearch.clientFor(host.get())) {
                 RouteTargetCheck targets = new RouteTargetCheck(client, elasticsearch.settings());
