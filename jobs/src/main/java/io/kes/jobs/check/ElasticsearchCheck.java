@@ -26,6 +26,8 @@ import org.elasticsearch.client.RestClient;
 final class ElasticsearchCheck {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** To the log file only (log4j2-cli.properties): the console gets the table. */
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ElasticsearchCheck.class);
 
     private final KesConfig config;
     private final SinkSettings settings;
@@ -60,6 +62,7 @@ final class ElasticsearchCheck {
                     usable = host;
                 }
             } catch (ResponseException e) {
+                LOG.info("check of {} failed", host, e);
                 int status = e.getResponse().getStatusLine().getStatusCode();
                 if (status == 401 || status == 403) {
                     report.fail(subject, "Elasticsearch refused kes's credentials (HTTP " + status + "): check "
@@ -71,6 +74,7 @@ final class ElasticsearchCheck {
                             + i + "]" + (settings.pathPrefix != null ? " and elasticsearch.path_prefix" : ""));
                 }
             } catch (IOException e) {
+                LOG.info("check of {} failed", host, e);
                 unreachable++;
                 String why = "cannot connect (" + describe(e) + "): check elasticsearch.hosts[" + i + "] (scheme, host and port of an "
                         + "Elasticsearch node, e.g. http://localhost:9200)";

@@ -32,6 +32,9 @@ public final class KafkaCheck {
     /** How long one admin call may take: a wrong bootstrap address must fail well within 30 s. */
     static final long TIMEOUT_SECONDS = 10;
 
+    /** To the log file only (log4j2-cli.properties): the console gets the table. */
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(KafkaCheck.class);
+
     private final KesConfig config;
 
     KafkaCheck(KesConfig config) {
@@ -49,6 +52,7 @@ public final class KafkaCheck {
                 brokers = admin.describeCluster().nodes().get(TIMEOUT_SECONDS, TimeUnit.SECONDS).size();
                 existing = new TreeSet<>(admin.listTopics().names().get(TIMEOUT_SECONDS, TimeUnit.SECONDS));
             } catch (TimeoutException | ExecutionException e) {
+                LOG.info("check of Kafka at {} failed", kafka.bootstrapServers(), e);
                 String why = "cannot connect within " + TIMEOUT_SECONDS + " s (" + ElasticsearchCheck.describe(e) + "): check "
                         + "kafka.bootstrap_servers (host:port of a broker, e.g. localhost:9092)"
                         + (kafka.properties().keySet().stream().anyMatch(k -> k.startsWith("security") || k.startsWith("sasl"))
