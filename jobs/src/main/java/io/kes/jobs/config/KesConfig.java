@@ -79,6 +79,7 @@ public final class KesConfig implements Serializable {
 
         // Each part is read on its own and its problems kept, so one run reports them all.
         Configuration sinkOptions = sinkOptions(root);
+        boolean sinkOptionsRead = problems.count() == 0; // else their combined checks would repeat what is reported
         KafkaSettings kafka = problems.attempt(() -> KafkaSettings.from(root.section("kafka")), null);
         List<Route> routes = new ArrayList<>();
         List<ConfigNode> routeNodes = problems.attempt(() -> root.list("routes"), List.of());
@@ -101,7 +102,7 @@ public final class KesConfig implements Serializable {
         }
         JobSettings job = problems.attempt(() -> JobSettings.from(root.section("job")), null);
         ErrorSettings errors = problems.attempt(() -> ErrorSettings.from(root.section("errors")), null);
-        if (problems.count() == 0) {
+        if (sinkOptionsRead) {
             try {
                 SinkSettings.from(sinkOptions); // validates the sink options together now, not on a task manager
             } catch (IllegalArgumentException e) {

@@ -36,6 +36,14 @@ class KesConfigTest {
     }
 
     @Test
+    void aMissingHostIsReportedBesideProblemsElsewhere() {
+        assertThatThrownBy(() -> parse("kafka: {bootstrap_servers: localhost:9092}\nroutes: [{topics: [a], index: a, op: upsrt}]"))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).hasSize(2)
+                        .anySatisfy(p -> assertThat(p).startsWith("routes[0].op must be one of"))
+                        .anySatisfy(p -> assertThat(p).startsWith("elasticsearch.hosts is not set")));
+    }
+
+    @Test
     void invalidValuesNameTheKeyTheValueAndTheFix() {
         assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: Logs}]"))
                 .hasMessage("routes[0].index 'Logs' is not a valid Elasticsearch index name: use lowercase, no spaces, commas or *, not starting with _ or -");
