@@ -2,6 +2,7 @@ package io.kes.jobs;
 
 import io.kes.connector.ElasticsearchSink;
 import io.kes.connector.ElasticsearchSinkBuilder;
+import io.kes.connector.SinkSettings;
 import io.kes.jobs.config.ConfigException;
 import io.kes.jobs.config.KafkaSettings;
 import io.kes.jobs.config.KesConfig;
@@ -14,9 +15,18 @@ import io.kes.jobs.checkpoint.Checkpoints;
 import io.kes.jobs.checkpoint.FlinkConf;
 import io.kes.jobs.checkpoint.JobSources;
 import io.kes.jobs.source.FailFastSource;
+import io.kes.jobs.check.Preflight;
+import io.kes.jobs.check.PreflightReport;
+import io.kes.jobs.cli.ExitCode;
+import io.kes.jobs.cli.Flag;
+import io.kes.jobs.cli.RunProgress;
+import io.kes.jobs.cli.UserErrors;
+import io.kes.jobs.cli.WebUi;
+import io.kes.jobs.quickstart.ProgressReporter;
 import java.nio.file.Path;
-import java.util.HashMap;
+import java.util.Arrays;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -46,54 +56,135 @@ public final class KesJob {
      * {@code --config mapping.yaml} (required); for the embedded MiniCluster also
      * {@code --flink-conf checkpoints-config/local.yaml}, {@code --restore <chk-n or savepoint path>}
      * or {@code --restore-latest} (the newest completed checkpoint of this job, see
-     * {@link Checkpoints#restoreLatest}). On a cluster, restore with {@code flink run -s <path>}.
+     * {@link Checkpoints#restoreLatest}); every flag is in {@link Flag}. On a cluster, restore with
+     * {@code flink run -s <path>}.
      *
-     * <p>With {@code -Dkes.cli=true} (bin/kes) a failure ends the JVM with exit code 1 and a few
-     * lines on the console ({@link JobFailure}); elsewhere it is thrown for Flink to report.
+     * <p>With {@code -Dkes.cli=true} (bin/kes run) the job is checked first ({@link Preflight}),
+     * runs with the Flink web UI and progress lines ({@link RunProgress}), and ends the JVM with an
+     * {@link ExitCode}: user errors (config, connection, credentials, topics) in a few
+     * {@code kes: ...} lines ({@link UserErrors}), a failed job in a few lines ({@link JobFailure});
+     * stack traces in the log file. Elsewhere a failure is thrown for Flink to report.
      */
     public static void main(String[] args) throws Exception {
         if (!Boolean.getBoolean("kes.cli")) {
-            run(args);
+            Setup setup = setup(Flag.parse(args, Flag.RUN, "kes-job"), message -> System.out.println("[kes] " + message));
+            build(setup.env, setup.config);
+            setup.env.execute(setup.config.job.name());
             return;
         }
+        boolean debug = Arrays.asList(args).contains(Flag.DEBUG.name);
+        ExitCode exit;
         try {
-            run(args);
+            exit = runCli(args);
         } catch (Exception e) {
-            JobFailure.report(e);
-            System.exit(1);
+            Optional<ExitCode> kind = UserErrors.kind(e);
+            if (kind.isPresent()) {
+                exit = UserErrors.report(e, kind.get(), debug);
+            } else {
+                JobFailure.report(e);
+                if (debug) {
+                    e.printStackTrace();
+                }
+                exit = ExitCode.JOB_FAILED;
+            }
+        }
+        System.exit(exit.code);
+    }
+
+    static final String COMMAND = "bin/kes run";
+
+    /** bin/kes run: check, start in the embedded MiniCluster with its web UI, print progress until the job ends. */
+    private static ExitCode runCli(String[] args) throws Exception {
+        Map<Flag, String> options = Flag.parse(args, Flag.RUN, COMMAND);
+        if (options.containsKey(Flag.HELP)) {
+            System.out.print(Flag.help(COMMAND, "Runs the kes job in an embedded Flink MiniCluster: checks Elasticsearch and Kafka "
+                    + "first, then prints progress.", Flag.RUN));
+            return ExitCode.OK;
+        }
+        boolean quiet = options.containsKey(Flag.QUIET);
+        Setup setup = setup(options, message -> System.out.println("[kes] " + message));
+        if (!options.containsKey(Flag.NO_CHECK)) {
+            PreflightReport report = Preflight.run(setup.config, setup.restore != null);
+            if (!quiet) {
+                System.out.println("[kes] check: " + (report.failed() ? "failed" : "ok") + " (" + report.rows().size()
+                        + " checks; the table: bin/kes check --config " + options.get(Flag.CONFIG) + ")");
+                if (!report.failed() && report.problemsTable().lines().count() > 1) {
+                    System.out.print(report.problemsTable()); // the warnings; failures are printed as the error below
+                }
+            }
+            Preflight.requireOk(report);
+        }
+        String webUi = WebUi.enable(setup.flink);
+        setup.flink.setString("metrics.reporter.kesprogress.factory.class", ProgressReporter.Factory.class.getName());
+        setup.flink.setString("metrics.reporter.kesprogress.interval", "1 s");
+        StreamExecutionEnvironment env = setup.environment();
+        build(env, setup.config);
+        JobClient job = env.executeAsync(setup.config.job.name());
+        RunProgress progress = new RunProgress(setup.config, job, webUi, System.out);
+        if (!quiet) {
+            progress.banner(setup.restore, System.getProperty("kes.log.file"));
+        }
+        progress.untilDone(quiet);
+        return ExitCode.OK;
+    }
+
+    /** The config, the Flink configuration and where the job starts from, as the options say. */
+    private static final class Setup {
+        final KesConfig config;
+        final Configuration flink;
+        final String restore;
+        final String jobCheckpoints;
+        final JobSources sources;
+        StreamExecutionEnvironment env;
+
+        Setup(KesConfig config, Configuration flink, String restore, String jobCheckpoints, JobSources sources) {
+            this.config = config;
+            this.flink = flink;
+            this.restore = restore;
+            this.jobCheckpoints = jobCheckpoints;
+            this.sources = sources;
+        }
+
+        StreamExecutionEnvironment environment() {
+            env = StreamExecutionEnvironment.getExecutionEnvironment(flink);
+            if (jobCheckpoints != null && Checkpoints.isLocal(jobCheckpoints)) {
+                env.registerJobListener(new SourcesBesideCheckpoints(jobCheckpoints, sources));
+            }
+            return env;
         }
     }
 
-    private static void run(String[] args) throws Exception {
-        Map<String, String> options = arguments(args);
-        KesConfig config = KesConfig.load(Path.of(require(options, "--config")));
-        Configuration flink = options.containsKey("--flink-conf")
-                ? FlinkConf.load(Path.of(options.get("--flink-conf"))).configuration()
+    private static Setup setup(Map<Flag, String> options, java.util.function.Consumer<String> say) {
+        String file = options.get(Flag.CONFIG);
+        if (file == null) {
+            throw new Flag.UsageException("--config is required. " + USAGE);
+        }
+        KesConfig config = KesConfig.load(Path.of(file));
+        Configuration flink = options.containsKey(Flag.FLINK_CONF)
+                ? FlinkConf.load(Path.of(options.get(Flag.FLINK_CONF))).configuration()
                 : new Configuration();
         JobSources sources = JobSources.of(config);
         // bin/kes run: the Flink configuration's checkpoint folder gets one subfolder per job name,
         // so that --restore-latest sees this job's checkpoints only.
-        String checkpointDir = options.containsKey("--flink-conf") ? flink.get(CheckpointingOptions.CHECKPOINTS_DIRECTORY) : null;
-        String restore = options.get("--restore");
-        if (options.containsKey("--restore-latest")) {
+        String checkpointDir = options.containsKey(Flag.FLINK_CONF) ? flink.get(CheckpointingOptions.CHECKPOINTS_DIRECTORY) : null;
+        String restore = options.get(Flag.RESTORE);
+        if (options.containsKey(Flag.RESTORE_LATEST)) {
             String base = checkpointDir != null ? checkpointDir : new FlinkConf(flink).checkpointDir(); // says it is missing
-            restore = Checkpoints.restoreLatest(base, sources, message -> System.out.println("[kes] " + message))
-                    .map(p -> p.toUri().toString()).orElse(null);
+            restore = Checkpoints.restoreLatest(base, sources, say).map(p -> p.toUri().toString()).orElse(null);
         }
         if (restore != null) {
             flink.set(StateRecoveryOptions.SAVEPOINT_PATH, restore);
-            System.out.println("[kes] restoring from " + restore);
+            say.accept("restoring from " + restore);
         }
         String jobCheckpoints = checkpointDir != null ? Checkpoints.forJob(checkpointDir, config.job.name()) : null;
         if (jobCheckpoints != null) {
             flink.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, jobCheckpoints);
         }
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink);
-        if (jobCheckpoints != null && Checkpoints.isLocal(jobCheckpoints)) {
-            env.registerJobListener(new SourcesBesideCheckpoints(jobCheckpoints, sources));
+        Setup setup = new Setup(config, flink, restore, jobCheckpoints, sources);
+        if (!Boolean.getBoolean("kes.cli")) {
+            setup.environment();
         }
-        build(env, config);
-        env.execute(config.job.name());
+        return setup;
     }
 
     /**
@@ -131,11 +222,17 @@ public final class KesJob {
                     config.errors.deadLetterTopic()));
         }
         String topics = config.topicPattern() != null ? config.topicPattern().pattern() : String.join(",", config.allTopics());
-        env.fromSource(FailFastSource.of(kafkaSource(config)), WatermarkStrategy.noWatermarks(), "kafka: " + topics)
+        // Short names: Flink joins the chained operators' names into one task name ("Source: kafka -> decode
+        // -> es: kes: bulk writer -> es: Writer") and truncates, with a warning, past 80 characters; the
+        // topics go in the description, which the web UI shows. The uids keep state compatible.
+        env.fromSource(FailFastSource.of(kafkaSource(config)), WatermarkStrategy.noWatermarks(), "kafka")
+                .setDescription("kafka: " + topics)
                 .uid("kes-kafka-source")
                 .process(new RecordDecoder(config)).name("decode").uid("kes-decode")
                 .sinkTo(sink.build())
-                .name("elasticsearch").uid("kes-elasticsearch-sink");
+                .name("es").setDescription("elasticsearch: " + String.join(",", SinkSettings.from(config.sinkOptions).hosts.stream()
+                        .map(Object::toString).toList()))
+                .uid("kes-elasticsearch-sink");
     }
 
     /** Submits without waiting (tests, quick start). */
@@ -185,33 +282,5 @@ public final class KesJob {
     }
 
     private static final String USAGE = "usage: kes-job --config <mapping.yaml> [--flink-conf <flink config.yaml>] "
-            + "[--restore <checkpoint or savepoint path> | --restore-latest]";
-
-    static Map<String, String> arguments(String[] args) {
-        Map<String, String> options = new HashMap<>();
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--restore-latest" -> options.put(args[i], "true");
-                case "--config", "--flink-conf", "--restore" -> {
-                    if (i + 1 >= args.length) {
-                        throw new ConfigException(args[i] + " needs a value. " + USAGE);
-                    }
-                    options.put(args[i], args[++i]);
-                }
-                default -> throw new ConfigException("unknown argument '" + args[i] + "'. " + USAGE);
-            }
-        }
-        if (options.containsKey("--restore") && options.containsKey("--restore-latest")) {
-            throw new ConfigException("give either --restore <path> or --restore-latest, not both");
-        }
-        return options;
-    }
-
-    private static String require(Map<String, String> options, String key) {
-        String value = options.get(key);
-        if (value == null) {
-            throw new ConfigException(key + " is required. " + USAGE);
-        }
-        return value;
-    }
+            + "[--restore <checkpoint or savepoint path> | --restore-latest]; all flags: bin/kes run --help";
 }

@@ -39,7 +39,12 @@ final class KesProcess implements AutoCloseable {
      * from building (the test runs inside the build).
      */
     static KesProcess binKesRun(Path home, String... args) throws IOException {
-        List<String> command = new ArrayList<>(List.of("bash", ROOT.resolve("bin/kes").toString(), "run"));
+        return binKes(home, "run", args);
+    }
+
+    /** {@code bin/kes <command> <args>}, as {@link #binKesRun}. */
+    static KesProcess binKes(Path home, String subcommand, String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of("bash", ROOT.resolve("bin/kes").toString(), subcommand));
         command.addAll(Arrays.asList(args));
         ProcessBuilder builder = new ProcessBuilder(command).directory(ROOT.toFile());
         builder.environment().put("KES_HOME", home.toString());

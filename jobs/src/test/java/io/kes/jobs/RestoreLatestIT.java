@@ -58,7 +58,7 @@ class RestoreLatestIT {
         try (KesProcess refused = KesProcess.binKesRun(home, "--config", otherSources.toString(), "--flink-conf",
                 flinkConf.toString(), "--restore-latest")) {
             assertThat(refused.awaitExit(Duration.ofMinutes(1))).as("refused; console:\n%s", refused.console()).isTrue();
-            assertThat(refused.exitCode()).isEqualTo(1);
+            assertThat(refused.exitCode()).as("a config error").isEqualTo(2);
             assertThat(refused.console()).contains("was taken by job 'job-a' (topics [restore-a], group 'job-a')",
                     "this config is job 'job-a' (topics [restore-b], group 'job-a')");
         }

@@ -40,7 +40,9 @@ final class JobProcess {
                 "--add-opens=java.base/java.util=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
                 "-Dlog4j2.configurationFile=" + root.resolve("jobs/config/log4j2-cli.properties"),
                 "-Dkes.log.file=" + log.resolveSibling("kes.log"), "-Dkes.cli=true",
-                "-cp", classpath(), "io.kes.jobs.KesJob", "--config", config.toString(), "--flink-conf", flinkConf.toString()));
+                "-cp", classpath(), "io.kes.jobs.KesJob", "--config", config.toString(), "--flink-conf", flinkConf.toString(),
+                // faults are injected around starts on purpose: no preflight to refuse them, no progress lines in the log
+                "--no-check", "--quiet"));
         if (restore && hasCompletedCheckpoint()) {
             command.add("--restore-latest");
         }

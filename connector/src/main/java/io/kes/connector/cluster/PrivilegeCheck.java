@@ -25,12 +25,33 @@ import org.slf4j.LoggerFactory;
  * indices written; the fence names them when it is refused.
  *
  * <p>Without security (or without the {@code _security} API) there is nothing to check.
+ * {@link #probe} is public so that a preflight ({@code bin/kes check}) asks exactly what the writer
+ * asks, before a job starts.
  */
 @PublicEvolving
 public final class PrivilegeCheck {
 
     private static final Logger LOG = LoggerFactory.getLogger(PrivilegeCheck.class);
     private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** What Elasticsearch said about kes's credentials. */
+    public enum Outcome {
+        /** The cluster privilege {@code monitor} is held. */
+        GRANTED,
+        /** Security is off (or the API is missing): nothing to check. */
+        NO_SECURITY,
+        /** HTTP 401: wrong user, password or API key. */
+        UNAUTHORIZED,
+        /** Authenticated, without {@code monitor}. */
+        MISSING_MONITOR,
+        /** kes's own TLS checks refused the node's certificate (trust or host name): nothing was sent. */
+        TLS_REFUSED,
+        /** No answer (down, wrong host): the writer rides that out as usual. */
+        UNREACHABLE
+    }
+
+    /** An {@link Outcome}, the text to show the user, and the exception behind it, if any. */
+    public record Result(Outcome outcome, String message, Exception cause) {}
 
     private PrivilegeCheck() {}
 
@@ -48,37 +69,53 @@ public final class PrivilegeCheck {
                 + "elasticsearch.api_key.";
     }
 
-    public static void atOpen(RestClient client, SinkSettings settings) {
-        boolean monitor;
+    /** Asks Elasticsearch whether kes's user or API key holds the cluster privilege {@code monitor}. */
+    public static Result probe(RestClient client, SinkSettings settings) {
         try {
             Request request = new Request("POST", "/_security/user/_has_privileges");
             request.setEntity(new NStringEntity("{\"cluster\":[\"monitor\"]}", ContentType.APPLICATION_JSON));
             try (InputStream in = client.performRequest(request).getEntity().getContent()) {
                 JsonNode root = JSON.readTree(in);
-                monitor = root.path("cluster").path("monitor").asBoolean(false);
+                return root.path("cluster").path("monitor").asBoolean(false)
+                        ? new Result(Outcome.GRANTED, "cluster privilege monitor held", null)
+                        : new Result(Outcome.MISSING_MONITOR, MISSING_MONITOR, null);
             }
         } catch (ResponseException e) {
             int status = e.getResponse().getStatusLine().getStatusCode();
             if (status == 401) {
-                throw NonRecoverable.error(refusedCredentials(settings) + " " + e.getMessage(), e);
+                return new Result(Outcome.UNAUTHORIZED, refusedCredentials(settings) + " " + e.getMessage(), e);
             }
-            return; // security off (the API answers 400/404/500 then): nothing to check
+            return new Result(Outcome.NO_SECURITY, "security off", e); // the API answers 400/404/500 then
         } catch (IOException e) {
             String refused = TlsRefusal.describe(e, settings);
             if (refused != null) {
-                throw NonRecoverable.error(refused, e);
+                return new Result(Outcome.TLS_REFUSED, refused, e);
             }
-            return; // not reachable now: the writer rides that out as usual
+            return new Result(Outcome.UNREACHABLE, e.toString(), e);
         }
-        if (monitor) {
-            return;
+    }
+
+    static final String MISSING_MONITOR = "kes's Elasticsearch user or API key lacks the cluster privilege 'monitor', which kes "
+            + "needs to read _cluster/state (shard prediction and the checkpoint fence's primary terms), _nodes/http and _tasks";
+
+    /** What to do without {@code monitor}, by durability mode. */
+    public static String missingMonitorFix(Durability durability) {
+        return durability == Durability.CHECKPOINT_FENCE
+                ? MISSING_MONITOR + ". Grant it, or set elasticsearch.durability: request (indices that fsync every request need no fence)."
+                : MISSING_MONITOR + ". Without it documents go in ordinary (mixed-shard) bulks.";
+    }
+
+    public static void atOpen(RestClient client, SinkSettings settings) {
+        Result result = probe(client, settings);
+        switch (result.outcome()) {
+            case UNAUTHORIZED, TLS_REFUSED -> throw NonRecoverable.error(result.message(), result.cause());
+            case MISSING_MONITOR -> {
+                if (settings.durability == Durability.CHECKPOINT_FENCE) {
+                    throw NonRecoverable.error(missingMonitorFix(settings.durability));
+                }
+                LOG.warn("{}", missingMonitorFix(settings.durability));
+            }
+            default -> { } // granted, security off, or not reachable now (the writer rides that out as usual)
         }
-        String missing = "kes's Elasticsearch user or API key lacks the cluster privilege 'monitor', which kes needs to read "
-                + "_cluster/state (shard prediction and the checkpoint fence's primary terms), _nodes/http and _tasks";
-        if (settings.durability == Durability.CHECKPOINT_FENCE) {
-            throw NonRecoverable.error(missing + ". Grant it, or set elasticsearch.durability: request (indices that fsync "
-                    + "every request need no fence).");
-        }
-        LOG.warn("{}. Without it documents go in ordinary (mixed-shard) bulks.", missing);
     }
 }

@@ -21,11 +21,28 @@ public final class ConfigNode {
     private final String path;
     private final JsonNode node;
     private final SecretResolver secrets;
+    private final ConfigProblems problems;
 
-    ConfigNode(String path, JsonNode node, SecretResolver secrets) {
+    ConfigNode(String path, JsonNode node, SecretResolver secrets, ConfigProblems problems) {
         this.path = path;
         this.node = node;
         this.secrets = secrets;
+        this.problems = problems;
+    }
+
+    /** Where this file's problems are collected: every one is reported, not only the first. */
+    ConfigProblems problems() {
+        return problems;
+    }
+
+    /** {@code read}, or {@code fallback} with the problem kept for the report (see {@link ConfigProblems}). */
+    <T> T attempt(java.util.function.Supplier<T> read, T fallback) {
+        return problems.attempt(read, fallback);
+    }
+
+    /** Whether a misspelt key of this section was taken for {@code key} (its absence is then reported already). */
+    boolean misspelt(String key) {
+        return problems.wasSuggested(keyPath(key));
     }
 
     public String path() {
@@ -36,7 +53,10 @@ public final class ConfigNode {
         return path.isEmpty() ? key : path + "." + key;
     }
 
-    /** Rejects keys other than {@code allowed}, suggesting the closest allowed one. */
+    /**
+     * Reports every key other than {@code allowed}, suggesting the closest allowed one; reading
+     * goes on (an unknown key hides nothing else), see {@link ConfigProblems}.
+     */
     public ConfigNode allowOnly(Collection<String> allowed) {
         if (node == null || node.isNull()) {
             return this;
@@ -47,8 +67,10 @@ public final class ConfigNode {
         for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
             String key = it.next();
             if (!allowed.contains(key)) {
-                String hint = DidYouMean.closest(key, allowed).map(s -> " Did you mean '" + s + "'?").orElse("");
-                throw new ConfigException("unknown key '" + keyPath(key) + "'." + hint + " Allowed here: " + String.join(", ", allowed));
+                java.util.Optional<String> closest = DidYouMean.closest(key, allowed);
+                closest.ifPresent(s -> problems.suggested(keyPath(s)));
+                String hint = closest.map(s -> " Did you mean '" + s + "'?").orElse("");
+                problems.add("unknown key '" + keyPath(key) + "'." + hint + " Allowed here: " + String.join(", ", new java.util.TreeSet<>(allowed)));
             }
         }
         return this;
@@ -68,7 +90,7 @@ public final class ConfigNode {
     }
 
     public ConfigNode section(String key) {
-        return new ConfigNode(keyPath(key), node == null ? null : node.get(key), secrets);
+        return new ConfigNode(keyPath(key), node == null ? null : node.get(key), secrets, problems);
     }
 
     public boolean isPresent() {
@@ -85,7 +107,7 @@ public final class ConfigNode {
             throw new ConfigException(keyPath(key) + " must be a list, got: " + value);
         }
         for (int i = 0; i < value.size(); i++) {
-            items.add(new ConfigNode(keyPath(key) + "[" + i + "]", value.get(i), secrets));
+            items.add(new ConfigNode(keyPath(key) + "[" + i + "]", value.get(i), secrets, problems));
         }
         return items;
     }
@@ -103,6 +125,9 @@ public final class ConfigNode {
 
     public String requiredString(String key, String example) {
         String value = string(key, null);
+        if ((value == null || value.isBlank()) && misspelt(key)) {
+            throw ConfigException.alreadyReported();
+        }
         if (value == null || value.isBlank()) {
             throw new ConfigException(keyPath(key) + " is required, e.g. " + key + ": " + example);
         }
@@ -177,7 +202,7 @@ public final class ConfigNode {
         String raw = string(key, null).trim();
         if (!allowed.contains(raw)) {
             String hint = DidYouMean.closest(raw, allowed).map(s -> " Did you mean '" + s + "'?").orElse("");
-            throw new ConfigException(keyPath(key) + " must be one of " + String.join(", ", allowed) + ", got '" + raw + "'." + hint);
+            throw new ConfigException(keyPath(key) + " must be one of " + String.join(", ", new java.util.TreeSet<>(allowed)) + ", got '" + raw + "'." + hint);
         }
         return parse.apply(raw);
     }

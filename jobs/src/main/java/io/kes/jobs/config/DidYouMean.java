@@ -4,11 +4,11 @@ import java.util.Collection;
 import java.util.Optional;
 
 /** Suggests the known word closest to a misspelt one (Levenshtein distance, at most 3 edits). */
-final class DidYouMean {
+public final class DidYouMean {
 
     private DidYouMean() {}
 
-    static Optional<String> closest(String word, Collection<String> known) {
+    public static Optional<String> closest(String word, Collection<String> known) {
         String best = null;
         int bestDistance = Integer.MAX_VALUE;
         for (String candidate : known) {

@@ -71,39 +71,52 @@ public final class KesConfig implements Serializable {
         } catch (IOException e) {
             throw new ConfigException("the config is not valid YAML: " + e.getMessage(), e);
         }
-        ConfigNode root = new ConfigNode("", tree, new SecretResolver(env));
+        ConfigProblems problems = new ConfigProblems();
+        ConfigNode root = new ConfigNode("", tree, new SecretResolver(env), problems);
         Set<String> topLevel = new TreeSet<>(SINK_SECTIONS);
         topLevel.addAll(List.of("kafka", "routes", "errors", "job"));
-        root.allowOnly(topLevel);
+        root.allowOnly(topLevel); // throws only when the file is not a mapping at all
 
+        // Each part is read on its own and its problems kept, so one run reports them all.
         Configuration sinkOptions = sinkOptions(root);
-        KafkaSettings kafka = KafkaSettings.from(root.section("kafka"));
+        boolean sinkOptionsRead = problems.count() == 0; // else their combined checks would repeat what is reported
+        KafkaSettings kafka = problems.attempt(() -> KafkaSettings.from(root.section("kafka")), null);
         List<Route> routes = new ArrayList<>();
-        for (ConfigNode r : root.list("routes")) {
-            routes.add(Route.from(r));
+        List<ConfigNode> routeNodes = problems.attempt(() -> root.list("routes"), List.of());
+        for (ConfigNode r : routeNodes) {
+            Route route = problems.attempt(() -> Route.from(r), null);
+            if (route != null) {
+                routes.add(route);
+            }
         }
-        if (routes.isEmpty()) {
-            throw new ConfigException("routes is empty: add at least one, e.g.\nroutes:\n  - topics: [app-logs]\n    index: app-logs");
+        if (routeNodes.isEmpty() && !root.misspelt("routes")) {
+            problems.add("routes is empty: add at least one, e.g.\nroutes:\n  - topics: [app-logs]\n    index: app-logs");
         }
         Set<String> seen = new HashSet<>();
         for (Route route : routes) {
             for (String topic : route.topics()) {
                 if (!seen.add(topic)) {
-                    throw new ConfigException("topic '" + topic + "' appears in more than one route; each topic goes to one route");
+                    problems.add("topic '" + topic + "' appears in more than one route; each topic goes to one route");
                 }
             }
         }
-        JobSettings job = JobSettings.from(root.section("job"));
-        ErrorSettings errors = ErrorSettings.from(root.section("errors"));
+        JobSettings job = problems.attempt(() -> JobSettings.from(root.section("job")), null);
+        ErrorSettings errors = problems.attempt(() -> ErrorSettings.from(root.section("errors")), null);
+        if (sinkOptionsRead) {
+            try {
+                SinkSettings.from(sinkOptions); // validates the sink options together now, not on a task manager
+            } catch (IllegalArgumentException e) {
+                problems.add(e.getMessage());
+            }
+        }
+        problems.throwIfAny();
         for (Route route : routes) {
             if (route.id().kind() == Route.IdSpec.Kind.NONE) {
                 System.err.println("[kes] WARNING: route to " + route.target() + " has id: none: Elasticsearch generates ids, "
                         + "so records replayed after a failure are indexed twice. Use id: kafka for idempotent writes.");
             }
         }
-        KesConfig config = new KesConfig(sinkOptions, kafka, List.copyOf(routes), errors, job);
-        SinkSettings.from(sinkOptions); // validates the sink options now, not on a task manager
-        return config;
+        return new KesConfig(sinkOptions, kafka, List.copyOf(routes), errors, job);
     }
 
     /** Maps {@code elasticsearch:}, {@code bulk:}, {@code retry:} onto the sink's declared options. */
@@ -122,16 +135,19 @@ public final class KesConfig implements Serializable {
                 }
                 String fullKey = section + "." + key;
                 ConfigOption<?> option = byKey.get(fullKey);
-                String value = option.key().equals(ElasticsearchSinkOptions.HOSTS.key())
-                        ? String.join(";", node.strings(key))
-                        : node.string(key, null);
-                try {
-                    options.setString(fullKey, value);
-                    options.get(option); // parse now, to name the key if it is malformed
-                } catch (IllegalArgumentException e) {
-                    throw new ConfigException(fullKey + " has an invalid value '" + value + "': " + e.getMessage()
-                            + ". " + option.description().toString().replaceAll("^.*?Description\\{|}$", ""));
-                }
+                root.problems().attempt(() -> {
+                    String value = option.key().equals(ElasticsearchSinkOptions.HOSTS.key())
+                            ? String.join(";", node.strings(key))
+                            : node.string(key, null);
+                    try {
+                        options.setString(fullKey, value);
+                        options.get(option); // parse now, to name the key if it is malformed
+                    } catch (IllegalArgumentException e) {
+                        options.removeKey(fullKey);
+                        throw new ConfigException(fullKey + " has an invalid value '" + value + "': " + e.getMessage()
+                                + ". " + option.description().toString().replaceAll("^.*?Description\\{|}$", ""));
+                    }
+                });
             }
         }
         return options;

@@ -86,11 +86,57 @@ public record Route(List<String> topics, String topicPattern, String index, Stri
                 || target().contains("{") || !include.isEmpty() || !exclude.isEmpty() || !rename.isEmpty() || dataStream != null;
     }
 
+    /**
+     * Reads one route. Independent parts (topics, target, format, op, id, template) are read apart
+     * and each problem kept, so that a route with several mistakes reports them all; checks that
+     * combine parts run only when those parts were readable.
+     */
     static Route from(ConfigNode node) {
+        ConfigProblems problems = node.problems();
+        int before = problems.count();
         node.allowOnly(KEYS);
-        List<String> topics = node.strings("topics");
+        List<String> topics = node.attempt(() -> node.strings("topics"), List.of());
+        String pattern = node.attempt(() -> topicPattern(node, topics), null);
+        String dataStream = node.attempt(() -> node.string("data_stream", null), null);
+        String index = node.attempt(() -> node.string("index", null), null);
+        node.attempt(() -> {
+            checkTarget(node, index, dataStream);
+            return null;
+        }, null);
+        ValueFormat format = node.attempt(() -> valueFormat(node), ValueFormat.JSON);
+        Op op = node.attempt(() -> node.choice("op", Op.INDEX, s -> Op.valueOf(s.toUpperCase().replace('-', '_')),
+                Set.of("index", "create", "upsert", "delete-on-tombstone")), null);
+        IdSpec id = node.attempt(() -> idSpec(node), null);
+        String routing = node.attempt(() -> node.string("routing", null), null);
+        Map<String, String> rename = node.attempt(() -> {
+            Map<String, String> r = new LinkedHashMap<>();
+            ConfigNode renames = node.section("rename");
+            for (String from : renames.keys()) {
+                r.put(from, renames.string(from, null));
+            }
+            return r;
+        }, Map.of());
+        String timestampField = node.attempt(() -> node.string("timestamp_field", "@timestamp"), "@timestamp");
+        List<String> include = node.attempt(() -> node.strings("include"), List.of());
+        List<String> exclude = node.attempt(() -> node.strings("exclude"), List.of());
+        IndexTemplateSettings template = node.attempt(() -> IndexTemplateSettings.from(node.section("index_template"), dataStream != null), null);
+        if (op != null && id != null) {
+            checkOpAndId(node, op, id, routing, dataStream);
+        }
+        if (problems.count() > before) {
+            throw ConfigException.alreadyReported();
+        }
+        return new Route(List.copyOf(topics), pattern, index, dataStream, id, routing,
+                dataStream != null ? Op.CREATE : op, timestampField, List.copyOf(include), List.copyOf(exclude), Map.copyOf(rename),
+                template, format);
+    }
+
+    private static String topicPattern(ConfigNode node, List<String> topics) {
         String pattern = node.string("topic_pattern", null);
         if (topics.isEmpty() == (pattern == null)) {
+            if (node.misspelt("topics") || node.misspelt("topic_pattern")) {
+                throw ConfigException.alreadyReported();
+            }
             throw new ConfigException(node.path() + " needs exactly one of topics (a list) or topic_pattern (a regex), e.g. topics: [app-logs]");
         }
         if (pattern != null) {
@@ -100,9 +146,14 @@ public record Route(List<String> topics, String topicPattern, String index, Stri
                 throw new ConfigException(node.keyPath("topic_pattern") + " '" + pattern + "' is not a valid regex: " + e.getDescription());
             }
         }
-        String dataStream = node.string("data_stream", null);
-        String index = node.string("index", null);
+        return pattern;
+    }
+
+    private static void checkTarget(ConfigNode node, String index, String dataStream) {
         if ((index == null) == (dataStream == null)) {
+            if (node.misspelt("index") || node.misspelt("data_stream")) {
+                throw ConfigException.alreadyReported();
+            }
             throw new ConfigException(node.path() + " needs exactly one of index (an index, alias or name template) or data_stream");
         }
         String target = dataStream != null ? dataStream : index;
@@ -115,44 +166,34 @@ public record Route(List<String> topics, String topicPattern, String index, Stri
         if (index != null) {
             IndexNameTemplateSyntax.check(node.keyPath("index"), index);
         }
-        ValueFormat format = valueFormat(node);
-        Op op = node.choice("op", Op.INDEX, s -> Op.valueOf(s.toUpperCase().replace('-', '_')),
-                Set.of("index", "create", "upsert", "delete-on-tombstone"));
+    }
+
+    private static void checkOpAndId(ConfigNode node, Op op, IdSpec id, String routing, String dataStream) {
         if (dataStream != null && op != Op.INDEX && op != Op.CREATE) {
-            throw new ConfigException(node.keyPath("op") + " " + op.name().toLowerCase() + " is not possible on a data stream: "
+            node.problems().add(node.keyPath("op") + " " + op.name().toLowerCase() + " is not possible on a data stream: "
                     + "data streams only take create (kes uses create for them)");
+            return;
         }
-        IdSpec id = idSpec(node);
         if (op == Op.DELETE_ON_TOMBSTONE && id.kind() != IdSpec.Kind.KEY) {
-            throw new ConfigException(node.keyPath("id") + " must be key with op delete-on-tombstone: a tombstone has no value, "
+            node.problems().add(node.keyPath("id") + " must be key with op delete-on-tombstone: a tombstone has no value, "
                     + "so only its key can name the document to delete");
+            return;
         }
-        String routing = node.string("routing", null);
         if (op == Op.DELETE_ON_TOMBSTONE && routing != null) {
             // A delete sent without the routing its document was indexed with goes to another shard: Elasticsearch
             // answers 404, which counts as done, and the document stays. Routing by the key instead would change
             // nothing: with id: key the default routing is the _id, which is the key.
-            throw new ConfigException(node.keyPath("routing") + " cannot be used with op delete-on-tombstone: a tombstone "
+            node.problems().add(node.keyPath("routing") + " cannot be used with op delete-on-tombstone: a tombstone "
                     + "has no value to read the routing field '" + routing + "' from, so its delete would go to the wrong "
                     + "shard (Elasticsearch answers 404) and the document would stay; remove routing (with id: key, "
                     + "Elasticsearch already places each document by its key), or keep routing and use op: index or upsert "
                     + "without deletes");
+            return;
         }
-        if (op == Op.UPSERT || op == Op.DELETE_ON_TOMBSTONE) {
-            if (id.kind() == IdSpec.Kind.NONE) {
-                throw new ConfigException(node.keyPath("id") + " none cannot " + (op == Op.UPSERT ? "upsert" : "delete")
-                        + ": those need the document's id; use id: key, {field: ...} or {hash: [...]}");
-            }
+        if ((op == Op.UPSERT || op == Op.DELETE_ON_TOMBSTONE) && id.kind() == IdSpec.Kind.NONE) {
+            node.problems().add(node.keyPath("id") + " none cannot " + (op == Op.UPSERT ? "upsert" : "delete")
+                    + ": those need the document's id; use id: key, {field: ...} or {hash: [...]}");
         }
-        Map<String, String> rename = new LinkedHashMap<>();
-        ConfigNode renames = node.section("rename");
-        for (String from : renames.keys()) {
-            rename.put(from, renames.string(from, null));
-        }
-        return new Route(List.copyOf(topics), pattern, index, dataStream, id, routing,
-                dataStream != null ? Op.CREATE : op, node.string("timestamp_field", "@timestamp"),
-                List.copyOf(node.strings("include")), List.copyOf(node.strings("exclude")), Map.copyOf(rename),
-                IndexTemplateSettings.from(node.section("index_template"), dataStream != null), format);
     }
 
     private static ValueFormat valueFormat(ConfigNode node) {
@@ -213,9 +254,19 @@ public record Route(List<String> topics, String topicPattern, String index, Stri
         }
         ConfigNode id = node.section("id");
         if (id.keys().isEmpty()) {
-            return node.choice("id", null, s -> new IdSpec(IdSpec.Kind.valueOf(s.toUpperCase()), List.of()), Set.of("kafka", "key", "none"));
+            String raw = node.string("id", "").trim();
+            List<String> known = List.of("kafka", "key", "none");
+            if (!known.contains(raw)) {
+                String hint = DidYouMean.closest(raw, known).map(k -> " Did you mean '" + k + "'?").orElse("");
+                throw new ConfigException(node.keyPath("id") + " must be one of kafka, key, none, {field: path} or {hash: [paths]}, got '"
+                        + raw + "'." + hint);
+            }
+            return new IdSpec(IdSpec.Kind.valueOf(raw.toUpperCase()), List.of());
         }
         id.allowOnly(Set.of("field", "hash"));
+        if (!id.has("field") && !id.has("hash")) {
+            throw ConfigException.alreadyReported(); // only unknown keys, each reported by allowOnly
+        }
         if (id.has("field")) {
             return new IdSpec(IdSpec.Kind.FIELD, List.of(id.requiredString("field", "order.id")));
         }

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.Histogram;
 import org.apache.flink.metrics.Metric;
 import org.apache.flink.metrics.MetricConfig;
@@ -17,13 +18,16 @@ import org.apache.flink.metrics.reporter.MetricReporterFactory;
  * A Flink metric reporter that keeps the operator counters and histograms of a job running in
  * this JVM's MiniCluster in memory: records read from Kafka, documents acknowledged by
  * Elasticsearch, bulks sent, the writer's bulkLatencyMs and fenceMs. The quick start shows them
- * as progress, the bench reads them after each run.
+ * as progress ({@code bin/kes run} too, with the Kafka source's offsets for lag), the bench reads them
+ * after each run.
  */
 public final class ProgressReporter implements MetricReporter {
 
     /** Operator metrics by "<metric>@<operator name>#<subtask>". */
     private static final Map<String, Counter> COUNTERS = new ConcurrentHashMap<>();
     private static final Map<String, Histogram> HISTOGRAMS = new ConcurrentHashMap<>();
+    /** The Kafka source's position per partition ("<topic>\u0000<partition>"), for lag; other gauges are not kept. */
+    private static final Map<String, Gauge<?>> KAFKA_OFFSETS = new ConcurrentHashMap<>();
 
     @Override
     public void open(MetricConfig config) {}
@@ -33,7 +37,12 @@ public final class ProgressReporter implements MetricReporter {
 
     @Override
     public void notifyOfAddedMetric(Metric metric, String name, MetricGroup group) {
-        String operator = group.getAllVariables().get("<operator_name>");
+        Map<String, String> variables = group.getAllVariables();
+        if (metric instanceof Gauge<?> g && "currentOffset".equals(name) && variables.containsKey("<topic>")) {
+            KAFKA_OFFSETS.put(variables.get("<topic>") + "\u0000" + variables.get("<partition>"), g);
+            return;
+        }
+        String operator = variables.get("<operator_name>");
         if (operator == null) {
             return; // task-level duplicates of operator metrics would be counted twice
         }
@@ -81,9 +90,39 @@ public final class ProgressReporter implements MetricReporter {
         return all;
     }
 
+    /**
+     * The Kafka source's current offset per topic and partition (Flink's {@code currentOffset}
+     * gauges; negative before the partition's first record), by topic then partition.
+     */
+    public static Map<String, Map<Integer, Long>> kafkaOffsets() {
+        Map<String, Map<Integer, Long>> offsets = new java.util.TreeMap<>();
+        KAFKA_OFFSETS.forEach((key, gauge) -> {
+            String[] parts = key.split("\u0000");
+            if (gauge.getValue() instanceof Number n) {
+                offsets.computeIfAbsent(parts[0], t -> new java.util.TreeMap<>()).put(Integer.parseInt(parts[1]), n.longValue());
+            }
+        });
+        return offsets;
+    }
+
+    /** The newest value of each histogram called {@code name} (one per subtask), the largest of them; -1 when none has one. */
+    public static long latest(String name) {
+        long latest = -1;
+        for (Map.Entry<String, Histogram> e : HISTOGRAMS.entrySet()) {
+            if (e.getKey().startsWith(name + "@")) {
+                long[] v = e.getValue().getStatistics().getValues();
+                if (v.length > 0) {
+                    latest = Math.max(latest, v[v.length - 1]);
+                }
+            }
+        }
+        return latest;
+    }
+
     public static void reset() {
         COUNTERS.clear();
         HISTOGRAMS.clear();
+        KAFKA_OFFSETS.clear();
     }
 
     /** Registered through {@code metrics.reporter.<name>.factory.class}. */

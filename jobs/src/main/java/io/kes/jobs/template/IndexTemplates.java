@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kes.connector.SinkSettings;
 import io.kes.connector.cluster.RestClients;
+import io.kes.jobs.check.CannotConnectException;
 import io.kes.jobs.config.ConfigException;
 import io.kes.jobs.config.IndexTemplateSettings;
 import io.kes.jobs.config.KesConfig;
@@ -46,8 +47,12 @@ public final class IndexTemplates {
                 put(client, route);
                 warnAboutDifferentIndices(client, route);
             }
-        } catch (IOException e) {
+        } catch (ResponseException e) {
             throw new ConfigException("could not put the index templates of the routes: " + e.getMessage(), e);
+        } catch (IOException e) {
+            // Not reachable: name the setting (this runs before the job starts, so the job has never reached Elasticsearch).
+            throw new CannotConnectException("cannot reach Elasticsearch to put the routes' index templates (" + e
+                    + "): check elasticsearch.hosts", e);
         }
     }
 

@@ -24,6 +24,26 @@ class KesConfigTest {
     }
 
     @Test
+    void everyErrorOfTheConfigIsReportedInOneRun() {
+        assertThatThrownBy(() -> parse(BASE + "bulk: {max_doc: 10}\nroutes: [{topics: [a], indx: a, id: kafak}]"))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
+                        "unknown key 'bulk.max_doc'. Did you mean 'max_docs'? Allowed here: " + String.join(", ",
+                                new java.util.TreeSet<>(KesConfig.sinkOptionsByKey().keySet().stream().filter(k -> k.startsWith("bulk."))
+                                        .map(k -> k.substring(5)).toList())),
+                        "unknown key 'routes[0].indx'. Did you mean 'index'? Allowed here: " + String.join(", ", new java.util.TreeSet<>(Route.KEYS)),
+                        "routes[0].id must be one of kafka, key, none, {field: path} or {hash: [paths]}, got 'kafak'. Did you mean 'kafka'?"))
+                .hasMessageStartingWith("3 errors in the config:\n  unknown key 'bulk.max_doc'");
+    }
+
+    @Test
+    void aMissingHostIsReportedBesideProblemsElsewhere() {
+        assertThatThrownBy(() -> parse("kafka: {bootstrap_servers: localhost:9092}\nroutes: [{topics: [a], index: a, op: upsrt}]"))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).hasSize(2)
+                        .anySatisfy(p -> assertThat(p).startsWith("routes[0].op must be one of"))
+                        .anySatisfy(p -> assertThat(p).startsWith("elasticsearch.hosts is not set")));
+    }
+
+    @Test
     void invalidValuesNameTheKeyTheValueAndTheFix() {
         assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: Logs}]"))
                 .hasMessage("routes[0].index 'Logs' is not a valid Elasticsearch index name: use lowercase, no spaces, commas or *, not starting with _ or -");

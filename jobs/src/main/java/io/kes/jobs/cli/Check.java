@@ -1,0 +1,66 @@
+package io.kes.jobs.cli;
+
+import io.kes.jobs.check.Preflight;
+import io.kes.jobs.check.PreflightReport;
+import io.kes.jobs.config.KesConfig;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code bin/kes check --config FILE}: every config error at once, then Elasticsearch, Kafka and
+ * each route as the job would find them, in one table. Exits with {@link ExitCode}.
+ */
+public final class Check {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Check.class);
+    static final String COMMAND = "bin/kes check";
+
+    private Check() {}
+
+    public static void main(String[] args) {
+        boolean debug = Arrays.asList(args).contains(Flag.DEBUG.name);
+        ExitCode exit;
+        try {
+            exit = check(args);
+        } catch (RuntimeException e) {
+            Optional<ExitCode> kind = UserErrors.kind(e);
+            if (kind.isEmpty()) {
+                LOG.error("the check failed", e);
+                System.err.println("kes: the check itself failed: " + e + (debug ? "" : " (stack trace in the log file, or run with --debug)"));
+                if (debug) {
+                    e.printStackTrace();
+                }
+                exit = ExitCode.JOB_FAILED;
+            } else {
+                exit = UserErrors.report(e, kind.get(), debug);
+            }
+        }
+        System.exit(exit.code);
+    }
+
+    static ExitCode check(String[] args) {
+        Map<Flag, String> flags = Flag.parse(args, Flag.CHECK, COMMAND);
+        if (flags.containsKey(Flag.HELP)) {
+            System.out.print(Flag.help(COMMAND, "Checks a job's config, then Elasticsearch, Kafka and every route, without starting the job.",
+                    Flag.CHECK));
+            return ExitCode.OK;
+        }
+        String file = flags.get(Flag.CONFIG);
+        if (file == null) {
+            throw new Flag.UsageException("--config FILE is required: " + COMMAND + " --config mapping.yaml");
+        }
+        KesConfig config = KesConfig.load(Path.of(file));
+        System.out.println("kes check: " + file);
+        PreflightReport report = Preflight.run(config, false);
+        System.out.print(report.table());
+        if (report.failed()) {
+            Preflight.requireOk(report); // throws, printed by UserErrors
+        }
+        System.out.println("kes: all checks passed; start the job with: bin/kes run --config " + file);
+        return ExitCode.OK;
+    }
+}
