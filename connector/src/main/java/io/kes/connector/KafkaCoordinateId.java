@@ -1,4 +1,4 @@
-package io.kes.jobs.decode;
+package io.kes.connector;
 
 import java.util.Base64;
 
