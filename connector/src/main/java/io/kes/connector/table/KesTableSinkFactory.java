@@ -4,6 +4,7 @@ import static io.kes.connector.table.KesTableOptions.*;
 
 import io.kes.connector.ElasticsearchSink;
 import io.kes.connector.IndexNameTemplate;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -11,6 +12,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.serialization.SerializationSchema;
 import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.catalog.Column;
@@ -60,14 +62,18 @@ public final class KesTableSinkFactory implements DynamicTableSinkFactory {
         if (!"json".equals(format)) {
             throw new ValidationException(FORMAT.key() + " '" + format + "' is not supported: kes writes JSON documents; use 'format' = 'json'");
         }
-        EncodingFormat<SerializationSchema<RowData>> encoding = helper.discoverEncodingFormat(SerializationFormatFactory.class, FactoryUtil.FORMAT);
+        String opName = options.get(ConfigOptions.key(OP.key()).stringType().defaultValue("index"));
+        if (Arrays.stream(Op.values()).noneMatch(o -> o.name().equalsIgnoreCase(opName))) {
+            throw new ValidationException(OP.key() + " '" + opName + "' is not one of index, create, upsert");
+        }
+        EncodingFormat<SerializationSchema<RowData>> encoding = helper.discoverEncodingFormat(SerializationFormatFactory.class, FORMAT);
         helper.validate();
 
         ElasticsearchSink sink;
         try {
             sink = ElasticsearchSink.builder().setAll(sinkConfiguration(options)).build();
         } catch (IllegalArgumentException e) {
-            throw new ValidationException(inTableTerms(e.getMessage()), e);
+            throw new ValidationException(inTableTerms(e.getMessage()));
         }
         if (!"fail".equalsIgnoreCase(options.get(FAILURE_HANDLER))) {
             throw new ValidationException(FAILURE_HANDLER.key() + " '" + options.get(FAILURE_HANDLER) + "' is not supported: the SQL sink "

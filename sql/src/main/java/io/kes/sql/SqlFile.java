@@ -1,0 +1,131 @@
+package io.kes.sql;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.TableResult;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.util.ExceptionUtils;
+
+/**
+ * {@code bin/kes sql FILE.sql}: runs the statements of a SQL file, in order, in an embedded Flink
+ * MiniCluster, the quick start for SQL users. {@code SET 'key' = 'value';} sets a Flink option for
+ * the statements after it; an {@code INSERT} runs as a job whose state is printed every two
+ * seconds until it ends (bounded sources) or the process is stopped. Checkpoints every 10 s by
+ * default, so the kes sink's checkpoint fence is at work as in production.
+ */
+public final class SqlFile {
+
+    private static final Pattern SET = Pattern.compile("(?is)SET\\s+'([^']+)'\\s*=\\s*'([^']*)'");
+
+    private SqlFile() {}
+
+    public static void main(String[] args) throws Exception {
+        if (args.length != 1) {
+            System.err.println("usage: bin/kes sql FILE.sql");
+            System.exit(2);
+        }
+        try {
+            run(Files.readString(Path.of(args[0])));
+        } catch (Exception e) {
+            System.err.println("[kes sql] failed: " + ExceptionUtils.stringifyException(rootCause(e)).lines().findFirst().orElse(""));
+            System.err.println("[kes sql] the full stack trace is in the log");
+            org.slf4j.LoggerFactory.getLogger(SqlFile.class).error("SQL file failed", e);
+            System.exit(1);
+        }
+        System.exit(0);
+    }
+
+    /** Runs every statement of {@code sql}; returns when the last one has finished. */
+    public static void run(String sql) throws Exception {
+        Configuration conf = new Configuration();
+        conf.setString("execution.checkpointing.interval", "10s");
+        StreamTableEnvironment tables = StreamTableEnvironment.create(StreamExecutionEnvironment.getExecutionEnvironment(conf));
+        for (String statement : statements(sql)) {
+            Matcher set = SET.matcher(statement);
+            if (set.matches()) {
+                tables.getConfig().getConfiguration().setString(set.group(1), set.group(2));
+                System.out.println("[kes sql] " + set.group(1) + " = " + set.group(2));
+                continue;
+            }
+            System.out.println("[kes sql] " + firstLine(statement));
+            TableResult result = tables.executeSql(statement);
+            JobClient job = result.getJobClient().orElse(null);
+            if (job == null) {
+                result.print();
+            } else if (statement.trim().toUpperCase().startsWith("SELECT")) {
+                result.print();
+            } else {
+                await(job);
+            }
+        }
+    }
+
+    private static void await(JobClient job) throws Exception {
+        long start = System.nanoTime();
+        var done = job.getJobExecutionResult();
+        while (!done.isDone()) {
+            Thread.sleep(2000);
+            System.out.printf("[kes sql] job %s %s, %d s%n", job.getJobID(), job.getJobStatus().get(),
+                    Duration.ofNanos(System.nanoTime() - start).toSeconds());
+        }
+        done.get(); // throws the job's failure
+        System.out.printf("[kes sql] job %s finished in %.1f s%n", job.getJobID(), (System.nanoTime() - start) / 1e9);
+    }
+
+    /** Splits on semicolons outside quotes, identifiers in backticks and comments. */
+    static List<String> statements(String sql) {
+        List<String> out = new ArrayList<>();
+        StringBuilder current = new StringBuilder();
+        char quote = 0;
+        for (int i = 0; i < sql.length(); i++) {
+            char c = sql.charAt(i);
+            if (quote == 0 && c == '-' && i + 1 < sql.length() && sql.charAt(i + 1) == '-') {
+                while (i < sql.length() && sql.charAt(i) != '\n') {
+                    i++;
+                }
+                current.append('\n');
+                continue;
+            }
+            if (quote == 0 && (c == '\'' || c == '`' || c == '"')) {
+                quote = c;
+            } else if (c == quote) {
+                quote = 0;
+            }
+            if (quote == 0 && c == ';') {
+                add(out, current);
+            } else {
+                current.append(c);
+            }
+        }
+        add(out, current);
+        return out;
+    }
+
+    private static void add(List<String> out, StringBuilder statement) {
+        if (!statement.toString().isBlank()) {
+            out.add(statement.toString().trim());
+        }
+        statement.setLength(0);
+    }
+
+    private static String firstLine(String statement) {
+        String line = statement.lines().findFirst().orElse("");
+        return statement.contains("\n") ? line + " ..." : line;
+    }
+
+    private static Throwable rootCause(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t;
+    }
+}
