@@ -5,8 +5,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -70,13 +74,18 @@ public final class SqlFile {
 
     private static void await(JobClient job) throws Exception {
         long start = System.nanoTime();
-        var done = job.getJobExecutionResult();
-        while (!done.isDone()) {
-            Thread.sleep(2000);
-            System.out.printf("[kes sql] job %s %s, %d s%n", job.getJobID(), job.getJobStatus().get(),
-                    Duration.ofNanos(System.nanoTime() - start).toSeconds());
+        CompletableFuture<JobExecutionResult> done = job.getJobExecutionResult();
+        while (true) {
+            try {
+                done.get(2, TimeUnit.SECONDS); // throws the job's failure
+                break;
+            } catch (TimeoutException stillRunning) {
+                // The local cluster shuts down with the job: a status asked for at that moment is not there.
+                String status = job.getJobStatus().handle((s, e) -> e == null ? s.toString() : "ending").get();
+                System.out.printf("[kes sql] job %s %s, %d s%n", job.getJobID(), status,
+                        Duration.ofNanos(System.nanoTime() - start).toSeconds());
+            }
         }
-        done.get(); // throws the job's failure
         System.out.printf("[kes sql] job %s finished in %.1f s%n", job.getJobID(), (System.nanoTime() - start) / 1e9);
     }
 

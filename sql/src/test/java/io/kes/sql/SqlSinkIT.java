@@ -33,7 +33,7 @@ class SqlSinkIT {
     @Test
     void insertFromKafkaIndexesExactlyTheTopicsRowsInSingleShardBulks(ElasticsearchNode es, KafkaBroker kafka) throws Exception {
         String topic = "sql-logs";
-        int rows = 20_000;
+        int rows = 10_000;
         kafka.createTopic(topic, 3, Map.of());
         try (var producer = producer(kafka)) {
             for (int i = 0; i < rows; i++) {
@@ -73,7 +73,7 @@ class SqlSinkIT {
 
         // Ids are the Kafka coordinates, documents the rows without the metadata columns.
         JsonNode hits = JSON.readTree(http.send("POST", "/sql-logs/_search",
-                "{\"size\":3,\"query\":{\"terms\":{\"seq\":[0,1,19999]}},\"sort\":[{\"seq\":\"asc\"}]}").requireOk("search").body())
+                "{\"size\":3,\"query\":{\"terms\":{\"seq\":[0,1,9999]}},\"sort\":[{\"seq\":\"asc\"}]}").requireOk("search").body())
                 .path("hits").path("hits");
         assertThat(hits).hasSize(3);
         for (JsonNode hit : hits) {

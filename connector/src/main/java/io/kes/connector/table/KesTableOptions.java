@@ -58,7 +58,8 @@ public final class KesTableOptions {
             .enumType(Op.class).defaultValue(Op.INDEX)
             .withDescription("What INSERT and UPDATE_AFTER rows do: index (create or overwrite), create (append-only; "
                     + "existing ids keep their first value) or upsert (merge the row's fields into the document; needs a "
-                    + "PRIMARY KEY). DELETE rows delete their document; UPDATE_BEFORE rows are dropped.");
+                    + "PRIMARY KEY). DELETE rows delete their document, and so do the UPDATE_BEFORE rows the planner sends where the "
+                    + "query needs them (a filter over an updating result): the only sign that a key left the result.");
 
     public static final ConfigOption<String> FORMAT = ConfigOptions.key("format")
             .stringType().defaultValue("json")

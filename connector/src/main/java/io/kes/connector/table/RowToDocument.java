@@ -25,9 +25,17 @@ import org.apache.flink.util.Collector;
 
 /**
  * Turns one changelog row into its {@link DocumentOperation}: INSERT and UPDATE_AFTER rows index
- * (or create, or upsert) the row's JSON, DELETE rows delete the document, UPDATE_BEFORE rows are
- * dropped (the UPDATE_AFTER that follows overwrites the document). Ids come from the PRIMARY KEY's
- * values joined by the delimiter, else from the Kafka coordinates, else Elasticsearch makes them.
+ * (or create, or upsert) the row's JSON, DELETE and UPDATE_BEFORE rows delete the document. Ids
+ * come from the PRIMARY KEY's values joined by the delimiter, else from the Kafka coordinates,
+ * else Elasticsearch makes them.
+ *
+ * <p>Why UPDATE_BEFORE deletes. The table asks the planner for an upsert changelog (no
+ * UPDATE_BEFORE), and the planner sends UPDATE_BEFORE rows only where a step of the query needed
+ * them: a filter over an updating result ({@code WHERE n < 3} over a {@code COUNT}) turns a key's
+ * update into an UPDATE_BEFORE that passes and an UPDATE_AFTER that does not. That UPDATE_BEFORE is
+ * the only sign that the key left the result; dropping it left the document behind (as
+ * {@code SqlSinkIT} showed). Where an UPDATE_AFTER follows, it writes the document again, in
+ * order, through the same writer; Flink's own Elasticsearch and upsert-kafka sinks do the same.
  */
 final class RowToDocument extends RichFlatMapFunction<RowData, DocumentOperation> {
 
@@ -82,16 +90,13 @@ final class RowToDocument extends RichFlatMapFunction<RowData, DocumentOperation
     @Override
     public void flatMap(RowData row, Collector<DocumentOperation> out) {
         RowKind kind = row.getRowKind();
-        if (kind == RowKind.UPDATE_BEFORE) {
-            return;
-        }
         RecordOrigin origin = coordinates == null ? RecordOrigin.NONE
                 : RecordOrigin.kafka(row.getString(coordinates[0]).toString(), row.getInt(coordinates[1]), row.getLong(coordinates[2]));
         String id = spec.hasKey() ? idOf(spec, row) : origin.isKnown() ? KafkaCoordinateId.of(origin.topic(), origin.partition(), origin.offset()) : null;
         String target = indexOf(row);
         String routing = spec.routing() < 0 || row.isNullAt(spec.routing()) ? null
                 : ColumnText.of(spec.routing(), spec.types().get(spec.routing())).of(row);
-        if (kind == RowKind.DELETE) {
+        if (kind == RowKind.DELETE || kind == RowKind.UPDATE_BEFORE) {
             out.collect(new DocumentOperation(OpType.DELETE, target, id, routing, null, origin));
             return;
         }
