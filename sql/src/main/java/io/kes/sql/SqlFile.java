@@ -23,7 +23,8 @@ import org.apache.flink.util.ExceptionUtils;
  * MiniCluster, the quick start for SQL users. {@code SET 'key' = 'value';} sets a Flink option for
  * the statements after it; an {@code INSERT} runs as a job whose state is printed every two
  * seconds until it ends (bounded sources) or the process is stopped. Checkpoints every 10 s by
- * default, so the kes sink's checkpoint fence is at work as in production.
+ * default, so the kes sink's checkpoint fence is at work as in production; a failing job restarts
+ * three times, then the file stops with its error ({@code SET} changes either).
  */
 public final class SqlFile {
 
@@ -51,6 +52,11 @@ public final class SqlFile {
     public static void run(String sql) throws Exception {
         Configuration conf = new Configuration();
         conf.setString("execution.checkpointing.interval", "10s");
+        // A quick start should end with the error, not restart forever (the default with checkpoints):
+        // three restarts show the fence's replay at work, then the job fails and says why.
+        conf.setString("restart-strategy.type", "fixed-delay");
+        conf.setString("restart-strategy.fixed-delay.attempts", "3");
+        conf.setString("restart-strategy.fixed-delay.delay", "5s");
         StreamTableEnvironment tables = StreamTableEnvironment.create(StreamExecutionEnvironment.getExecutionEnvironment(conf));
         for (String statement : statements(sql)) {
             Matcher set = SET.matcher(statement);
