@@ -16,7 +16,6 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.util.ExceptionUtils;
 
 /**
  * {@code bin/kes sql FILE.sql}: runs the statements of a SQL file, in order, in an embedded Flink
@@ -40,9 +39,11 @@ public final class SqlFile {
         try {
             run(Files.readString(Path.of(args[0])));
         } catch (Exception e) {
-            System.err.println("[kes sql] failed: " + ExceptionUtils.stringifyException(rootCause(e)).lines().findFirst().orElse(""));
+            Throwable cause = rootCause(e);
+            System.err.println("[kes sql] failed: " + (cause.getMessage() != null ? cause.getMessage() : cause.toString()));
             System.err.println("[kes sql] the full stack trace is in the log");
-            org.slf4j.LoggerFactory.getLogger(SqlFile.class).error("SQL file failed", e);
+            // INFO: into the log file only; the terminal has the line above (bin/kes shows warnings there).
+            org.slf4j.LoggerFactory.getLogger(SqlFile.class).info("SQL file failed", e);
             System.exit(1);
         }
         System.exit(0);
