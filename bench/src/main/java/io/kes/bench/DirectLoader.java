@@ -1,7 +1,7 @@
 package io.kes.bench;
 
 import io.kes.connector.routing.IndexRouting;
-import io.kes.jobs.decode.KafkaCoordinateId;
+import io.kes.connector.KafkaCoordinateId;
 import io.kes.jobs.quickstart.SampleLogs;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -181,8 +181,17 @@ public final class LocalStack {
             case "up" -> stack.up(args.length > 1 && "--secure".equals(args[1]));
             case "down" -> stack.down();
             case "status" -> System.exit(stack.status() ? 0 : 3);
+            // The local broker does not create topics on first use (typos should fail), so SQL users create theirs here.
+            case "topic" -> {
+                if (args.length < 2) {
+                    System.err.println("usage: kes local topic NAME [PARTITIONS]");
+                    System.exit(2);
+                }
+                KafkaBroker.createTopicAt(stack.kafkaBootstrap(), args[1], args.length > 2 ? Integer.parseInt(args[2]) : 3, java.util.Map.of());
+                System.out.println("Topic " + args[1] + " is there (" + stack.kafkaBootstrap() + ")");
+            }
             default -> {
-                System.err.println("usage: kes local up [--secure]|down|status");
+                System.err.println("usage: kes local up [--secure]|down|status|topic NAME [PARTITIONS]");
                 System.exit(2);
             }
         }

@@ -2,7 +2,7 @@ package io.kes.torture;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.kes.jobs.decode.KafkaCoordinateId;
+import io.kes.connector.KafkaCoordinateId;
 import io.kes.torture.IndexedDocuments.Doc;
 import io.kes.torture.KafkaTopics.Stored;
 import java.io.IOException;

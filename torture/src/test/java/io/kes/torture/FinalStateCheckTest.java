@@ -3,7 +3,7 @@ package io.kes.torture;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.kes.jobs.decode.KafkaCoordinateId;
+import io.kes.connector.KafkaCoordinateId;
 import io.kes.torture.IndexedDocuments.Doc;
 import io.kes.torture.KafkaTopics.Stored;
 import java.util.List;

@@ -1,5 +1,6 @@
 package io.kes.jobs.config;
 
+import io.kes.connector.IndexNameTemplate;
 import java.io.IOException;
 import java.io.Serializable;
 import java.net.URI;
@@ -157,14 +158,18 @@ public record Route(List<String> topics, String topicPattern, String index, Stri
             throw new ConfigException(node.path() + " needs exactly one of index (an index, alias or name template) or data_stream");
         }
         String target = dataStream != null ? dataStream : index;
-        String literal = target.replaceAll("\\{[^}]*}", "x");
+        String key = node.keyPath(dataStream != null ? "data_stream" : "index");
+        IndexNameTemplate template;
+        try {
+            template = IndexNameTemplate.parse(target);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(key + " " + e.getMessage());
+        }
+        String literal = template.fill("x");
         if (!literal.equals(literal.toLowerCase()) || literal.startsWith("_") || literal.startsWith("-") || literal.contains(" ")
                 || literal.contains(",") || literal.contains("*")) {
-            throw new ConfigException(node.keyPath(dataStream != null ? "data_stream" : "index") + " '" + target
+            throw new ConfigException(key + " '" + target
                     + "' is not a valid Elasticsearch index name: use lowercase, no spaces, commas or *, not starting with _ or -");
-        }
-        if (index != null) {
-            IndexNameTemplateSyntax.check(node.keyPath("index"), index);
         }
     }
 

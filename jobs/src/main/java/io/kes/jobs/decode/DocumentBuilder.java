@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kes.connector.DocumentOperation;
+import io.kes.connector.IndexNameTemplate;
+import io.kes.connector.KafkaCoordinateId;
 import io.kes.connector.OpType;
 import io.kes.connector.RecordOrigin;
 import io.kes.jobs.config.Route;
@@ -44,7 +46,7 @@ public final class DocumentBuilder {
 
     public DocumentBuilder(Route route) {
         this.route = route;
-        this.index = new IndexNameTemplate(route.target());
+        this.index = IndexNameTemplate.parse(route.target());
         this.parse = route.needsFields();
         this.transforms = !route.include().isEmpty() || !route.exclude().isEmpty() || !route.rename().isEmpty()
                 || route.dataStream() != null;
@@ -57,14 +59,14 @@ public final class DocumentBuilder {
         }
         byte[] json = decoder == null ? record.value() : decoder.toJson(record.value());
         if (!parse) {
-            return DocumentOperation.write(opType(), index.render(null, record, null)).id(id(null, record)).source(json)
+            return DocumentOperation.write(opType(), indexName(null, record, null)).id(id(null, record)).source(json)
                     .origin(origin(record, decoder != null)).build();
         }
         ObjectNode doc = parseObject(json);
         Instant eventTime = eventTime(doc, record);
         String id = id(doc, record);
         String routing = route.routing() == null ? null : requiredText(doc, route.routing(), "routing");
-        String target = index.render(doc, record, eventTime);
+        String target = indexName(doc, record, eventTime);
         byte[] source = json;
         if (transforms) {
             transform(doc, eventTime);
@@ -98,11 +100,48 @@ public final class DocumentBuilder {
             throw new DecodeException("tombstone", "record has no value (a tombstone) and the route's op is "
                     + route.op().name().toLowerCase().replace('_', '-') + "; use op: delete-on-tombstone to delete documents on tombstones");
         }
-        if (!index.isLiteral() && route.target().matches(".*\\{(?!_topic|_key|_header\\.)[^}]*}.*")) {
+        if (index.placeholders().stream().anyMatch(p -> !isRecordPlaceholder(p.name()))) {
             throw new DecodeException("tombstone", "a tombstone cannot name an index built from document fields (" + route.target() + ")");
         }
-        String target = index.render(null, record, Instant.ofEpochMilli(record.timestamp()));
+        String target = indexName(null, record, Instant.ofEpochMilli(record.timestamp()));
         return DocumentOperation.write(OpType.DELETE, target).id(id(null, record)).origin(origin(record, false)).build();
+    }
+
+    /**
+     * The record's index: a placeholder is a field path of the document ({@code {http.status}}),
+     * {@code {_topic}}, {@code {_key}} or {@code {_header.<name>}}; with {@code |pattern} it
+     * formats the record's event time instead.
+     */
+    private String indexName(JsonNode doc, KafkaRecord record, Instant eventTime) throws DecodeException {
+        return index.render(p -> p.isDate() ? p.format(eventTime) : placeholderValue(p.name(), doc, record));
+    }
+
+    private static boolean isRecordPlaceholder(String name) {
+        return name.equals("_topic") || name.equals("_key") || name.startsWith("_header.");
+    }
+
+    private String placeholderValue(String field, JsonNode doc, KafkaRecord record) throws DecodeException {
+        if ("_topic".equals(field)) {
+            return record.topic();
+        }
+        if ("_key".equals(field)) {
+            if (record.key() == null) {
+                throw new DecodeException("missing_field", "index name " + index + " needs the record key, and the record has none");
+            }
+            return new String(record.key(), StandardCharsets.UTF_8);
+        }
+        if (field.startsWith("_header.")) {
+            byte[] header = record.lastHeader(field.substring("_header.".length()));
+            if (header == null) {
+                throw new DecodeException("missing_field", "index name " + index + " needs header " + field.substring(8) + ", which the record lacks");
+            }
+            return new String(header, StandardCharsets.UTF_8);
+        }
+        JsonNode value = JsonPaths.get(doc, field);
+        if (value == null || !value.isValueNode() || value.isNull() || value.asText().isEmpty()) {
+            throw new DecodeException("missing_field", "index name " + index + " needs field " + field + ", which the record lacks or is not a plain value");
+        }
+        return value.asText();
     }
 
     private static ObjectNode parseObject(byte[] value) throws DecodeException {

@@ -3,6 +3,7 @@ package io.kes.jobs.template;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kes.connector.IndexNameTemplate;
 import io.kes.connector.SinkSettings;
 import io.kes.connector.cluster.RestClients;
 import io.kes.jobs.check.CannotConnectException;
@@ -58,7 +59,7 @@ public final class IndexTemplates {
 
     /** {@code logs-{service}-{@timestamp|yyyy.MM.dd}} → {@code logs-*-*}. */
     static String pattern(Route route) {
-        return route.target().replaceAll("\\{[^}]*}", "*").replaceAll("\\*+", "*");
+        return IndexNameTemplate.parse(route.target()).wildcardPattern();
     }
 
     static String name(Route route) {

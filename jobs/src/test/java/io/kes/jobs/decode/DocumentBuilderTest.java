@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kes.connector.DocumentOperation;
+import io.kes.connector.KafkaCoordinateId;
 import io.kes.connector.OpType;
 import io.kes.connector.RecordOrigin;
 import io.kes.jobs.config.KesConfig;

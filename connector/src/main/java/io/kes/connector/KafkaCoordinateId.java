@@ -1,6 +1,7 @@
-package io.kes.jobs.decode;
+package io.kes.connector;
 
 import java.util.Base64;
+import org.apache.flink.annotation.PublicEvolving;
 
 /**
  * Document ids made from a Kafka record's coordinates, so a replay of the same offsets overwrites
@@ -11,6 +12,7 @@ import java.util.Base64;
  * Partitions above 65535 or offsets above 2^48 get a longer 16-byte form (22 characters), so the
  * two forms never collide.
  */
+@PublicEvolving
 public final class KafkaCoordinateId {
 
     private static final Base64.Encoder BASE64 = Base64.getUrlEncoder().withoutPadding();

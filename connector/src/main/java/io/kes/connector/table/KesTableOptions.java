@@ -1,0 +1,189 @@
+package io.kes.connector.table;
+
+import static io.kes.connector.ElasticsearchSinkOptions.*;
+
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.ReadableConfig;
+
+/**
+ * Every option of a {@code 'connector' = 'kes'} table, declared once, in Flink SQL's dotted style.
+ * The options of the sink itself ({@link #SINK_OPTIONS}) take their defaults and meaning from
+ * {@link io.kes.connector.ElasticsearchSinkOptions}, so the SQL table and the DataStream sink cannot
+ * drift apart; the rest say how a row becomes a document.
+ */
+@PublicEvolving
+public final class KesTableOptions {
+
+    private KesTableOptions() {}
+
+    /** What INSERT and UPDATE_AFTER rows do to their document. */
+    public enum Op {
+        /** Create or overwrite the document (default). */
+        INDEX,
+        /** Create only: Elasticsearch answers 409 for an existing id and the first row's value stays. Append-only. */
+        CREATE,
+        /** Merge the row's fields into the document, creating it when missing (doc_as_upsert). Needs a PRIMARY KEY. */
+        UPSERT
+    }
+
+    /** What happens to a row Elasticsearch refuses for good. */
+    public enum FailureHandlerKind {
+        /** The job fails naming the row and Elasticsearch's reason. */
+        FAIL
+    }
+
+    // How rows become documents.
+
+    public static final ConfigOption<String> INDEX = ConfigOptions.key("index")
+            .stringType().noDefaultValue()
+            .withDescription("Target index or alias, or a name template over the table's columns: logs-{service} takes a "
+                    + "column's value, logs-{ts|yyyy.MM.dd} formats a DATE, TIMESTAMP or TIMESTAMP_LTZ column (UTC). "
+                    + "Names are lowercased. Required.");
+
+    public static final ConfigOption<String> KEY_DELIMITER = ConfigOptions.key("document-id.key-delimiter")
+            .stringType().defaultValue("_")
+            .withDescription("With a PRIMARY KEY of several columns: the text between their values in the document id.");
+
+    public static final ConfigOption<String> ROUTING = ConfigOptions.key("routing")
+            .stringType().noDefaultValue()
+            .withDescription("A column whose value is the document's _routing (kes predicts the shard from it). "
+                    + "A row whose routing column is null is routed by its id.");
+
+    public static final ConfigOption<Op> OP = ConfigOptions.key("op")
+            .enumType(Op.class).defaultValue(Op.INDEX)
+            .withDescription("What INSERT and UPDATE_AFTER rows do: index (create or overwrite), create (append-only; "
+                    + "existing ids keep their first value) or upsert (merge the row's fields into the document; needs a "
+                    + "PRIMARY KEY). DELETE rows delete their document, and so do the UPDATE_BEFORE rows the planner sends where the "
+                    + "query needs them (a filter over an updating result): the only sign that a key left the result.");
+
+    public static final ConfigOption<String> FORMAT = ConfigOptions.key("format")
+            .stringType().defaultValue("json")
+            .withDescription("How a row is serialized into its document: json (Flink's JSON format; its json.* options apply).");
+
+    public static final ConfigOption<String> FAILURE_HANDLER = ConfigOptions.key("failure-handler")
+            .stringType().defaultValue("fail")
+            .withDescription("What happens to a row Elasticsearch refuses for good (mapping conflict, unparsable value): "
+                    + "fail, the job fails naming the row. The kes job's dead-letter topic is not available in SQL yet.");
+
+    // The sink's own options: the same meaning and defaults as the DataStream sink's.
+
+    public static final ConfigOption<List<String>> TABLE_HOSTS = ConfigOptions.key("hosts")
+            .stringType().asList().noDefaultValue()
+            .withDescription("Elasticsearch HTTP endpoints, separated by ';', e.g. http://es1:9200;http://es2:9200. Required.");
+
+    public static final ConfigOption<String> TABLE_USERNAME = ConfigOptions.key("username")
+            .stringType().noDefaultValue().withDescription(USERNAME.description());
+
+    public static final ConfigOption<String> TABLE_PASSWORD = ConfigOptions.key("password")
+            .stringType().noDefaultValue().withDescription(PASSWORD.description());
+
+    public static final ConfigOption<String> TABLE_API_KEY = ConfigOptions.key("api-key")
+            .stringType().noDefaultValue().withDescription(API_KEY.description());
+
+    public static final ConfigOption<String> TABLE_SSL_CA_FILE = ConfigOptions.key("ssl.ca-file")
+            .stringType().noDefaultValue().withDescription(TLS_CA_FILE.description());
+
+    public static final ConfigOption<String> TABLE_SSL_FINGERPRINT = ConfigOptions.key("ssl.certificate-fingerprint")
+            .stringType().noDefaultValue().withDescription(TLS_FINGERPRINT.description());
+
+    public static final ConfigOption<String> TABLE_PATH_PREFIX = ConfigOptions.key("path-prefix")
+            .stringType().noDefaultValue().withDescription(PATH_PREFIX.description());
+
+    public static final ConfigOption<Boolean> TABLE_GZIP = ConfigOptions.key("gzip")
+            .booleanType().defaultValue(GZIP.defaultValue()).withDescription(GZIP.description());
+
+    public static final ConfigOption<String> TABLE_DURABILITY = ConfigOptions.key("durability")
+            .stringType().defaultValue(DURABILITY.defaultValue()).withDescription(DURABILITY.description());
+
+    public static final ConfigOption<Duration> TABLE_FENCE_SYNC_WAIT = ConfigOptions.key("durability.fence-sync-wait")
+            .durationType().defaultValue(FENCE_SYNC_WAIT.defaultValue()).withDescription(FENCE_SYNC_WAIT.description());
+
+    public static final ConfigOption<Boolean> TABLE_PRIMARY_NODE_ROUTING = ConfigOptions.key("primary-node-routing")
+            .booleanType().defaultValue(PRIMARY_NODE_ROUTING.defaultValue()).withDescription(PRIMARY_NODE_ROUTING.description());
+
+    public static final ConfigOption<Duration> TABLE_SOCKET_TIMEOUT = ConfigOptions.key("socket-timeout")
+            .durationType().defaultValue(SOCKET_TIMEOUT.defaultValue()).withDescription(SOCKET_TIMEOUT.description());
+
+    public static final ConfigOption<Integer> TABLE_BULK_MAX_DOCS = ConfigOptions.key("bulk.max-docs")
+            .intType().defaultValue(BULK_MAX_DOCS.defaultValue()).withDescription(BULK_MAX_DOCS.description());
+
+    public static final ConfigOption<MemorySize> TABLE_BULK_MAX_BYTES = ConfigOptions.key("bulk.max-bytes")
+            .memoryType().defaultValue(BULK_MAX_BYTES.defaultValue()).withDescription(BULK_MAX_BYTES.description());
+
+    public static final ConfigOption<Duration> TABLE_BULK_LINGER = ConfigOptions.key("bulk.linger")
+            .durationType().defaultValue(BULK_LINGER.defaultValue()).withDescription(BULK_LINGER.description());
+
+    public static final ConfigOption<Integer> TABLE_BULK_MAX_IN_FLIGHT = ConfigOptions.key("bulk.max-in-flight")
+            .intType().defaultValue(BULK_MAX_IN_FLIGHT.defaultValue()).withDescription(BULK_MAX_IN_FLIGHT.description());
+
+    public static final ConfigOption<Boolean> TABLE_BULK_SHARD_GROUPING = ConfigOptions.key("bulk.shard-grouping")
+            .booleanType().defaultValue(SHARD_GROUPING.defaultValue()).withDescription(SHARD_GROUPING.description());
+
+    public static final ConfigOption<Duration> TABLE_RETRY_INITIAL_BACKOFF = ConfigOptions.key("retry.initial-backoff")
+            .durationType().defaultValue(RETRY_INITIAL_BACKOFF.defaultValue()).withDescription(RETRY_INITIAL_BACKOFF.description());
+
+    public static final ConfigOption<Duration> TABLE_RETRY_MAX_BACKOFF = ConfigOptions.key("retry.max-backoff")
+            .durationType().defaultValue(RETRY_MAX_BACKOFF.defaultValue()).withDescription(RETRY_MAX_BACKOFF.description());
+
+    public static final ConfigOption<Duration> TABLE_RETRY_MAX_TIME = ConfigOptions.key("retry.max-time")
+            .durationType().defaultValue(RETRY_MAX_TIME.defaultValue()).withDescription(RETRY_MAX_TIME.description());
+
+    /** A table option and the sink option it sets. */
+    public record SinkOption<T>(ConfigOption<T> table, ConfigOption<T> sink) {
+        void copy(ReadableConfig from, Configuration to) {
+            from.getOptional(table).ifPresent(value -> to.set(sink, value));
+        }
+    }
+
+    /** Every option of {@link io.kes.connector.ElasticsearchSinkOptions}, under its SQL name. */
+    public static final List<SinkOption<?>> SINK_OPTIONS = List.of(
+            new SinkOption<>(TABLE_HOSTS, HOSTS),
+            new SinkOption<>(TABLE_USERNAME, USERNAME),
+            new SinkOption<>(TABLE_PASSWORD, PASSWORD),
+            new SinkOption<>(TABLE_API_KEY, API_KEY),
+            new SinkOption<>(TABLE_SSL_CA_FILE, TLS_CA_FILE),
+            new SinkOption<>(TABLE_SSL_FINGERPRINT, TLS_FINGERPRINT),
+            new SinkOption<>(TABLE_PATH_PREFIX, PATH_PREFIX),
+            new SinkOption<>(TABLE_GZIP, GZIP),
+            new SinkOption<>(TABLE_DURABILITY, DURABILITY),
+            new SinkOption<>(TABLE_FENCE_SYNC_WAIT, FENCE_SYNC_WAIT),
+            new SinkOption<>(TABLE_PRIMARY_NODE_ROUTING, PRIMARY_NODE_ROUTING),
+            new SinkOption<>(TABLE_SOCKET_TIMEOUT, SOCKET_TIMEOUT),
+            new SinkOption<>(TABLE_BULK_MAX_DOCS, BULK_MAX_DOCS),
+            new SinkOption<>(TABLE_BULK_MAX_BYTES, BULK_MAX_BYTES),
+            new SinkOption<>(TABLE_BULK_LINGER, BULK_LINGER),
+            new SinkOption<>(TABLE_BULK_MAX_IN_FLIGHT, BULK_MAX_IN_FLIGHT),
+            new SinkOption<>(TABLE_BULK_SHARD_GROUPING, SHARD_GROUPING),
+            new SinkOption<>(TABLE_RETRY_INITIAL_BACKOFF, RETRY_INITIAL_BACKOFF),
+            new SinkOption<>(TABLE_RETRY_MAX_BACKOFF, RETRY_MAX_BACKOFF),
+            new SinkOption<>(TABLE_RETRY_MAX_TIME, RETRY_MAX_TIME));
+
+    /** The table options as the DataStream sink knows them. */
+    static Configuration sinkConfiguration(ReadableConfig tableOptions) {
+        Configuration sink = new Configuration();
+        for (SinkOption<?> option : SINK_OPTIONS) {
+            option.copy(tableOptions, sink);
+        }
+        return sink;
+    }
+
+    /**
+     * A message of the sink's validation with its option keys ({@code bulk.max_docs}) turned into
+     * the table's ({@code bulk.max-docs}), so it names the option the user can change.
+     */
+    static String inTableTerms(String sinkMessage) {
+        String message = sinkMessage;
+        for (SinkOption<?> option : SINK_OPTIONS.stream()
+                .sorted(Comparator.comparingInt((SinkOption<?> o) -> o.sink().key().length()).reversed()).toList()) {
+            message = message.replace(option.sink().key(), option.table().key());
+        }
+        return message;
+    }
+}

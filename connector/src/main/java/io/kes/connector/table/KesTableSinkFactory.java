@@ -1,0 +1,150 @@
+package io.kes.connector.table;
+
+import static io.kes.connector.table.KesTableOptions.*;
+
+import io.kes.connector.ElasticsearchSink;
+import io.kes.connector.IndexNameTemplate;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.serialization.SerializationSchema;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.catalog.Column;
+import org.apache.flink.table.catalog.ResolvedSchema;
+import org.apache.flink.table.connector.format.EncodingFormat;
+import org.apache.flink.table.connector.sink.DynamicTableSink;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.factories.DynamicTableSinkFactory;
+import org.apache.flink.table.factories.FactoryUtil;
+import org.apache.flink.table.factories.SerializationFormatFactory;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.LogicalTypeFamily;
+
+/**
+ * {@code 'connector' = 'kes'}: a Flink SQL / Table API table that writes its rows to Elasticsearch
+ * through {@link ElasticsearchSink}, in single-shard bulks, with the checkpoint fence and per-id
+ * order. Validates every option when the statement is planned, naming the option to change.
+ */
+@Internal
+public final class KesTableSinkFactory implements DynamicTableSinkFactory {
+
+    public static final String IDENTIFIER = "kes";
+
+    @Override
+    public String factoryIdentifier() {
+        return IDENTIFIER;
+    }
+
+    @Override
+    public Set<ConfigOption<?>> requiredOptions() {
+        return Set.of(INDEX, TABLE_HOSTS);
+    }
+
+    @Override
+    public Set<ConfigOption<?>> optionalOptions() {
+        Set<ConfigOption<?>> options = new HashSet<>();
+        options.addAll(List.of(KEY_DELIMITER, ROUTING, OP, FORMAT, FAILURE_HANDLER));
+        SINK_OPTIONS.forEach(o -> options.add(o.table()));
+        options.remove(TABLE_HOSTS);
+        return options;
+    }
+
+    @Override
+    public DynamicTableSink createDynamicTableSink(Context context) {
+        FactoryUtil.TableFactoryHelper helper = FactoryUtil.createTableFactoryHelper(this, context);
+        ReadableConfig options = helper.getOptions();
+        String format = options.get(FORMAT);
+        if (!"json".equals(format)) {
+            throw new ValidationException(FORMAT.key() + " '" + format + "' is not supported: kes writes JSON documents; use 'format' = 'json'");
+        }
+        String opName = options.get(ConfigOptions.key(OP.key()).stringType().defaultValue("index"));
+        if (Arrays.stream(Op.values()).noneMatch(o -> o.name().equalsIgnoreCase(opName))) {
+            throw new ValidationException(OP.key() + " '" + opName + "' is not one of index, create, upsert");
+        }
+        EncodingFormat<SerializationSchema<RowData>> encoding = helper.discoverEncodingFormat(SerializationFormatFactory.class, FORMAT);
+        helper.validate();
+
+        ElasticsearchSink sink;
+        try {
+            sink = ElasticsearchSink.builder().setAll(sinkConfiguration(options)).build();
+        } catch (IllegalArgumentException e) {
+            throw new ValidationException(inTableTerms(e.getMessage()));
+        }
+        if (!"fail".equalsIgnoreCase(options.get(FAILURE_HANDLER))) {
+            throw new ValidationException(FAILURE_HANDLER.key() + " '" + options.get(FAILURE_HANDLER) + "' is not supported: the SQL sink "
+                    + "only fails the job on a row Elasticsearch refuses ('" + FAILURE_HANDLER.key() + "' = 'fail'); for a dead-letter "
+                    + "topic run the kes job (errors.tolerance: all, dead_letter_topic)");
+        }
+
+        ResolvedSchema schema = context.getCatalogTable().getResolvedSchema();
+        List<Column> physical = schema.getColumns().stream().filter(Column::isPhysical).toList();
+        List<String> names = physical.stream().map(Column::getName).toList();
+        int[] key = schema.getPrimaryKey().map(pk -> pk.getColumns().stream().mapToInt(names::indexOf).toArray()).orElse(new int[0]);
+        Op op = options.get(OP);
+        if (op == Op.UPSERT && key.length == 0) {
+            throw new ValidationException(OP.key() + " 'upsert' needs a PRIMARY KEY: the document to merge into is named by the key; "
+                    + "declare one, e.g. PRIMARY KEY (id) NOT ENFORCED, or use 'op' = 'index'");
+        }
+        for (int k : key) {
+            checkTextual(physical.get(k), "PRIMARY KEY column");
+        }
+
+        String indexOption = options.get(INDEX);
+        IndexNameTemplate template;
+        try {
+            template = IndexNameTemplate.parse(indexOption);
+        } catch (IllegalArgumentException e) {
+            throw new ValidationException(INDEX.key() + " " + e.getMessage());
+        }
+        String literal = template.fill("x");
+        if (!literal.equals(literal.toLowerCase()) || literal.startsWith("_") || literal.startsWith("-")
+                || Stream.of(" ", ",", "*", "\"", "\\", "/", "?", "#", "<", ">", "|").anyMatch(literal::contains)) {
+            throw new ValidationException(INDEX.key() + " '" + indexOption + "' is not a valid Elasticsearch index name: use lowercase, "
+                    + "no spaces, commas, * or other reserved characters, not starting with _ or -");
+        }
+        for (IndexNameTemplate.Placeholder p : template.placeholders()) {
+            Column column = column(physical, p.name(), INDEX.key() + " '" + indexOption + "' names column " + p.name());
+            if (p.isDate()) {
+                LogicalType type = column.getDataType().getLogicalType();
+                if (!type.is(LogicalTypeFamily.DATETIME) || type.is(LogicalTypeFamily.TIME)) {
+                    throw new ValidationException(INDEX.key() + " '" + indexOption + "' formats column " + p.name() + " as a date with "
+                            + p + ", but it is " + type + ": use a DATE, TIMESTAMP or TIMESTAMP_LTZ column, or {" + p.name() + "} for its value");
+                }
+            } else {
+                checkTextual(column, "index name column");
+            }
+        }
+        int routing = -1;
+        String routingColumn = options.get(ROUTING);
+        if (routingColumn != null) {
+            checkTextual(column(physical, routingColumn, ROUTING.key() + " names column " + routingColumn), "routing column");
+            routing = names.indexOf(routingColumn);
+        }
+        RowToDocument.Spec spec = new RowToDocument.Spec(indexOption, names, physical.stream().map(c -> c.getDataType().getLogicalType()).toList(),
+                key, options.get(KEY_DELIMITER), routing, op);
+        return new KesDynamicSink(sink, spec, encoding, context.getPhysicalRowDataType(), context.getObjectIdentifier().asSummaryString());
+    }
+
+    private static Column column(List<Column> physical, String name, String what) {
+        return physical.stream().filter(c -> c.getName().equals(name)).findFirst().orElseThrow(() -> new ValidationException(
+                what + ", which the table does not have: its columns are "
+                        + physical.stream().map(Column::getName).collect(Collectors.joining(", "))));
+    }
+
+    /** Ids, routing and index names are text: a column of raw bytes or a nested type has no plain text form. */
+    private static void checkTextual(Column column, String role) {
+        LogicalType type = column.getDataType().getLogicalType();
+        if (type.is(LogicalTypeFamily.BINARY_STRING) || type.is(LogicalTypeFamily.COLLECTION) || type.is(LogicalTypeFamily.CONSTRUCTED)
+                || type.is(org.apache.flink.table.types.logical.LogicalTypeRoot.RAW)) {
+            throw new ValidationException("column " + column.getName() + " (" + type + ") cannot be a " + role
+                    + ": use a character string, number, boolean, date or time column");
+        }
+    }
+}
