@@ -38,14 +38,14 @@ public final class Bench {
     static final int DOCS_PER_BULK = 1000;
     static final long SEED = 42;
 
-    static final List<String> SINGLE_NODE_MODES = List.of("kes", "kes-30s", "kes-mixed", "kes-request", "ceiling");
+    static final List<String> SINGLE_NODE_MODES = List.of("kes", "kes-30s", "kes-mixed", "kes-request", "official", "ceiling");
     /**
      * The modes of the issue. {@code kes-30s} (checkpoints every 30 s) is left out by default: since
      * the fence runs while the job writes, the interval no longer shows in docs/s, and its run time
      * buys two more rounds of the others, whose medians over 3 rounds moved by up to 10% between
      * two runs of the same code.
      */
-    static final List<String> DEFAULT_MODES = List.of("kes", "kes-mixed", "kes-request", "ceiling");
+    static final List<String> DEFAULT_MODES = List.of("kes", "kes-mixed", "kes-request", "official", "ceiling");
     static final List<String> MULTI_NODE_MODES = List.of("3n-single", "3n-mixed", "3n-single-pause", "3n-mixed-pause");
     static final List<String> PRIMARY_AWARE_MODES = List.of("3n-primary", "3n-primary-pause");
 
@@ -54,6 +54,8 @@ public final class Bench {
     private final List<Run> runs = new CopyOnWriteArrayList<>();
     private final List<String> failures = new CopyOnWriteArrayList<>();
     private final Map<String, String> environment = new LinkedHashMap<>();
+    /** Modes that could not run against this cluster, and why (the table says so in their row). */
+    private final Map<String, String> notRun = new LinkedHashMap<>();
     private String profileSummary;
     private long started;
 
@@ -101,7 +103,7 @@ public final class Bench {
         if (!failures.isEmpty()) {
             environment.put("FAILED runs", String.join("; ", failures));
         }
-        String table = new Report(options, runs, environment, profileSummary).write();
+        String table = new Report(options, runs, environment, profileSummary, notRun).write();
         System.out.println();
         System.out.println(table);
         System.out.printf("Bench wall time: %.1f min. Results in %s%n", minutes, options.out.toAbsolutePath());
@@ -180,20 +182,32 @@ public final class Bench {
                     topic.sliceFrom(), DOCS_PER_BULK, routing);
         }
         KesRuns kes = new KesRuns(options, topic, es, esUrl, bootstrap, clientCpu, servers);
+        OfficialRuns official = new OfficialRuns(options, topic, clientCpu);
+        servers.closeFirst(official);
+        List<String> modes = new ArrayList<>(options.modes);
+        if (modes.contains("official")) {
+            OfficialRuns.whyNot(esMajor(es)).ifPresent(why -> {
+                notRun.put("official", why);
+                modes.remove("official");
+                System.out.println("  [official] " + why);
+            });
+        }
         LoaderRuns loader = new LoaderRuns(es, stats, clientCpu, options.loaderThreads);
         warmUp(es, esUrl, topic);
         // Round 0 runs every mode untimed: both Elasticsearch and the job keep warming for several
         // runs (with one warm-up run per kes code path, every kes mode's round 1 still ran at 80% of
         // its round 3, with 4-5 s of JIT compilation).
         for (int round = options.warmUpRound ? 0 : 1; round <= options.rounds; round++) {
-            for (String mode : roundOrder(options.modes, round)) {
+            for (String mode : roundOrder(modes, round)) {
                 String index = "kes-bench-" + mode + "-r" + round;
                 step("1 node, " + roundName(round, options.rounds) + ": " + mode + " -> " + index);
                 createIndex(es, index, mode.equals("kes-request") ? "request" : "async");
                 try {
-                    Run run = mode.equals("ceiling")
-                            ? loader.run("ceiling", round, index, ceilingBulks, List.of(esUrl), null)
-                            : kes.run(stats, index, mode, round, false);
+                    Run run = switch (mode) {
+                        case "ceiling" -> loader.run("ceiling", round, index, ceilingBulks, List.of(esUrl), null);
+                        case "official" -> official.run(stats, es, index, mode, round, List.of(esUrl));
+                        default -> kes.run(stats, index, mode, round, false);
+                    };
                     if (round > 0) {
                         measured(run);
                     } else {
@@ -217,6 +231,7 @@ public final class Bench {
             es.send("DELETE", "/kes-bench-kes-profiled", null);
         }
         kes.stop();
+        official.close();
         if (servers.broker() != null) {
             step("Stopping Kafka and the single node (the 3-node scenario needs the cores)");
             servers.stopBroker();
@@ -260,6 +275,16 @@ public final class Bench {
         } finally {
             es.send("DELETE", "/" + probeIndex, null);
         }
+    }
+
+    static int esMajor(Http es) throws IOException {
+        // not GET /: the integ-test-zip distribution has no root endpoint
+        String path = "/_nodes/_local?filter_path=nodes.*.version";
+        Matcher m = Pattern.compile("\"version\"\\s*:\\s*\"(\\d+)\\.").matcher(es.get(path).requireOk("GET " + path).body());
+        if (!m.find()) {
+            throw new IllegalStateException("no version number in GET " + path);
+        }
+        return Integer.parseInt(m.group(1));
     }
 
     private void describeMachine(Http es) throws IOException {

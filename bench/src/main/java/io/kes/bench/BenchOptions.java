@@ -100,6 +100,10 @@ final class BenchOptions {
         if (o.multiNodeRounds < 0) {
             o.multiNodeRounds = Math.min(o.rounds, 3); // six 3-node modes: more rounds would leave fewer documents per run
         }
+        if (o.esVersion == null && o.esUrl == null && o.modes.contains("official")) {
+            // the official sink runs on Elasticsearch 8 only (OfficialRuns.whyNot): the comparison needs 8.19
+            o.esVersion = io.kes.stack.StackLayout.fromBuild().elasticsearch8Version();
+        }
         if ((o.esUrl == null) != (o.kafka == null)) {
             System.err.println("--es-url and --kafka go together");
             usage(2);
@@ -132,11 +136,11 @@ final class BenchOptions {
 
     static void usage(int code) {
         System.err.println(String.join("\n",
-                "usage: kes bench [--records N] [--docs-per-run N] [--rounds R] [--partitions P] [--parallelism P] [--modes kes,kes-30s,kes-mixed,kes-request,ceiling]",
+                "usage: kes bench [--records N] [--docs-per-run N] [--rounds R] [--partitions P] [--parallelism P] [--modes kes,kes-30s,kes-mixed,kes-request,official,ceiling]",
                 "                 [--skip-multinode] [--multinode-records N] [--multinode-rounds R] [--loader-threads T] [--node-cpus C] [--no-primary-aware]",
                 "                 [--quick] [--no-profile] [--budget-minutes M] [--out DIR] [--es-url URL --kafka BOOTSTRAP] [--es-version V]",
                 "defaults: 2,000,000 records in Kafka, each single-node run indexes the last 500,000 of them, 5 rounds, 6 partitions, parallelism 2,",
-                "modes kes,kes-mixed,kes-request,ceiling (kes-30s when asked for), 3-node scenario with 3 rounds of up to 500,000 docs",
+                "modes kes,kes-mixed,kes-request,official,ceiling (kes-30s when asked for; with official, Elasticsearch 8.19 unless --es-version), 3-node scenario with 3 rounds of up to 500,000 docs",
                 "per run (fewer when the single-node part left less than enough of the --budget-minutes 24 for it; 0 = no budget)"));
         System.exit(code);
     }

@@ -42,6 +42,10 @@ final class BenchTopic {
         }
     }
 
+    String bootstrap() {
+        return bootstrap;
+    }
+
     String name() {
         return options.topic();
     }

@@ -29,12 +29,15 @@ final class Report {
     private final List<Run> runs;
     private final Map<String, String> environment;
     private final String profileSummary;
+    private final Map<String, String> notRun;
 
-    Report(BenchOptions options, List<Run> runs, Map<String, String> environment, String profileSummary) {
+    /** @param notRun modes that could not run against this cluster, and why: their rows say so */
+    Report(BenchOptions options, List<Run> runs, Map<String, String> environment, String profileSummary, Map<String, String> notRun) {
         this.options = options;
         this.runs = runs;
         this.environment = environment;
         this.profileSummary = profileSummary;
+        this.notRun = notRun;
     }
 
     static final Map<String, String> DESCRIPTIONS = new LinkedHashMap<>();
@@ -44,6 +47,7 @@ final class Report {
         DESCRIPTIONS.put("kes-30s", "kes job as above, checkpoints (and so fences) every 30 s instead of 10 s");
         DESCRIPTIONS.put("kes-mixed", "kes job, shard grouping off (mixed bulks)");
         DESCRIPTIONS.put("kes-request", "kes job, durability: request (translog fsync per request, no fence)");
+        DESCRIPTIONS.put("official", "the official Flink sink (" + OfficialRuns.CONNECTOR + "), own JVM, same topic, ids, bulk sizes");
         DESCRIPTIONS.put("ceiling", "direct loader, pre-serialized single-shard bulks, no Kafka/Flink");
         DESCRIPTIONS.put("3n-single", "3 nodes, direct loader, single-shard bulks, round-robin");
         DESCRIPTIONS.put("3n-mixed", "3 nodes, direct loader, mixed bulks, round-robin");
@@ -88,6 +92,7 @@ final class Report {
     String write() throws IOException {
         List<Row> rows = rows();
         Row ceiling = find(rows, "ceiling");
+        Row official = find(rows, "official");
         StringBuilder md = new StringBuilder();
         md.append("# kes bench: latest result\n\n");
         environment.forEach((k, v) -> md.append("- ").append(k).append(": ").append(v).append('\n'));
@@ -105,17 +110,37 @@ final class Report {
                 + "Shards/bulk: server-side shard bulk operations / `_bulk` HTTP requests. "
                 + "Checkpoint: end-to-end duration of the job's completed checkpoints (Flink's statistics), median; with the "
                 + "fence it includes the drain, the wait for the translog fsync and the primary-term check, which run while the job keeps writing.\n\n");
-        md.append("| mode | what | docs/s | x ceiling | ES CPU s / M docs | client CPU s / M docs | bulk p50 ms | bulk p99 ms | shards/bulk | write rejections | checkpoint p50 ms | counts |\n");
-        md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        md.append("| mode | what | docs/s | x ceiling | x official | ES CPU s / M docs | client CPU s / M docs | bulk p50 ms | bulk p99 ms | shards/bulk | write rejections | checkpoint p50 ms | counts |\n");
+        md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (Row r : rows) {
             boolean singleNode = !r.mode().startsWith("3n");
-            md.append(String.format("| %s | %s | %,.0f | %s | %.1f | %.1f%s | %s | %s | %s | %s | %s | %s |%n",
+            Row officialHere = singleNode ? official : find(rows, r.mode().endsWith("-pause") ? "3n-official-pause" : "3n-official");
+            md.append(String.format("| %s | %s | %,.0f | %s | %s | %.1f | %.1f%s | %s | %s | %s | %s | %s | %s |%n",
                     r.mode(), DESCRIPTIONS.get(r.mode()), r.docsPerSecond(),
                     ceiling != null && singleNode ? String.format("%.2f", r.docsPerSecond() / ceiling.docsPerSecond()) : "-",
+                    officialHere != null ? String.format("%.2f", r.docsPerSecond() / officialHere.docsPerSecond()) : "-",
                     r.cpuPerMillion(), r.clientCpuPerMillion(), Double.isNaN(r.jitPerMillion()) ? "" : String.format(" (%.1f)", r.jitPerMillion()),
                     num(r.p50(), "%.0f"), num(r.p99(), "%.0f"), num(r.shardsPerBulk(), "%.2f"),
                     num(r.rejections(), "%.0f"), num(r.checkpointMs(), "%.0f"), r.countsMatch() ? "equal" : "MISMATCH"));
         }
+        notRun.forEach((mode, why) -> md.append(String.format("| %s | %s: **%s** | - | - | - | - | - | - | - | - | - | - | - |%n",
+                mode, DESCRIPTIONS.getOrDefault(mode, mode), why)));
+        md.append("\n## Ratios against the targets of issue 16\n\n");
+        md.append("| ratio | value | target | met |\n|---|---:|---:|---|\n");
+        ratio(md, "1 node: kes / official sink (docs/s)", find(rows, "kes"), official, Row::docsPerSecond, 1.25, true);
+        ratio(md, "1 node: ES CPU per doc, kes / official sink", find(rows, "kes"), official, Row::cpuPerMillion, 0.85, false);
+        ratio(md, "1 node: kes / ceiling (docs/s)", find(rows, "kes"), ceiling, Row::docsPerSecond, 0.95, true);
+        ratio(md, "3 nodes with pauses: kes / kes-mixed (docs/s)", find(rows, "3n-kes-pause"), find(rows, "3n-kes-mixed-pause"),
+                Row::docsPerSecond, 1.5, true);
+        ratio(md, "3 nodes with pauses: kes / official sink (docs/s)", find(rows, "3n-kes-pause"), find(rows, "3n-official-pause"),
+                Row::docsPerSecond, 2.0, true);
+        ratio(md, "client CPU per doc, streaming window: kes / ceiling", find(rows, "kes-long"), ceiling,
+                Row::clientCpuPerMillion, 2.0, false);
+        ratio(md, "client CPU per doc, per-run: kes / ceiling", find(rows, "kes"), ceiling, Row::clientCpuPerMillion, Double.NaN, false);
+        ratio(md, "3 nodes without pauses: kes / kes-mixed (docs/s)", find(rows, "3n-kes"), find(rows, "3n-kes-mixed"),
+                Row::docsPerSecond, Double.NaN, true);
+        ratio(md, "3 nodes without pauses: kes / official sink (docs/s)", find(rows, "3n-kes"), find(rows, "3n-official"),
+                Row::docsPerSecond, Double.NaN, true);
         md.append("\n## Ratios against the targets of issue 7\n\n");
         md.append("| ratio | value | target | met |\n|---|---:|---:|---|\n");
         ratio(md, "kes / ceiling (docs/s)", find(rows, "kes"), ceiling, Row::docsPerSecond, 0.9, true);
@@ -259,7 +284,7 @@ final class Report {
                     col.applyAsDouble("fence_p50_ms"), col.applyAsDouble("checkpoint_p50_ms"), col.applyAsDouble("tail_s"),
                     (long) col.applyAsDouble("bulks")));
         }
-        chart(new Report(options, runs, Map.of(), null).rows(), png);
+        chart(new Report(options, runs, Map.of(), null, Map.of()).rows(), png);
     }
 
     static double[] sorted(double[] v) {
