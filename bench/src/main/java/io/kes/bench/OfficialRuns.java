@@ -134,12 +134,17 @@ final class OfficialRuns implements AutoCloseable {
 
     /** One run over the topic's slice into {@code index} (created by the caller), against {@code esUrls}. */
     Run run(EsStats stats, Http es, String index, String mode, int round, List<String> esUrls) throws Exception {
+        return run(stats, es, index, mode, round, esUrls, topic.sliceFrom(), 1).get(0);
+    }
+
+    /** From {@code from} to the topic's end, in {@code windows} windows of equal documents (see KesRuns#run). */
+    List<Run> run(EsStats stats, Http es, String index, String mode, int round, List<String> esUrls, long[] from, int windows)
+            throws Exception {
         if (process == null) {
             start();
         }
         said.clear();
-        long docs = topic.sliceDocs();
-        long[] from = topic.sliceFrom();
+        long docs = topic.docsFrom(from);
         String fromSpec = java.util.stream.IntStream.range(0, from.length).mapToObj(p -> p + ":" + from[p])
                 .collect(Collectors.joining(","));
         EsStats.Snapshot before = stats.snapshot();
@@ -147,26 +152,38 @@ final class OfficialRuns implements AutoCloseable {
                 String.valueOf(options.parallelism), "10000", fromSpec));
         expect("first-read", 120);
         long firstRead = System.nanoTime();
-        long clientBefore = clientCpu.millis() + EsStats.treeCpuMillis(process.pid());
+        long clientBefore = clientMillis();
         long jitBefore = jitMillis();
+        List<long[]> ends = new ArrayList<>(); // documents, nanos, client ms, JIT ms
+        List<EsStats.Snapshot> esAt = new ArrayList<>();
+        if (windows > 1) {
+            ends.add(new long[] {0, firstRead, clientBefore, jitBefore});
+            esAt.add(stats.snapshot());
+        }
         long lastPrint = firstRead;
-        while (indexTotal(es, index) < docs) {
+        for (long indexed; (indexed = indexTotal(es, index)) < docs; ) {
             String line = said.peek();
             if (line != null) {
                 throw new IllegalStateException("the official sink " + line.replaceFirst("^failed ", "failed: ") + " with "
-                        + indexTotal(es, index) + " of " + docs + " documents indexed");
+                        + indexed + " of " + docs + " documents indexed");
+            }
+            if (windows > 1 && ends.size() < windows && indexed >= docs * ends.size() / windows) {
+                ends.add(new long[] {indexed, System.nanoTime(), clientMillis(), jitMillis()});
+                esAt.add(stats.snapshot());
+                System.out.printf("  window %d/%d ended at %,d documents indexed%n", ends.size() - 1, windows, indexed);
             }
             if (System.nanoTime() - lastPrint > 10e9) {
                 lastPrint = System.nanoTime();
-                System.out.printf("  indexed %,d%n", indexTotal(es, index));
+                System.out.printf("  indexed %,d%n", indexed);
             }
             Thread.sleep(20);
         }
-        long clientMillis = clientCpu.millis() + EsStats.treeCpuMillis(process.pid()) - clientBefore;
-        long jit = jitMillis() - jitBefore;
+        long clientAfter = clientMillis();
+        long jitAfter = jitMillis();
         long counted = es.refreshAndCount(index);
         long done = System.nanoTime();
-        EsStats.Snapshot delta = stats.snapshot().minus(before);
+        EsStats.Snapshot after = stats.snapshot();
+        EsStats.Snapshot delta = after.minus(before);
         String end = said.poll(300, TimeUnit.SECONDS);
         if (end == null || !end.equals("done")) {
             throw new IllegalStateException("the official sink's job did not finish: " + end);
@@ -175,9 +192,31 @@ final class OfficialRuns implements AutoCloseable {
         checkSameIds(es, index, from);
         long shardOps = stats.shardBulkOperations(index);
         long bulks = delta.bulkHttpRequests();
-        return new Run(mode, round, docs, counted, (done - firstRead) / 1e9, delta.cpuMillis() / 1000.0, clientMillis / 1000.0,
-                jit / 1000.0, Double.NaN, Double.NaN, Bench.ratio(shardOps, bulks), delta.writeRejected(), Double.NaN, Double.NaN,
-                tail, bulks);
+        double shardsPerBulk = Bench.ratio(shardOps, bulks);
+        if (windows == 1) {
+            return List.of(new Run(mode, round, docs, counted, (done - firstRead) / 1e9, delta.cpuMillis() / 1000.0,
+                    (clientAfter - clientBefore) / 1000.0, (jitAfter - jitBefore) / 1000.0, Double.NaN, Double.NaN, shardsPerBulk,
+                    delta.writeRejected(), Double.NaN, Double.NaN, tail, bulks));
+        }
+        ends.add(new long[] {docs, done, clientAfter, jitAfter});
+        esAt.add(after);
+        List<Run> runs = new ArrayList<>();
+        for (int w = 1; w < ends.size(); w++) {
+            long[] a = ends.get(w - 1);
+            long[] b = ends.get(w);
+            EsStats.Snapshot d = esAt.get(w).minus(esAt.get(w - 1));
+            long windowDocs = b[0] - a[0];
+            runs.add(new Run(mode, w, windowDocs, w == ends.size() - 1 && counted != docs ? counted - a[0] : windowDocs,
+                    (b[1] - a[1]) / 1e9, d.cpuMillis() / 1000.0, (b[2] - a[2]) / 1000.0, (b[3] - a[3]) / 1000.0,
+                    Double.NaN, Double.NaN, shardsPerBulk, d.writeRejected(), Double.NaN, Double.NaN,
+                    w == ends.size() - 1 ? tail : Double.NaN, d.bulkHttpRequests()));
+        }
+        return runs;
+    }
+
+    /** This JVM (the bench, polling), the Kafka broker, and the job's JVM. */
+    private long clientMillis() {
+        return clientCpu.millis() + EsStats.treeCpuMillis(process.pid());
     }
 
     /** The first document of every partition's slice must sit under the id kes gives it: same ids, same work per document. */

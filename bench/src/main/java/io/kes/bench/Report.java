@@ -30,6 +30,8 @@ final class Report {
     private final Map<String, String> environment;
     private final String profileSummary;
     private final Map<String, String> notRun;
+    /** The scale model's markdown, when this run measured its input. */
+    String modelSummary;
 
     /** @param notRun modes that could not run against this cluster, and why: their rows say so */
     Report(BenchOptions options, List<Run> runs, Map<String, String> environment, String profileSummary, Map<String, String> notRun) {
@@ -48,6 +50,10 @@ final class Report {
         DESCRIPTIONS.put("kes-mixed", "kes job, shard grouping off (mixed bulks)");
         DESCRIPTIONS.put("kes-request", "kes job, durability: request (translog fsync per request, no fence)");
         DESCRIPTIONS.put("official", "the official Flink sink (" + OfficialRuns.CONNECTOR + "), own JVM, same topic, ids, bulk sizes");
+        DESCRIPTIONS.put("kes-long-w1", "long-running kes job over the whole topic: its first window (start-up and JIT included)");
+        DESCRIPTIONS.put("kes-long", "long-running kes job: median of the later windows (steady state)");
+        DESCRIPTIONS.put("official-long-w1", "long-running official sink job: its first window");
+        DESCRIPTIONS.put("official-long", "long-running official sink job: median of the later windows (steady state)");
         DESCRIPTIONS.put("ceiling", "direct loader, pre-serialized single-shard bulks, no Kafka/Flink");
         DESCRIPTIONS.put("3n-single", "3 nodes, direct loader, single-shard bulks, round-robin");
         DESCRIPTIONS.put("3n-mixed", "3 nodes, direct loader, mixed bulks, round-robin");
@@ -55,6 +61,12 @@ final class Report {
         DESCRIPTIONS.put("3n-mixed-pause", "3 nodes + pause injector, mixed bulks");
         DESCRIPTIONS.put("3n-primary", "3 nodes, single-shard bulks sent to the primary's node");
         DESCRIPTIONS.put("3n-primary-pause", "3 nodes + pause injector, single-shard bulks to the primary's node");
+        DESCRIPTIONS.put("3n-kes", "3 nodes, the kes job (shard-aware bulks to the primary's node)");
+        DESCRIPTIONS.put("3n-kes-mixed", "3 nodes, the kes job with mixed bulks");
+        DESCRIPTIONS.put("3n-official", "3 nodes, the official Flink sink");
+        DESCRIPTIONS.put("3n-kes-pause", "3 nodes + pause injector, the kes job");
+        DESCRIPTIONS.put("3n-kes-mixed-pause", "3 nodes + pause injector, the kes job with mixed bulks");
+        DESCRIPTIONS.put("3n-official-pause", "3 nodes + pause injector, the official Flink sink");
     }
 
     List<Row> rows() {
@@ -114,7 +126,8 @@ final class Report {
         md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (Row r : rows) {
             boolean singleNode = !r.mode().startsWith("3n");
-            Row officialHere = singleNode ? official : find(rows, r.mode().endsWith("-pause") ? "3n-official-pause" : "3n-official");
+            Row officialHere = !singleNode ? find(rows, r.mode().endsWith("-pause") ? "3n-official-pause" : "3n-official")
+                    : r.mode().startsWith("kes-long") ? find(rows, r.mode().replace("kes-", "official-")) : official;
             md.append(String.format("| %s | %s | %,.0f | %s | %s | %.1f | %.1f%s | %s | %s | %s | %s | %s | %s |%n",
                     r.mode(), DESCRIPTIONS.get(r.mode()), r.docsPerSecond(),
                     ceiling != null && singleNode ? String.format("%.2f", r.docsPerSecond() / ceiling.docsPerSecond()) : "-",
@@ -164,6 +177,9 @@ final class Report {
         ratio(md, "kes / kes-mixed (docs/s)", find(rows, "kes"), find(rows, "kes-mixed"), Row::docsPerSecond, Double.NaN, true);
         ratio(md, "kes with 30 s checkpoints / ceiling (docs/s)", find(rows, "kes-30s"), ceiling, Row::docsPerSecond, Double.NaN, true);
         ratio(md, "kes / kes-request (docs/s)", find(rows, "kes"), find(rows, "kes-request"), Row::docsPerSecond, Double.NaN, true);
+        if (modelSummary != null) {
+            md.append("\n").append(modelSummary.replaceFirst("^# ", "## ").replace("\n## ", "\n### ")).append('\n');
+        }
         md.append("\n## Every round\n\nFence: the writer's wait for the translog fsync + primary-term check per checkpoint (`kes.fenceMs`), median. "
                 + "Job tail: how long the bounded job ran on after the clock stopped (its last drain and fence, the final checkpoint).\n\n"
                 + "| mode | round | docs | counted | seconds | docs/s | ES CPU s | ES CPU s / M | client CPU s / M | client JIT s / M | p50 | p99 | shards/bulk | rejections | checkpoint p50 ms | fence p50 ms | job tail s | bulks |\n");
@@ -270,6 +286,18 @@ final class Report {
 
     /** Redraws the chart from a rounds.csv (e.g. after a change to the drawing): {@code --chart-from rounds.csv}. */
     static void chartFromCsv(BenchOptions options, Path csv, Path png) throws IOException {
+        chart(new Report(options, runsFromCsv(csv), Map.of(), null, Map.of()).rows(), png);
+    }
+
+    /** Median docs/s per mode of a rounds.csv. */
+    static Map<String, Double> docsPerSecondFromCsv(Path csv) throws IOException {
+        Map<String, Double> medians = new LinkedHashMap<>();
+        new Report(new BenchOptions(), runsFromCsv(csv), Map.of(), null, Map.of()).rows()
+                .forEach(r -> medians.put(r.mode(), r.docsPerSecond()));
+        return medians;
+    }
+
+    private static List<Run> runsFromCsv(Path csv) throws IOException {
         List<String> lines = Files.readAllLines(csv);
         List<String> header = List.of(lines.get(0).split(","));
         List<Run> runs = new ArrayList<>();
@@ -284,7 +312,7 @@ final class Report {
                     col.applyAsDouble("fence_p50_ms"), col.applyAsDouble("checkpoint_p50_ms"), col.applyAsDouble("tail_s"),
                     (long) col.applyAsDouble("bulks")));
         }
-        chart(new Report(options, runs, Map.of(), null, Map.of()).rows(), png);
+        return runs;
     }
 
     static double[] sorted(double[] v) {
