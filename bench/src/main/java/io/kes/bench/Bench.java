@@ -99,7 +99,14 @@ public final class Bench {
                 if (options.esUrl != null) {
                     step("3-node scenario skipped: it needs nodes started by the bench (not --es-url)");
                 } else {
-                    new ThreeNodeScenario(options, servers, environment, started, topic, clientCpu, notRun).run(this::measured);
+                    try {
+                        new ThreeNodeScenario(options, servers, environment, started, topic, clientCpu, notRun).run(this::measured);
+                    } catch (Exception e) {
+                        // the single-node results still get their table
+                        failures.add("3-node scenario: " + e);
+                        System.out.println("  !! 3-node scenario FAILED: " + e);
+                        e.printStackTrace(System.out);
+                    }
                 }
             }
         } finally {

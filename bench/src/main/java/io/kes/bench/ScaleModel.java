@@ -192,6 +192,12 @@ final class ScaleModel {
         md.append(String.format(Locale.ROOT, "Input: %,d single-shard and %,d mixed bulk latencies measured on 3 nodes without pauses "
                 + "(`%s`); fitted fixed share of a shard request's time f = %.2f. Assumptions: see `ScaleModel` and docs/benchmark.md.%n%n",
                 single.length, mixed.length, latencyCsv.getFileName(), model.fixedShare()));
+        if (model.fixedShare() > 0.99 || model.fixedShare() < 0.01) {
+            md.append(String.format(Locale.ROOT, "**The fit hit its bound (f = %.2f): the measured mixed latency (%.0f ms) is outside what the model "
+                    + "can produce from the single-shard draws (%.0f ms mean). Too few bulks, or a stall in the measurement: the "
+                    + "predictions below are not worth much; measure more bulks (`--multinode-records`).**%n%n",
+                    model.fixedShare(), mean(mixed), mean(single)));
+        }
         md.append("## Check against the 3-node measurement (mean bulk latency, ms)\n\n| what | measured | model |\n|---|---:|---:|\n");
         Prediction p3 = model.predict(3, 6, false);
         Prediction p3p = model.predict(3, 6, true);
@@ -251,7 +257,7 @@ final class ScaleModel {
     /** Ratio against data nodes (log scale), with and without pauses, for bulks over every shard and over 6. */
     private static void chart(List<double[]> all, List<double[]> six, Path png) throws IOException {
         System.setProperty("java.awt.headless", "true");
-        int w = 900;
+        int w = 1000;
         int h = 520;
         BufferedImage image = new BufferedImage(w, h, BufferedImage.TYPE_INT_RGB);
         Graphics2D g = image.createGraphics();
@@ -263,7 +269,7 @@ final class ScaleModel {
         g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 16));
         g.drawString("Scale model: predicted single-shard / mixed throughput", 20, 28);
         int left = 70;
-        int right = w - 230;
+        int right = w - 290;
         int top = 50;
         int bottom = h - 60;
         double max = 1;
