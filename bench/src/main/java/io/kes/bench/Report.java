@@ -245,7 +245,7 @@ final class Report {
         g.setColor(Color.DARK_GRAY);
         g.drawString(title, x, y + 14);
         int top = y + 30;
-        int bottom = y + h - 30;
+        int bottom = y + h - 44; // room for two lines of labels
         double max = rows.stream().mapToDouble(f).filter(d -> !Double.isNaN(d)).max().orElse(1) * 1.15;
         g.setColor(new Color(230, 230, 230));
         g.setStroke(new BasicStroke(1));
@@ -269,7 +269,8 @@ final class Report {
             g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
             String label = Double.isNaN(v) ? "-" : String.format(fmt, v);
             g.drawString(label, bx + (barW - g.getFontMetrics().stringWidth(label)) / 2, bottom - bh - 4);
-            g.drawString(r.mode(), x + i * slot + (slot - g.getFontMetrics().stringWidth(r.mode())) / 2, bottom + 16);
+            // every other label one line lower: with 15+ modes the names would overlap
+            g.drawString(r.mode(), x + i * slot + (slot - g.getFontMetrics().stringWidth(r.mode())) / 2, bottom + 16 + (i % 2) * 14);
         }
     }
 
@@ -280,7 +281,10 @@ final class Report {
             case "kes-mixed" -> new Color(0xff7f0e);
             case "kes-request" -> new Color(0x9467bd);
             case "ceiling" -> new Color(0x7f7f7f);
-            default -> mode.contains("mixed") ? new Color(0xd62728) : new Color(0x2ca02c);
+            default -> mode.contains("official") ? new Color(0x8c564b)
+                    : mode.contains("mixed") ? new Color(0xd62728)
+                    : mode.startsWith("kes-long") ? new Color(0x1f77b4)
+                    : new Color(0x2ca02c);
         };
     }
 
