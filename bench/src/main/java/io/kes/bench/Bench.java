@@ -38,30 +38,44 @@ public final class Bench {
     static final int DOCS_PER_BULK = 1000;
     static final long SEED = 42;
 
-    static final List<String> SINGLE_NODE_MODES = List.of("kes", "kes-30s", "kes-mixed", "kes-request", "ceiling");
+    static final List<String> SINGLE_NODE_MODES = List.of("kes", "kes-30s", "kes-mixed", "kes-request", "official", "ceiling");
     /**
      * The modes of the issue. {@code kes-30s} (checkpoints every 30 s) is left out by default: since
      * the fence runs while the job writes, the interval no longer shows in docs/s, and its run time
      * buys two more rounds of the others, whose medians over 3 rounds moved by up to 10% between
      * two runs of the same code.
      */
-    static final List<String> DEFAULT_MODES = List.of("kes", "kes-mixed", "kes-request", "ceiling");
+    static final List<String> DEFAULT_MODES = List.of("kes", "kes-mixed", "kes-request", "official", "ceiling");
     static final List<String> MULTI_NODE_MODES = List.of("3n-single", "3n-mixed", "3n-single-pause", "3n-mixed-pause");
     static final List<String> PRIMARY_AWARE_MODES = List.of("3n-primary", "3n-primary-pause");
+    /** The jobs themselves on 3 nodes: kes, kes with mixed bulks, the official sink; with and without pauses. */
+    static final List<String> MULTI_NODE_JOB_MODES = List.of("3n-kes", "3n-kes-mixed", "3n-official",
+            "3n-kes-pause", "3n-kes-mixed-pause", "3n-official-pause");
 
     private final BenchOptions options;
     private final BenchServers servers = new BenchServers();
     private final List<Run> runs = new CopyOnWriteArrayList<>();
     private final List<String> failures = new CopyOnWriteArrayList<>();
     private final Map<String, String> environment = new LinkedHashMap<>();
+    /** Modes that could not run against this cluster, and why (the table says so in their row). */
+    private final Map<String, String> notRun = new LinkedHashMap<>();
     private String profileSummary;
     private long started;
+    /** Kafka and its topic, kept for the 3-node part when the jobs run there too; null with --es-url. */
+    private BenchTopic topic;
+    private ClientCpu clientCpu;
 
     Bench(BenchOptions options) {
         this.options = options;
     }
 
     public static void main(String[] args) throws Exception {
+        if (args.length == 2 && args[0].equals("--model-from")) {
+            Path csv = Path.of(args[1]);
+            Path rounds = csv.resolveSibling("rounds.csv");
+            System.out.println(ScaleModel.write(csv, Files.exists(rounds) ? Report.docsPerSecondFromCsv(rounds) : Map.of()));
+            return;
+        }
         if (args.length == 2 && args[0].equals("--chart-from")) {
             Path csv = Path.of(args[1]);
             Report.chartFromCsv(new BenchOptions(), csv, csv.resolveSibling("latest.png"));
@@ -85,7 +99,14 @@ public final class Bench {
                 if (options.esUrl != null) {
                     step("3-node scenario skipped: it needs nodes started by the bench (not --es-url)");
                 } else {
-                    new ThreeNodeScenario(options, servers, environment, started).run(this::measured);
+                    try {
+                        new ThreeNodeScenario(options, servers, environment, started, topic, clientCpu, notRun).run(this::measured);
+                    } catch (Exception e) {
+                        // the single-node results still get their table
+                        failures.add("3-node scenario: " + e);
+                        System.out.println("  !! 3-node scenario FAILED: " + e);
+                        e.printStackTrace(System.out);
+                    }
                 }
             }
         } finally {
@@ -101,7 +122,14 @@ public final class Bench {
         if (!failures.isEmpty()) {
             environment.put("FAILED runs", String.join("; ", failures));
         }
-        String table = new Report(options, runs, environment, profileSummary).write();
+        Report report = new Report(options, runs, environment, profileSummary, notRun);
+        Path latencies = options.out.resolve("latency-3n.csv");
+        if (!options.skipMultiNode && Files.exists(latencies)) {
+            Map<String, Double> docsPerSecond = new LinkedHashMap<>();
+            report.rows().forEach(r -> docsPerSecond.put(r.mode(), r.docsPerSecond()));
+            report.modelSummary = ScaleModel.write(latencies, docsPerSecond);
+        }
+        String table = report.write();
         System.out.println();
         System.out.println(table);
         System.out.printf("Bench wall time: %.1f min. Results in %s%n", minutes, options.out.toAbsolutePath());
@@ -165,11 +193,11 @@ public final class Bench {
         Http es = new Http(esUrl);
         describeMachine(es);
         EsStats stats = new EsStats(esUrl, local);
-        ClientCpu clientCpu = new ClientCpu(servers::broker);
+        clientCpu = new ClientCpu(servers::broker);
 
         step(String.format("Loading %,d JSON log records (~500 bytes, seed %d) into topic %s (%d partitions) once",
                 options.records, SEED, options.topic(), options.partitions));
-        BenchTopic topic = new BenchTopic(options, bootstrap);
+        topic = new BenchTopic(options, bootstrap);
         topic.loadOnce();
         System.out.println("  each timed run indexes " + topic.describeSlice());
         DirectLoader.Bulks ceilingBulks = null;
@@ -179,21 +207,33 @@ public final class Bench {
             ceilingBulks = DirectLoader.prepare(new SampleLogs(SEED), topic.name(), options.partitions, options.records,
                     topic.sliceFrom(), DOCS_PER_BULK, routing);
         }
-        KesRuns kes = new KesRuns(options, topic, es, esUrl, bootstrap, clientCpu, servers);
+        KesRuns kes = new KesRuns(options, topic, es, List.of(esUrl), bootstrap, clientCpu, servers);
+        OfficialRuns official = new OfficialRuns(options, topic, clientCpu);
+        servers.closeFirst(official);
+        List<String> modes = new ArrayList<>(options.modes);
+        if (modes.contains("official")) {
+            OfficialRuns.whyNot(esMajor(es)).ifPresent(why -> {
+                notRun.put("official", why);
+                modes.remove("official");
+                System.out.println("  [official] " + why);
+            });
+        }
         LoaderRuns loader = new LoaderRuns(es, stats, clientCpu, options.loaderThreads);
         warmUp(es, esUrl, topic);
         // Round 0 runs every mode untimed: both Elasticsearch and the job keep warming for several
         // runs (with one warm-up run per kes code path, every kes mode's round 1 still ran at 80% of
         // its round 3, with 4-5 s of JIT compilation).
         for (int round = options.warmUpRound ? 0 : 1; round <= options.rounds; round++) {
-            for (String mode : roundOrder(options.modes, round)) {
+            for (String mode : roundOrder(modes, round)) {
                 String index = "kes-bench-" + mode + "-r" + round;
                 step("1 node, " + roundName(round, options.rounds) + ": " + mode + " -> " + index);
                 createIndex(es, index, mode.equals("kes-request") ? "request" : "async");
                 try {
-                    Run run = mode.equals("ceiling")
-                            ? loader.run("ceiling", round, index, ceilingBulks, List.of(esUrl), null)
-                            : kes.run(stats, index, mode, round, false);
+                    Run run = switch (mode) {
+                        case "ceiling" -> loader.run("ceiling", round, index, ceilingBulks, List.of(esUrl), null);
+                        case "official" -> official.run(stats, es, index, mode, round, List.of(esUrl));
+                        default -> kes.run(stats, index, mode, round, false);
+                    };
                     if (round > 0) {
                         measured(run);
                     } else {
@@ -208,6 +248,9 @@ public final class Bench {
                 es.send("DELETE", "/" + index, null);
             }
         }
+        if (options.windows > 1) {
+            longRunning(es, esUrl, stats, kes, modes.contains("official") ? official : null);
+        }
         if (options.profile && options.modes.contains("kes")) {
             // Its own run, not one of the rounds: a profiler costs the job CPU, which would drag the kes median down.
             step("Profiling one more kes run (not part of the medians)");
@@ -217,12 +260,49 @@ public final class Bench {
             es.send("DELETE", "/kes-bench-kes-profiled", null);
         }
         kes.stop();
-        if (servers.broker() != null) {
+        official.close();
+        boolean jobsOnThreeNodes = !options.skipMultiNode && options.multiNodeJobs && options.esUrl == null;
+        if (servers.broker() != null && jobsOnThreeNodes) {
+            step("Stopping the single node (Kafka stays: the jobs run on the 3-node cluster too)");
+            for (ElasticsearchNode n : local) {
+                servers.stop(n);
+            }
+        } else if (servers.broker() != null) {
             step("Stopping Kafka and the single node (the 3-node scenario needs the cores)");
             servers.stopBroker();
             for (ElasticsearchNode n : local) {
                 servers.stop(n);
             }
+        }
+    }
+
+    /**
+     * The long-running mode: one kes job and one official-sink job, each over the whole topic, each
+     * measured in {@code --windows} windows of equal documents. The first window carries what a job
+     * pays once (submission, consumer start-up, the JIT of code that runs per job); the later ones
+     * are the steady state that the per-run rounds, one job submission per run, cannot isolate.
+     * Rows {@code kes-long-w1} (the first window) and {@code kes-long} (median of the others), the
+     * same for {@code official-long}.
+     */
+    private void longRunning(Http es, String esUrl, EsStats stats, KesRuns kes, OfficialRuns official) throws Exception {
+        long[] all = new long[options.partitions];
+        for (String mode : official == null ? List.of("kes-long") : List.of("kes-long", "official-long")) {
+            String index = "kes-bench-" + mode;
+            step(String.format("Long-running mode: %s, one job over the whole topic (%,d docs) in %d windows -> %s",
+                    mode, topic.docsFrom(all), options.windows, index));
+            createIndex(es, index, "async");
+            try {
+                List<Run> windows = mode.startsWith("kes")
+                        ? kes.run(stats, index, mode, 0, false, all, options.windows)
+                        : official.run(stats, es, index, mode, 0, List.of(esUrl), all, options.windows);
+                measured(windows.get(0).withMode(mode + "-w1"));
+                windows.subList(1, windows.size()).forEach(this::measured);
+            } catch (Exception e) {
+                failures.add(mode + ": " + e);
+                System.out.println("  !! " + mode + " FAILED: " + e);
+                e.printStackTrace(System.out);
+            }
+            es.send("DELETE", "/" + index, null);
         }
     }
 
@@ -260,6 +340,16 @@ public final class Bench {
         } finally {
             es.send("DELETE", "/" + probeIndex, null);
         }
+    }
+
+    static int esMajor(Http es) throws IOException {
+        // not GET /: the integ-test-zip distribution has no root endpoint
+        String path = "/_nodes/_local?filter_path=nodes.*.version";
+        Matcher m = Pattern.compile("\"version\"\\s*:\\s*\"(\\d+)\\.").matcher(es.get(path).requireOk("GET " + path).body());
+        if (!m.find()) {
+            throw new IllegalStateException("no version number in GET " + path);
+        }
+        return Integer.parseInt(m.group(1));
     }
 
     private void describeMachine(Http es) throws IOException {

@@ -33,6 +33,13 @@ final class BenchOptions {
     /** An untimed round of every mode before the measured ones; --quick leaves it out (a smoke, not a measurement). */
     boolean warmUpRound = true;
     boolean primaryAware = true;
+    /** kes, kes-mixed and the official sink on the 3-node cluster too (with and without pauses). */
+    boolean multiNodeJobs = true;
+    /**
+     * The long-running mode: kes and the official sink once more each, one job over the whole topic,
+     * measured in this many windows of equal documents (the first carries the job's start-up); 0 = off.
+     */
+    int windows = 4;
 
     static BenchOptions parse(String[] args) {
         BenchOptions o = new BenchOptions();
@@ -40,6 +47,7 @@ final class BenchOptions {
         boolean roundsGiven = false;
         boolean profileGiven = false;
         boolean perRunGiven = false;
+        boolean windowsGiven = false;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -62,6 +70,8 @@ final class BenchOptions {
                 case "--no-profile" -> o.profile = false;
                 case "--profile" -> profileGiven = true;
                 case "--no-primary-aware" -> o.primaryAware = false;
+                case "--no-multinode-jobs" -> o.multiNodeJobs = false;
+                case "--windows" -> { o.windows = Integer.parseInt(args[++i]); windowsGiven = true; }
                 case "--budget-minutes" -> o.budgetMinutes = Double.parseDouble(args[++i]);
                 case "--quick" -> o.quick = true;
                 case "-h", "--help" -> usage(0);
@@ -83,6 +93,9 @@ final class BenchOptions {
             }
             o.profile = false;
             o.warmUpRound = false;
+            if (!windowsGiven) {
+                o.windows = 0;
+            }
         }
         if (!perRunGiven && (o.quick || o.records < o.docsPerRun)) {
             o.docsPerRun = o.records;
@@ -99,6 +112,10 @@ final class BenchOptions {
         }
         if (o.multiNodeRounds < 0) {
             o.multiNodeRounds = Math.min(o.rounds, 3); // six 3-node modes: more rounds would leave fewer documents per run
+        }
+        if (o.esVersion == null && o.esUrl == null && o.modes.contains("official")) {
+            // the official sink runs on Elasticsearch 8 only (OfficialRuns.whyNot): the comparison needs 8.19
+            o.esVersion = io.kes.stack.StackLayout.fromBuild().elasticsearch8Version();
         }
         if ((o.esUrl == null) != (o.kafka == null)) {
             System.err.println("--es-url and --kafka go together");
@@ -132,12 +149,15 @@ final class BenchOptions {
 
     static void usage(int code) {
         System.err.println(String.join("\n",
-                "usage: kes bench [--records N] [--docs-per-run N] [--rounds R] [--partitions P] [--parallelism P] [--modes kes,kes-30s,kes-mixed,kes-request,ceiling]",
+                "usage: kes bench [--records N] [--docs-per-run N] [--rounds R] [--partitions P] [--parallelism P] [--modes kes,kes-30s,kes-mixed,kes-request,official,ceiling]",
                 "                 [--skip-multinode] [--multinode-records N] [--multinode-rounds R] [--loader-threads T] [--node-cpus C] [--no-primary-aware]",
+                "                 [--no-multinode-jobs] [--windows W]",
                 "                 [--quick] [--no-profile] [--budget-minutes M] [--out DIR] [--es-url URL --kafka BOOTSTRAP] [--es-version V]",
                 "defaults: 2,000,000 records in Kafka, each single-node run indexes the last 500,000 of them, 5 rounds, 6 partitions, parallelism 2,",
-                "modes kes,kes-mixed,kes-request,ceiling (kes-30s when asked for), 3-node scenario with 3 rounds of up to 500,000 docs",
-                "per run (fewer when the single-node part left less than enough of the --budget-minutes 24 for it; 0 = no budget)"));
+                "modes kes,kes-mixed,kes-request,official,ceiling (kes-30s when asked for; with official, Elasticsearch 8.19 unless --es-version), 3-node scenario with 3 rounds of up to 500,000 docs",
+                "per run (fewer when the single-node part left less than enough of the --budget-minutes 24 for it; 0 = no budget),",
+                "kes, kes-mixed and official on 3 nodes too (--no-multinode-jobs: loader only), long-running mode: one kes and one",
+                "official job over the whole topic in --windows 4 windows (0 = off; off with --quick)"));
         System.exit(code);
     }
 }

@@ -42,6 +42,10 @@ final class BenchTopic {
         }
     }
 
+    String bootstrap() {
+        return bootstrap;
+    }
+
     String name() {
         return options.topic();
     }
@@ -114,9 +118,14 @@ final class BenchTopic {
 
     /** A fresh consumer group whose committed offsets are the slice's start: a job with {@code starting_offsets: committed} reads from there. */
     void commitSliceStart(String group) throws Exception {
+        commitStart(group, sliceFrom);
+    }
+
+    /** A fresh consumer group whose committed offsets are {@code from} (one per partition). */
+    void commitStart(String group, long[] from) throws Exception {
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
         for (int p = 0; p < options.partitions; p++) {
-            offsets.put(new TopicPartition(name(), p), new OffsetAndMetadata(sliceFrom[p]));
+            offsets.put(new TopicPartition(name(), p), new OffsetAndMetadata(from[p]));
         }
         try (Admin admin = KafkaBroker.adminAt(bootstrap)) {
             admin.alterConsumerGroupOffsets(group, offsets).all().get(60, TimeUnit.SECONDS);
@@ -133,6 +142,15 @@ final class BenchTopic {
             consumer.assign(List.of(tp));
             consumer.commitSync(Map.of(tp, new OffsetAndMetadata(0)), Duration.ofSeconds(60));
         }
+    }
+
+    /** Records from {@code from} (per partition) to the end of the topic. */
+    long docsFrom(long[] from) {
+        long docs = 0;
+        for (int p = 0; p < options.partitions; p++) {
+            docs += endOffset(p) - from[p];
+        }
+        return docs;
     }
 
     private long records() throws Exception {

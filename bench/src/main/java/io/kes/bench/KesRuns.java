@@ -35,19 +35,19 @@ final class KesRuns {
     private final BenchOptions options;
     private final BenchTopic topic;
     private final Http es;
-    private final String esUrl;
+    private final List<String> esUrls;
     private final String bootstrap;
     private final ClientCpu clientCpu;
     private final BenchServers servers;
     private MiniCluster cluster;
     private String profileSummary;
 
-    KesRuns(BenchOptions options, BenchTopic topic, Http es, String esUrl, String bootstrap, ClientCpu clientCpu,
+    KesRuns(BenchOptions options, BenchTopic topic, Http es, List<String> esUrls, String bootstrap, ClientCpu clientCpu,
             BenchServers servers) {
         this.options = options;
         this.topic = topic;
         this.es = es;
-        this.esUrl = esUrl;
+        this.esUrls = esUrls;
         this.bootstrap = bootstrap;
         this.clientCpu = clientCpu;
         this.servers = servers;
@@ -67,10 +67,26 @@ final class KesRuns {
      * stream that never ends; it is reported as the run's tail.
      */
     Run run(EsStats stats, String index, String mode, int round, boolean profile) throws Exception {
-        long docs = topic.sliceDocs();
+        return run(stats, index, mode, round, profile, topic.sliceFrom(), 1).get(0);
+    }
+
+    /** Per-bulk latencies (ms) of the last run's writers, request sent to response parsed. */
+    long[] lastLatencies() {
+        return ProgressReporter.values("bulkLatencyMs");
+    }
+
+    /**
+     * One job from {@code from} (per partition) to the topic's end, measured in {@code windows}
+     * consecutive windows of equal documents: one Run each, numbered from 1 (the long-running mode:
+     * the first window carries the job's start-up JIT, the later ones are the steady state). With
+     * one window, the clock stops after the refresh and count; with more, each window ends when the
+     * writers' acknowledged documents reach it, and only the last one's count is checked.
+     */
+    List<Run> run(EsStats stats, String index, String mode, int round, boolean profile, long[] from, int windows) throws Exception {
+        long docs = topic.docsFrom(from);
         String group = "kes-bench-" + index + "-" + System.currentTimeMillis();
-        topic.commitSliceStart(group);
-        KesConfig config = KesConfig.parse(yaml(mode, index, group), System.getenv());
+        topic.commitStart(group, from);
+        KesConfig config = KesConfig.parse(yaml(baseMode(mode), index, group), System.getenv());
         StreamExecutionEnvironment env = environment();
         ProgressReporter.reset();
         EsStats.Snapshot before = stats.snapshot();
@@ -83,8 +99,9 @@ final class KesRuns {
         long lastPrint = System.nanoTime();
         long lastSample = 0;
         long lastThreadSample = 0;
+        List<Window> ends = new ArrayList<>();
         StringBuilder timeline = new StringBuilder("ms,read,acknowledged\n");
-        while (ProgressReporter.sum("numRecordsSend", WRITER) < docs) {
+        for (long acked; (acked = ProgressReporter.sum("numRecordsSend", WRITER)) < docs; ) {
             if (result.isDone()) {
                 result.get(); // rethrows a failure
                 throw new IllegalStateException("the job finished with " + ProgressReporter.sum("numRecordsSend", WRITER)
@@ -95,9 +112,16 @@ final class KesRuns {
                 firstRead = now;
                 clientAtFirstRead = clientCpu.millis();
                 jitAtFirstRead = ClientCpu.jitMillis();
+                if (windows > 1) {
+                    ends.add(new Window(0, now, clientAtFirstRead, jitAtFirstRead, stats.snapshot()));
+                }
                 if (profile) {
                     profiler = Profiler.start(); // from the first record: the steady state, not the job's start-up
                 }
+            }
+            if (windows > 1 && firstRead != 0 && ends.size() < windows && acked >= docs * ends.size() / windows) {
+                ends.add(new Window(acked, now, clientCpu.millis(), ClientCpu.jitMillis(), stats.snapshot()));
+                System.out.printf("  window %d/%d ended at %,d documents acknowledged%n", ends.size() - 1, windows, acked);
             }
             if (profiler != null && now - lastThreadSample >= 1_000_000_000) {
                 // once a second: reading /proc for each of the JVM's ~100 threads every 100 ms took a
@@ -108,20 +132,20 @@ final class KesRuns {
             if (firstRead != 0 && now - lastSample >= 100_000_000) {
                 lastSample = now;
                 timeline.append(String.format("%d,%d,%d%n", (now - firstRead) / 1_000_000,
-                        ProgressReporter.sum("numRecordsOut", SOURCE), ProgressReporter.sum("numRecordsSend", WRITER)));
+                        ProgressReporter.sum("numRecordsOut", SOURCE), acked));
             }
             if (now - lastPrint > 10e9) {
                 lastPrint = now;
-                System.out.printf("  read %,d, indexed %,d%n", ProgressReporter.sum("numRecordsOut", SOURCE),
-                        ProgressReporter.sum("numRecordsSend", WRITER));
+                System.out.printf("  read %,d, indexed %,d%n", ProgressReporter.sum("numRecordsOut", SOURCE), acked);
             }
             Thread.sleep(firstRead == 0 ? 5 : 10);
         }
-        long clientMillis = clientCpu.millis() - clientAtFirstRead;
-        long jitMillis = ClientCpu.jitMillis() - jitAtFirstRead;
+        long clientMillis = clientCpu.millis();
+        long jitMillis = ClientCpu.jitMillis();
         long counted = es.refreshAndCount(index);
         long done = System.nanoTime();
-        EsStats.Snapshot delta = stats.snapshot().minus(before);
+        EsStats.Snapshot after = stats.snapshot();
+        EsStats.Snapshot delta = after.minus(before);
         if (profiler != null) {
             profileSummary = profiler.stopAndSummarise(options.out, options.work);
         }
@@ -133,18 +157,45 @@ final class KesRuns {
         long[] latency = ProgressReporter.values("bulkLatencyMs");
         long[] fence = ProgressReporter.values("fenceMs");
         long shardOps = stats.shardBulkOperations(index);
-        return new Run(mode, round, docs, counted, (done - firstRead) / 1e9, delta.cpuMillis() / 1000.0, clientMillis / 1000.0,
-                jitMillis / 1000.0, Bench.percentile(latency, 50), Bench.percentile(latency, 99),
-                Bench.ratio(shardOps, delta.bulkHttpRequests()), delta.writeRejected(),
-                fence.length == 0 ? Double.NaN : Bench.percentile(fence, 50), checkpointMillisP50(job), tailSeconds,
-                ProgressReporter.sum("bulksSent", WRITER));
+        double shardsPerBulk = Bench.ratio(shardOps, delta.bulkHttpRequests());
+        double checkpointMs = checkpointMillisP50(job);
+        double fenceMs = fence.length == 0 ? Double.NaN : Bench.percentile(fence, 50);
+        long bulks = ProgressReporter.sum("bulksSent", WRITER);
+        if (windows == 1) {
+            return List.of(new Run(mode, round, docs, counted, (done - firstRead) / 1e9, delta.cpuMillis() / 1000.0,
+                    (clientMillis - clientAtFirstRead) / 1000.0, (jitMillis - jitAtFirstRead) / 1000.0,
+                    Bench.percentile(latency, 50), Bench.percentile(latency, 99), shardsPerBulk, delta.writeRejected(),
+                    fenceMs, checkpointMs, tailSeconds, bulks));
+        }
+        // the last window ends with the run: every document acknowledged (the count is checked over the whole run)
+        ends.add(new Window(docs, done, clientMillis, jitMillis, after));
+        List<Run> runs = new ArrayList<>();
+        for (int w = 1; w < ends.size(); w++) {
+            Window a = ends.get(w - 1);
+            Window b = ends.get(w);
+            EsStats.Snapshot es = b.es().minus(a.es());
+            long windowDocs = b.acked() - a.acked();
+            runs.add(new Run(mode, w, windowDocs, w == ends.size() - 1 && counted != docs ? counted - a.acked() : windowDocs,
+                    (b.nanos() - a.nanos()) / 1e9, es.cpuMillis() / 1000.0, (b.clientMillis() - a.clientMillis()) / 1000.0,
+                    (b.jitMillis() - a.jitMillis()) / 1000.0, Double.NaN, Double.NaN, shardsPerBulk, es.writeRejected(),
+                    fenceMs, checkpointMs, w == ends.size() - 1 ? tailSeconds : Double.NaN, 0));
+        }
+        return runs;
+    }
+
+    /** Where one window of a long run ended: documents acknowledged, time, client CPU, JIT CPU, Elasticsearch counters. */
+    private record Window(long acked, long nanos, long clientMillis, long jitMillis, EsStats.Snapshot es) {}
+
+    /** {@code 3n-kes-mixed-pause} -> {@code kes-mixed}: the job's settings, wherever it runs. */
+    static String baseMode(String mode) {
+        return mode.replaceFirst("^3n-", "").replaceFirst("-pause$", "").replaceFirst("-long$", "");
     }
 
     /** The job's mapping: the slice of the topic into {@code index}, bounded, the mode's settings on top of kes's defaults. */
     private String yaml(String mode, String index, String group) {
         List<String> yaml = new ArrayList<>(List.of(
                 "elasticsearch:",
-                "  hosts: [" + esUrl + "]"));
+                "  hosts: [" + String.join(", ", esUrls) + "]"));
         if (mode.equals("kes-request")) {
             yaml.add("  durability: request");
         }

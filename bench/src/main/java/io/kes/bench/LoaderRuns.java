@@ -10,12 +10,18 @@ final class LoaderRuns {
     private final Http es;
     private final ClientCpu clientCpu;
     private final int threads;
+    private long[] lastLatencies = new long[0];
 
     LoaderRuns(Http es, EsStats stats, ClientCpu clientCpu, int threads) {
         this.es = es;
         this.stats = stats;
         this.clientCpu = clientCpu;
         this.threads = threads;
+    }
+
+    /** Per-bulk latencies (ms) of the last run, request sent to response read. */
+    long[] lastLatencies() {
+        return lastLatencies;
     }
 
     /**
@@ -30,6 +36,7 @@ final class LoaderRuns {
         long clientCpuBefore = clientCpu.millis();
         long t0 = System.nanoTime();
         DirectLoader.Result r = DirectLoader.load(bulks, index, nodeUrls, primaryUrlByShard, threads);
+        lastLatencies = r.latencyMillis();
         long clientMillis = clientCpu.millis() - clientCpuBefore;
         long counted = es.refreshAndCount(index);
         long done = System.nanoTime();

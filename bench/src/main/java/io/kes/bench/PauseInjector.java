@@ -10,6 +10,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class PauseInjector {
 
+    /** How long each pause lasts, and how often one starts (the scale model simulates the same pattern). */
+    static final int PAUSE_MS = 200;
+    static final int PERIOD_MS = 2000;
+
     private final ElasticsearchNode node;
     private final BenchServers servers;
     private final AtomicBoolean running = new AtomicBoolean(true);
@@ -32,7 +36,7 @@ final class PauseInjector {
         // Never interrupted: an interrupt while the kill -CONT runs would leave the node frozen.
         while (running.get()) {
             try {
-                for (int i = 0; i < 18 && running.get(); i++) {
+                for (int i = 0; i < (PERIOD_MS - PAUSE_MS) / 100 && running.get(); i++) {
                     Thread.sleep(100);
                 }
                 if (!running.get()) {
@@ -40,7 +44,7 @@ final class PauseInjector {
                 }
                 node.pause();
                 try {
-                    Thread.sleep(200);
+                    Thread.sleep(PAUSE_MS);
                 } finally {
                     node.resume();
                 }

@@ -29,12 +29,17 @@ final class Report {
     private final List<Run> runs;
     private final Map<String, String> environment;
     private final String profileSummary;
+    private final Map<String, String> notRun;
+    /** The scale model's markdown, when this run measured its input. */
+    String modelSummary;
 
-    Report(BenchOptions options, List<Run> runs, Map<String, String> environment, String profileSummary) {
+    /** @param notRun modes that could not run against this cluster, and why: their rows say so */
+    Report(BenchOptions options, List<Run> runs, Map<String, String> environment, String profileSummary, Map<String, String> notRun) {
         this.options = options;
         this.runs = runs;
         this.environment = environment;
         this.profileSummary = profileSummary;
+        this.notRun = notRun;
     }
 
     static final Map<String, String> DESCRIPTIONS = new LinkedHashMap<>();
@@ -44,6 +49,11 @@ final class Report {
         DESCRIPTIONS.put("kes-30s", "kes job as above, checkpoints (and so fences) every 30 s instead of 10 s");
         DESCRIPTIONS.put("kes-mixed", "kes job, shard grouping off (mixed bulks)");
         DESCRIPTIONS.put("kes-request", "kes job, durability: request (translog fsync per request, no fence)");
+        DESCRIPTIONS.put("official", "the official Flink sink (" + OfficialRuns.CONNECTOR + "), own JVM, same topic, ids, bulk sizes");
+        DESCRIPTIONS.put("kes-long-w1", "long-running kes job over the whole topic: its first window (start-up and JIT included)");
+        DESCRIPTIONS.put("kes-long", "long-running kes job: median of the later windows (steady state)");
+        DESCRIPTIONS.put("official-long-w1", "long-running official sink job: its first window");
+        DESCRIPTIONS.put("official-long", "long-running official sink job: median of the later windows (steady state)");
         DESCRIPTIONS.put("ceiling", "direct loader, pre-serialized single-shard bulks, no Kafka/Flink");
         DESCRIPTIONS.put("3n-single", "3 nodes, direct loader, single-shard bulks, round-robin");
         DESCRIPTIONS.put("3n-mixed", "3 nodes, direct loader, mixed bulks, round-robin");
@@ -51,6 +61,12 @@ final class Report {
         DESCRIPTIONS.put("3n-mixed-pause", "3 nodes + pause injector, mixed bulks");
         DESCRIPTIONS.put("3n-primary", "3 nodes, single-shard bulks sent to the primary's node");
         DESCRIPTIONS.put("3n-primary-pause", "3 nodes + pause injector, single-shard bulks to the primary's node");
+        DESCRIPTIONS.put("3n-kes", "3 nodes, the kes job (shard-aware bulks to the primary's node)");
+        DESCRIPTIONS.put("3n-kes-mixed", "3 nodes, the kes job with mixed bulks");
+        DESCRIPTIONS.put("3n-official", "3 nodes, the official Flink sink");
+        DESCRIPTIONS.put("3n-kes-pause", "3 nodes + pause injector, the kes job");
+        DESCRIPTIONS.put("3n-kes-mixed-pause", "3 nodes + pause injector, the kes job with mixed bulks");
+        DESCRIPTIONS.put("3n-official-pause", "3 nodes + pause injector, the official Flink sink");
     }
 
     List<Row> rows() {
@@ -88,6 +104,7 @@ final class Report {
     String write() throws IOException {
         List<Row> rows = rows();
         Row ceiling = find(rows, "ceiling");
+        Row official = find(rows, "official");
         StringBuilder md = new StringBuilder();
         md.append("# kes bench: latest result\n\n");
         environment.forEach((k, v) -> md.append("- ").append(k).append(": ").append(v).append('\n'));
@@ -105,17 +122,38 @@ final class Report {
                 + "Shards/bulk: server-side shard bulk operations / `_bulk` HTTP requests. "
                 + "Checkpoint: end-to-end duration of the job's completed checkpoints (Flink's statistics), median; with the "
                 + "fence it includes the drain, the wait for the translog fsync and the primary-term check, which run while the job keeps writing.\n\n");
-        md.append("| mode | what | docs/s | x ceiling | ES CPU s / M docs | client CPU s / M docs | bulk p50 ms | bulk p99 ms | shards/bulk | write rejections | checkpoint p50 ms | counts |\n");
-        md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        md.append("| mode | what | docs/s | x ceiling | x official | ES CPU s / M docs | client CPU s / M docs | bulk p50 ms | bulk p99 ms | shards/bulk | write rejections | checkpoint p50 ms | counts |\n");
+        md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (Row r : rows) {
             boolean singleNode = !r.mode().startsWith("3n");
-            md.append(String.format("| %s | %s | %,.0f | %s | %.1f | %.1f%s | %s | %s | %s | %s | %s | %s |%n",
+            Row officialHere = !singleNode ? find(rows, r.mode().endsWith("-pause") ? "3n-official-pause" : "3n-official")
+                    : r.mode().startsWith("kes-long") ? find(rows, r.mode().replace("kes-", "official-")) : official;
+            md.append(String.format("| %s | %s | %,.0f | %s | %s | %.1f | %.1f%s | %s | %s | %s | %s | %s | %s |%n",
                     r.mode(), DESCRIPTIONS.get(r.mode()), r.docsPerSecond(),
                     ceiling != null && singleNode ? String.format("%.2f", r.docsPerSecond() / ceiling.docsPerSecond()) : "-",
+                    officialHere != null ? String.format("%.2f", r.docsPerSecond() / officialHere.docsPerSecond()) : "-",
                     r.cpuPerMillion(), r.clientCpuPerMillion(), Double.isNaN(r.jitPerMillion()) ? "" : String.format(" (%.1f)", r.jitPerMillion()),
                     num(r.p50(), "%.0f"), num(r.p99(), "%.0f"), num(r.shardsPerBulk(), "%.2f"),
                     num(r.rejections(), "%.0f"), num(r.checkpointMs(), "%.0f"), r.countsMatch() ? "equal" : "MISMATCH"));
         }
+        notRun.forEach((mode, why) -> md.append(String.format("| %s | %s: **%s** | - | - | - | - | - | - | - | - | - | - | - |%n",
+                mode, DESCRIPTIONS.getOrDefault(mode, mode), why)));
+        md.append("\n## Ratios against the targets of issue 16\n\n");
+        md.append("| ratio | value | target | met |\n|---|---:|---:|---|\n");
+        ratio(md, "1 node: kes / official sink (docs/s)", find(rows, "kes"), official, Row::docsPerSecond, 1.25, true);
+        ratio(md, "1 node: ES CPU per doc, kes / official sink", find(rows, "kes"), official, Row::cpuPerMillion, 0.85, false);
+        ratio(md, "1 node: kes / ceiling (docs/s)", find(rows, "kes"), ceiling, Row::docsPerSecond, 0.95, true);
+        ratio(md, "3 nodes with pauses: kes / kes-mixed (docs/s)", find(rows, "3n-kes-pause"), find(rows, "3n-kes-mixed-pause"),
+                Row::docsPerSecond, 1.5, true);
+        ratio(md, "3 nodes with pauses: kes / official sink (docs/s)", find(rows, "3n-kes-pause"), find(rows, "3n-official-pause"),
+                Row::docsPerSecond, 2.0, true);
+        ratio(md, "client CPU per doc, streaming window: kes / ceiling", find(rows, "kes-long"), ceiling,
+                Row::clientCpuPerMillion, 2.0, false);
+        ratio(md, "client CPU per doc, per-run: kes / ceiling", find(rows, "kes"), ceiling, Row::clientCpuPerMillion, Double.NaN, false);
+        ratio(md, "3 nodes without pauses: kes / kes-mixed (docs/s)", find(rows, "3n-kes"), find(rows, "3n-kes-mixed"),
+                Row::docsPerSecond, Double.NaN, true);
+        ratio(md, "3 nodes without pauses: kes / official sink (docs/s)", find(rows, "3n-kes"), find(rows, "3n-official"),
+                Row::docsPerSecond, Double.NaN, true);
         md.append("\n## Ratios against the targets of issue 7\n\n");
         md.append("| ratio | value | target | met |\n|---|---:|---:|---|\n");
         ratio(md, "kes / ceiling (docs/s)", find(rows, "kes"), ceiling, Row::docsPerSecond, 0.9, true);
@@ -139,6 +177,9 @@ final class Report {
         ratio(md, "kes / kes-mixed (docs/s)", find(rows, "kes"), find(rows, "kes-mixed"), Row::docsPerSecond, Double.NaN, true);
         ratio(md, "kes with 30 s checkpoints / ceiling (docs/s)", find(rows, "kes-30s"), ceiling, Row::docsPerSecond, Double.NaN, true);
         ratio(md, "kes / kes-request (docs/s)", find(rows, "kes"), find(rows, "kes-request"), Row::docsPerSecond, Double.NaN, true);
+        if (modelSummary != null) {
+            md.append("\n").append(modelSummary.replaceFirst("^# ", "## ").replace("\n## ", "\n### ")).append('\n');
+        }
         md.append("\n## Every round\n\nFence: the writer's wait for the translog fsync + primary-term check per checkpoint (`kes.fenceMs`), median. "
                 + "Job tail: how long the bounded job ran on after the clock stopped (its last drain and fence, the final checkpoint).\n\n"
                 + "| mode | round | docs | counted | seconds | docs/s | ES CPU s | ES CPU s / M | client CPU s / M | client JIT s / M | p50 | p99 | shards/bulk | rejections | checkpoint p50 ms | fence p50 ms | job tail s | bulks |\n");
@@ -204,7 +245,7 @@ final class Report {
         g.setColor(Color.DARK_GRAY);
         g.drawString(title, x, y + 14);
         int top = y + 30;
-        int bottom = y + h - 30;
+        int bottom = y + h - 44; // room for two lines of labels
         double max = rows.stream().mapToDouble(f).filter(d -> !Double.isNaN(d)).max().orElse(1) * 1.15;
         g.setColor(new Color(230, 230, 230));
         g.setStroke(new BasicStroke(1));
@@ -228,7 +269,8 @@ final class Report {
             g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
             String label = Double.isNaN(v) ? "-" : String.format(fmt, v);
             g.drawString(label, bx + (barW - g.getFontMetrics().stringWidth(label)) / 2, bottom - bh - 4);
-            g.drawString(r.mode(), x + i * slot + (slot - g.getFontMetrics().stringWidth(r.mode())) / 2, bottom + 16);
+            // every other label one line lower: with 15+ modes the names would overlap
+            g.drawString(r.mode(), x + i * slot + (slot - g.getFontMetrics().stringWidth(r.mode())) / 2, bottom + 16 + (i % 2) * 14);
         }
     }
 
@@ -239,12 +281,27 @@ final class Report {
             case "kes-mixed" -> new Color(0xff7f0e);
             case "kes-request" -> new Color(0x9467bd);
             case "ceiling" -> new Color(0x7f7f7f);
-            default -> mode.contains("mixed") ? new Color(0xd62728) : new Color(0x2ca02c);
+            default -> mode.contains("official") ? new Color(0x8c564b)
+                    : mode.contains("mixed") ? new Color(0xd62728)
+                    : mode.startsWith("kes-long") ? new Color(0x1f77b4)
+                    : new Color(0x2ca02c);
         };
     }
 
     /** Redraws the chart from a rounds.csv (e.g. after a change to the drawing): {@code --chart-from rounds.csv}. */
     static void chartFromCsv(BenchOptions options, Path csv, Path png) throws IOException {
+        chart(new Report(options, runsFromCsv(csv), Map.of(), null, Map.of()).rows(), png);
+    }
+
+    /** Median docs/s per mode of a rounds.csv. */
+    static Map<String, Double> docsPerSecondFromCsv(Path csv) throws IOException {
+        Map<String, Double> medians = new LinkedHashMap<>();
+        new Report(new BenchOptions(), runsFromCsv(csv), Map.of(), null, Map.of()).rows()
+                .forEach(r -> medians.put(r.mode(), r.docsPerSecond()));
+        return medians;
+    }
+
+    private static List<Run> runsFromCsv(Path csv) throws IOException {
         List<String> lines = Files.readAllLines(csv);
         List<String> header = List.of(lines.get(0).split(","));
         List<Run> runs = new ArrayList<>();
@@ -259,7 +316,7 @@ final class Report {
                     col.applyAsDouble("fence_p50_ms"), col.applyAsDouble("checkpoint_p50_ms"), col.applyAsDouble("tail_s"),
                     (long) col.applyAsDouble("bulks")));
         }
-        chart(new Report(options, runs, Map.of(), null).rows(), png);
+        return runs;
     }
 
     static double[] sorted(double[] v) {

@@ -17,6 +17,11 @@ record Run(String mode, int round, long docs, long counted, double seconds, doub
            double jitSeconds, double p50, double p99, double shardsPerBulk, long rejections, double fenceMs,
            double checkpointMs, double tailSeconds, long bulks) {
 
+    Run withMode(String other) {
+        return new Run(other, round, docs, counted, seconds, cpuSeconds, clientCpuSeconds, jitSeconds, p50, p99, shardsPerBulk,
+                rejections, fenceMs, checkpointMs, tailSeconds, bulks);
+    }
+
     double docsPerSecond() {
         return docs / seconds;
     }

@@ -6,6 +6,7 @@ import io.kes.stack.ElasticsearchCluster;
 import io.kes.stack.ElasticsearchNode;
 import io.kes.stack.Http;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -15,9 +16,10 @@ import java.util.function.Consumer;
  * Three Elasticsearch nodes (1 GB heaps, one cluster) on this machine, written by the direct
  * loader: single-shard against mixed bulks, round-robin over the nodes, with and without the
  * {@link PauseInjector}; and single-shard bulks sent to the node that holds the shard's primary.
- * The loader, not the kes job: three nodes plus Kafka plus a MiniCluster on two cores would measure
- * mostly CPU contention, and the comparison is about the bulks the nodes receive, which the loader
- * builds exactly as kes does (same routing code, same bulk size).
+ * Then the jobs themselves, with and without pauses: kes, kes with mixed bulks and the official
+ * sink, from the same Kafka topic as on one node (three nodes plus Kafka plus the job on two cores
+ * measure CPU contention too, which is why the loader modes stay: they isolate what the nodes
+ * receive). Every measured run's per-bulk latencies go to {@code latency-3n.csv} (the scale model's input).
  */
 final class ThreeNodeScenario {
 
@@ -25,12 +27,21 @@ final class ThreeNodeScenario {
     private final BenchServers servers;
     private final Map<String, String> environment;
     private final long benchStarted;
+    private final BenchTopic topic;
+    private final ClientCpu clientCpu;
+    private final Map<String, String> notRun;
+    private final StringBuilder latencies = new StringBuilder("mode,round,ms\n");
 
-    ThreeNodeScenario(BenchOptions options, BenchServers servers, Map<String, String> environment, long benchStarted) {
+    /** @param topic the Kafka topic the jobs read, or null when they cannot run here (then the loader modes only) */
+    ThreeNodeScenario(BenchOptions options, BenchServers servers, Map<String, String> environment, long benchStarted,
+                      BenchTopic topic, ClientCpu clientCpu, Map<String, String> notRun) {
         this.options = options;
         this.servers = servers;
         this.environment = environment;
         this.benchStarted = benchStarted;
+        this.topic = topic;
+        this.clientCpu = clientCpu;
+        this.notRun = notRun;
     }
 
     void run(Consumer<Run> measured) throws Exception {
@@ -89,15 +100,47 @@ final class ThreeNodeScenario {
         if (options.primaryAware) {
             modes.addAll(Bench.PRIMARY_AWARE_MODES);
         }
+        KesRuns kes = null;
+        OfficialRuns official = null;
+        if (options.multiNodeJobs && topic != null) {
+            kes = new KesRuns(options, topic, es, urls, topic.bootstrap(), clientCpu, servers);
+            official = new OfficialRuns(options, topic, clientCpu);
+            servers.closeFirst(kes::stop);
+            servers.closeFirst(official);
+            for (String mode : Bench.MULTI_NODE_JOB_MODES) {
+                var why = mode.contains("official") ? OfficialRuns.whyNot(Bench.esMajor(es)) : java.util.Optional.<String>empty();
+                if (why.isPresent()) {
+                    notRun.put(mode, why.get());
+                } else if (options.modes.contains(KesRuns.baseMode(mode))) {
+                    modes.add(mode);
+                }
+            }
+        }
+        try {
+            rounds(cluster, es, urls, stats, loader, routing, victim, modes, kes, official, measured);
+        } finally {
+            if (kes != null) {
+                kes.stop();
+                official.close();
+            }
+            Files.createDirectories(options.out);
+            Files.writeString(options.out.resolve("latency-3n.csv"), latencies);
+        }
+    }
+
+    private void rounds(ElasticsearchCluster cluster, Http es, List<String> urls, EsStats stats, LoaderRuns loader, IndexRouting routing,
+                        ElasticsearchNode victim, List<String> modes, KesRuns kes, OfficialRuns official,
+                        Consumer<Run> measured) throws Exception {
         // Round 0 runs every mode untimed: fresh nodes are cold, and with a CPU quota each node's JIT
         // warms slowly (after three warm-up loads the first measured round still ran at half the
         // speed of the second). Its times, warm and per mode, size the measured runs.
         long warmDocs = options.warmUpRound ? Math.min(options.multiNodeRecords, 200_000) : options.multiNodeRecords;
         Map<Boolean, DirectLoader.Bulks> bulks = prepare(warmDocs, routing);
         Map<String, Double> warmSeconds = new java.util.HashMap<>();
+        Map<String, Double> jobSeconds = new java.util.HashMap<>();
         for (int round = options.warmUpRound ? 0 : 1; round <= options.multiNodeRounds; round++) {
             if (round == 1 && options.warmUpRound) {
-                long docs = fitIntoBudget(warmSeconds, warmDocs);
+                long docs = fitIntoBudget(warmSeconds, jobSeconds, warmDocs);
                 if (docs != warmDocs) {
                     bulks = prepare(docs, routing);
                 }
@@ -115,8 +158,16 @@ final class ThreeNodeScenario {
                     if (injector != null) {
                         injector.start();
                     }
-                    run = loader.run(mode, round, index, bulks.get(!mode.startsWith("3n-mixed")), urls,
-                            mode.startsWith("3n-primary") ? primaries(es, index, cluster) : null);
+                    if (mode.startsWith("3n-kes")) {
+                        run = kes.run(stats, index, mode, round, false);
+                        record(mode, round, kes.lastLatencies());
+                    } else if (mode.startsWith("3n-official")) {
+                        run = official.run(stats, es, index, mode, round, urls);
+                    } else {
+                        run = loader.run(mode, round, index, bulks.get(!mode.startsWith("3n-mixed")), urls,
+                                mode.startsWith("3n-primary") ? primaries(es, index, cluster) : null);
+                        record(mode, round, loader.lastLatencies());
+                    }
                 } finally {
                     if (injector != null) {
                         injector.stop();
@@ -126,9 +177,18 @@ final class ThreeNodeScenario {
                 if (round > 0) {
                     measured.accept(run);
                 } else {
-                    warmSeconds.put(mode, (System.nanoTime() - started) / 1e9);
+                    (Bench.MULTI_NODE_JOB_MODES.contains(mode) ? jobSeconds : warmSeconds).put(mode, (System.nanoTime() - started) / 1e9);
                     Bench.untimed(run);
                 }
+            }
+        }
+    }
+
+    /** Keeps a measured run's per-bulk latencies for latency-3n.csv. */
+    private void record(String mode, int round, long[] millis) {
+        if (round > 0) {
+            for (long ms : millis) {
+                latencies.append(mode).append(',').append(round).append(',').append(ms).append('\n');
             }
         }
     }
@@ -146,7 +206,7 @@ final class ThreeNodeScenario {
      * into the time left, from how long each mode's untimed run of {@code warmDocs} took (index
      * creation, refresh, count and deletion included), capped at {@code --multinode-records}.
      */
-    private long fitIntoBudget(Map<String, Double> warmSeconds, long warmDocs) {
+    private long fitIntoBudget(Map<String, Double> warmSeconds, Map<String, Double> jobSeconds, long warmDocs) {
         if (options.budgetMinutes <= 0 || options.multiNodeRecordsGiven) {
             return options.multiNodeRecords;
         }
@@ -154,6 +214,9 @@ final class ThreeNodeScenario {
         double overheadPerRun = 4;
         double fixedPerRound = 0;
         double secondsPerDocPerRound = 0;
+        for (double seconds : jobSeconds.values()) {
+            fixedPerRound += seconds; // the jobs index the topic's slice, whatever the loader's documents
+        }
         for (double seconds : warmSeconds.values()) {
             fixedPerRound += overheadPerRun;
             secondsPerDocPerRound += Math.max(seconds - overheadPerRun, 0.5) / warmDocs;

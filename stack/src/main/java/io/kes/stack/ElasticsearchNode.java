@@ -23,7 +23,8 @@ import java.util.stream.Stream;
  */
 public final class ElasticsearchNode implements AutoCloseable {
 
-    private static final Duration START_TIMEOUT = Duration.ofSeconds(180);
+    // -Dkes.es.startTimeoutSeconds: on a heavily shared machine three nodes took longer than 3 minutes to start
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(Long.getLong("kes.es.startTimeoutSeconds", 180));
 
     private final String version;
     private final Path nodeDir;
