@@ -4,17 +4,15 @@ import io.kes.connector.ElasticsearchSink;
 import io.kes.connector.ElasticsearchSinkBuilder;
 import io.kes.connector.SinkSettings;
 import io.kes.jobs.config.ConfigException;
-import io.kes.jobs.config.KafkaSettings;
 import io.kes.jobs.config.KesConfig;
 import io.kes.jobs.deadletter.DeadLetterFailureHandler;
-import io.kes.jobs.decode.KafkaRecord;
-import io.kes.jobs.decode.RawRecordDeserializer;
 import io.kes.jobs.decode.RecordDecoder;
 import io.kes.jobs.template.IndexTemplates;
 import io.kes.jobs.checkpoint.Checkpoints;
 import io.kes.jobs.checkpoint.FlinkConf;
 import io.kes.jobs.checkpoint.JobSources;
 import io.kes.jobs.source.FailFastSource;
+import io.kes.jobs.source.KesKafkaSource;
 import io.kes.jobs.check.Preflight;
 import io.kes.jobs.check.PreflightReport;
 import io.kes.jobs.cli.ExitCode;
@@ -27,19 +25,14 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.connector.kafka.source.KafkaSource;
-import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
-import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.JobListener;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 
 /**
  * The kes job: Kafka topics → decode → route to shards → single-shard bulks → Elasticsearch.
@@ -225,7 +218,7 @@ public final class KesJob {
         // Short names: Flink joins the chained operators' names into one task name ("Source: kafka -> decode
         // -> es: kes: bulk writer -> es: Writer") and truncates, with a warning, past 80 characters; the
         // topics go in the description, which the web UI shows. The uids keep state compatible.
-        env.fromSource(FailFastSource.of(kafkaSource(config)), WatermarkStrategy.noWatermarks(), "kafka")
+        env.fromSource(FailFastSource.of(KesKafkaSource.of(config)), WatermarkStrategy.noWatermarks(), "kafka")
                 .setDescription("kafka: " + topics)
                 .uid("kes-kafka-source")
                 .process(new RecordDecoder(config)).name("decode").uid("kes-decode")
@@ -239,46 +232,6 @@ public final class KesJob {
     public static JobClient start(StreamExecutionEnvironment env, KesConfig config) throws Exception {
         build(env, config);
         return env.executeAsync(config.job.name());
-    }
-
-    static KafkaSource<KafkaRecord> kafkaSource(KesConfig config) {
-        KafkaSettings kafka = config.kafka;
-        KafkaSourceBuilder<KafkaRecord> builder = KafkaSource.<KafkaRecord>builder()
-                .setBootstrapServers(kafka.bootstrapServers())
-                .setGroupId(kafka.groupId())
-                .setProperties(sourceProperties(config))
-                .setDeserializer(new RawRecordDeserializer())
-                .setStartingOffsets(switch (kafka.startingOffsets()) {
-                    case COMMITTED -> OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
-                    case EARLIEST -> OffsetsInitializer.earliest();
-                    case LATEST -> OffsetsInitializer.latest();
-                    case TIMESTAMP -> OffsetsInitializer.timestamp(kafka.startingTimestampMillis());
-                });
-        if (config.topicPattern() != null) {
-            builder.setTopicPattern(config.topicPattern());
-        } else {
-            builder.setTopics(config.allTopics());
-        }
-        if (config.job.bounded()) {
-            builder.setBounded(OffsetsInitializer.latest());
-        }
-        return builder.build();
-    }
-
-    /**
-     * The source's consumer properties: kes's defaults, overridden by {@code kafka.properties}.
-     * Defaults: offsets committed to the group with every checkpoint (consumer-lag monitoring then
-     * sees what is durable in Elasticsearch; the offsets kes restores from are in Flink's state
-     * either way), and with a topic pattern, new matching topics join within 30 s.
-     */
-    static Properties sourceProperties(KesConfig config) {
-        Properties props = new Properties();
-        props.setProperty("commit.offsets.on.checkpoint", "true");
-        if (config.topicPattern() != null) {
-            props.setProperty("partition.discovery.interval.ms", "30000");
-        }
-        props.putAll(config.kafka.properties());
-        return props;
     }
 
     private static final String USAGE = "usage: kes-job --config <mapping.yaml> [--flink-conf <flink config.yaml>] "

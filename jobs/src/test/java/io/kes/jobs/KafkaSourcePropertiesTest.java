@@ -1,5 +1,7 @@
 package io.kes.jobs;
 
+import io.kes.jobs.source.KesKafkaSource;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kes.jobs.config.KesConfig;
@@ -18,7 +20,7 @@ class KafkaSourcePropertiesTest {
     void aTopicPatternDiscoversNewTopicsEvery30SecondsByDefault() {
         KesConfig config = parse("kafka: {bootstrap_servers: localhost:9092}\nroutes: [{topic_pattern: 'logs-.*', index: logs}]");
 
-        assertThat(KesJob.sourceProperties(config)).containsEntry("partition.discovery.interval.ms", "30000");
+        assertThat(KesKafkaSource.sourceProperties(config)).containsEntry("partition.discovery.interval.ms", "30000");
     }
 
     @Test
@@ -26,17 +28,17 @@ class KafkaSourcePropertiesTest {
         KesConfig config = parse("kafka: {bootstrap_servers: localhost:9092, properties: {partition.discovery.interval.ms: '5000'}}\n"
                 + "routes: [{topic_pattern: 'logs-.*', index: logs}]");
 
-        assertThat(KesJob.sourceProperties(config)).containsEntry("partition.discovery.interval.ms", "5000");
+        assertThat(KesKafkaSource.sourceProperties(config)).containsEntry("partition.discovery.interval.ms", "5000");
     }
 
     @Test
     void offsetsAreCommittedWithEveryCheckpointUnlessTheUserSaysOtherwise() {
         String routes = "routes: [{topics: [logs], index: logs}]";
 
-        assertThat(KesJob.sourceProperties(parse("kafka: {bootstrap_servers: localhost:9092}\n" + routes)))
+        assertThat(KesKafkaSource.sourceProperties(parse("kafka: {bootstrap_servers: localhost:9092}\n" + routes)))
                 .containsEntry("commit.offsets.on.checkpoint", "true")
                 .doesNotContainKey("partition.discovery.interval.ms");
-        assertThat(KesJob.sourceProperties(parse(
+        assertThat(KesKafkaSource.sourceProperties(parse(
                 "kafka: {bootstrap_servers: localhost:9092, properties: {commit.offsets.on.checkpoint: 'false'}}\n" + routes)))
                 .containsEntry("commit.offsets.on.checkpoint", "false");
     }
