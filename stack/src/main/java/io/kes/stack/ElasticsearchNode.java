@@ -1,50 +1,17 @@
 package io.kes.stack;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.stream.Stream;
 
-/**
- * A real single Elasticsearch node from the integ-test-zip (transport-netty4, x-pack-core,
- * x-pack-security, apm). Each node gets its own config, data and log folders under
- * {@code nodeDir}; the unpacked distribution is shared and never written to.
- *
- * <p>Security is off and disk watermarks are ignored: this node is for tests and a laptop, and a
- * shared CI disk that is 90% full must not turn indices read-only mid-test.
- */
-public final class ElasticsearchNode implements AutoCloseable {
+/** A real Elasticsearch node from the integ-test-zip (transport-netty4, x-pack-core, x-pack-security, apm). */
+public final class ElasticsearchNode extends SearchNode {
 
-    private static final Duration START_TIMEOUT = Duration.ofSeconds(180);
-
-    private final String version;
-    private final Path nodeDir;
-    private final int httpPort;
-    private final int transportPort;
-    private final Map<String, String> extraSettings;
-    private final String heap;
-    private final boolean detach;
-    private ServerProcess process;
-
-    private ElasticsearchNode(Builder b) {
-        this.version = b.version;
-        this.nodeDir = b.nodeDir;
-        this.httpPort = b.httpPort > 0 ? b.httpPort : Ports.free();
-        this.transportPort = b.transportPort > 0 ? b.transportPort : Ports.free();
-        this.extraSettings = Map.copyOf(b.settings);
-        this.heap = b.heap;
-        this.detach = b.detach;
+    private ElasticsearchNode(Builder<ElasticsearchNode> b) {
+        super(b);
     }
 
-    public static Builder builder() {
-        return new Builder();
+    public static Builder<ElasticsearchNode> builder() {
+        return new Builder<>(Engine.ELASTICSEARCH, ElasticsearchNode::new);
     }
 
     /**
@@ -60,256 +27,36 @@ public final class ElasticsearchNode implements AutoCloseable {
         return layout.elasticsearch8Version();
     }
 
-    public String version() {
-        return version;
+    @Override
+    public Engine engine() {
+        return Engine.ELASTICSEARCH;
     }
 
-    public int majorVersion() {
-        return Integer.parseInt(version.substring(0, version.indexOf('.')));
-    }
-
-    public String url() {
-        return "http://127.0.0.1:" + httpPort;
-    }
-
-    public int httpPort() {
-        return httpPort;
-    }
-
-    public Http http() {
-        return new Http(url());
-    }
-
-    public Path nodeDir() {
-        return nodeDir;
-    }
-
-    public Path logFile() {
-        return nodeDir.resolve("logs/console.log");
-    }
-
-    /**
-     * Starts the node (again, after a stop or kill: same data) and waits until every primary shard
-     * is active (yellow: a single node never assigns replicas, so an index with replicas would
-     * keep a restarted node from ever turning green).
-     */
+    @Override
     public synchronized ElasticsearchNode start() {
-        if (process != null && process.isAlive()) {
-            return this;
-        }
-        StackLayout layout = StackLayout.fromBuild();
-        Path home = layout.elasticsearchHome(version);
-        // 9.x needs 21+; 8.19 runs on 17-23 (newer JDKs dropped the SecurityManager that 8.x relies on).
-        int minJdk = majorVersion() >= 9 ? 21 : 17;
-        int maxJdk = majorVersion() >= 9 ? Integer.MAX_VALUE : 23;
-        Path javaHome = JavaHomes.find(minJdk, maxJdk).orElseThrow(() -> new IllegalStateException(
-                "Elasticsearch " + version + " needs a JDK " + minJdk + (maxJdk < 1000 ? "-" + maxJdk : "+")
-                        + "; set ES_JAVA_HOME to one, or use Elasticsearch " + layout.elasticsearch8Version()));
-        String user = UnprivilegedUser.ensureForElasticsearch();
-        try {
-            prepareNodeDir(home);
-            if (user != null) {
-                UnprivilegedUser.chownRecursively(nodeDir);
-                home = readableByUser(home);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not prepare " + nodeDir, e);
-        }
-        Map<String, String> env = new LinkedHashMap<>();
-        env.put("ES_JAVA_HOME", javaHome.toString());
-        env.put("ES_PATH_CONF", nodeDir.resolve("config").toString());
-        env.put("ES_TMPDIR", nodeDir.resolve("tmp").toString());
-        env.put("ES_JAVA_OPTS", "-Xms" + heap + " -Xmx" + heap);
-        process = ServerProcess.start("elasticsearch " + version, List.of(home.resolve("bin/elasticsearch").toString()),
-                env, nodeDir, logFile(), user, detach, nodeDir.resolve("elasticsearch.pid"));
-        awaitPrimariesActive();
+        super.start();
         return this;
     }
 
-    private void prepareNodeDir(Path home) throws IOException {
-        for (String sub : List.of("config", "data", "logs", "tmp")) {
-            Files.createDirectories(nodeDir.resolve(sub));
-        }
-        Path config = nodeDir.resolve("config");
-        try (Stream<Path> files = Files.walk(home.resolve("config"))) {
-            for (Path source : (Iterable<Path>) files::iterator) {
-                Path target = config.resolve(home.resolve("config").relativize(source).toString());
-                if (Files.isDirectory(source)) {
-                    Files.createDirectories(target);
-                } else if (!Files.exists(target)) {
-                    Files.copy(source, target, StandardCopyOption.COPY_ATTRIBUTES);
-                }
-            }
-        }
-        Map<String, String> settings = new LinkedHashMap<>();
-        settings.put("cluster.name", "kes-" + nodeDir.getFileName());
-        settings.put("node.name", nodeDir.getFileName().toString());
-        settings.put("path.data", nodeDir.resolve("data").toString());
-        settings.put("path.logs", nodeDir.resolve("logs").toString());
-        settings.put("network.host", "127.0.0.1");
-        settings.put("http.port", Integer.toString(httpPort));
-        settings.put("transport.port", Integer.toString(transportPort));
-        settings.put("discovery.type", "single-node");
-        settings.put("xpack.security.enabled", "false");
-        settings.put("cluster.routing.allocation.disk.threshold_enabled", "false");
-        settings.put("action.destructive_requires_name", "false");
-        settings.putAll(extraSettings);
-        StringBuilder yml = new StringBuilder("# written by kes-stack; edits are overwritten at each start\n");
-        settings.forEach((k, v) -> yml.append(k).append(": \"").append(v).append("\"\n"));
-        Files.writeString(config.resolve("elasticsearch.yml"), yml);
+    @Override
+    protected Path home(StackLayout layout) {
+        return layout.distributionHome(Engine.ELASTICSEARCH, version());
     }
 
-    /**
-     * A checkout under /root is not traversable by the unprivileged user: then run from a copy of
-     * the distribution in the temp folder (made once per version).
-     */
-    private static Path readableByUser(Path home) throws IOException {
-        if (UnprivilegedUser.canRead(home.resolve("lib"))) {
-            return home;
-        }
-        Path copy = Path.of(System.getProperty("java.io.tmpdir"), "kes-" + home.getFileName());
-        if (!Files.isDirectory(copy.resolve("lib"))) {
-            UnprivilegedUser.require(UnprivilegedUser.run(List.of("cp", "-a", home.toString(), copy.toString())),
-                    "copying " + home + " to " + copy);
-            UnprivilegedUser.require(UnprivilegedUser.run(List.of("chmod", "-R", "a+rX", copy.toString())),
-                    "chmod " + copy);
-        }
-        return copy;
-    }
-
-    private void awaitPrimariesActive() {
-        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-        Http http = http();
-        String last = "no answer yet";
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("Elasticsearch " + version + " exited during start-up; log tail:\n"
-                        + process.logTail(60));
-            }
-            try {
-                Http.Response health = http.get("/_cluster/health?wait_for_status=yellow&timeout=2s");
-                if (health.status() == 200) {
-                    return;
-                }
-                last = "HTTP " + health.status() + " " + health.body();
-            } catch (IOException notYetListening) {
-                last = notYetListening.toString();
-            }
-            sleep(500);
-        }
-        String tail = process.logTail(60);
-        process.kill();
-        throw new IllegalStateException("Elasticsearch " + version + " had inactive primary shards after " + START_TIMEOUT
-                + " (" + last + "); log tail:\n" + tail);
-    }
-
-    /** Graceful stop; the data stays, {@link #start()} brings the node back. */
-    public synchronized void stop() {
-        if (process != null) {
-            process.stop(Duration.ofSeconds(30));
-        }
-    }
-
-    /** kill -9, as a crash would: acknowledged writes that were not fsynced are lost. */
-    public synchronized void kill() {
-        if (process != null) {
-            process.kill();
-        }
-    }
-
-    /** Freezes the node (SIGSTOP): it keeps its connections but answers nothing until {@link #resume()}. */
-    public synchronized void pause() {
-        process.signal("STOP");
-    }
-
-    public synchronized void resume() {
-        process.signal("CONT");
-    }
-
-    public boolean isRunning() {
-        return process != null && process.isAlive();
-    }
-
-    public Optional<ServerProcess> process() {
-        return Optional.ofNullable(process);
-    }
-
-    public String logTail(int lines) {
-        return ServerProcess.logTail(logFile(), lines);
+    /** 9.x needs 21+; 8.19 runs on 17-23 (newer JDKs dropped the SecurityManager that 8.x relies on). */
+    @Override
+    protected Path javaHome(StackLayout layout) {
+        boolean nine = majorVersion() >= 9;
+        return requireJdk(nine ? 21 : 17, nine ? Integer.MAX_VALUE : 23, ", or use Elasticsearch " + layout.elasticsearch8Version());
     }
 
     @Override
-    public void close() {
-        stop();
+    protected String envPrefix() {
+        return "ES";
     }
 
     @Override
-    public String toString() {
-        return "Elasticsearch " + version + " at " + url();
-    }
-
-    static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
-    }
-
-    /** Options of one node; anything unset gets a sensible default for a test. */
-    public static final class Builder {
-        private String version;
-        private Path nodeDir;
-        private int httpPort;
-        private int transportPort;
-        private final Map<String, String> settings = new LinkedHashMap<>();
-        private String heap = "512m";
-        private boolean detach;
-
-        public Builder version(String version) {
-            this.version = version;
-            return this;
-        }
-
-        public Builder nodeDir(Path nodeDir) {
-            this.nodeDir = nodeDir;
-            return this;
-        }
-
-        /** Fixed ports (bin/kes local); by default free ones are picked. */
-        public Builder ports(int httpPort, int transportPort) {
-            this.httpPort = httpPort;
-            this.transportPort = transportPort;
-            return this;
-        }
-
-        /** Any elasticsearch.yml setting, e.g. {@code thread_pool.write.queue_size: 1} for a 429 storm. */
-        public Builder setting(String key, String value) {
-            settings.put(key, value);
-            return this;
-        }
-
-        public Builder heap(String heap) {
-            this.heap = heap;
-            return this;
-        }
-
-        /** Keep running after this JVM exits (bin/kes local up). */
-        public Builder detach(boolean detach) {
-            this.detach = detach;
-            return this;
-        }
-
-        public ElasticsearchNode build() {
-            StackLayout layout = StackLayout.fromBuild();
-            if (version == null) {
-                version = defaultVersion(layout);
-            }
-            if (nodeDir == null) {
-                nodeDir = layout.runDir().resolve("es-" + version + "-" + ProcessHandle.current().pid() + "-" + Ports.free());
-            }
-            return new ElasticsearchNode(this);
-        }
+    protected Map<String, String> engineSettings() {
+        return Map.of("xpack.security.enabled", "false");
     }
 }
