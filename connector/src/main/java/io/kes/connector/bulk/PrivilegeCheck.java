@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kes.connector.Durability;
 import io.kes.connector.SinkSettings;
 import io.kes.connector.internal.NonRecoverable;
+import io.kes.connector.routing.ServerInfo;
 import java.io.IOException;
 import java.io.InputStream;
 import org.apache.http.entity.ContentType;
@@ -23,7 +24,9 @@ import org.slf4j.LoggerFactory;
  * node) and {@code _tasks} (waiting out an earlier run's bulks). Index privileges depend on the
  * indices written; the fence names them when it is refused.
  *
- * <p>Without security (or without the {@code _security} API) there is nothing to check.
+ * <p>Without security (or without the {@code _security} API) there is nothing to check. OpenSearch
+ * has no such API (its security plugin has another permission model): there the check is skipped,
+ * and a missing permission shows as the 403 of the first call that needs it.
  */
 final class PrivilegeCheck {
 
@@ -33,6 +36,15 @@ final class PrivilegeCheck {
     private PrivilegeCheck() {}
 
     static void atOpen(RestClient client, SinkSettings settings) {
+        try {
+            ServerInfo server = ServerInfo.fetch(client);
+            LOG.info("kes writes to {}", server);
+            if (server.openSearch()) {
+                return;
+            }
+        } catch (IOException e) {
+            // GET / needs 'monitor' too (403 without it): the check below says so; anything else it meets again
+        }
         boolean monitor;
         try {
             Request request = new Request("POST", "/_security/user/_has_privileges");
