@@ -25,8 +25,15 @@ public final class DocumentOperation {
     private final String routing;
     private final byte[] source;
     private final RecordOrigin origin;
+    private final String pipeline;
 
     public DocumentOperation(OpType opType, String index, String id, String routing, byte[] source, RecordOrigin origin) {
+        this(opType, index, id, routing, source, origin, null);
+    }
+
+    private DocumentOperation(OpType opType, String index, String id, String routing, byte[] source, RecordOrigin origin,
+                              String pipeline) {
+        this.pipeline = pipeline;
         this.opType = Objects.requireNonNull(opType, "opType");
         this.index = Objects.requireNonNull(index, "index");
         this.id = id;
@@ -78,6 +85,17 @@ public final class DocumentOperation {
         return origin;
     }
 
+    /** The ingest pipeline the bulk item names, or null (the index's {@code index.default_pipeline} applies). */
+    public String pipeline() {
+        return pipeline;
+    }
+
+    /** This write through the ingest pipeline {@code pipeline} (null: none named). */
+    public DocumentOperation withPipeline(String pipeline) {
+        return java.util.Objects.equals(pipeline, this.pipeline) ? this
+                : new DocumentOperation(opType, index, id, routing, source, origin, pipeline);
+    }
+
     @Override
     public boolean equals(Object o) {
         if (!(o instanceof DocumentOperation other)) {
@@ -85,7 +103,7 @@ public final class DocumentOperation {
         }
         return opType == other.opType && index.equals(other.index) && Objects.equals(id, other.id)
                 && Objects.equals(routing, other.routing) && java.util.Arrays.equals(source, other.source)
-                && origin.equals(other.origin);
+                && origin.equals(other.origin) && Objects.equals(pipeline, other.pipeline);
     }
 
     @Override
@@ -96,6 +114,6 @@ public final class DocumentOperation {
     @Override
     public String toString() {
         return opType.bulkAction() + " " + index + "/" + id + (routing != null ? " routing=" + routing : "")
-                + " from " + origin;
+                + (pipeline != null ? " pipeline=" + pipeline : "") + " from " + origin;
     }
 }

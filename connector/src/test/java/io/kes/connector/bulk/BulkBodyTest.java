@@ -32,6 +32,16 @@ class BulkBodyTest {
     }
 
     @Test
+    void aNamedIngestPipelineGoesInTheActionLine() {
+        BulkBody body = new BulkBody(16);
+        body.add(op(OpType.INDEX, "a1", "r", "{}").withPipeline("enrich \"v2\""), ShardPrediction.UNKNOWN);
+        body.add(op(OpType.INDEX, "a2", null, "{}"), ShardPrediction.UNKNOWN);
+        assertThat(text(body)).isEqualTo(
+                "{\"index\":{\"_index\":\"logs\",\"_id\":\"a1\",\"routing\":\"r\",\"pipeline\":\"enrich \\\"v2\\\"\"}}\n{}\n"
+                        + "{\"index\":{\"_index\":\"logs\",\"_id\":\"a2\"}}\n{}\n");
+    }
+
+    @Test
     void upsertWrapsTheSourceAsDocWithDocAsUpsert() {
         BulkBody body = new BulkBody(16);
         body.add(op(OpType.UPSERT, "u", null, "{\"n\":1}"), ShardPrediction.UNKNOWN);

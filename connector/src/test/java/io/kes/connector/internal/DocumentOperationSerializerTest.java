@@ -44,6 +44,15 @@ class DocumentOperationSerializerTest {
     }
 
     @Test
+    void theIngestPipelineSurvivesTheNetwork() throws Exception {
+        DocumentOperation op = DocumentOperation.index("logs", "p1", "{}").withPipeline("geoip-é");
+        DocumentOperation back = roundTrip(op);
+        assertThat(back).isEqualTo(op);
+        assertThat(back.pipeline()).isEqualTo("geoip-é");
+        assertThat(roundTrip(DocumentOperation.index("logs", "p2", "{}")).pipeline()).isNull();
+    }
+
+    @Test
     void absentFieldsStayAbsent() throws Exception {
         DocumentOperation delete = new DocumentOperation(OpType.DELETE, "logs", "gone", null, null, null);
         DocumentOperation back = roundTrip(delete);

@@ -58,7 +58,7 @@ public final class DocumentBuilder {
         byte[] json = decoder == null ? record.value() : decoder.toJson(record.value());
         if (!parse) {
             return new DocumentOperation(opType(), index.render(null, record, null), id(null, record), null, json,
-                    origin(record, decoder != null));
+                    origin(record, decoder != null)).withPipeline(route.pipeline());
         }
         ObjectNode doc = parseObject(json);
         Instant eventTime = eventTime(doc, record);
@@ -71,7 +71,8 @@ public final class DocumentBuilder {
             source = serialize(doc);
         }
         // An Avro value's document is its JSON rendering, so its source is never the value.
-        return new DocumentOperation(opType(), target, id, routing, source, origin(record, transforms || decoder != null));
+        return new DocumentOperation(opType(), target, id, routing, source, origin(record, transforms || decoder != null))
+                .withPipeline(route.pipeline());
     }
 
     /**
