@@ -7,9 +7,10 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * {@code bin/kes local up|down|status}: the same Kafka and Elasticsearch the tests use, on the
- * usual ports (Kafka 9092, Elasticsearch 9200), with data under {@code $KES_HOME/local}
- * ({@code .kes/local} in the checkout by default), left running until {@code down}.
+ * {@code bin/kes local up|down|status}: the same Kafka and Elasticsearch (or, with
+ * {@code --engine opensearch}, OpenSearch) the tests use, on the usual ports (Kafka 9092, search
+ * 9200), with data under {@code $KES_HOME/local} ({@code .kes/local} in the checkout by default),
+ * left running until {@code down}. One search engine at a time: both want port 9200.
  */
 public final class LocalStack {
 
@@ -19,14 +20,28 @@ public final class LocalStack {
     public static final int ES_TRANSPORT_PORT = 9300;
 
     private final Path home;
+    private final Engine engine;
+
+    public LocalStack(Path home, Engine engine) {
+        this.home = home;
+        this.engine = engine;
+    }
 
     public LocalStack(Path home) {
-        this.home = home;
+        this(home, Engine.ELASTICSEARCH);
     }
 
     public static LocalStack fromEnvironment() {
+        return fromEnvironment(Engine.ELASTICSEARCH);
+    }
+
+    public static LocalStack fromEnvironment(Engine engine) {
         String kesHome = System.getenv().getOrDefault("KES_HOME", ".kes");
-        return new LocalStack(Path.of(kesHome).toAbsolutePath().resolve("local"));
+        return new LocalStack(Path.of(kesHome).toAbsolutePath().resolve("local"), engine);
+    }
+
+    public Engine engine() {
+        return engine;
     }
 
     public String elasticsearchUrl() {
@@ -40,15 +55,21 @@ public final class LocalStack {
     /** Starts whatever is not running yet; idempotent. */
     public void up() throws IOException {
         Files.createDirectories(home);
-        if (running(esDir(), "elasticsearch").isPresent()) {
-            System.out.println("Elasticsearch already running at " + elasticsearchUrl());
+        String name = engine.displayName();
+        Engine other = engine == Engine.ELASTICSEARCH ? Engine.OPENSEARCH : Engine.ELASTICSEARCH;
+        if (running(searchDir(engine), engine.command()).isPresent()) {
+            System.out.println(name + " already running at " + elasticsearchUrl());
+        } else if (running(searchDir(other), other.command()).isPresent()) {
+            throw new IllegalStateException(other.displayName() + " of the local stack runs on port " + ES_HTTP_PORT
+                    + ": run bin/kes local down first to switch to " + name);
         } else {
-            requireFree(ES_HTTP_PORT, "Elasticsearch HTTP");
-            requireFree(ES_TRANSPORT_PORT, "Elasticsearch transport");
-            System.out.println("Starting Elasticsearch on " + elasticsearchUrl() + " (log: " + esDir().resolve("logs/console.log") + ") ...");
-            ElasticsearchNode node = ElasticsearchNode.builder().nodeDir(esDir())
+            requireFree(ES_HTTP_PORT, name + " HTTP");
+            requireFree(ES_TRANSPORT_PORT, name + " transport");
+            System.out.println("Starting " + name + " on " + elasticsearchUrl() + " (log: "
+                    + searchDir(engine).resolve("logs/console.log") + ") ...");
+            SearchNode node = engine.builder().nodeDir(searchDir(engine))
                     .ports(ES_HTTP_PORT, ES_TRANSPORT_PORT).heap("1g").detach(true).build().start();
-            System.out.println("Elasticsearch " + node.version() + " is up at " + node.url());
+            System.out.println(node.displayName() + " is up at " + node.url());
         }
         if (running(kafkaDir(), "kafka").isPresent()) {
             System.out.println("Kafka already running at " + kafkaBootstrap());
@@ -63,15 +84,21 @@ public final class LocalStack {
     }
 
     public void down() {
-        stop(esDir(), "elasticsearch");
+        for (Engine e : Engine.values()) {
+            if (e == engine || running(searchDir(e), e.command()).isPresent()) {
+                stop(searchDir(e), e.command());
+            }
+        }
         stop(kafkaDir(), "kafka");
         System.out.println("Local stack stopped (data kept under " + home + "; delete it for a clean start).");
     }
 
     public boolean status() {
-        boolean es = running(esDir(), "elasticsearch").isPresent();
+        Engine runs = runningEngine();
+        boolean es = runs != null;
         boolean kafka = running(kafkaDir(), "kafka").isPresent();
-        System.out.println("Elasticsearch: " + (es ? "running at " + elasticsearchUrl() : "stopped"));
+        String name = (runs != null ? runs : engine).displayName() + ":";
+        System.out.println(name + " ".repeat(Math.max(1, 15 - name.length())) + (es ? "running at " + elasticsearchUrl() : "stopped"));
         System.out.println("Kafka:         " + (kafka ? "running at " + kafkaBootstrap() : "stopped"));
         System.out.println("Data:          " + home);
         if (es) {
@@ -81,11 +108,21 @@ public final class LocalStack {
     }
 
     public boolean isUp() {
-        return running(esDir(), "elasticsearch").isPresent() && running(kafkaDir(), "kafka").isPresent();
+        return runningEngine() != null && running(kafkaDir(), "kafka").isPresent();
     }
 
-    private Path esDir() {
-        return home.resolve("elasticsearch");
+    /** The search engine of the local stack that runs now, or null. */
+    private Engine runningEngine() {
+        for (Engine e : Engine.values()) {
+            if (running(searchDir(e), e.command()).isPresent()) {
+                return e;
+            }
+        }
+        return null;
+    }
+
+    private Path searchDir(Engine e) {
+        return home.resolve(e.command());
     }
 
     private Path kafkaDir() {
@@ -115,15 +152,29 @@ public final class LocalStack {
 
     public static void main(String[] args) throws IOException {
         String command = args.length > 0 ? args[0] : "status";
-        LocalStack stack = fromEnvironment();
+        Engine engine = Engine.ELASTICSEARCH;
+        boolean usage = !java.util.Set.of("up", "down", "status").contains(command);
+        for (int i = 1; i < args.length && !usage; i += 2) {
+            if (args[i].equals("--engine") && i + 1 < args.length) {
+                try {
+                    engine = Engine.parse(args[i + 1]);
+                } catch (IllegalArgumentException e) {
+                    System.err.println(e.getMessage());
+                    usage = true;
+                }
+            } else {
+                usage = true;
+            }
+        }
+        if (usage) {
+            System.err.println("usage: kes local up [--engine elasticsearch|opensearch] | down | status");
+            System.exit(2);
+        }
+        LocalStack stack = fromEnvironment(engine);
         switch (command) {
             case "up" -> stack.up();
             case "down" -> stack.down();
-            case "status" -> System.exit(stack.status() ? 0 : 3);
-            default -> {
-                System.err.println("usage: kes local up|down|status");
-                System.exit(2);
-            }
+            default -> System.exit(stack.status() ? 0 : 3);
         }
     }
 }
