@@ -50,7 +50,8 @@ public final class SearchCluster implements AutoCloseable {
                     .ports(http[i], transport[i])
                     .heap(heap)
                     .setting("cluster.name", name)
-                    .setting("discovery.type", "multi-node")
+                    // Elasticsearch 8+ names it multi-node; OpenSearch kept the older zen
+                    .setting("discovery.type", engine == Engine.ELASTICSEARCH ? "multi-node" : "zen")
                     .setting("discovery.seed_hosts", seeds.toString())
                     // OpenSearch 2+ still reads the old name (deprecated in favour of initial_cluster_manager_nodes)
                     .setting("cluster.initial_master_nodes", masters.toString())

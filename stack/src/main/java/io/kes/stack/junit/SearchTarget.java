@@ -13,8 +13,14 @@ import java.util.stream.Stream;
  */
 public record SearchTarget(Engine engine, String version) {
 
-    /** Elasticsearch 8.19 and 9.x, OpenSearch 2.19 and 3.x. */
+    /**
+     * Elasticsearch 8.19 and 9.x, OpenSearch 2.19 and 3.x; {@code -Dkes.search.targets=newest} runs
+     * only {@link #newest()} (a quicker local loop, or a CI that must save minutes).
+     */
     public static Stream<SearchTarget> all() {
+        if ("newest".equals(System.getProperty("kes.search.targets"))) {
+            return newest();
+        }
         StackLayout layout = StackLayout.fromBuild();
         return Stream.of(
                 new SearchTarget(Engine.ELASTICSEARCH, layout.elasticsearch8Version()),
@@ -29,6 +35,14 @@ public record SearchTarget(Engine engine, String version) {
         return Stream.of(
                 new SearchTarget(Engine.ELASTICSEARCH, layout.elasticsearch9Version()),
                 new SearchTarget(Engine.OPENSEARCH, layout.opensearch3Version()));
+    }
+
+    /**
+     * The targets with ingest processors: OpenSearch 3.x, to whose distribution the build adds the
+     * ingest-common module (Elasticsearch publishes no jars of it; the integ-test-zips have none).
+     */
+    public static Stream<SearchTarget> withIngestProcessors() {
+        return Stream.of(new SearchTarget(Engine.OPENSEARCH, StackLayout.fromBuild().opensearch3Version()));
     }
 
     public SearchNode node() {
