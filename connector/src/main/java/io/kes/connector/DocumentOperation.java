@@ -8,8 +8,9 @@ import org.apache.flink.api.common.typeinfo.TypeInfo;
 
 /**
  * One write for Elasticsearch: what to do ({@link OpType}), where ({@code index}, optional
- * {@code routing}), to which document ({@code id}), with which JSON {@code source} bytes, and
- * where the record came from (Kafka coordinates, for errors and the dead-letter topic).
+ * {@code routing}), to which document ({@code id}), with which JSON {@code source} bytes, through
+ * which ingest {@code pipeline} if one is named, and where the record came from (Kafka coordinates,
+ * for errors and the dead-letter topic).
  *
  * <p>The source bytes are copied into the bulk body as they are: a record whose JSON is unchanged
  * is never parsed or re-serialized. Immutable: the sink's writer predicts the shard on its own.
@@ -27,6 +28,7 @@ public final class DocumentOperation {
     private final String routing;
     private final byte[] source;
     private final RecordOrigin origin;
+    private final String pipeline;
 
     private DocumentOperation(Builder b) {
         this.opType = Objects.requireNonNull(b.opType, "opType");
@@ -35,11 +37,16 @@ public final class DocumentOperation {
         this.routing = b.routing;
         this.source = b.source;
         this.origin = b.origin == null ? RecordOrigin.NONE : b.origin;
+        this.pipeline = b.pipeline;
         if (id == null && opType != OpType.INDEX && opType != OpType.CREATE) {
             throw new IllegalArgumentException(opType + " needs a document id (index " + index + ", from " + this.origin + ")");
         }
         if (source == null && opType != OpType.DELETE) {
             throw new IllegalArgumentException(opType + " needs a source document (index " + index + ", id " + id + ", from " + this.origin + ")");
+        }
+        if (pipeline != null && opType != OpType.INDEX && opType != OpType.CREATE) {
+            throw new IllegalArgumentException(opType + " cannot name an ingest pipeline (" + pipeline + ", index " + index
+                    + ", id " + id + "): only index and create run one; a bulk update or delete names none");
         }
     }
 
@@ -79,6 +86,7 @@ public final class DocumentOperation {
         private String routing;
         private byte[] source;
         private RecordOrigin origin;
+        private String pipeline;
 
         private Builder(OpType opType, String index) {
             this.opType = opType;
@@ -106,6 +114,15 @@ public final class DocumentOperation {
         /** Where the record came from, for errors and the dead-letter topic. */
         public Builder origin(RecordOrigin origin) {
             this.origin = origin;
+            return this;
+        }
+
+        /**
+         * The ingest pipeline the bulk item names (index and create only); null names none, and
+         * the index's {@code index.default_pipeline}, if any, applies.
+         */
+        public Builder pipeline(String pipeline) {
+            this.pipeline = pipeline;
             return this;
         }
 
@@ -139,6 +156,11 @@ public final class DocumentOperation {
         return origin;
     }
 
+    /** The ingest pipeline the bulk item names, or null (the index's {@code index.default_pipeline} applies). */
+    public String pipeline() {
+        return pipeline;
+    }
+
     @Override
     public boolean equals(Object o) {
         if (!(o instanceof DocumentOperation other)) {
@@ -146,7 +168,7 @@ public final class DocumentOperation {
         }
         return opType == other.opType && index.equals(other.index) && Objects.equals(id, other.id)
                 && Objects.equals(routing, other.routing) && java.util.Arrays.equals(source, other.source)
-                && origin.equals(other.origin);
+                && origin.equals(other.origin) && Objects.equals(pipeline, other.pipeline);
     }
 
     @Override
@@ -157,6 +179,6 @@ public final class DocumentOperation {
     @Override
     public String toString() {
         return opType.bulkAction() + " " + index + "/" + id + (routing != null ? " routing=" + routing : "")
-                + " from " + origin;
+                + (pipeline != null ? " pipeline=" + pipeline : "") + " from " + origin;
     }
 }

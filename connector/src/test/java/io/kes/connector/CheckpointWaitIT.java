@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kes.stack.ElasticsearchNode;
 import io.kes.stack.Http;
+import io.kes.stack.SearchNode;
+import io.kes.stack.junit.SearchTarget;
 import io.kes.stack.junit.ElasticsearchExtension;
 import java.time.Duration;
 import java.util.List;
@@ -11,12 +13,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * A checkpoint waits until Elasticsearch holds every write before its barrier durably, and the
  * writes behind the barrier go on meanwhile: the wait is in the asynchronous part of the checkpoint,
  * not on the task thread. Durably means the translog fsync Elasticsearch does by itself; only an
- * index that syncs too rarely gets a {@code _flush}.
+ * index that syncs too rarely gets a {@code _flush}. The fence's two cases run on every target
+ * (Elasticsearch 8.19 and 9.x, OpenSearch 2.19 and 3.x); the 3 s stall, a timing test, on the
+ * default Elasticsearch only.
  */
 @ExtendWith(ElasticsearchExtension.class)
 class CheckpointWaitIT {
@@ -73,23 +79,25 @@ class CheckpointWaitIT {
         assertThat(es.http().refreshAndCount("checkpoint-wait")).isEqualTo(DOCS);
     }
 
-    @Test
-    void theFenceWaitsForTheTranslogsOwnSyncInsteadOfFlushing(ElasticsearchNode es) throws Exception {
-        long flushes = flushesWhileWriting(es, "fence-sync", "1s", 20_000);
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.kes.stack.junit.SearchTarget#all")
+    void theFenceWaitsForTheTranslogsOwnSyncInsteadOfFlushing(SearchTarget target) throws Exception {
+        long flushes = flushesWhileWriting(target.node(), "fence-sync", "1s", 20_000);
 
         assertThat(completedCheckpoints()).as("checkpoints that passed the fence").isPositive();
         assertThat(flushes).as("_flush calls on an index that syncs its translog every second").isZero();
     }
 
-    @Test
-    void anIndexThatSyncsLessOftenThanTheFenceWaitsIsFlushed(ElasticsearchNode es) throws Exception {
-        long flushes = flushesWhileWriting(es, "fence-flush", "60s", 5_000);
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.kes.stack.junit.SearchTarget#all")
+    void anIndexThatSyncsLessOftenThanTheFenceWaitsIsFlushed(SearchTarget target) throws Exception {
+        long flushes = flushesWhileWriting(target.node(), "fence-flush", "60s", 5_000);
 
         assertThat(flushes).as("_flush calls: translog synced every 60 s, fence_sync_wait 10 s").isPositive();
     }
 
     /** Writes {@code docs} documents (5,000/s, checkpoints every 500 ms) into a fresh async index; returns its _flush count. */
-    private static long flushesWhileWriting(ElasticsearchNode es, String index, String syncInterval, long docs) throws Exception {
+    private static long flushesWhileWriting(SearchNode es, String index, String syncInterval, long docs) throws Exception {
         es.http().send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0,"
                 + "\"translog.durability\":\"async\",\"translog.sync_interval\":\"" + syncInterval + "\"}}").requireOk("create");
         ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(es.url()).build();

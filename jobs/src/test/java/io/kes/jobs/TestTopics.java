@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kes.jobs.config.KesConfig;
 import io.kes.jobs.quickstart.SampleLogs;
-import io.kes.stack.ElasticsearchNode;
+import io.kes.stack.SearchNode;
 import io.kes.stack.KafkaBroker;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -129,7 +129,7 @@ final class TestTopics {
     }
 
     /** Runs the job from the first offset to the latest, parallelism 1, with {@code routesAndMore} after {@code routes:}. */
-    static void runBounded(ElasticsearchNode es, KafkaBroker kafka, String routesAndMore) throws Exception {
+    static void runBounded(SearchNode es, KafkaBroker kafka, String routesAndMore) throws Exception {
         KesConfig config = KesConfig.parse("elasticsearch: {hosts: [" + es.url() + "]}\n"
                 + "kafka: {bootstrap_servers: \"" + kafka.bootstrapServers() + "\", starting_offsets: earliest}\n"
                 + "job: {parallelism: 1, checkpoint_interval: 1s, bounded: true}\n"
@@ -140,7 +140,7 @@ final class TestTopics {
     }
 
     /** The {@code _source} of a document, as compact JSON. */
-    static String source(ElasticsearchNode es, String index, String id) throws Exception {
+    static String source(SearchNode es, String index, String id) throws Exception {
         return JSON.writeValueAsString(JSON.readTree(es.http().get("/" + index + "/_doc/" + id).requireOk("get " + id).body()).get("_source"));
     }
 

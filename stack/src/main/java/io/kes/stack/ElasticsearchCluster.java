@@ -1,103 +1,43 @@
 package io.kes.stack;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
-/**
- * Several Elasticsearch nodes forming one cluster on this machine (each its own process, data and
- * ports), for tests and the bench's multi-node scenario. Node names are the node folders' names.
- */
+/** An Elasticsearch {@link SearchCluster}, typed for callers that use Elasticsearch nodes (the bench). */
 public final class ElasticsearchCluster implements AutoCloseable {
 
-    private final List<ElasticsearchNode> nodes;
+    private final SearchCluster cluster;
 
-    private ElasticsearchCluster(List<ElasticsearchNode> nodes) {
-        this.nodes = List.copyOf(nodes);
+    private ElasticsearchCluster(SearchCluster cluster) {
+        this.cluster = cluster;
     }
 
-    /**
-     * Starts {@code count} nodes under {@code dir} (folders {@code <namePrefix>1..n}) and waits until
-     * they formed a green cluster.
-     *
-     * @param version    Elasticsearch version, null for the build's default
-     * @param registered sees every node before it starts, so that a caller can stop it even when
-     *                   starting the cluster fails
-     */
+    /** See {@link SearchCluster#start}. */
     public static ElasticsearchCluster start(String name, int count, Path dir, String namePrefix, String heap, String version,
                                              Consumer<ElasticsearchNode> registered) throws Exception {
-        int[] http = new int[count];
-        int[] transport = new int[count];
-        StringBuilder seeds = new StringBuilder();
-        StringBuilder masters = new StringBuilder();
-        for (int i = 0; i < count; i++) {
-            http[i] = Ports.free();
-            transport[i] = Ports.free();
-            seeds.append(i == 0 ? "" : ",").append("127.0.0.1:").append(transport[i]);
-            masters.append(i == 0 ? "" : ",").append(namePrefix).append(i + 1);
-        }
-        List<ElasticsearchNode> nodes = new ArrayList<>();
-        for (int i = 0; i < count; i++) {
-            ElasticsearchNode node = ElasticsearchNode.builder()
-                    .version(version)
-                    .nodeDir(dir.resolve(namePrefix + (i + 1)).toAbsolutePath())
-                    .ports(http[i], transport[i])
-                    .heap(heap)
-                    .setting("cluster.name", name)
-                    .setting("discovery.type", "multi-node")
-                    .setting("discovery.seed_hosts", seeds.toString())
-                    .setting("cluster.initial_master_nodes", masters.toString())
-                    .build();
-            nodes.add(node);
-            registered.accept(node);
-        }
-        // Each start() waits for green, which needs a formed cluster: start them together.
-        ExecutorService pool = Executors.newFixedThreadPool(count);
-        try {
-            List<Future<?>> starts = new ArrayList<>();
-            for (ElasticsearchNode n : nodes) {
-                starts.add(pool.submit(n::start));
-            }
-            for (Future<?> f : starts) {
-                f.get(6, TimeUnit.MINUTES);
-            }
-        } finally {
-            pool.shutdown();
-        }
-        ElasticsearchCluster cluster = new ElasticsearchCluster(nodes);
-        cluster.http().get("/_cluster/health?wait_for_nodes=" + count + "&wait_for_status=green&timeout=60s")
-                .requireOk(count + "-node health");
-        return cluster;
+        return new ElasticsearchCluster(SearchCluster.start(Engine.ELASTICSEARCH, name, count, dir, namePrefix, heap, version,
+                node -> registered.accept((ElasticsearchNode) node)));
     }
 
     public List<ElasticsearchNode> nodes() {
-        return nodes;
+        return cluster.nodes().stream().map(ElasticsearchNode.class::cast).toList();
     }
 
     public List<String> urls() {
-        return nodes.stream().map(ElasticsearchNode::url).toList();
+        return cluster.urls();
     }
 
-    /** The first node's HTTP API. */
     public Http http() {
-        return nodes.get(0).http();
+        return cluster.http();
     }
 
-    /** The node called {@code name} (its folder's name). */
     public ElasticsearchNode node(String name) {
-        return nodes.stream().filter(n -> n.nodeDir().getFileName().toString().equals(name)).findFirst()
-                .orElseThrow(() -> new IllegalArgumentException("no node " + name + " in " + nodes));
+        return (ElasticsearchNode) cluster.node(name);
     }
 
     @Override
     public void close() {
-        for (ElasticsearchNode n : nodes) {
-            n.stop();
-        }
+        cluster.close();
     }
 }

@@ -26,25 +26,21 @@ import org.apache.kafka.common.errors.TopicExistsException;
  * Built with {@link Builder#secured()} it also has a SASL_SSL (SCRAM-SHA-512) and an mTLS
  * listener, with certificates and credentials made at start: see {@link #security()}.
  */
-public final class KafkaBroker implements AutoCloseable {
-
-    private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+public final class KafkaBroker extends LocalServer {
 
     private final Path nodeDir;
     private final int port;
     private final int controllerPort;
-    private final boolean detach;
     private final boolean secured;
     private final int saslSslPort;
     private final int mtlsPort;
     private KafkaSecurity security;
-    private ServerProcess process;
 
     private KafkaBroker(Builder b) {
+        super(b.nodeDir, b.detach);
         this.nodeDir = b.nodeDir;
         this.port = b.port > 0 ? b.port : Ports.free();
         this.controllerPort = b.controllerPort > 0 ? b.controllerPort : Ports.free();
-        this.detach = b.detach;
         this.secured = b.secured;
         this.saslSslPort = b.secured ? Ports.free() : -1;
         this.mtlsPort = b.secured ? Ports.free() : -1;
@@ -87,18 +83,33 @@ public final class KafkaBroker implements AutoCloseable {
         return security;
     }
 
+    @Override
+    public String displayName() {
+        return "Kafka";
+    }
+
+    @Override
     public Path logFile() {
         return nodeDir.resolve("kafka.log");
     }
 
+    @Override
+    protected Duration startTimeout() {
+        return Duration.ofSeconds(120);
+    }
+
     /** Starts the broker (again, after a stop or kill: same data) and waits until it answers. */
+    @Override
     public synchronized KafkaBroker start() {
-        if (process != null && process.isAlive()) {
-            return this;
-        }
+        super.start();
+        return this;
+    }
+
+    @Override
+    protected ServerProcess launch() {
         Path libs = StackLayout.fromBuild().kafkaLibs();
         Path config = nodeDir.resolve("server.properties");
-        if (secured && security == null) {
+        if (secured && security == null) { // start() holds the lock
             security = KafkaSecurity.generate(nodeDir.resolve("tls"), saslSslPort, mtlsPort);
         }
         try {
@@ -111,10 +122,7 @@ public final class KafkaBroker implements AutoCloseable {
         if (!Files.exists(nodeDir.resolve("data/meta.properties"))) {
             format(libs, config);
         }
-        process = ServerProcess.start("kafka", javaCommand(libs, "kafka.Kafka", config.toString()), Map.of(),
-                nodeDir, logFile(), null, detach, nodeDir.resolve("kafka.pid"));
-        awaitReady();
-        return this;
+        return spawn(javaCommand(libs, "kafka.Kafka", config.toString()), Map.of(), null, nodeDir.resolve("kafka.pid"));
     }
 
     private void format(Path libs, Path config) {
@@ -195,28 +203,16 @@ public final class KafkaBroker implements AutoCloseable {
             "logger.apache.level = WARN",
             "");
 
-    private void awaitReady() {
-        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-        String last = "no answer yet";
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("Kafka exited during start-up; log tail:\n" + process.logTail(60));
-            }
-            if (!Ports.isListening(port)) {
-                ElasticsearchNode.sleep(300); // no admin client before the port opens: it would log a warning per try
-                continue;
-            }
-            try (Admin admin = admin()) {
-                admin.describeCluster().nodes().get(5, TimeUnit.SECONDS);
-                return;
-            } catch (Exception notYet) {
-                last = notYet.toString();
-            }
-            ElasticsearchNode.sleep(300);
+    /** No admin client before the port opens: it would log a warning per try. */
+    @Override
+    protected Optional<String> notReadyBecause() throws Exception {
+        if (!Ports.isListening(port)) {
+            return Optional.of("port " + port + " not open");
         }
-        String tail = process.logTail(60);
-        process.kill();
-        throw new IllegalStateException("Kafka did not answer within " + START_TIMEOUT + " (" + last + "); log tail:\n" + tail);
+        try (Admin admin = admin()) {
+            admin.describeCluster().nodes().get(5, TimeUnit.SECONDS);
+            return Optional.empty();
+        }
     }
 
     public Admin admin() {
@@ -272,7 +268,7 @@ public final class KafkaBroker implements AutoCloseable {
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("partitions of " + names + " have no leader after 30 s");
                 }
-                ElasticsearchNode.sleep(100);
+                LocalServer.sleep(100);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -280,31 +276,6 @@ public final class KafkaBroker implements AutoCloseable {
         } catch (java.util.concurrent.TimeoutException e) {
             throw new IllegalStateException("Kafka at " + bootstrapServers + " did not create topics " + topics + " within 30 s", e);
         }
-    }
-
-    public synchronized void stop() {
-        if (process != null) {
-            process.stop(Duration.ofSeconds(30));
-        }
-    }
-
-    public synchronized void kill() {
-        if (process != null) {
-            process.kill();
-        }
-    }
-
-    public Optional<ServerProcess> process() {
-        return Optional.ofNullable(process);
-    }
-
-    public String logTail(int lines) {
-        return ServerProcess.logTail(logFile(), lines);
-    }
-
-    @Override
-    public void close() {
-        stop();
     }
 
     @Override

@@ -4,12 +4,16 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
- * {@code bin/kes local up|down|status}: the same Kafka and Elasticsearch the tests use, on the
- * usual ports (Kafka 9092, Elasticsearch 9200), with data under {@code $KES_HOME/local}
- * ({@code .kes/local} in the checkout by default), left running until {@code down}.
+ * {@code bin/kes local up|down|status}: the same Kafka and Elasticsearch (or, with
+ * {@code --engine opensearch}, OpenSearch) the tests use, on the usual ports (Kafka 9092, search
+ * 9200), with data under {@code $KES_HOME/local} ({@code .kes/local} in the checkout by default),
+ * left running until {@code down}. With {@code --secure} Elasticsearch is a secured node (HTTPS,
+ * users, kes's role and API key). One search node at a time: they all want port 9200.
  */
 public final class LocalStack {
 
@@ -19,14 +23,28 @@ public final class LocalStack {
     public static final int ES_TRANSPORT_PORT = 9300;
 
     private final Path home;
+    private final Engine engine;
+
+    public LocalStack(Path home, Engine engine) {
+        this.home = home;
+        this.engine = engine;
+    }
 
     public LocalStack(Path home) {
-        this.home = home;
+        this(home, Engine.ELASTICSEARCH);
     }
 
     public static LocalStack fromEnvironment() {
+        return fromEnvironment(Engine.ELASTICSEARCH);
+    }
+
+    public static LocalStack fromEnvironment(Engine engine) {
         String kesHome = System.getenv().getOrDefault("KES_HOME", ".kes");
-        return new LocalStack(Path.of(kesHome).toAbsolutePath().resolve("local"));
+        return new LocalStack(Path.of(kesHome).toAbsolutePath().resolve("local"), engine);
+    }
+
+    public Engine engine() {
+        return engine;
     }
 
     public String elasticsearchUrl() {
@@ -47,25 +65,34 @@ public final class LocalStack {
      * its own data folder {@code elasticsearch-secure}), and how to connect is printed.
      */
     public void up(boolean secure) throws IOException {
+        if (secure && engine != Engine.ELASTICSEARCH) {
+            throw new IllegalArgumentException("--secure runs a secured Elasticsearch; " + engine.displayName()
+                    + "'s integ-test-zip has no security plugin: drop --secure or use --engine elasticsearch");
+        }
         Files.createDirectories(home);
-        if (running(esDir(), "elasticsearch").isPresent() || secureRunning()) {
-            System.out.println("Elasticsearch already running at " + elasticsearchUrl()
-                    + (secure != secureRunning() ? " (" + (secureRunning() ? "secured" : "not secured") + "; bin/kes local down first to switch)" : ""));
-        } else if (secure) {
-            requireFree(ES_HTTP_PORT, "Elasticsearch HTTP");
-            requireFree(ES_TRANSPORT_PORT, "Elasticsearch transport");
-            System.out.println("Starting a secured Elasticsearch on https://localhost:" + ES_HTTP_PORT + " (log: "
-                    + secureEsDir().resolve("logs/console.log") + ") ...");
-            ElasticsearchNode node = ElasticsearchNode.builder().nodeDir(secureEsDir()).secured()
-                    .ports(ES_HTTP_PORT, ES_TRANSPORT_PORT).heap("1g").detach(true).build().start();
-            System.out.println("Elasticsearch " + node.version() + " is up at " + node.url());
+        SearchKind wanted = new SearchKind(engine, secure);
+        SearchKind runs = runningSearch();
+        String name = wanted.displayName();
+        if (wanted.equals(runs)) {
+            System.out.println(name + " already running at " + elasticsearchUrl());
+        } else if (runs != null && runs.engine() == engine) {
+            System.out.println(engine.displayName() + " already running at " + elasticsearchUrl() + " ("
+                    + (runs.secure() ? "secured" : "not secured") + "; bin/kes local down first to switch)");
+        } else if (runs != null) {
+            throw new IllegalStateException(runs.displayName() + " of the local stack runs on port " + ES_HTTP_PORT
+                    + ": run bin/kes local down first to switch to " + name);
         } else {
-            requireFree(ES_HTTP_PORT, "Elasticsearch HTTP");
-            requireFree(ES_TRANSPORT_PORT, "Elasticsearch transport");
-            System.out.println("Starting Elasticsearch on " + elasticsearchUrl() + " (log: " + esDir().resolve("logs/console.log") + ") ...");
-            ElasticsearchNode node = ElasticsearchNode.builder().nodeDir(esDir())
-                    .ports(ES_HTTP_PORT, ES_TRANSPORT_PORT).heap("1g").detach(true).build().start();
-            System.out.println("Elasticsearch " + node.version() + " is up at " + node.url());
+            requireFree(ES_HTTP_PORT, engine.displayName() + " HTTP");
+            requireFree(ES_TRANSPORT_PORT, engine.displayName() + " transport");
+            Path dir = searchDir(wanted);
+            System.out.println("Starting " + name + " on " + (secure ? "https://localhost:" + ES_HTTP_PORT : elasticsearchUrl())
+                    + " (log: " + dir.resolve("logs/console.log") + ") ...");
+            SearchNode.Builder<? extends SearchNode> builder = engine.builder();
+            if (secure) {
+                builder.secured();
+            }
+            SearchNode node = builder.nodeDir(dir).ports(ES_HTTP_PORT, ES_TRANSPORT_PORT).heap("1g").detach(true).build().start();
+            System.out.println(node.displayName() + " is up at " + node.url());
         }
         if (running(kafkaDir(), "kafka").isPresent()) {
             System.out.println("Kafka already running at " + kafkaBootstrap());
@@ -80,21 +107,24 @@ public final class LocalStack {
     }
 
     public void down() {
-        stop(esDir(), "elasticsearch");
-        if (secureRunning()) {
-            stop(secureEsDir(), "elasticsearch");
+        for (SearchKind kind : SearchKind.ALL) {
+            if (kind.equals(new SearchKind(engine, false)) || running(searchDir(kind), kind.engine().command()).isPresent()) {
+                stop(searchDir(kind), kind.engine().command());
+            }
         }
         stop(kafkaDir(), "kafka");
         System.out.println("Local stack stopped (data kept under " + home + "; delete it for a clean start).");
     }
 
     public boolean status() {
-        boolean es = running(esDir(), "elasticsearch").isPresent() || secureRunning();
+        SearchKind runs = runningSearch();
+        boolean es = runs != null;
         boolean kafka = running(kafkaDir(), "kafka").isPresent();
-        System.out.println("Elasticsearch: " + (es ? "running at " + elasticsearchUrl() : "stopped"));
+        String name = (runs != null ? runs.engine() : engine).displayName() + ":";
+        System.out.println(name + " ".repeat(Math.max(1, 15 - name.length())) + (es ? "running at " + elasticsearchUrl() : "stopped"));
         System.out.println("Kafka:         " + (kafka ? "running at " + kafkaBootstrap() : "stopped"));
         System.out.println("Data:          " + home);
-        if (es && secureRunning()) {
+        if (es && runs.secure()) {
             printHowToConnect();
         } else if (es) {
             System.out.println("  curl -s '" + elasticsearchUrl() + "/_cat/indices?v'");
@@ -104,18 +134,19 @@ public final class LocalStack {
 
     /** URL, CA file, fingerprint, kes's user, password and API key, and the config lines that use them. */
     private void printHowToConnect() {
+        Path dir = searchDir(new SearchKind(Engine.ELASTICSEARCH, true));
         NodeSecurity s;
         try {
-            s = NodeSecurity.existing(secureEsDir());
+            s = NodeSecurity.existing(dir);
         } catch (IOException e) {
-            System.out.println("  (cannot read the credentials under " + secureEsDir() + ": " + e.getMessage() + ")");
+            System.out.println("  (cannot read the credentials under " + dir + ": " + e.getMessage() + ")");
             return;
         }
         if (s == null) {
             return;
         }
         String url = elasticsearchUrl();
-        System.out.println("Secured Elasticsearch (local use only; the credentials are in " + secureEsDir().resolve("kes-security.properties") + "):");
+        System.out.println("Secured Elasticsearch (local use only; the credentials are in " + dir.resolve("kes-security.properties") + "):");
         System.out.println("  URL:         " + url);
         System.out.println("  CA file:     " + s.caFile());
         System.out.println("  fingerprint: " + s.caFingerprint() + " (SHA-256 of the CA certificate)");
@@ -134,19 +165,40 @@ public final class LocalStack {
     }
 
     private boolean secureRunning() {
-        return running(secureEsDir(), "elasticsearch").isPresent();
+        SearchKind runs = runningSearch();
+        return runs != null && runs.secure();
     }
 
     public boolean isUp() {
-        return (running(esDir(), "elasticsearch").isPresent() || secureRunning()) && running(kafkaDir(), "kafka").isPresent();
+        return runningSearch() != null && running(kafkaDir(), "kafka").isPresent();
     }
 
-    private Path esDir() {
-        return home.resolve("elasticsearch");
+    /**
+     * A search node the local stack can run: each keeps its data in its own folder, and only one
+     * runs at a time.
+     */
+    private record SearchKind(Engine engine, boolean secure) {
+        static final List<SearchKind> ALL = List.of(new SearchKind(Engine.ELASTICSEARCH, false),
+                new SearchKind(Engine.ELASTICSEARCH, true), new SearchKind(Engine.OPENSEARCH, false));
+
+        String displayName() {
+            return (secure ? "a secured " : "") + engine.displayName();
+        }
     }
 
-    private Path secureEsDir() {
-        return home.resolve("elasticsearch-secure");
+    /** The search node of the local stack that runs now, or null. */
+    private SearchKind runningSearch() {
+        for (SearchKind kind : SearchKind.ALL) {
+            if (running(searchDir(kind), kind.engine().command()).isPresent()) {
+                return kind;
+            }
+        }
+        return null;
+    }
+
+    /** {@code elasticsearch}, {@code elasticsearch-secure} or {@code opensearch}. */
+    private Path searchDir(SearchKind kind) {
+        return home.resolve(kind.engine().command() + (kind.secure() ? "-secure" : ""));
     }
 
     private Path kafkaDir() {
@@ -174,26 +226,48 @@ public final class LocalStack {
         }
     }
 
+    private static final String USAGE = "usage: kes local up [--secure] [--engine elasticsearch|opensearch] | down | status"
+            + " | topic NAME [PARTITIONS]";
+
     public static void main(String[] args) throws IOException {
         String command = args.length > 0 ? args[0] : "status";
-        LocalStack stack = fromEnvironment();
-        switch (command) {
-            case "up" -> stack.up(args.length > 1 && "--secure".equals(args[1]));
-            case "down" -> stack.down();
-            case "status" -> System.exit(stack.status() ? 0 : 3);
+        if (command.equals("topic")) {
             // The local broker does not create topics on first use (typos should fail), so SQL users create theirs here.
-            case "topic" -> {
-                if (args.length < 2) {
-                    System.err.println("usage: kes local topic NAME [PARTITIONS]");
-                    System.exit(2);
-                }
-                KafkaBroker.createTopicAt(stack.kafkaBootstrap(), args[1], args.length > 2 ? Integer.parseInt(args[2]) : 3, java.util.Map.of());
-                System.out.println("Topic " + args[1] + " is there (" + stack.kafkaBootstrap() + ")");
-            }
-            default -> {
-                System.err.println("usage: kes local up [--secure]|down|status|topic NAME [PARTITIONS]");
+            if (args.length < 2 || args.length > 3) {
+                System.err.println("usage: kes local topic NAME [PARTITIONS]");
                 System.exit(2);
             }
+            LocalStack stack = fromEnvironment();
+            KafkaBroker.createTopicAt(stack.kafkaBootstrap(), args[1], args.length > 2 ? Integer.parseInt(args[2]) : 3, Map.of());
+            System.out.println("Topic " + args[1] + " is there (" + stack.kafkaBootstrap() + ")");
+            return;
+        }
+        Engine engine = Engine.ELASTICSEARCH;
+        boolean secure = false;
+        boolean usage = !java.util.Set.of("up", "down", "status").contains(command);
+        for (int i = 1; i < args.length && !usage; i++) {
+            if (args[i].equals("--engine") && i + 1 < args.length) {
+                try {
+                    engine = Engine.parse(args[++i]);
+                } catch (IllegalArgumentException e) {
+                    System.err.println(e.getMessage());
+                    usage = true;
+                }
+            } else if (args[i].equals("--secure") && command.equals("up")) {
+                secure = true;
+            } else {
+                usage = true;
+            }
+        }
+        if (usage) {
+            System.err.println(USAGE);
+            System.exit(2);
+        }
+        LocalStack stack = fromEnvironment(engine);
+        switch (command) {
+            case "up" -> stack.up(secure);
+            case "down" -> stack.down();
+            default -> System.exit(stack.status() ? 0 : 3);
         }
     }
 }

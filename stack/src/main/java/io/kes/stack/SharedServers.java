@@ -4,13 +4,13 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * One Elasticsearch node per version and one Kafka broker per test JVM, started on first use and
- * stopped when the JVM exits. Starting a node takes 10-30 s, so test classes share them; tests
+ * One search node per engine and version and one Kafka broker per test JVM, started on first use
+ * and stopped when the JVM exits. Starting a node takes 10-30 s, so test classes share them; tests
  * that kill or reconfigure a server start their own instead.
  */
 public final class SharedServers {
 
-    private static final Map<String, ElasticsearchNode> NODES = new LinkedHashMap<>();
+    private static final Map<String, SearchNode> NODES = new LinkedHashMap<>();
     private static ElasticsearchNode secured;
     private static KafkaBroker kafka;
     private static KafkaBroker securedKafka;
@@ -23,9 +23,22 @@ public final class SharedServers {
         return elasticsearch(ElasticsearchNode.defaultVersion(StackLayout.fromBuild()));
     }
 
-    public static synchronized ElasticsearchNode elasticsearch(String version) {
+    public static ElasticsearchNode elasticsearch(String version) {
+        return (ElasticsearchNode) node(Engine.ELASTICSEARCH, version);
+    }
+
+    /** The default line: 3.x where a JDK 21+ exists, else 2.19.x. */
+    public static OpenSearchNode opensearch() {
+        return opensearch(OpenSearchNode.defaultVersion(StackLayout.fromBuild()));
+    }
+
+    public static OpenSearchNode opensearch(String version) {
+        return (OpenSearchNode) node(Engine.OPENSEARCH, version);
+    }
+
+    public static synchronized SearchNode node(Engine engine, String version) {
         installShutdownHook();
-        return NODES.computeIfAbsent(version, v -> ElasticsearchNode.builder().version(v).build().start());
+        return NODES.computeIfAbsent(engine.command() + "-" + version, key -> engine.builder().version(version).build().start());
     }
 
     /**
@@ -69,7 +82,7 @@ public final class SharedServers {
     }
 
     private static synchronized void stopAll() {
-        NODES.values().forEach(ElasticsearchNode::stop);
+        NODES.values().forEach(SearchNode::stop);
         if (secured != null) {
             secured.stop();
         }

@@ -9,7 +9,7 @@ import java.util.Properties;
 
 /**
  * Where Maven put the server distributions: {@code stack/target/elasticsearch/elasticsearch-<ver>}
- * (unpacked integ-test-zips) and {@code stack/target/kafka-libs} (the broker's jars). The path is
+ * and {@code stack/target/opensearch/opensearch-<ver>} (unpacked integ-test-zips) and {@code stack/target/kafka-libs} (the broker's jars). The path is
  * written into {@code kes-stack.properties} at build time, so every module of the checkout (and
  * {@code bin/kes}) finds the same files without a second download.
  */
@@ -46,10 +46,23 @@ public final class StackLayout {
         return props.getProperty("elasticsearch8.version");
     }
 
+    public String opensearch3Version() {
+        return props.getProperty("opensearch3.version");
+    }
+
+    public String opensearch2Version() {
+        return props.getProperty("opensearch2.version");
+    }
+
     public Path elasticsearchHome(String version) {
-        Path home = stackDir.resolve("elasticsearch").resolve("elasticsearch-" + version);
+        return distributionHome(Engine.ELASTICSEARCH, version);
+    }
+
+    /** {@code target/elasticsearch/elasticsearch-<ver>} or {@code target/opensearch/opensearch-<ver>}. */
+    public Path distributionHome(Engine engine, String version) {
+        Path home = stackDir.resolve(engine.command()).resolve(engine.command() + "-" + version);
         if (!Files.isDirectory(home.resolve("bin"))) {
-            throw new IllegalStateException("Elasticsearch " + version + " is not unpacked at " + home
+            throw new IllegalStateException(engine.displayName() + " " + version + " is not unpacked at " + home
                     + ": run ./mvnw -pl stack generate-resources (it fetches the integ-test-zip from Maven Central)");
         }
         return home;

@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+
 @ExtendWith({ElasticsearchExtension.class, KafkaExtension.class})
 class RealServersIT {
 
@@ -19,6 +20,21 @@ class RealServersIT {
         assertThat(health.body()).contains("\"status\":\"green\"");
         Http.Response nodes = node.http().get("/_nodes/_local/jvm?filter_path=nodes.*.version").requireOk("nodes");
         assertThat(nodes.body()).contains(node.version());
+    }
+
+    /**
+     * The distribution ({@code version.distribution}) is how the connector tells OpenSearch from
+     * Elasticsearch. Only the default line here: the connector's tests run both.
+     */
+    @Test
+    void openSearchNodeIsHealthyAndSaysItIsOpenSearch() throws Exception {
+        OpenSearchNode node = SharedServers.opensearch();
+        String version = node.version();
+        Http.Response health = node.http().get("/_cluster/health").requireOk("health");
+        assertThat(health.body()).contains("\"status\":\"green\"");
+        assertThat(node.http().get("/").requireOk("root").body())
+                .contains("\"distribution\" : \"opensearch\"")
+                .contains("\"number\" : \"" + version + "\"");
     }
 
     @Test

@@ -101,6 +101,10 @@ final class BulkBody {
             writeAscii(",\"routing\":");
             writeJsonString(op.routing());
         }
+        if (op.pipeline() != null) {
+            writeAscii(",\"pipeline\":");
+            writeJsonString(op.pipeline());
+        }
         if (op.opType() == OpType.UPSERT) {
             // Two writers may upsert the same id between a refresh; let Elasticsearch retry those.
             writeAscii(",\"retry_on_conflict\":3");

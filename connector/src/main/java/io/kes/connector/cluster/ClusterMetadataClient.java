@@ -181,6 +181,32 @@ public final class ClusterMetadataClient {
     }
 
     /**
+     * The pipelines every write to {@code index} goes through whatever the bulk item names:
+     * {@code index.default_pipeline} (unless the item names another) and {@code index.final_pipeline}.
+     * {@code _none} and missing settings are left out.
+     */
+    public List<String> indexPipelines(String index) throws IOException {
+        Request request = new Request("GET", "/" + encode(index) + "/_settings/index.default_pipeline,index.final_pipeline");
+        request.addParameter("flat_settings", "true");
+        List<String> pipelines = new ArrayList<>();
+        JsonNode settings = call(request).map(r -> r.path(index).path("settings")).orElse(null);
+        if (settings != null) {
+            for (String key : List.of("index.default_pipeline", "index.final_pipeline")) {
+                String id = settings.path(key).asText("");
+                if (!id.isEmpty() && !"_none".equals(id)) {
+                    pipelines.add(id);
+                }
+            }
+        }
+        return pipelines;
+    }
+
+    /** The definition of ingest pipeline {@code id} ({@code GET _ingest/pipeline/<id>}), or empty when there is none. */
+    public Optional<JsonNode> pipeline(String id) throws IOException {
+        return call(new Request("GET", "/_ingest/pipeline/" + encode(id))).map(r -> r.path(id)).filter(p -> !p.isMissingNode());
+    }
+
+    /**
      * The shards Elasticsearch itself picks for a routing value: one, or up to
      * {@code routing_partition_size} for a partitioned index.
      */

@@ -24,8 +24,9 @@ import org.slf4j.LoggerFactory;
  * node) and {@code _tasks} (waiting out an earlier run's bulks). Index privileges depend on the
  * indices written; the fence names them when it is refused.
  *
- * <p>Without security (or without the {@code _security} API) there is nothing to check.
- * {@link #probe} is public so that a preflight ({@code bin/kes check}) asks exactly what the writer
+ * <p>Without security (or without the {@code _security} API) there is nothing to check. OpenSearch
+ * has no such API (its security plugin has another permission model): there the check is skipped,
+ * and a missing permission shows as the 403 of the first call that needs it. {@link #probe} is public so that a preflight ({@code bin/kes check}) asks exactly what the writer
  * asks, before a job starts.
  */
 @PublicEvolving
@@ -38,7 +39,7 @@ public final class PrivilegeCheck {
     public enum Outcome {
         /** The cluster privilege {@code monitor} is held. */
         GRANTED,
-        /** Security is off (or the API is missing): nothing to check. */
+        /** Security is off, or the API is missing (OpenSearch): nothing to check. */
         NO_SECURITY,
         /** HTTP 401: wrong user, password or API key. */
         UNAUTHORIZED,
@@ -72,6 +73,16 @@ public final class PrivilegeCheck {
     /** Asks Elasticsearch whether kes's user or API key holds the cluster privilege {@code monitor}. */
     public static Result probe(RestClient client, SinkSettings settings) {
         try {
+            ServerInfo server = ServerInfo.fetch(client);
+            LOG.info("kes writes to {}", server);
+            if (server.openSearch()) {
+                return new Result(Outcome.NO_SECURITY, server + " has no _security/user/_has_privileges API: nothing to check"
+                        + " (a missing permission shows as the 403 of the first call that needs it)", null);
+            }
+        } catch (IOException e) {
+            // GET / needs 'monitor' too (403 without it): the check below says so; anything else it meets again
+        }
+        try {
             Request request = new Request("POST", "/_security/user/_has_privileges");
             request.setEntity(new NStringEntity("{\"cluster\":[\"monitor\"]}", ContentType.APPLICATION_JSON));
             try (InputStream in = client.performRequest(request).getEntity().getContent()) {
@@ -85,7 +96,7 @@ public final class PrivilegeCheck {
             if (status == 401) {
                 return new Result(Outcome.UNAUTHORIZED, refusedCredentials(settings) + " " + e.getMessage(), e);
             }
-            return new Result(Outcome.NO_SECURITY, "security off", e); // the API answers 400/404/500 then
+            return new Result(Outcome.NO_SECURITY, "security is off: nothing to check", e); // the API answers 400/404/500 then
         } catch (IOException e) {
             String refused = TlsRefusal.describe(e, settings);
             if (refused != null) {

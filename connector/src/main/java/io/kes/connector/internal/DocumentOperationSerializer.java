@@ -44,6 +44,7 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
     private static final int HAS_KEY = 1 << 4;
     private static final int HAS_ORIGINAL_VALUE = 1 << 5;
     private static final int HAS_HEADERS = 1 << 6;
+    private static final int HAS_PIPELINE = 1 << 7;
     private static final OpType[] OP_TYPES = OpType.values();
 
     private final transient RepeatedString indexNames = new RepeatedString();
@@ -90,7 +91,8 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
                 | (origin.topic() != null ? HAS_TOPIC : 0)
                 | (origin.originalKey() != null ? HAS_KEY : 0)
                 | (origin.originalValue() != null ? HAS_ORIGINAL_VALUE : 0)
-                | (!origin.headers().isEmpty() ? HAS_HEADERS : 0);
+                | (!origin.headers().isEmpty() ? HAS_HEADERS : 0)
+                | (op.pipeline() != null ? HAS_PIPELINE : 0);
         out.writeByte(flags);
         out.writeByte(op.opType().ordinal());
         writeBytes(indexNames.encode(op.index()), out);
@@ -117,6 +119,9 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
         if (!origin.headers().isEmpty()) {
             writeHeaders(origin.headers(), out);
         }
+        if (op.pipeline() != null) {
+            writeBytes(op.pipeline().getBytes(StandardCharsets.UTF_8), out);
+        }
     }
 
     @Override
@@ -136,7 +141,9 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
         RecordOrigin origin = topic == null && key == null && originalValue == null && headers.isEmpty() && partition < 0
                 ? RecordOrigin.NONE
                 : new RecordOrigin(topic, partition, offset, key, originalValue, headers);
-        return DocumentOperation.write(opType, index).id(id).routing(routing).source(source).origin(origin).build();
+        String pipeline = (flags & HAS_PIPELINE) != 0 ? readString(in) : null;
+        return DocumentOperation.write(opType, index).id(id).routing(routing).source(source).origin(origin).pipeline(pipeline)
+                .build();
     }
 
     @Override

@@ -27,7 +27,10 @@ import org.slf4j.LoggerFactory;
  * {@code routing_num_shards}, partition size; a re-created or resharded index is calibrated
  * again): Elasticsearch tells where a few probe routing values go, and the routing function that
  * agrees with all of them is kept. Where none does, or the index routes on document fields, the
- * layout has no routing (warned once, counted): documents then go in ordinary bulks.
+ * layout has no routing (warned once, counted): documents then go in ordinary bulks. So has an
+ * index whose default or final ingest pipeline may set {@code _index}, {@code _routing} or
+ * {@code _id} ({@link PipelineRewrites}); documents that name such a pipeline in their bulk item
+ * are predicted "any shard" ({@link #pipelineMovesDocuments}).
  *
  * <p>Names and calibrations not used for {@link #FORGET_AFTER_MILLIS} are forgotten, so that
  * date-templated index names (one more per day) do not pile up.
@@ -77,6 +80,8 @@ public final class IndexRoutingTable {
     private final Map<String, Entry> byName = new HashMap<>();
     private final Map<Identity, Calibration> calibrated = new HashMap<>();
     private final Set<String> unpredictable = new HashSet<>();
+    /** Pipeline id → why it may move documents (empty: it does not), and when to look again. */
+    private final Map<String, PipelineVerdict> pipelines = new HashMap<>();
     private long nextSweepMillis;
 
     public IndexRoutingTable(ClusterMetadataClient metadata, LongSupplier clock) {
@@ -102,9 +107,49 @@ public final class IndexRoutingTable {
         return layoutFor(name).map(IndexLayout::routing);
     }
 
-    /** Concrete indices whose routing cannot be predicted (time series, logsdb routing, failed calibration). */
+    /** Concrete indices whose routing cannot be predicted (time series, logsdb routing, failed calibration, ingest pipelines that move documents). */
     public int unpredictableIndices() {
         return unpredictable.size();
+    }
+
+    /**
+     * Whether documents written to {@code layout}'s index through ingest pipeline {@code pipeline}
+     * may land elsewhere than predicted; if so the index is counted unpredictable (warned once).
+     * Pipelines are looked up once a minute; one that cannot be read counts as moving documents.
+     */
+    public boolean pipelineMovesDocuments(String pipeline, IndexLayout layout) {
+        long now = clock.getAsLong();
+        PipelineVerdict verdict = pipelines.get(pipeline);
+        if (verdict == null || now >= verdict.expiresAtMillis) {
+            verdict = new PipelineVerdict(pipelineRewrite(pipeline), now + INDEX_TTL_MILLIS);
+            pipelines.put(pipeline, verdict);
+        }
+        if (verdict.why.isPresent()) {
+            markUnpredictable(layout.index(), verdict.why.get() + ", so Elasticsearch may put its documents on other shards"
+                    + " than predicted");
+            return true;
+        }
+        return false;
+    }
+
+    private record PipelineVerdict(Optional<String> why, long expiresAtMillis) {}
+
+    private Optional<String> pipelineRewrite(String id) {
+        try {
+            Optional<com.fasterxml.jackson.databind.JsonNode> definition = metadata.pipeline(id);
+            if (definition.isEmpty()) {
+                return Optional.empty(); // Elasticsearch fails each item naming it: nothing lands anywhere
+            }
+            return PipelineRewrites.why(id, definition.get(), nested -> {
+                try {
+                    return metadata.pipeline(nested);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+        } catch (IOException | RuntimeException e) {
+            return Optional.of("ingest pipeline '" + id + "' could not be read (" + e + ")");
+        }
     }
 
     /** Target names currently remembered (for tests of the bound). */
@@ -151,6 +196,14 @@ public final class IndexRoutingTable {
                 markUnpredictable(concrete, "it routes on document fields (time_series, routing_path or logsdb sort-field routing)");
                 return null;
             }
+            for (String pipeline : metadata.indexPipelines(concrete)) {
+                Optional<String> why = pipelineRewrite(pipeline);
+                if (why.isPresent()) {
+                    markUnpredictable(concrete, why.get() + " (index.default_pipeline or index.final_pipeline), so Elasticsearch may"
+                            + " put its documents on other shards than predicted");
+                    return null;
+                }
+            }
             List<RoutingCalibrator.Probe> probes = new ArrayList<>();
             if (index.numberOfShards() > 1) {
                 for (String routing : RoutingCalibrator.probeValues(PROBES, index.numberOfShards(), index.routingNumShards())) {
@@ -182,6 +235,7 @@ public final class IndexRoutingTable {
         Set<String> known = new HashSet<>();
         calibrated.keySet().forEach(identity -> known.add(identity.name()));
         unpredictable.retainAll(known);
+        pipelines.values().removeIf(v -> now >= v.expiresAtMillis);
     }
 
     private void markUnpredictable(String concrete, String why) {

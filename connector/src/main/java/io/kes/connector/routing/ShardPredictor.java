@@ -8,7 +8,8 @@ import org.apache.flink.annotation.Internal;
  * Predicts the shard of every document from its index's {@link IndexLayout} (see
  * {@link IndexRoutingTable}): documents routed by id or custom routing get their shard; documents
  * without either (Elasticsearch generates the id), for unpredictable indices, or missing one of
- * the two on a partitioned index get the layout's "any shard"; documents for indices that do not
+ * the two on a partitioned index, or naming an ingest pipeline that may move them, get the
+ * layout's "any shard"; documents for indices that do not
  * exist yet get {@link ShardPrediction#UNKNOWN}.
  */
 @Internal
@@ -28,7 +29,8 @@ public final class ShardPredictor {
         IndexLayout layout = found.get();
         IndexRouting routing = layout.routing();
         if (routing == null || (op.id() == null && op.routing() == null)
-                || (routing.partitioned() && (op.id() == null || op.routing() == null))) {
+                || (routing.partitioned() && (op.id() == null || op.routing() == null))
+                || (op.pipeline() != null && table.pipelineMovesDocuments(op.pipeline(), layout))) {
             return layout.anyShard();
         }
         return layout.shard(routing.shardOf(op.id(), op.routing()));

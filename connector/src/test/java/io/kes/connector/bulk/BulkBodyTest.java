@@ -32,6 +32,17 @@ class BulkBodyTest {
     }
 
     @Test
+    void aNamedIngestPipelineGoesInTheActionLine() {
+        BulkBody body = new BulkBody(16);
+        body.add(DocumentOperation.write(OpType.INDEX, "logs").id("a1").routing("r").source("{}".getBytes(StandardCharsets.UTF_8))
+                .pipeline("enrich \"v2\"").build(), ShardPrediction.UNKNOWN);
+        body.add(op(OpType.INDEX, "a2", null, "{}"), ShardPrediction.UNKNOWN);
+        assertThat(text(body)).isEqualTo(
+                "{\"index\":{\"_index\":\"logs\",\"_id\":\"a1\",\"routing\":\"r\",\"pipeline\":\"enrich \\\"v2\\\"\"}}\n{}\n"
+                        + "{\"index\":{\"_index\":\"logs\",\"_id\":\"a2\"}}\n{}\n");
+    }
+
+    @Test
     void upsertWrapsTheSourceAsDocWithDocAsUpsert() {
         BulkBody body = new BulkBody(16);
         body.add(op(OpType.UPSERT, "u", null, "{\"n\":1}"), ShardPrediction.UNKNOWN);

@@ -44,6 +44,16 @@ class DocumentOperationSerializerTest {
     }
 
     @Test
+    void theIngestPipelineSurvivesTheNetwork() throws Exception {
+        DocumentOperation op = DocumentOperation.write(OpType.INDEX, "logs").id("p1").source("{}".getBytes(StandardCharsets.UTF_8))
+                .pipeline("geoip-é").build();
+        DocumentOperation back = roundTrip(op);
+        assertThat(back).isEqualTo(op);
+        assertThat(back.pipeline()).isEqualTo("geoip-é");
+        assertThat(roundTrip(DocumentOperation.index("logs", "p2", "{}")).pipeline()).isNull();
+    }
+
+    @Test
     void absentFieldsStayAbsent() throws Exception {
         DocumentOperation delete = DocumentOperation.delete("logs", "gone");
         DocumentOperation back = roundTrip(delete);

@@ -8,7 +8,8 @@ import io.kes.connector.cluster.ClusterMetadataClient;
 import io.kes.stack.ElasticsearchNode;
 import io.kes.stack.Http;
 import io.kes.stack.SharedServers;
-import io.kes.stack.StackLayout;
+import io.kes.stack.SearchNode;
+import io.kes.stack.junit.SearchTarget;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -22,8 +23,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The router's prediction against Elasticsearch itself, on both server lines: documents are
- * indexed by Elasticsearch (which routes them), then found shard by shard with
+ * The router's prediction against the server itself, on Elasticsearch 8.19 and 9.x and OpenSearch
+ * 2.19 and 3.x: documents are indexed by the server (which routes them), then found shard by shard with
  * {@code preference=_shards:N}; every one must sit where {@link IndexRoutingTable} predicted.
  */
 class ShardPredictionIT {
@@ -32,23 +33,22 @@ class ShardPredictionIT {
     private static final int DOCS = 2000;
 
     static Stream<Arguments> layouts() {
-        StackLayout layout = StackLayout.fromBuild();
         List<Arguments> args = new ArrayList<>();
-        for (String version : List.of(layout.elasticsearch9Version(), layout.elasticsearch8Version())) {
+        SearchTarget.all().forEach(target -> {
             for (int shards : new int[] {1, 3, 5, 8, 12}) {
-                args.add(Arguments.of(version, shards, false, 1));
+                args.add(Arguments.of(target, shards, false, 1));
             }
-            args.add(Arguments.of(version, 5, true, 1));   // custom routing
-            args.add(Arguments.of(version, 6, true, 3));   // routing_partition_size > 1
-        }
+            args.add(Arguments.of(target, 5, true, 1));   // custom routing
+            args.add(Arguments.of(target, 6, true, 3));   // routing_partition_size > 1
+        });
         return args.stream();
     }
 
-    @ParameterizedTest(name = "Elasticsearch {0}: {1} shards, custom routing {2}, partition size {3}")
+    @ParameterizedTest(name = "{0}: {1} shards, custom routing {2}, partition size {3}")
     @MethodSource("layouts")
-    void everyDocumentLandsOnThePredictedShard(String version, int shards, boolean customRouting, int partitionSize)
+    void everyDocumentLandsOnThePredictedShard(SearchTarget target, int shards, boolean customRouting, int partitionSize)
             throws Exception {
-        ElasticsearchNode node = SharedServers.elasticsearch(version);
+        SearchNode node = target.node();
         Http http = node.http();
         String index = ("predict-" + shards + "-" + customRouting + "-" + partitionSize).toLowerCase();
         http.send("DELETE", "/" + index + "?ignore_unavailable=true", null);

@@ -101,7 +101,7 @@ final class ElasticsearchCheck {
             PrivilegeCheck.Result result = PrivilegeCheck.probe(client, settings);
             switch (result.outcome()) {
                 case GRANTED -> report.ok("elasticsearch privileges", "cluster privilege monitor held (index privileges are checked on write)");
-                case NO_SECURITY -> report.ok("elasticsearch privileges", "security is off: nothing to check");
+                case NO_SECURITY -> report.ok("elasticsearch privileges", result.message()); // security off, or OpenSearch
                 case UNAUTHORIZED, TLS_REFUSED -> report.fail("elasticsearch privileges", result.message());
                 case MISSING_MONITOR -> {
                     if (settings.durability == Durability.CHECKPOINT_FENCE) {

@@ -35,13 +35,16 @@ import org.apache.avro.AvroRuntimeException;
  * @param rename         {@code rename}: field path → new top-level name
  * @param template       {@code index_template}: settings of a composable index template kes puts at start, or null
  * @param format         {@code format} with {@code avro_schema_file} or {@code schema_registry_url}: how values are encoded
+ * @param pipeline       {@code pipeline}: the ingest pipeline each document goes through (named in its bulk item), or null
+ *                       (then the index's {@code index.default_pipeline}, if any, applies)
  */
 public record Route(List<String> topics, String topicPattern, String index, String dataStream, IdSpec id, String routing,
                     Op op, String timestampField, List<String> include, List<String> exclude, Map<String, String> rename,
-                    IndexTemplateSettings template, ValueFormat format) implements Serializable {
+                    IndexTemplateSettings template, ValueFormat format, String pipeline) implements Serializable {
 
     static final Set<String> KEYS = Set.of("topics", "topic_pattern", "index", "data_stream", "id", "routing", "op",
-            "format", "avro_schema_file", "schema_registry_url", "timestamp_field", "include", "exclude", "rename", "index_template");
+            "format", "avro_schema_file", "schema_registry_url", "timestamp_field", "include", "exclude", "rename", "index_template",
+            "pipeline");
 
     /** What a record does to its document. */
     public enum Op {
@@ -121,15 +124,29 @@ public record Route(List<String> topics, String topicPattern, String index, Stri
         List<String> include = node.attempt(() -> node.strings("include"), List.of());
         List<String> exclude = node.attempt(() -> node.strings("exclude"), List.of());
         IndexTemplateSettings template = node.attempt(() -> IndexTemplateSettings.from(node.section("index_template"), dataStream != null), null);
+        String pipeline = node.attempt(() -> pipeline(node), null);
         if (op != null && id != null) {
             checkOpAndId(node, op, id, routing, dataStream);
+        }
+        if (pipeline != null && op == Op.UPSERT && dataStream == null) {
+            problems.add(node.keyPath("pipeline") + " '" + pipeline + "' cannot be used with op upsert: a bulk "
+                    + "update names no pipeline; use op: index, or set index.default_pipeline on the index instead");
         }
         if (problems.count() > before) {
             throw ConfigException.alreadyReported();
         }
         return new Route(List.copyOf(topics), pattern, index, dataStream, id, routing,
                 dataStream != null ? Op.CREATE : op, timestampField, List.copyOf(include), List.copyOf(exclude), Map.copyOf(rename),
-                template, format);
+                template, format, pipeline);
+    }
+
+    private static String pipeline(ConfigNode node) {
+        String pipeline = node.string("pipeline", null);
+        if (pipeline != null && (pipeline.isBlank() || pipeline.startsWith("_"))) {
+            throw new ConfigException(node.keyPath("pipeline") + " '" + pipeline + "' is not a pipeline id: give the id of an "
+                    + "ingest pipeline (PUT _ingest/pipeline/<id>); leave pipeline out to use the index's default_pipeline");
+        }
+        return pipeline;
     }
 
     private static String topicPattern(ConfigNode node, List<String> topics) {

@@ -60,7 +60,7 @@ public final class DocumentBuilder {
         byte[] json = decoder == null ? record.value() : decoder.toJson(record.value());
         if (!parse) {
             return DocumentOperation.write(opType(), indexName(null, record, null)).id(id(null, record)).source(json)
-                    .origin(origin(record, decoder != null)).build();
+                    .origin(origin(record, decoder != null)).pipeline(route.pipeline()).build();
         }
         ObjectNode doc = parseObject(json);
         Instant eventTime = eventTime(doc, record);
@@ -74,7 +74,7 @@ public final class DocumentBuilder {
         }
         // An Avro value's document is its JSON rendering, so its source is never the value.
         return DocumentOperation.write(opType(), target).id(id).routing(routing).source(source)
-                .origin(origin(record, transforms || decoder != null)).build();
+                .origin(origin(record, transforms || decoder != null)).pipeline(route.pipeline()).build();
     }
 
     /**

@@ -2,6 +2,7 @@ package io.kes.jobs.quickstart;
 
 import io.kes.jobs.KesJob;
 import io.kes.jobs.config.KesConfig;
+import io.kes.stack.Engine;
 import io.kes.stack.Http;
 import io.kes.stack.KafkaBroker;
 import io.kes.stack.LocalStack;
@@ -39,35 +40,42 @@ public final class Quickstart {
     private final long records;
     private final long seed;
     private final int parallelism;
-    private final LocalStack stack = LocalStack.fromEnvironment();
+    private final LocalStack stack;
 
     Quickstart(long records, long seed, int parallelism) {
+        this(records, seed, parallelism, Engine.ELASTICSEARCH);
+    }
+
+    Quickstart(long records, long seed, int parallelism, Engine engine) {
         this.records = records;
         this.seed = seed;
         this.parallelism = parallelism;
+        this.stack = LocalStack.fromEnvironment(engine);
     }
 
     public static void main(String[] args) throws Exception {
         long records = 1_000_000;
         long seed = 42;
         int parallelism = 2;
+        Engine engine = Engine.ELASTICSEARCH;
         for (int i = 0; i + 1 < args.length; i += 2) {
             switch (args[i]) {
                 case "--records" -> records = Long.parseLong(args[i + 1].replace("_", ""));
                 case "--seed" -> seed = Long.parseLong(args[i + 1]);
                 case "--parallelism" -> parallelism = Integer.parseInt(args[i + 1]);
+                case "--engine" -> engine = Engine.parse(args[i + 1]);
                 default -> {
-                    System.err.println("usage: kes quickstart [--records N] [--seed S] [--parallelism P]");
+                    System.err.println("usage: kes quickstart [--records N] [--seed S] [--parallelism P] [--engine elasticsearch|opensearch]");
                     System.exit(2);
                 }
             }
         }
-        boolean equal = new Quickstart(records, seed, parallelism).run();
+        boolean equal = new Quickstart(records, seed, parallelism, engine).run();
         System.exit(equal ? 0 : 1);
     }
 
     boolean run() throws Exception {
-        step("1/4 Local stack (Kafka + Elasticsearch)");
+        step("1/4 Local stack (Kafka + " + stack.engine().displayName() + ")");
         stack.up();
         Http es = new Http(stack.elasticsearchUrl());
 

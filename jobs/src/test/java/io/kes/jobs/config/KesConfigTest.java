@@ -76,6 +76,25 @@ class KesConfigTest {
     }
 
     @Test
+    void aRouteNamesItsIngestPipelineWhichUpsertsCannotUse() {
+        assertThat(parse(BASE + "routes: [{topics: [a], index: a, pipeline: geoip}]").routes.get(0).pipeline()).isEqualTo("geoip");
+        assertThat(parse(BASE + "routes: [{topics: [a], index: a}]").routes.get(0).pipeline()).isNull();
+        assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: a, id: key, op: upsert, pipeline: geoip}]"))
+                .hasMessageContaining("routes[0].pipeline 'geoip' cannot be used with op upsert")
+                .hasMessageContaining("index.default_pipeline");
+        assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: a, pipeline: _none}]"))
+                .hasMessageContaining("routes[0].pipeline '_none' is not a pipeline id");
+    }
+
+    @Test
+    void aBadPipelineIsReportedBesideTheRoutesOtherErrors() {
+        assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: a, op: upsrt, pipeline: _none}]"))
+                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).hasSize(2)
+                        .anySatisfy(p -> assertThat(p).startsWith("routes[0].op must be one of"))
+                        .anySatisfy(p -> assertThat(p).startsWith("routes[0].pipeline '_none' is not a pipeline id")));
+    }
+
+    @Test
     void aTopicBelongsToOneRoute() {
         assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: a}, {topics: [a], index: b}]"))
                 .hasMessage("topic 'a' appears in more than one route; each topic goes to one route");

@@ -44,6 +44,15 @@ class DocumentBuilderTest {
     }
 
     @Test
+    void everyDocumentOfARouteWithAPipelineNamesIt() throws Exception {
+        assertThat(builder("  - {topics: [orders], index: orders, pipeline: geoip}").build(record(null, "{}")).pipeline())
+                .isEqualTo("geoip");
+        assertThat(builder("  - {topics: [orders], index: orders, routing: user, pipeline: geoip}")
+                .build(record(null, "{\"user\":\"u1\"}")).pipeline()).isEqualTo("geoip");
+        assertThat(builder("  - {topics: [orders], index: orders}").build(record(null, "{}")).pipeline()).isNull();
+    }
+
+    @Test
     void idsComeFromAFieldTheKeyOrAHashOfFields() throws Exception {
         String doc = "{\"order\":{\"id\":\"o-7\"},\"user\":\"u1\"}";
         assertThat(builder("  - {topics: [orders], index: o, id: {field: order.id}}").build(record(null, doc)).id()).isEqualTo("o-7");

@@ -1,0 +1,93 @@
+package io.kes.connector.routing;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+
+/**
+ * Whether an ingest pipeline may move a document away from where kes predicted it: a processor
+ * that sets, renames or copies into {@code _index}, {@code _routing} or {@code _id}, a script that
+ * touches them, a {@code reroute} processor, or a field name built from a template (which could
+ * be any of them). Nested {@code pipeline} processors are followed. Deliberately conservative: a
+ * false alarm costs single-shard bulks for one index, a miss would let the checkpoint fence check
+ * the wrong shard.
+ */
+final class PipelineRewrites {
+
+    private static final List<String> TARGET_KEYS = List.of("field", "target_field", "target");
+    private static final Pattern METADATA_FIELD = Pattern.compile("^_(index|routing|id)$");
+    private static final Pattern SCRIPT_TOUCHES = Pattern.compile("_(index|routing|id)\\b");
+    private static final int MAX_DEPTH = 10;
+
+    private PipelineRewrites() {}
+
+    /**
+     * Why {@code pipeline} (a {@code GET _ingest/pipeline/<id>} entry) may move documents, or empty.
+     *
+     * @param nested the definitions of other pipelines by id (empty when missing)
+     */
+    static Optional<String> why(String id, JsonNode pipeline, Function<String, Optional<JsonNode>> nested) {
+        return why(id, pipeline, nested, 0);
+    }
+
+    private static Optional<String> why(String id, JsonNode pipeline, Function<String, Optional<JsonNode>> nested, int depth) {
+        for (String list : List.of("processors", "on_failure")) {
+            for (JsonNode processor : pipeline.path(list)) {
+                for (Iterator<Map.Entry<String, JsonNode>> it = processor.fields(); it.hasNext(); ) {
+                    Map.Entry<String, JsonNode> p = it.next();
+                    Optional<String> why = processor(id, p.getKey(), p.getValue(), nested, depth);
+                    if (why.isPresent()) {
+                        return why;
+                    }
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static Optional<String> processor(String id, String type, JsonNode config,
+                                              Function<String, Optional<JsonNode>> nested, int depth) {
+        if (type.equals("reroute")) {
+            return Optional.of("pipeline '" + id + "' has a reroute processor");
+        }
+        if (type.equals("script")) {
+            String source = config.path("source").asText(config.path("inline").asText(""));
+            if (config.has("id") || SCRIPT_TOUCHES.matcher(source).find()) {
+                return Optional.of("pipeline '" + id + "' has a script that may set _index, _routing or _id");
+            }
+        }
+        for (String key : TARGET_KEYS) {
+            String field = config.path(key).asText("");
+            if (METADATA_FIELD.matcher(field).matches()) {
+                return Optional.of("pipeline '" + id + "' sets " + field + " (" + type + " processor)");
+            }
+            if (field.contains("{{")) {
+                return Optional.of("pipeline '" + id + "' writes a field named by a template (" + type + " " + key + ": " + field + ")");
+            }
+        }
+        if (type.equals("pipeline")) {
+            String name = config.path("name").asText("");
+            if (name.contains("{{") || depth >= MAX_DEPTH) {
+                return Optional.of("pipeline '" + id + "' calls pipeline '" + name + "', which kes cannot follow");
+            }
+            Optional<JsonNode> inner = nested.apply(name);
+            if (inner.isPresent()) {
+                return why(name, inner.get(), nested, depth + 1);
+            }
+        }
+        for (JsonNode handler : config.path("on_failure")) {
+            for (Iterator<Map.Entry<String, JsonNode>> it = handler.fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> p = it.next();
+                Optional<String> why = processor(id, p.getKey(), p.getValue(), nested, depth);
+                if (why.isPresent()) {
+                    return why;
+                }
+            }
+        }
+        return Optional.empty();
+    }
+}

@@ -1,0 +1,127 @@
+package io.kes.connector;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kes.stack.Http;
+import io.kes.stack.SearchNode;
+import io.kes.stack.junit.SearchTarget;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Ingest pipelines, named per document or set as the index's {@code index.default_pipeline}. One
+ * that sets {@code _routing} or {@code _index} puts documents elsewhere than kes predicted: kes
+ * must notice (the index counts in {@code unpredictableIndices}), write such documents in ordinary
+ * bulks and still end with every document in its place. One that only enriches the source keeps
+ * single-shard bulks. On OpenSearch 3.x, the one target with ingest processors (see
+ * {@link SearchTarget#withIngestProcessors()}); kes reads pipelines through the same APIs on both
+ * engines.
+ */
+class IngestPipelinesIT {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int DOCS = 5_000;
+    private static final int USERS = 17;
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.kes.stack.junit.SearchTarget#withIngestProcessors")
+    void aNamedPipelineThatSetsRoutingIsDetectedAndEveryDocumentEndsWhereThePipelinePutIt(SearchTarget target) throws Exception {
+        SearchNode node = target.node();
+        Http http = node.http();
+        putPipeline(http, "route-by-user", "{\"processors\":[{\"rename\":{\"field\":\"user\",\"target_field\":\"_routing\"}}]}");
+        createIndex(http, "pipeline-routing", "");
+
+        write(node, "pipeline-routing", "route-by-user");
+
+        assertThat(RecordingReporter.max("unpredictableIndices")).as("indices counted unpredictable").isEqualTo(1);
+        List<String> wrong = checkEveryDocument(http, "pipeline-routing", false, true);
+        assertThat(wrong).as("documents not in their final state").isEmpty();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.kes.stack.junit.SearchTarget#withIngestProcessors")
+    void aDefaultPipelineThatSetsTheIndexIsDetectedAndEveryDocumentLandsInTheOtherIndex(SearchTarget target) throws Exception {
+        SearchNode node = target.node();
+        Http http = node.http();
+        putPipeline(http, "to-archive", "{\"processors\":[{\"set\":{\"field\":\"_index\",\"value\":\"pipeline-archive\"}}]}");
+        http.send("DELETE", "/pipeline-archive?ignore_unavailable=true", null);
+        createIndex(http, "pipeline-default", ",\"index.default_pipeline\":\"to-archive\"");
+
+        write(node, "pipeline-default", null);
+
+        assertThat(RecordingReporter.max("unpredictableIndices")).as("indices counted unpredictable").isEqualTo(1);
+        assertThat(http.refreshAndCount("pipeline-default")).isZero();
+        assertThat(checkEveryDocument(http, "pipeline-archive", false, false)).as("documents not in their final state").isEmpty();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.kes.stack.junit.SearchTarget#withIngestProcessors")
+    void aPipelineThatOnlyEnrichesTheSourceKeepsSingleShardBulks(SearchTarget target) throws Exception {
+        SearchNode node = target.node();
+        Http http = node.http();
+        putPipeline(http, "enrich", "{\"processors\":[{\"set\":{\"field\":\"enriched\",\"value\":true}}]}");
+        createIndex(http, "pipeline-enrich", "");
+
+        write(node, "pipeline-enrich", "enrich");
+
+        assertThat(RecordingReporter.max("unpredictableIndices")).isZero();
+        assertThat(RecordingReporter.max("shardsPerBulk")).as("shards per bulk").isEqualTo(1);
+        assertThat(checkEveryDocument(http, "pipeline-enrich", true, false)).as("documents not in their final state").isEmpty();
+    }
+
+    private static void putPipeline(Http http, String id, String body) throws Exception {
+        http.send("PUT", "/_ingest/pipeline/" + id, body).requireOk("pipeline " + id);
+    }
+
+    private static void createIndex(Http http, String index, String extraSettings) throws Exception {
+        http.send("DELETE", "/" + index + "?ignore_unavailable=true", null);
+        http.send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":6,\"number_of_replicas\":0" + extraSettings + "}}")
+                .requireOk("create " + index);
+    }
+
+    /** {@code doc-i} = {@code {"n": i, "user": "u<i % 17>"}}, through {@code pipeline} when not null. */
+    private static void write(SearchNode node, String index, String pipeline) throws Exception {
+        ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(node.url()).build();
+        SinkPipelines.start(sink, DOCS, 0, 2, Duration.ofMillis(500), i -> DocumentOperation.write(OpType.INDEX, index).id("doc-" + i)
+                        .source(("{\"n\":" + i + ",\"user\":\"u" + (i % USERS) + "\"}").getBytes(StandardCharsets.UTF_8))
+                        .pipeline(pipeline).build())
+                .getJobExecutionResult().get();
+    }
+
+    /** Every {@code doc-i} once, with its {@code n}, enriched or routed by its user as asked; the list of what differs. */
+    private static List<String> checkEveryDocument(Http http, String index, boolean enriched, boolean routedByUser) throws Exception {
+        assertThat(http.refreshAndCount(index)).isEqualTo(DOCS);
+        JsonNode hits = JSON.readTree(http.get("/" + index + "/_search?size=" + DOCS + "&filter_path=hits.hits._id,"
+                + "hits.hits._routing,hits.hits._source").requireOk("search " + index).body()).path("hits").path("hits");
+        boolean[] seen = new boolean[DOCS];
+        List<String> wrong = new ArrayList<>();
+        for (JsonNode hit : hits) {
+            String id = hit.path("_id").asText();
+            int n = hit.path("_source").path("n").asInt(-1);
+            if (!id.equals("doc-" + n) || seen[n]) {
+                wrong.add(id + ": n " + n + (n >= 0 && seen[n] ? " twice" : ""));
+                continue;
+            }
+            seen[n] = true;
+            String user = "u" + (n % USERS);
+            if (enriched != hit.path("_source").path("enriched").asBoolean(false)) {
+                wrong.add(id + ": enriched " + hit.path("_source").path("enriched"));
+            }
+            if (routedByUser && !user.equals(hit.path("_routing").asText(null))) {
+                wrong.add(id + ": routing " + hit.path("_routing") + ", expected " + user);
+            }
+        }
+        for (int n = 0; n < DOCS; n++) {
+            if (!seen[n]) {
+                wrong.add("doc-" + n + " missing");
+            }
+        }
+        return wrong;
+    }
+}
