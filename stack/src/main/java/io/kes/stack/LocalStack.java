@@ -263,6 +263,11 @@ public final class LocalStack {
             System.err.println(USAGE);
             System.exit(2);
         }
+        if (secure && engine != Engine.ELASTICSEARCH) {
+            System.err.println("--secure runs a secured Elasticsearch; " + engine.displayName() + "'s integ-test-zip has no"
+                    + " security plugin: drop --secure or use --engine elasticsearch");
+            System.exit(2);
+        }
         LocalStack stack = fromEnvironment(engine);
         switch (command) {
             case "up" -> stack.up(secure);
