@@ -22,9 +22,7 @@ import io.kes.jobs.source.FailFastSource;
 import io.kes.jobs.source.KesKafkaSource;
 import io.kes.jobs.template.IndexTemplates;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.Map;
-import java.util.Optional;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -65,23 +63,7 @@ public final class KesJob {
             setup.env.execute(setup.config.job.name());
             return;
         }
-        boolean debug = Arrays.asList(args).contains(Flag.DEBUG.name);
-        ExitCode exit;
-        try {
-            exit = runCli(args);
-        } catch (Exception e) {
-            Optional<ExitCode> kind = UserErrors.kind(e);
-            if (kind.isPresent()) {
-                exit = UserErrors.report(e, kind.get(), debug);
-            } else {
-                JobFailure.report(e);
-                if (debug) {
-                    e.printStackTrace();
-                }
-                exit = ExitCode.JOB_FAILED;
-            }
-        }
-        System.exit(exit.code);
+        UserErrors.exitWith(args, () -> runCli(args), JobFailure::report);
     }
 
     static final String COMMAND = "bin/kes run";
