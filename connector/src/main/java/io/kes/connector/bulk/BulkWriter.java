@@ -103,7 +103,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
         this.failureHandler = failureHandler;
         this.backoff = new Backoff(settings.initialBackoff, settings.maxBackoff);
         this.metrics = new BulkMetrics(metricGroup, this);
-        this.buffers = new SlotBuffers(settings.shardGrouping, settings.maxDocs, settings.maxBytes);
+        this.buffers = new SlotBuffers(settings.shardGrouping, settings.maxDocs, settings.maxBytes, time::getCurrentProcessingTime);
         this.dispatcher = new BulkDispatcher(settings, client, selector, this.mailbox, metrics, subtaskIndex, opaqueId);
         dispatcher.outcomesTo(this);
         CheckpointFence fence = settings.durability == Durability.CHECKPOINT_FENCE
@@ -118,7 +118,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
         if (!prediction.knowsShard()) {
             metrics.docsWithUnknownShard.inc();
         }
-        if (buffers.add(op, prediction, time.getCurrentProcessingTime(), this)) {
+        if (buffers.add(op, prediction, this)) {
             armLingerTimer();
         }
     }
