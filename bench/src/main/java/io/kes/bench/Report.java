@@ -4,8 +4,6 @@ import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
 import java.awt.Graphics2D;
-import java.awt.RenderingHints;
-import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,7 +13,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.ToDoubleFunction;
-import javax.imageio.ImageIO;
 
 /** Medians per mode as a markdown table (latest.md), per-round rows (rounds.csv) and a bar chart (latest.png). */
 final class Report {
@@ -221,22 +218,13 @@ final class Report {
 
     /** Two panels of bars: median docs/s and ES CPU s per million docs, per mode. */
     static void chart(List<Row> rows, Path png) throws IOException {
-        System.setProperty("java.awt.headless", "true");
         int w = 1200;
         int h = 760;
-        BufferedImage image = new BufferedImage(w, h, BufferedImage.TYPE_INT_RGB);
-        Graphics2D g = image.createGraphics();
-        g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
-        g.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
-        g.setColor(Color.WHITE);
-        g.fillRect(0, 0, w, h);
-        g.setColor(Color.BLACK);
-        g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 18));
-        g.drawString("kes bench: medians per mode", 20, 30);
+        Canvas canvas = new Canvas(w, h, "kes bench: medians per mode", 18);
+        Graphics2D g = canvas.g;
         panel(g, rows, Row::docsPerSecond, "end-to-end docs/s (higher is better)", "%,.0f", 20, 50, w - 40, 320);
         panel(g, rows, Row::cpuPerMillion, "Elasticsearch CPU seconds per million docs (lower is better)", "%.1f", 20, 410, w - 40, 320);
-        g.dispose();
-        ImageIO.write(image, "png", png.toFile());
+        canvas.writePng(png);
     }
 
     private static void panel(Graphics2D g, List<Row> rows, ToDoubleFunction<Row> f, String title, String fmt,

@@ -4,8 +4,6 @@ import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
 import java.awt.Graphics2D;
-import java.awt.RenderingHints;
-import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,7 +14,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
-import javax.imageio.ImageIO;
 
 /**
  * Single-shard against mixed bulks beyond this machine, on paper: a Monte Carlo simulation of bulk
@@ -256,18 +253,10 @@ final class ScaleModel {
 
     /** Ratio against data nodes (log scale), with and without pauses, for bulks over every shard and over 6. */
     private static void chart(List<double[]> all, List<double[]> six, Path png) throws IOException {
-        System.setProperty("java.awt.headless", "true");
         int w = 1000;
         int h = 520;
-        BufferedImage image = new BufferedImage(w, h, BufferedImage.TYPE_INT_RGB);
-        Graphics2D g = image.createGraphics();
-        g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
-        g.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
-        g.setColor(Color.WHITE);
-        g.fillRect(0, 0, w, h);
-        g.setColor(Color.BLACK);
-        g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 16));
-        g.drawString("Scale model: predicted single-shard / mixed throughput", 20, 28);
+        Canvas canvas = new Canvas(w, h, "Scale model: predicted single-shard / mixed throughput", 16);
+        Graphics2D g = canvas.g;
         int left = 70;
         int right = w - 290;
         int top = 50;
@@ -324,7 +313,6 @@ final class ScaleModel {
             g.drawString((String) s[3], right + 35, legendY);
             legendY += 20;
         }
-        g.dispose();
-        ImageIO.write(image, "png", png.toFile());
+        canvas.writePng(png);
     }
 }

@@ -3,33 +3,31 @@ package io.kes.jobs;
 import io.kes.connector.ElasticsearchSink;
 import io.kes.connector.ElasticsearchSinkBuilder;
 import io.kes.connector.SinkSettings;
-import io.kes.jobs.config.ConfigException;
-import io.kes.jobs.config.KesConfig;
-import io.kes.jobs.deadletter.DeadLetterFailureHandler;
-import io.kes.jobs.decode.RecordDecoder;
-import io.kes.jobs.template.IndexTemplates;
+import io.kes.jobs.check.Preflight;
+import io.kes.jobs.check.PreflightReport;
 import io.kes.jobs.checkpoint.Checkpoints;
 import io.kes.jobs.checkpoint.FlinkConf;
 import io.kes.jobs.checkpoint.JobSources;
-import io.kes.jobs.source.FailFastSource;
-import io.kes.jobs.source.KesKafkaSource;
-import io.kes.jobs.check.Preflight;
-import io.kes.jobs.check.PreflightReport;
 import io.kes.jobs.cli.ExitCode;
 import io.kes.jobs.cli.Flag;
 import io.kes.jobs.cli.RunProgress;
 import io.kes.jobs.cli.UserErrors;
 import io.kes.jobs.cli.WebUi;
+import io.kes.jobs.config.ConfigException;
+import io.kes.jobs.config.KesConfig;
+import io.kes.jobs.deadletter.DeadLetterFailureHandler;
+import io.kes.jobs.decode.RecordDecoder;
 import io.kes.jobs.quickstart.ProgressReporter;
+import io.kes.jobs.source.FailFastSource;
+import io.kes.jobs.source.KesKafkaSource;
+import io.kes.jobs.template.IndexTemplates;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.Map;
-import java.util.Optional;
 import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateRecoveryOptions;
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.JobListener;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -65,23 +63,7 @@ public final class KesJob {
             setup.env.execute(setup.config.job.name());
             return;
         }
-        boolean debug = Arrays.asList(args).contains(Flag.DEBUG.name);
-        ExitCode exit;
-        try {
-            exit = runCli(args);
-        } catch (Exception e) {
-            Optional<ExitCode> kind = UserErrors.kind(e);
-            if (kind.isPresent()) {
-                exit = UserErrors.report(e, kind.get(), debug);
-            } else {
-                JobFailure.report(e);
-                if (debug) {
-                    e.printStackTrace();
-                }
-                exit = ExitCode.JOB_FAILED;
-            }
-        }
-        System.exit(exit.code);
+        UserErrors.exitWith(args, () -> runCli(args), JobFailure::report);
     }
 
     static final String COMMAND = "bin/kes run";

@@ -155,7 +155,17 @@ class SecuredKafkaIT {
                 "    ssl.truststore.type: PKCS12",
                 "    ssl.truststore.password: " + security.truststorePassword()), false));
 
-        try (KesProcess job = KesProcess.binKesRun(home, "--config", config.toString(),
+        // bin/kes run's preflight check asks Kafka first: refused, it exits with 3 (cannot connect)
+        // before the job starts, naming kafka.properties.
+        try (KesProcess check = KesProcess.binKesRun(home, "--config", config.toString(),
+                "--flink-conf", KesProcess.localFlinkConf(home).toString())) {
+            assertThat(check.awaitExit(Duration.ofSeconds(90))).as("the check ended; console:\n%s", check.console()).isTrue();
+            String console = check.console();
+            assertThat(check.exitCode()).as(console).isEqualTo(3);
+            assertThat(console).contains("kafka.properties", "SaslAuthenticationException").doesNotContain(wrong);
+        }
+        // Without the check (or when the password changes while the job runs), the job itself ends.
+        try (KesProcess job = KesProcess.binKesRun(home, "--config", config.toString(), "--no-check",
                 "--flink-conf", KesProcess.localFlinkConf(home).toString())) {
             assertThat(job.awaitExit(Duration.ofSeconds(90))).as("the job ended; console:\n%s", job.console()).isTrue();
             String console = job.console();

@@ -4,6 +4,7 @@ import io.kes.connector.DocumentOperation;
 import io.kes.connector.Durability;
 import io.kes.connector.FailedOperation;
 import io.kes.connector.FailureHandler;
+import io.kes.connector.NonRecoverable;
 import io.kes.connector.SinkSettings;
 import io.kes.connector.cluster.TargetNodeSelector;
 import io.kes.connector.fence.CheckpointFence;
@@ -11,7 +12,6 @@ import io.kes.connector.fence.EpochFinisher;
 import io.kes.connector.fence.Epochs.Epoch;
 import io.kes.connector.fence.Epochs;
 import io.kes.connector.internal.Backoff;
-import io.kes.connector.NonRecoverable;
 import io.kes.connector.routing.ShardPrediction;
 import io.kes.connector.routing.ShardPredictor;
 import java.util.List;
@@ -103,7 +103,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
         this.failureHandler = failureHandler;
         this.backoff = new Backoff(settings.initialBackoff, settings.maxBackoff);
         this.metrics = new BulkMetrics(metricGroup, this);
-        this.buffers = new SlotBuffers(settings.shardGrouping, settings.maxDocs, settings.maxBytes);
+        this.buffers = new SlotBuffers(settings.shardGrouping, settings.maxDocs, settings.maxBytes, time::getCurrentProcessingTime);
         this.dispatcher = new BulkDispatcher(settings, client, selector, this.mailbox, metrics, subtaskIndex, opaqueId);
         dispatcher.outcomesTo(this);
         CheckpointFence fence = settings.durability == Durability.CHECKPOINT_FENCE
@@ -118,7 +118,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
         if (!prediction.knowsShard()) {
             metrics.docsWithUnknownShard.inc();
         }
-        if (buffers.add(op, prediction, time.getCurrentProcessingTime(), this)) {
+        if (buffers.add(op, prediction, this)) {
             armLingerTimer();
         }
     }

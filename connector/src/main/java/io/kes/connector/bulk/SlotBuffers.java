@@ -4,6 +4,7 @@ import io.kes.connector.DocumentOperation;
 import io.kes.connector.routing.ShardPrediction;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongSupplier;
 
 /**
  * The writer's buffers: fills the {@link Slot} of each document and hands out the bodies that are
@@ -21,6 +22,8 @@ final class SlotBuffers {
     private static final int SMALL_BUFFER = 64 * 1024;
 
     private final SlotTable slots;
+    /** Read only when a buffer starts, not per document: the clock is not free on the hot path. */
+    private final LongSupplier clockMillis;
     private final int maxDocs;
     private final long maxBytes;
     /** Buffers may start at their slot's last size while all of them together stay below this. */
@@ -29,8 +32,9 @@ final class SlotBuffers {
     private long capacity;
     private int bufferedDocs;
 
-    SlotBuffers(boolean shardGrouping, int maxDocs, long maxBytes) {
+    SlotBuffers(boolean shardGrouping, int maxDocs, long maxBytes, LongSupplier clockMillis) {
         this.slots = new SlotTable(shardGrouping);
+        this.clockMillis = clockMillis;
         this.maxDocs = maxDocs;
         this.maxBytes = maxBytes;
         this.capacityBudget = 16 * maxBytes;
@@ -40,7 +44,7 @@ final class SlotBuffers {
      * Buffers the document. Sends the target's old-layout buffers first, and the document's buffer
      * once it is full. Returns whether the document started a new buffer (the linger clock starts).
      */
-    boolean add(DocumentOperation op, ShardPrediction prediction, long nowMillis, Sender sender) throws InterruptedException {
+    boolean add(DocumentOperation op, ShardPrediction prediction, Sender sender) throws InterruptedException {
         Slot slot = slots.slotFor(op.index(), prediction, superseded);
         if (!superseded.isEmpty()) {
             List<Slot> first = new ArrayList<>(superseded);
@@ -55,7 +59,7 @@ final class SlotBuffers {
             slot.body = new BulkBody(initial);
             slot.capacity = initial;
             capacity += initial;
-            slot.firstDocAtMillis = nowMillis;
+            slot.firstDocAtMillis = clockMillis.getAsLong();
             slots.nonEmpty.add(slot);
         }
         slot.body.add(op, prediction);

@@ -6,7 +6,6 @@ import io.kes.jobs.config.KesConfig;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Map;
-import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,24 +21,11 @@ public final class Check {
     private Check() {}
 
     public static void main(String[] args) {
-        boolean debug = Arrays.asList(args).contains(Flag.DEBUG.name);
-        ExitCode exit;
-        try {
-            exit = check(args);
-        } catch (RuntimeException e) {
-            Optional<ExitCode> kind = UserErrors.kind(e);
-            if (kind.isEmpty()) {
-                LOG.error("the check failed", e);
-                System.err.println("kes: the check itself failed: " + e + (debug ? "" : " (stack trace in the log file, or run with --debug)"));
-                if (debug) {
-                    e.printStackTrace();
-                }
-                exit = ExitCode.JOB_FAILED;
-            } else {
-                exit = UserErrors.report(e, kind.get(), debug);
-            }
-        }
-        System.exit(exit.code);
+        UserErrors.exitWith(args, () -> check(args), e -> {
+            LOG.error("the check failed", e);
+            boolean debug = Arrays.asList(args).contains(Flag.DEBUG.name);
+            System.err.println("kes: the check itself failed: " + e + (debug ? "" : " (stack trace in the log file, or run with --debug)"));
+        });
     }
 
     static ExitCode check(String[] args) {

@@ -44,8 +44,7 @@ public final class RunProgress {
     private final PrintStream out;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final long started = System.nanoTime();
-    private long lastIndexed;
-    private long lastAt = started;
+    private final ProgressReporter.Rate docsPerSecond = new ProgressReporter.Rate(started);
     private String lastCheckpoint = "no checkpoint yet";
 
     public RunProgress(KesConfig config, JobClient job, String webUi, PrintStream out) {
@@ -95,9 +94,7 @@ public final class RunProgress {
         long read = ProgressReporter.sum("numRecordsOut", "Source");
         long indexed = ProgressReporter.sum("numRecordsSend", "bulk writer");
         long now = System.nanoTime();
-        double rate = (indexed - lastIndexed) / Math.max((now - lastAt) / 1e9, 1e-3);
-        lastIndexed = indexed;
-        lastAt = now;
+        double rate = docsPerSecond.perSecond(indexed, now);
         long retries = ProgressReporter.sum("itemRetriesUnavailable", "bulk writer") + ProgressReporter.sum("requestRetries", "bulk writer");
         long rejected = ProgressReporter.sum("itemRetriesRejected", "bulk writer");
         long deadLetters = ProgressReporter.sum("permanentFailures", "bulk writer") + ProgressReporter.sum("decodeFailures", "decode");

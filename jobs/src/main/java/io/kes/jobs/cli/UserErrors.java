@@ -3,7 +3,9 @@ package io.kes.jobs.cli;
 import io.kes.jobs.check.CannotConnectException;
 import io.kes.jobs.check.PreflightFailed;
 import io.kes.jobs.config.ConfigException;
+import java.util.Arrays;
 import java.util.Optional;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,5 +54,36 @@ public final class UserErrors {
                     + String.join("\n  ", preflight.report().failures());
         }
         return "kes: " + failure.getMessage();
+    }
+
+    /** A command's work: what it returns is the process's exit code. */
+    public interface Command {
+        ExitCode run() throws Exception;
+    }
+
+    /**
+     * Runs {@code command} and ends the JVM with its exit code. A user error (config, connection,
+     * credentials, topics) prints as a few {@code kes: ...} lines; anything else goes to
+     * {@code unexpected}, then its stack trace to the console with {@code --debug}, and exits with
+     * {@link ExitCode#JOB_FAILED}.
+     */
+    public static void exitWith(String[] args, Command command, Consumer<Exception> unexpected) {
+        boolean debug = Arrays.asList(args).contains(Flag.DEBUG.name);
+        ExitCode exit;
+        try {
+            exit = command.run();
+        } catch (Exception e) {
+            Optional<ExitCode> kind = kind(e);
+            if (kind.isPresent()) {
+                exit = report(e, kind.get(), debug);
+            } else {
+                unexpected.accept(e);
+                if (debug) {
+                    e.printStackTrace();
+                }
+                exit = ExitCode.JOB_FAILED;
+            }
+        }
+        System.exit(exit.code);
     }
 }

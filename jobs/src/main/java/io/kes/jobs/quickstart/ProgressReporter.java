@@ -132,4 +132,21 @@ public final class ProgressReporter implements MetricReporter {
             return new ProgressReporter();
         }
     }
+
+    /** A count's growth per second between one progress line and the next. */
+    public static final class Rate {
+        private long lastCount;
+        private long lastAtNanos;
+
+        public Rate(long startedNanos) {
+            this.lastAtNanos = startedNanos;
+        }
+
+        public double perSecond(long count, long nowNanos) {
+            double rate = (count - lastCount) / Math.max((nowNanos - lastAtNanos) / 1e9, 1e-3);
+            lastCount = count;
+            lastAtNanos = nowNanos;
+            return rate;
+        }
+    }
 }

@@ -197,17 +197,14 @@ public final class Quickstart {
         ProgressReporter.reset();
         JobClient job = KesJob.start(env, config);
         long started = System.nanoTime();
-        long lastIndexed = 0;
-        long lastAt = started;
+        ProgressReporter.Rate docsPerSecond = new ProgressReporter.Rate(started);
         var result = job.getJobExecutionResult();
         while (true) {
             boolean done = result.isDone();
             long read = ProgressReporter.sum("numRecordsOut", "Source");
             long indexed = ProgressReporter.sum("numRecordsSend", "bulk writer");
             long now = System.nanoTime();
-            double rate = (indexed - lastIndexed) / Math.max((now - lastAt) / 1e9, 1e-3);
-            lastIndexed = indexed;
-            lastAt = now;
+            double rate = docsPerSecond.perSecond(indexed, now);
             System.out.printf("  [%5.0fs] read %,11d | indexed %,11d | %,8.0f docs/s | lag %,d%n",
                     (now - started) / 1e9, read, indexed, rate, Math.max(0, inKafka - read));
             if (done) {
