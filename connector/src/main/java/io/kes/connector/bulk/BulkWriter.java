@@ -47,7 +47,8 @@ import org.slf4j.LoggerFactory;
  * checkpoint), and documents after the barrier keep flowing meanwhile. Only the end of a bounded
  * input waits on the task thread ({@link #drainAndMakeDurable()}).
  *
- * <p>The pieces: {@link SlotBuffers} fills the per-shard buffers and says when one is ready;
+ * <p>The pieces: {@link SlotBuffers} fills the per-shard buffers and says when one is ready
+ * ({@link LingerTimer} when one waited long enough);
  * {@link NodeBudgets} queues them per node and says which may go; {@link BulkDispatcher} sends a
  * body to its node and hands the response back; {@link ItemOutcomes} sorts a response's items;
  * {@link WriteFailures} words the errors; this class holds ids, retries, closes epochs and keeps
@@ -80,13 +81,13 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
     private final Epochs epochs = new Epochs();
     private final EpochFinisher finisher;
     private final SlotBuffers buffers;
+    private final LingerTimer linger;
     private final BulkDispatcher dispatcher;
     private final InFlightIds inFlightIds = new InFlightIds();
     private final NodeBudgets budgets;
 
     /** How many sends are waiting (backpressure, or an old layout's buffer that must leave first). */
     private int waitingSends;
-    private boolean lingerTimerArmed;
     private long lastForgetMillis;
     private RuntimeException asyncFailure;
     private boolean closed;
@@ -108,6 +109,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
                 settings.hosts.size() == 1 ? RestClients.hosts(settings)[0] : null);
         this.metrics = new BulkMetrics(metricGroup, this, budgets);
         this.buffers = new SlotBuffers(settings.shardGrouping, settings.maxDocs, settings.maxBytes, time::getCurrentProcessingTime);
+        this.linger = new LingerTimer(time, settings.linger.toMillis(), buffers, this, () -> waitingSends > 0);
         this.dispatcher = new BulkDispatcher(settings, client, selector, this.mailbox, metrics, subtaskIndex, opaqueId);
         dispatcher.outcomesTo(this);
         CheckpointFence fence = settings.durability == Durability.CHECKPOINT_FENCE
@@ -123,7 +125,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
             metrics.docsWithUnknownShard.inc();
         }
         if (buffers.add(op, prediction, this)) {
-            armLingerTimer();
+            linger.arm();
         }
     }
 
@@ -329,29 +331,6 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
         }
     }
 
-    private void armLingerTimer() {
-        if (!lingerTimerArmed) {
-            lingerTimerArmed = true;
-            time.registerTimer(time.getCurrentProcessingTime() + settings.linger.toMillis(), this::onLingerTimer);
-        }
-    }
-
-    private void onLingerTimer(long now) throws InterruptedException {
-        lingerTimerArmed = false;
-        if (closed) {
-            return;
-        }
-        if (waitingSends > 0) {
-            // A send waits in yield() and this timer runs inside it: sending from here could pass
-            // the waiting body, whose documents are older. Look again later.
-            armLingerTimer();
-            return;
-        }
-        if (buffers.sendLingered(now, settings.linger.toMillis(), this)) {
-            armLingerTimer();
-        }
-    }
-
     /**
      * A checkpoint barrier: sends every buffer and closes the current epoch. Returns at once (after
      * backpressure, past {@code bulk.max_queued_bytes}); the future completes when every bulk sent
@@ -411,6 +390,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
     @Override
     public void close() throws Exception {
         closed = true;
+        linger.close();
         mailbox.close();
         finisher.close();
         try {
