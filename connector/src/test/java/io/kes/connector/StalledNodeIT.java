@@ -36,22 +36,26 @@ class StalledNodeIT {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String INDEX = "stalled";
     private static final int KEYS = 2_000;
-    private static final int DOCS = 48_000; // every key written 24 times
+    private static final int DOCS = 36_000; // every key written 18 times
     private static final int PER_SECOND = 4_000;
     private static final long PAUSE_MILLIS = 4_000;
     private static SearchCluster cluster;
+    /** Every node started, so that they stop even when the cluster never formed. */
+    private static final List<SearchNode> STARTED = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     @BeforeAll
     static void startCluster() throws Exception {
         Path dir = StackLayout.fromBuild().runDir().resolve("stalled-node-" + ProcessHandle.current().pid());
-        cluster = SearchCluster.start(Engine.ELASTICSEARCH, "kes-it-stalled", 3, dir, "sn", "512m", null, node -> { });
+        cluster = SearchCluster.start(Engine.ELASTICSEARCH, "kes-it-stalled", 3, dir, "sn", "512m", null, STARTED::add);
     }
 
     @AfterAll
     static void stopCluster() {
-        if (cluster != null) {
-            cluster.nodes().forEach(SearchNode::resume); // never leave a node frozen
-            cluster.close();
+        for (SearchNode node : STARTED) {
+            if (node.isRunning()) {
+                node.resume(); // never leave a node frozen
+            }
+            node.stop();
         }
     }
 
