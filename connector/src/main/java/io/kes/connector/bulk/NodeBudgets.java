@@ -80,11 +80,24 @@ final class NodeBudgets {
         this.unknownNode = soleConfiguredHost;
     }
 
-    /** Queues {@code batch} for {@code node} (null: not known), or behind its slot's queued buffers. */
+    /**
+     * Queues {@code batch} for {@code node} (null: not known), or behind its slot's queued buffers.
+     * When the slot's buffers wait in the configured hosts' queue (queued before its primary was
+     * located) and its node is now known, they move to that node's queue first, in order: left
+     * there, they would wait behind any bulk of that shared queue, one that hangs on a stalled node
+     * included, while their own node is healthy.
+     */
     void enqueue(Batch batch, HttpHost node) {
         Slot slot = batch.slot;
-        Budget budget = slot.queued > 0 ? slot.queuedIn : byNode.computeIfAbsent(node != null ? node : unknownNode,
-                n -> new Budget(n, maxInFlight, adaptive));
+        Budget own = byNode.computeIfAbsent(node != null ? node : unknownNode, n -> new Budget(n, maxInFlight, adaptive));
+        Budget budget = own;
+        if (slot.queued > 0 && slot.queuedIn != own) {
+            if (node != null && slot.queuedIn.node == unknownNode) {
+                moveQueued(slot, slot.queuedIn, own);
+            } else {
+                budget = slot.queuedIn; // a moved primary: the slot's bulks must not overtake each other
+            }
+        }
         slot.queued++;
         slot.queuedIn = budget;
         batch.budget = budget;
@@ -158,6 +171,17 @@ final class NodeBudgets {
     /** The budget of {@code node} (null: the configured hosts'), if it has one (tests). */
     Budget budgetOf(HttpHost node) {
         return byNode.get(node != null ? node : unknownNode);
+    }
+
+    private static void moveQueued(Slot slot, Budget from, Budget to) {
+        for (var it = from.queue.iterator(); it.hasNext(); ) {
+            Batch queued = it.next();
+            if (queued.slot == slot) {
+                it.remove();
+                queued.budget = to;
+                to.queue.add(queued);
+            }
+        }
     }
 
     private void dequeue(Budget budget) {

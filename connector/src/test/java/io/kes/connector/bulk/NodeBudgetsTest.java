@@ -163,4 +163,34 @@ class NodeBudgetsTest {
         assertThat(sent).containsExactly(first);
         assertThat(budgets.cuts()).isEqualTo(1);
     }
+
+    @Test
+    void buffersQueuedBeforeTheirPrimaryWasLocatedMoveToItsNodeOnceKnownSoAStalledNodeCannotHoldThem() {
+        NodeBudgets budgets = new NodeBudgets(1, false, null);
+        Slot onA = new Slot("logs", 0);
+        Slot onB = new Slot("logs", 1);
+        Batch stuck = batch(new Slot("logs", 2), "s"); // in flight through the configured hosts to a frozen node
+        budgets.enqueue(stuck, null);
+        budgets.pump(dispatch);
+        Batch earlyA = batch(onA, "a1");
+        Batch earlyB = batch(onB, "b1");
+        budgets.enqueue(earlyA, null);
+        budgets.enqueue(earlyB, null);
+
+        // the primaries are located: the slots' next buffers name their nodes
+        Batch laterB = batch(onB, "b2");
+        budgets.enqueue(laterB, B);
+        budgets.pump(dispatch);
+
+        assertThat(sent).as("B's buffers go to B in order, not behind the hanging bulk of the configured hosts")
+                .containsExactly(stuck, earlyB);
+        assertThat(budgets.budgetOf(B).queue).containsExactly(laterB);
+        assertThat(budgets.budgetOf(null).queue).containsExactly(earlyA);
+        assertThat(budgets.queuedBulks()).isEqualTo(2);
+        assertThat(budgets.queuedBytes()).isEqualTo(earlyA.body.sizeInBytes() + laterB.body.sizeInBytes());
+
+        budgets.done(earlyB);
+        budgets.pump(dispatch);
+        assertThat(sent).endsWith(laterB);
+    }
 }
