@@ -15,7 +15,7 @@ import io.kes.jobs.cli.UserErrors;
 import io.kes.jobs.cli.WebUi;
 import io.kes.jobs.config.ConfigException;
 import io.kes.jobs.config.KesConfig;
-import io.kes.jobs.deadletter.DeadLetterFailureHandler;
+import io.kes.connector.deadletter.DeadLetterFailureHandler;
 import io.kes.jobs.decode.RecordDecoder;
 import io.kes.jobs.quickstart.ProgressReporter;
 import io.kes.jobs.source.FailFastSource;

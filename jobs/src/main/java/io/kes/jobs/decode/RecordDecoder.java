@@ -4,7 +4,7 @@ import io.kes.connector.DocumentOperation;
 import io.kes.connector.NonRecoverable;
 import io.kes.jobs.config.KesConfig;
 import io.kes.jobs.config.Route;
-import io.kes.jobs.deadletter.DeadLetterQueue;
+import io.kes.connector.deadletter.DeadLetterQueue;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
