@@ -34,7 +34,7 @@ final class ElasticsearchCheck {
 
     ElasticsearchCheck(KesConfig config) {
         this.config = config;
-        this.settings = SinkSettings.from(config.sinkOptions);
+        this.settings = config.sink;
     }
 
     /**
