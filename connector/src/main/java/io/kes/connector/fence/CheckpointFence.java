@@ -4,6 +4,7 @@ import io.kes.connector.NonRecoverable;
 import io.kes.connector.cluster.ClusterMetadataClient.ShardSeqNos;
 import io.kes.connector.cluster.ClusterMetadataClient;
 import io.kes.connector.cluster.IndexMetadata;
+import io.kes.connector.cluster.PrivilegeCheck;
 import io.kes.connector.internal.Backoff;
 import java.io.IOException;
 import java.time.Duration;
@@ -183,8 +184,7 @@ public final class CheckpointFence {
             } catch (IOException e) {
                 long elapsed = (System.nanoTime() - started) / 1_000_000;
                 if (e instanceof ResponseException re && re.getResponse().getStatusLine().getStatusCode() == 401) {
-                    throw NonRecoverable.error("checkpoint fence: Elasticsearch refused kes's credentials (HTTP 401: wrong, expired or "
-                            + "revoked): check elasticsearch.username and elasticsearch.password, or elasticsearch.api_key. "
+                    throw NonRecoverable.error("checkpoint fence: " + PrivilegeCheck.credentialsRefused("the state of " + indices) + " "
                             + re.getMessage(), re);
                 }
                 if (e instanceof ResponseException re && NonRecoverable.isNonRecoverableStatus(re.getResponse().getStatusLine().getStatusCode())) {
