@@ -120,8 +120,9 @@ public final class KesTableOptions {
     public static final ConfigOption<Boolean> TABLE_GZIP = ConfigOptions.key("gzip")
             .booleanType().defaultValue(GZIP.defaultValue()).withDescription(GZIP.description());
 
+    /** Text, handed to the sink as text: the sink's parse takes the same spellings and says the same as for the job's YAML. */
     public static final ConfigOption<String> TABLE_DURABILITY = ConfigOptions.key("durability")
-            .stringType().defaultValue(DURABILITY.defaultValue()).withDescription(DURABILITY.description());
+            .stringType().defaultValue(DURABILITY.defaultValue().value()).withDescription(DURABILITY.description());
 
     public static final ConfigOption<Duration> TABLE_FENCE_SYNC_WAIT = ConfigOptions.key("durability.fence-sync-wait")
             .durationType().defaultValue(FENCE_SYNC_WAIT.defaultValue()).withDescription(FENCE_SYNC_WAIT.description());
@@ -182,7 +183,7 @@ public final class KesTableOptions {
             new SinkOption<>(TABLE_SSL_FINGERPRINT, TLS_FINGERPRINT),
             new SinkOption<>(TABLE_PATH_PREFIX, PATH_PREFIX),
             new SinkOption<>(TABLE_GZIP, GZIP),
-            new SinkOption<>(TABLE_DURABILITY, DURABILITY),
+            new SinkOption<>(TABLE_DURABILITY, ConfigOptions.key(DURABILITY.key()).stringType().noDefaultValue()),
             new SinkOption<>(TABLE_FENCE_SYNC_WAIT, FENCE_SYNC_WAIT),
             new SinkOption<>(TABLE_PRIMARY_NODE_ROUTING, PRIMARY_NODE_ROUTING),
             new SinkOption<>(TABLE_SOCKET_TIMEOUT, SOCKET_TIMEOUT),
