@@ -1,8 +1,10 @@
 package io.kes.connector.routing;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.kes.connector.cluster.ClusterMetadataClient;
 import io.kes.connector.cluster.IndexMetadata;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -175,7 +177,7 @@ public final class IndexRoutingTable {
 
     private Optional<String> pipelineRewrite(String id) {
         try {
-            Optional<com.fasterxml.jackson.databind.JsonNode> definition = metadata.pipeline(id);
+            Optional<JsonNode> definition = metadata.pipeline(id);
             if (definition.isEmpty()) {
                 return Optional.empty(); // Elasticsearch fails each item naming it: nothing lands anywhere
             }
@@ -183,7 +185,7 @@ public final class IndexRoutingTable {
                 try {
                     return metadata.pipeline(nested);
                 } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+                    throw new UncheckedIOException(e);
                 }
             });
         } catch (IOException | RuntimeException e) {
