@@ -2,6 +2,7 @@ package io.kes.jobs;
 
 import io.kes.connector.ElasticsearchSink;
 import io.kes.connector.FailureHandler;
+import io.kes.connector.deadletter.DeadLetterFailureHandler;
 import io.kes.jobs.check.Preflight;
 import io.kes.jobs.check.PreflightReport;
 import io.kes.jobs.checkpoint.Checkpoints;
@@ -14,7 +15,6 @@ import io.kes.jobs.cli.UserErrors;
 import io.kes.jobs.cli.WebUi;
 import io.kes.jobs.config.ConfigException;
 import io.kes.jobs.config.KesConfig;
-import io.kes.connector.deadletter.DeadLetterFailureHandler;
 import io.kes.jobs.decode.RecordDecoder;
 import io.kes.jobs.quickstart.ProgressReporter;
 import io.kes.jobs.source.FailFastSource;
