@@ -157,14 +157,14 @@ final class KesRuns {
         long[] latency = ProgressReporter.values("bulkLatencyMs");
         long[] fence = ProgressReporter.values("fenceMs");
         long shardOps = stats.shardBulkOperations(index);
-        double shardsPerBulk = Bench.ratio(shardOps, delta.bulkHttpRequests());
+        double shardsPerBulk = Stats.ratio(shardOps, delta.bulkHttpRequests());
         double checkpointMs = checkpointMillisP50(job);
-        double fenceMs = fence.length == 0 ? Double.NaN : Bench.percentile(fence, 50);
+        double fenceMs = fence.length == 0 ? Double.NaN : Stats.percentile(fence, 50);
         long bulks = ProgressReporter.sum("bulksSent", WRITER);
         if (windows == 1) {
             return List.of(new Run(mode, round, docs, counted, (done - firstRead) / 1e9, delta.cpuMillis() / 1000.0,
                     (clientMillis - clientAtFirstRead) / 1000.0, (jitMillis - jitAtFirstRead) / 1000.0,
-                    Bench.percentile(latency, 50), Bench.percentile(latency, 99), shardsPerBulk, delta.writeRejected(),
+                    Stats.percentile(latency, 50), Stats.percentile(latency, 99), shardsPerBulk, delta.writeRejected(),
                     fenceMs, checkpointMs, tailSeconds, bulks));
         }
         // the last window ends with the run: every document acknowledged (the count is checked over the whole run)
@@ -230,7 +230,7 @@ final class KesRuns {
                 durations.add(c.path("end_to_end_duration").asLong());
             }
         });
-        return Bench.percentile(durations.stream().mapToLong(Long::longValue).toArray(), 50);
+        return Stats.percentile(durations.stream().mapToLong(Long::longValue).toArray(), 50);
     }
 
     private Http flinkRest() throws Exception {

@@ -43,8 +43,8 @@ final class LoaderRuns {
         EsStats.Snapshot delta = stats.snapshot().minus(before);
         long shardOps = stats.shardBulkOperations(index);
         return new Run(mode, round, bulks.docs(), counted, (done - t0) / 1e9, delta.cpuMillis() / 1000.0, clientMillis / 1000.0,
-                Double.NaN, Bench.percentile(r.latencyMillis(), 50), Bench.percentile(r.latencyMillis(), 99),
-                Bench.ratio(shardOps, delta.bulkHttpRequests()), delta.writeRejected(), Double.NaN, Double.NaN, Double.NaN,
+                Double.NaN, Stats.percentile(r.latencyMillis(), 50), Stats.percentile(r.latencyMillis(), 99),
+                Stats.ratio(shardOps, delta.bulkHttpRequests()), delta.writeRejected(), Double.NaN, Double.NaN, Double.NaN,
                 bulks.bodies().size());
     }
 }

@@ -192,7 +192,7 @@ final class OfficialRuns implements AutoCloseable {
         checkSameIds(es, index, from);
         long shardOps = stats.shardBulkOperations(index);
         long bulks = delta.bulkHttpRequests();
-        double shardsPerBulk = Bench.ratio(shardOps, bulks);
+        double shardsPerBulk = Stats.ratio(shardOps, bulks);
         if (windows == 1) {
             return List.of(new Run(mode, round, docs, counted, (done - firstRead) / 1e9, delta.cpuMillis() / 1000.0,
                     (clientAfter - clientBefore) / 1000.0, (jitAfter - jitBefore) / 1000.0, Double.NaN, Double.NaN, shardsPerBulk,

@@ -91,7 +91,7 @@ final class ThreeNodeScenario {
         Http es = cluster.http();
         EsStats stats = new EsStats(urls.get(0), nodes);
         LoaderRuns loader = new LoaderRuns(es, stats, new ClientCpu(() -> null), options.loaderThreads);
-        IndexRouting routing = Bench.routingOf(es, urls.get(0), "kes-bench-3n-routing-probe", "async");
+        IndexRouting routing = BenchElasticsearch.routingOf(es, urls.get(0), "kes-bench-3n-routing-probe", "async");
 
         // The paused node: one that is not the elected master, so the pauses hit writes, not the cluster's coordination.
         String master = es.get("/_cat/master?h=node").requireOk("master").body().trim();
@@ -108,7 +108,7 @@ final class ThreeNodeScenario {
             servers.closeFirst(kes::stop);
             servers.closeFirst(official);
             for (String mode : Bench.MULTI_NODE_JOB_MODES) {
-                var why = mode.contains("official") ? OfficialRuns.whyNot(Bench.esMajor(es)) : java.util.Optional.<String>empty();
+                var why = mode.contains("official") ? OfficialRuns.whyNot(BenchElasticsearch.esMajor(es)) : java.util.Optional.<String>empty();
                 if (why.isPresent()) {
                     notRun.put(mode, why.get());
                 } else if (options.modes.contains(KesRuns.baseMode(mode).replace("-aimd", ""))) { // kes-aimd runs with kes
@@ -151,7 +151,7 @@ final class ThreeNodeScenario {
                 boolean pauses = mode.endsWith("-pause");
                 Bench.step("3 nodes, " + Bench.roundName(round, options.multiNodeRounds) + ": " + mode + " -> " + index
                         + (pauses ? " (SIGSTOP " + victim.nodeDir().getFileName() + " 200 ms every 2 s)" : ""));
-                Bench.createIndex(es, index, "async");
+                BenchElasticsearch.createIndex(es, index, "async");
                 PauseInjector injector = pauses ? new PauseInjector(victim, servers) : null;
                 Run run;
                 try {

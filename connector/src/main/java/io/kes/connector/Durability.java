@@ -35,6 +35,16 @@ public enum Durability {
         return value;
     }
 
+    /** The config value, as Flink's enum options ({@link ElasticsearchSinkOptions#DURABILITY}) parse and print it. */
+    @Override
+    public String toString() {
+        return value;
+    }
+
+    /**
+     * Also takes the constant's name ({@code checkpoint_fence}), which configs written before the
+     * option was typed may use and Flink's enum parsing does not accept.
+     */
     public static Durability parse(String value) {
         for (Durability d : values()) {
             if (d.value.equalsIgnoreCase(value.trim()) || d.name().equalsIgnoreCase(value.trim())) {

@@ -59,6 +59,15 @@ public final class ElasticsearchSink implements Sink<DocumentOperation>, Support
         return new ElasticsearchSinkBuilder();
     }
 
+    /**
+     * A sink from settings validated before, e.g. when a job's config was loaded ({@link SinkSettings#from}),
+     * so that they are read and checked once.
+     */
+    public static ElasticsearchSink of(SinkSettings settings, FailureHandler failureHandler) {
+        return new ElasticsearchSink(java.util.Objects.requireNonNull(settings, "settings"),
+                java.util.Objects.requireNonNull(failureHandler, "failureHandler"));
+    }
+
     public SinkSettings settings() {
         return settings;
     }

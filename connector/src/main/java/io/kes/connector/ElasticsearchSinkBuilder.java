@@ -51,7 +51,7 @@ public final class ElasticsearchSinkBuilder {
 
     /** {@link Durability#CHECKPOINT_FENCE} by default. */
     public ElasticsearchSinkBuilder setDurability(Durability durability) {
-        options.set(DURABILITY, durability.value());
+        options.set(DURABILITY, durability);
         return this;
     }
 

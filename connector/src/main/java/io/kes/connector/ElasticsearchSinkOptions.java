@@ -6,11 +6,13 @@ import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.description.Formatter;
 
 /**
  * Every option of the sink, declared once with its default and meaning. The builder's setters, the
  * job's YAML ({@code elasticsearch:}, {@code bulk:}, {@code retry:} sections use these keys) and
- * the config reference all come from here.
+ * the config reference all come from here; {@link #all()} lists them, so nothing has to find them by
+ * reflection.
  */
 @PublicEvolving
 public final class ElasticsearchSinkOptions {
@@ -53,8 +55,8 @@ public final class ElasticsearchSinkOptions {
             .withDescription("Send bulk bodies gzip-compressed (Content-Encoding: gzip). Saves network, costs CPU on both sides. "
                     + "Elasticsearch does not accept zstd request bodies.");
 
-    public static final ConfigOption<String> DURABILITY = ConfigOptions.key("elasticsearch.durability")
-            .stringType().defaultValue(Durability.CHECKPOINT_FENCE.value())
+    public static final ConfigOption<Durability> DURABILITY = ConfigOptions.key("elasticsearch.durability")
+            .enumType(Durability.class).defaultValue(Durability.CHECKPOINT_FENCE)
             .withDescription("checkpoint-fence: a checkpoint completes only once the translog of every shard written before it "
                     + "is fsynced (see elasticsearch.fence_sync_wait) and no shard's primary term moved since it acknowledged "
                     + "writes; else the job replays from the previous checkpoint (for async-translog indices). "
@@ -130,4 +132,49 @@ public final class ElasticsearchSinkOptions {
     public static final ConfigOption<Duration> RETRY_MAX_TIME = ConfigOptions.key("retry.max_time")
             .durationType().defaultValue(Duration.ofMinutes(5))
             .withDescription("How long one bulk may keep being retried before the job fails (and restarts from its last checkpoint).");
+
+    private static final List<ConfigOption<?>> ALL = List.of(
+            HOSTS, USERNAME, PASSWORD, API_KEY, TLS_CA_FILE, TLS_FINGERPRINT, PATH_PREFIX, GZIP, DURABILITY, FENCE_SYNC_WAIT,
+            PRIMARY_NODE_ROUTING, SOCKET_TIMEOUT,
+            BULK_MAX_DOCS, BULK_MAX_BYTES, BULK_LINGER, BULK_MAX_IN_FLIGHT, SHARD_GROUPING,
+            RETRY_INITIAL_BACKOFF, RETRY_MAX_BACKOFF, RETRY_MAX_TIME);
+
+    /** Every option above, in declaration order. A new option must be added here to be read from the job's YAML. */
+    public static List<ConfigOption<?>> all() {
+        return ALL;
+    }
+
+    /** The option's description as plain text, for messages that explain what a key means. */
+    public static String meaning(ConfigOption<?> option) {
+        return new PlainText().format(option.description());
+    }
+
+    /** Flink formats descriptions for its HTML docs only; kes's messages want the sentences as written. */
+    private static final class PlainText extends Formatter {
+        @Override
+        protected void formatLink(StringBuilder state, String link, String description) {
+            state.append(description).append(" (").append(link).append(')');
+        }
+
+        @Override
+        protected void formatLineBreak(StringBuilder state) {
+            state.append(' ');
+        }
+
+        @Override
+        protected void formatText(StringBuilder state, String format, String[] elements,
+                java.util.EnumSet<org.apache.flink.configuration.description.TextElement.TextStyle> styles) {
+            state.append(String.format(format, (Object[]) elements));
+        }
+
+        @Override
+        protected void formatList(StringBuilder state, String[] entries) {
+            state.append(String.join("; ", entries));
+        }
+
+        @Override
+        protected Formatter newInstance() {
+            return new PlainText();
+        }
+    }
 }

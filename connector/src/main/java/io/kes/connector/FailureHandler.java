@@ -41,7 +41,7 @@ public interface FailureHandler extends Serializable {
             throw new PermanentWriteException(first.describe()
                     + (failures.size() > 1 ? " (and " + (failures.size() - 1) + " more in the same bulk)" : "")
                     + ". Fix the record or the index mapping, or configure a dead-letter topic"
-                    + " (errors.tolerance: all) to keep the job running.");
+                    + " (the kes job: errors.tolerance: all; a SQL table: 'failure-handler' = 'dead-letter') to keep the job running.");
         }
     }
 

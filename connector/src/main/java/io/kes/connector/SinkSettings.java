@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
 
 /**
@@ -74,7 +75,7 @@ public final class SinkSettings implements Serializable {
                 + " '" + tlsCaFile + "' is not a readable file");
         check(pathPrefix == null || pathPrefix.startsWith("/"), PATH_PREFIX.key() + " must start with '/', got '" + pathPrefix + "'");
         this.gzip = c.get(GZIP);
-        this.durability = Durability.parse(c.get(DURABILITY));
+        this.durability = durability(c);
         this.fenceSyncWait = positive(c, FENCE_SYNC_WAIT);
         this.primaryNodeRouting = c.get(PRIMARY_NODE_ROUTING);
         this.socketTimeout = positive(c, SOCKET_TIMEOUT);
@@ -98,6 +99,15 @@ public final class SinkSettings implements Serializable {
 
     public static SinkSettings from(Configuration configuration) {
         return new SinkSettings(configuration);
+    }
+
+    /** The typed option; a text value Flink's enum parsing refuses may still be an older spelling, or gets the message. */
+    private static Durability durability(Configuration c) {
+        try {
+            return c.get(DURABILITY);
+        } catch (IllegalArgumentException e) {
+            return Durability.parse(c.get(ConfigOptions.key(DURABILITY.key()).stringType().noDefaultValue()));
+        }
     }
 
     private static Duration positive(Configuration c, org.apache.flink.configuration.ConfigOption<Duration> option) {

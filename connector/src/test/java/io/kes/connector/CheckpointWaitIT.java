@@ -65,15 +65,19 @@ class CheckpointWaitIT {
         // a fast translog sync keeps each fence short, so that the slow flush lands mid-stream
         es.http().send("PUT", "/checkpoint-wait", "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0,"
                 + "\"translog.durability\":\"async\",\"translog.sync_interval\":\"100ms\"}}").requireOk("create");
-        ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(es.url()).setFailureHandler(new SlowOnce()).build();
+        // bulks of 250: had writing stopped at the barrier, at most 4 bulks in flight + 3 shard buffers
+        // = 1,750 documents could still have been acknowledged during the stall
+        ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(es.url()).setBulkMaxDocs(250).setFailureHandler(new SlowOnce()).build();
 
         SinkPipelines.start(sink, "checkpoint-wait", DOCS, 10_000, 1, Duration.ofMillis(500))
                 .getJobExecutionResult().get();
 
         assertThat(STALLED).as("the slow flush ran").isTrue();
+        // 30,000 offered in the 3 s; the bound leaves room for a loaded machine (9,000 seen at load 20 on 2 cores)
         assertThat(INDEXED_AFTER_STALL.get() - INDEXED_BEFORE_STALL.get())
-                .as("documents indexed while a checkpoint waited 3 s for the writes before its barrier (10,000/s offered)")
-                .isGreaterThan(10_000);
+                .as("documents indexed while a checkpoint waited 3 s for the writes before its barrier (10,000/s offered;"
+                        + " at most 1,750 were in flight or buffered at the barrier)")
+                .isGreaterThan(4_000);
         assertThat(CHECKPOINTS_AFTER_STALL.get()).as("checkpoints completed while one waited")
                 .isEqualTo(CHECKPOINTS_BEFORE_STALL.get());
         assertThat(es.http().refreshAndCount("checkpoint-wait")).isEqualTo(DOCS);

@@ -75,6 +75,63 @@ class IngestPipelinesIT {
         assertThat(checkEveryDocument(http, "pipeline-enrich", true, false)).as("documents not in their final state").isEmpty();
     }
 
+    /**
+     * The safety net behind the static check: a pipeline that only enriched when kes read it is
+     * replaced, mid-stream, by one that sets {@code _index} (kes reads a pipeline again only each
+     * minute, so it still believes the old one). The bulk responses name the other index: kes
+     * warns naming the pipeline, counts the moved documents, writes the index in ordinary bulks
+     * from then on, and every document ends exactly once, in one index or the other.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.kes.stack.junit.SearchTarget#withIngestProcessors")
+    void aPipelineChangedAfterKesReadItToMoveDocumentsIsCaughtByTheResponsesIndex(SearchTarget target) throws Exception {
+        SearchNode node = target.node();
+        Http http = node.http();
+        putPipeline(http, "changes-later", "{\"processors\":[{\"set\":{\"field\":\"enriched\",\"value\":true}}]}");
+        createIndex(http, "pipeline-changed", "");
+        http.send("DELETE", "/pipeline-moved-here?ignore_unavailable=true", null);
+
+        WarningCapture warnings = WarningCapture.install("io.kes.connector.routing");
+        try {
+            ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(node.url()).setBulkLinger(Duration.ofMillis(100)).build();
+            var job = SinkPipelines.start(sink, DOCS, 1_000, 2, Duration.ofMillis(500), i -> DocumentOperation.write(OpType.INDEX,
+                            "pipeline-changed").id("doc-" + i)
+                    .source(("{\"n\":" + i + ",\"user\":\"u" + (i % USERS) + "\"}").getBytes(StandardCharsets.UTF_8))
+                    .pipeline("changes-later").build());
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (http.refreshAndCount("pipeline-changed") < 500 && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+            putPipeline(http, "changes-later", "{\"processors\":[{\"set\":{\"field\":\"_index\",\"value\":\"pipeline-moved-here\"}}]}");
+            job.getJobExecutionResult().get();
+        } finally {
+            warnings.close();
+        }
+
+        assertThat(RecordingReporter.sum("docsMovedByPipeline")).as("documents counted as moved").isPositive();
+        assertThat(RecordingReporter.max("unpredictableIndices")).as("indices counted unpredictable").isEqualTo(1);
+        List<String> warned = warnings.text().lines().filter(line -> line.contains("pipeline-moved-here")).toList();
+        assertThat(warned).as("warnings: once per writer (2)").hasSizeBetween(1, 2);
+        assertThat(warned.get(0)).contains("index pipeline-changed", "ingest pipeline 'changes-later'");
+        long before = http.refreshAndCount("pipeline-changed");
+        long after = http.refreshAndCount("pipeline-moved-here");
+        assertThat(before).as("documents before the change").isPositive();
+        assertThat(after).as("documents after the change").isPositive();
+        assertThat(before + after).isEqualTo(DOCS);
+        JsonNode hits = JSON.readTree(http.get("/pipeline-changed,pipeline-moved-here/_search?size=" + DOCS
+                + "&filter_path=hits.hits._id,hits.hits._source").requireOk("search").body()).path("hits").path("hits");
+        java.util.Set<String> ids = new java.util.HashSet<>();
+        List<String> wrong = new ArrayList<>();
+        for (JsonNode hit : hits) {
+            String id = hit.path("_id").asText();
+            if (!ids.add(id) || !id.equals("doc-" + hit.path("_source").path("n").asInt(-1))) {
+                wrong.add(id + ": " + hit.path("_source"));
+            }
+        }
+        assertThat(wrong).as("documents twice or with another's content").isEmpty();
+        assertThat(ids).hasSize(DOCS);
+    }
+
     private static void putPipeline(Http http, String id, String body) throws Exception {
         http.send("PUT", "/_ingest/pipeline/" + id, body).requireOk("pipeline " + id);
     }

@@ -1,8 +1,8 @@
 package io.kes.jobs;
 
 import io.kes.connector.ElasticsearchSink;
-import io.kes.connector.ElasticsearchSinkBuilder;
-import io.kes.connector.SinkSettings;
+import io.kes.connector.FailureHandler;
+import io.kes.connector.deadletter.DeadLetterFailureHandler;
 import io.kes.jobs.check.Preflight;
 import io.kes.jobs.check.PreflightReport;
 import io.kes.jobs.checkpoint.Checkpoints;
@@ -15,7 +15,6 @@ import io.kes.jobs.cli.UserErrors;
 import io.kes.jobs.cli.WebUi;
 import io.kes.jobs.config.ConfigException;
 import io.kes.jobs.config.KesConfig;
-import io.kes.jobs.deadletter.DeadLetterFailureHandler;
 import io.kes.jobs.decode.RecordDecoder;
 import io.kes.jobs.quickstart.ProgressReporter;
 import io.kes.jobs.source.FailFastSource;
@@ -191,11 +190,9 @@ public final class KesJob {
         } else if (!env.getCheckpointConfig().isCheckpointingEnabled()) {
             env.enableCheckpointing(KesConfig.JobSettings.DEFAULT_CHECKPOINT_INTERVAL.toMillis());
         }
-        ElasticsearchSinkBuilder sink = ElasticsearchSink.builder().setAll(config.sinkOptions);
-        if (config.errors.deadLetters()) {
-            sink.setFailureHandler(new DeadLetterFailureHandler(config.kafka.bootstrapServers(), config.kafka.properties(),
-                    config.errors.deadLetterTopic()));
-        }
+        FailureHandler failures = config.errors.deadLetters()
+                ? new DeadLetterFailureHandler(config.kafka.bootstrapServers(), config.kafka.properties(), config.errors.deadLetterTopic())
+                : FailureHandler.failJob();
         String topics = config.topicPattern() != null ? config.topicPattern().pattern() : String.join(",", config.allTopics());
         // Short names: Flink joins the chained operators' names into one task name ("Source: kafka -> decode
         // -> es: kes: bulk writer -> es: Writer") and truncates, with a warning, past 80 characters; the
@@ -204,8 +201,8 @@ public final class KesJob {
                 .setDescription("kafka: " + topics)
                 .uid("kes-kafka-source")
                 .process(new RecordDecoder(config)).name("decode").uid("kes-decode")
-                .sinkTo(sink.build())
-                .name("es").setDescription("elasticsearch: " + String.join(",", SinkSettings.from(config.sinkOptions).hosts.stream()
+                .sinkTo(ElasticsearchSink.of(config.sink, failures))
+                .name("es").setDescription("elasticsearch: " + String.join(",", config.sink.hosts.stream()
                         .map(Object::toString).toList()))
                 .uid("kes-elasticsearch-sink");
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.ExplainDetail;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.util.ExceptionUtils;
 import org.junit.jupiter.api.BeforeAll;
@@ -105,8 +106,55 @@ class KesTableValidationTest {
         assertThat(failureOf(COLUMNS, HOSTS + ", 'index' = 'x', 'op' = 'merge'")).isEqualTo("op 'merge' is not one of index, create, upsert");
         assertThat(failureOf(COLUMNS, HOSTS + ", 'index' = 'x', 'format' = 'csv'"))
                 .isEqualTo("format 'csv' is not supported: kes writes JSON documents; use 'format' = 'json'");
-        assertThat(failureOf(COLUMNS, HOSTS + ", 'index' = 'x', 'failure-handler' = 'dead-letter'"))
-                .startsWith("failure-handler 'dead-letter' is not supported");
+        assertThat(failureOf(COLUMNS, HOSTS + ", 'index' = 'x', 'failure-handler' = 'skip'"))
+                .isEqualTo("failure-handler 'skip' is not one of fail, dead-letter");
+    }
+
+    @Test
+    void aDeadLetterHandlerNeedsItsTopicAndBrokers() {
+        String dlq = HOSTS + ", 'index' = 'x', 'failure-handler' = 'dead-letter'";
+        assertThat(failureOf(COLUMNS, dlq + ", 'failure-handler.dead-letter.bootstrap-servers' = 'localhost:9092'"))
+                .isEqualTo("failure-handler 'dead-letter' needs failure-handler.dead-letter.topic: the Kafka topic refused rows go to");
+        assertThat(failureOf(COLUMNS, dlq + ", 'failure-handler.dead-letter.topic' = 'dlq'"))
+                .isEqualTo("failure-handler 'dead-letter' needs failure-handler.dead-letter.bootstrap-servers: the Kafka brokers of topic "
+                        + "dlq, e.g. localhost:9092");
+        assertThat(failureOf(COLUMNS, dlq + ", 'failure-handler.dead-letter.topic' = 'dlq', "
+                + "'failure-handler.dead-letter.bootstrap-servers' = 'k:9092', 'failure-handler.dead-letter.properties.bootstrap.servers' = 'k:1'"))
+                .isEqualTo("failure-handler.dead-letter.properties.bootstrap.servers cannot be set: kes sets it; use "
+                        + "failure-handler.dead-letter.bootstrap-servers");
+        assertThat(failureOf(COLUMNS, HOSTS + ", 'index' = 'x', 'failure-handler.dead-letter.topic' = 'dlq'"))
+                .isEqualTo("failure-handler.dead-letter.topic is set but failure-handler is 'fail': set 'failure-handler' = 'dead-letter' "
+                        + "to send refused rows to the topic, or remove failure-handler.dead-letter.topic");
+        assertThat(failureOf(COLUMNS, dlq + ", 'failure-handler.dead-letter.topic' = 'dlq', "
+                + "'failure-handler.dead-letter.bootstrap-servers' = 'k:9092', 'failure-handler.dead-letter.topik' = 'x'"))
+                .contains("Unsupported options", "failure-handler.dead-letter.topik");
+        // Producer settings pass through under failure-handler.dead-letter.properties.
+        tables.executeSql("CREATE TABLE dlq_ok (" + COLUMNS + ") WITH ('connector' = 'kes', " + dlq
+                + ", 'failure-handler.dead-letter.topic' = 'dlq', 'failure-handler.dead-letter.bootstrap-servers' = 'k:9092', "
+                + "'failure-handler.dead-letter.properties.security.protocol' = 'SASL_SSL')");
+        assertThat(tables.explainSql("INSERT INTO dlq_ok SELECT id, name, ts, n, bin FROM src")).contains("Sink(table=[default_catalog.default_database.dlq_ok]");
+    }
+
+    @Test
+    void aPipelineIsANameAndRunsOnlyForIndexAndCreate() {
+        assertThat(failureOf(COLUMNS, HOSTS + ", 'index' = 'x', 'pipeline' = ' '"))
+                .startsWith("pipeline is empty: name an ingest pipeline, or leave the option out");
+        assertThat(failureOf(COLUMNS + ", PRIMARY KEY (id) NOT ENFORCED", HOSTS + ", 'index' = 'x', 'op' = 'upsert', 'pipeline' = 'p'"))
+                .isEqualTo("pipeline 'p' cannot be used with 'op' = 'upsert': Elasticsearch runs no ingest pipeline for a bulk update; "
+                        + "use 'op' = 'index', or set the pipeline as the index's index.final_pipeline");
+    }
+
+    @Test
+    void sinkParallelismSetsTheWritersParallelism() {
+        assertThat(failureOf(COLUMNS, HOSTS + ", 'index' = 'x', 'sink.parallelism' = '0'"))
+                .isEqualTo("sink.parallelism must be at least 1, got 0; leave it out to run the writers at the input's parallelism");
+        tables.executeSql("CREATE TABLE par (" + COLUMNS + ", PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'kes', " + HOSTS
+                + ", 'index' = 'x', 'sink.parallelism' = '3')");
+        String plan = tables.explainSql("INSERT INTO par SELECT id, name, ts, n, bin FROM src", ExplainDetail.JSON_EXECUTION_PLAN);
+        // The source runs at 2 (parallelism.default of the test's MiniCluster); the rows reach the
+        // three converters by id (HASH), and each converter feeds its own writer (FORWARD).
+        assertThat(plan).containsPattern("\"type\" : \"kes: rows to documents\",[^}]*\"parallelism\" : 3,\\s*\"predecessors\" : \\[ \\{[^}]*\"HASH\"");
+        assertThat(plan).containsPattern("\"type\" : \"kes: [^\"]*: kes: bulk writer\",[^}]*\"parallelism\" : 3,\\s*\"predecessors\" : \\[ \\{[^}]*\"FORWARD\"");
     }
 
     @Test

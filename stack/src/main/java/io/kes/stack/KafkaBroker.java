@@ -21,7 +21,10 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.TopicExistsException;
 
 /**
- * A real Kafka broker in KRaft mode (one process is broker and controller), from the kafka_2.13
+ * Over 300 lines on purpose: one server's whole life (storage format, the properties of three
+ * listeners, start, readiness, topics), which only makes sense read together.
+ *
+ * <p>A real Kafka broker in KRaft mode (one process is broker and controller), from the kafka_2.13
  * jars, in a child JVM so its Scala and server libraries never share a classpath with Flink.
  * Built with {@link Builder#secured()} it also has a SASL_SSL (SCRAM-SHA-512) and an mTLS
  * listener, with certificates and credentials made at start: see {@link #security()}.

@@ -26,7 +26,10 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 
 /**
- * What makes an {@link ElasticsearchNode} a secured one, as production clusters are: HTTPS with a
+ * Over 300 lines on purpose: the certificates, the users and the API key are made together at
+ * first start and kept together in the node's folder; split, each part would need the others' state.
+ *
+ * <p>What makes an {@link ElasticsearchNode} a secured one, as production clusters are: HTTPS with a
  * node certificate signed by a CA made at first start, {@code xpack.security.enabled: true}, a
  * file-realm superuser for setting up, and for kes a least-privilege role, a user with it and an
  * API key with the same privileges.

@@ -34,16 +34,16 @@ final class FaultInjector {
         FaultProxy proxy = servers.proxy;
         switch (fault.kind()) {
             case ES_KILL -> {
-                servers.elasticsearch.kill();
+                servers.node.kill();
                 Thread.sleep(fault.amount() * 1000L);
-                servers.elasticsearch.start();
+                servers.node.start();
             }
             case ES_PAUSE -> {
-                servers.elasticsearch.pause();
+                servers.node.pause();
                 try {
                     Thread.sleep(fault.amount() * 1000L);
                 } finally {
-                    servers.elasticsearch.resume();
+                    servers.node.resume();
                 }
             }
             case KAFKA_RESTART -> {
@@ -76,7 +76,7 @@ final class FaultInjector {
             }
             case ROLLOVER -> {
                 int next = rolledShards[0] % 4 + 1; // 2 -> 3 -> 4 -> 1 -> 2: always a different shard count
-                servers.elasticsearch.http().send("POST", "/" + names.rolled() + "/_rollover", "{\"settings\":" + Schedule.indexSettings(next) + "}")
+                servers.node.http().send("POST", "/" + names.rolled() + "/_rollover", "{\"settings\":" + Schedule.indexSettings(next) + "}")
                         .requireOk("rollover of " + names.rolled());
                 rolledShards[0] = next;
             }

@@ -192,7 +192,7 @@ final class Schedule {
     }
 
     private Http es() {
-        return servers.elasticsearch.http();
+        return servers.node.http();
     }
 
     private void createTopics(Names names, int keyedPartitions) {

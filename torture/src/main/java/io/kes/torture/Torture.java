@@ -34,10 +34,10 @@ public final class Torture {
     /** Runs every schedule of {@code options} on servers of its own, printing as it goes and a summary at the end. */
     static List<Schedule.Result> run(TortureOptions options, PrintStream out) throws Exception {
         Path root = JobProcess.findRoot();
-        out.printf("kes torture: %d schedules from seed %d, %d keys, %d updates, fault window %d s; work dir %s%n",
-                options.schedules(), options.seed(), options.keys(), options.updates(), options.window().toSeconds(), options.workDir());
+        out.printf("kes torture: %d schedules on %s from seed %d, %d keys, %d updates, fault window %d s; work dir %s%n",
+                options.schedules(), options.engine().displayName(), options.seed(), options.keys(), options.updates(), options.window().toSeconds(), options.workDir());
         List<Schedule.Result> results = new ArrayList<>();
-        try (TortureServers servers = TortureServers.start(options.esHeap())) {
+        try (TortureServers servers = TortureServers.start(options.engine(), options.esHeap())) {
             Schedule schedule = new Schedule(servers, options, root, out);
             for (int i = 0; i < options.schedules(); i++) {
                 Schedule.Result r = schedule.run(options.first() + i, options.seed() + i);

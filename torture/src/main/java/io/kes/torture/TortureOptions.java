@@ -1,5 +1,6 @@
 package io.kes.torture;
 
+import io.kes.stack.Engine;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -15,27 +16,31 @@ import java.time.Duration;
  * @param window      how long faults are injected and the rest of the stream produced
  * @param catchUp     how long the job may take to catch up after the window
  * @param bulk        the job's {@code bulk:} settings, a YAML flow map, e.g. {@code {max_docs: 250, max_in_flight: 1}}
- * @param esHeap      Elasticsearch's heap
+ * @param esHeap      the search node's heap
  * @param extraFaults  at most this many faults of random kinds per schedule, besides its two sure kinds and the
  *                    rollover; {@code --no-faults} (-1) injects none at all: a baseline that must pass on any code
+ * @param engine      the search engine the schedules write to: Elasticsearch, or OpenSearch (the newest line this
+ *                    machine runs)
  * @param workDir     configs, job logs and checkpoints of each schedule
  */
 record TortureOptions(int schedules, long seed, int first, int keys, int updates, Duration window, Duration catchUp,
-                      String bulk, String esHeap, int extraFaults, Path workDir) {
+                      String bulk, String esHeap, int extraFaults, Engine engine, Path workDir) {
 
     static final String USAGE = "usage: bin/kes torture [--schedules N] [--seed S] [--first I] [--keys K] [--updates U] "
-            + "[--window SECONDS] [--catch-up SECONDS] [--bulk '{max_docs: 250}'] [--es-heap 768m] [--extra-faults 2 | --no-faults] [--work-dir DIR]";
+            + "[--window SECONDS] [--catch-up SECONDS] [--bulk '{max_docs: 250}'] [--es-heap 768m] [--extra-faults 2 | --no-faults] "
+            + "[--engine elasticsearch|opensearch] [--work-dir DIR]";
 
     static TortureOptions defaults(Path workDir) {
-        return new TortureOptions(5, 1, 0, 3000, 60_000, Duration.ofSeconds(60), Duration.ofMinutes(3), "{max_docs: 250}", "768m", 2, workDir);
+        return new TortureOptions(5, 1, 0, 3000, 60_000, Duration.ofSeconds(60), Duration.ofMinutes(3), "{max_docs: 250}", "768m", 2,
+                Engine.ELASTICSEARCH, workDir);
     }
 
     static TortureOptions parse(String[] args, Path defaultWorkDir) {
-        TortureOptions o = defaults(defaultWorkDir);
+        Parsed o = new Parsed(defaults(defaultWorkDir));
         for (int i = 0; i < args.length; i++) {
             String flag = args[i];
             if (flag.equals("--no-faults")) {
-                o = o.with(o.schedules, o.seed, o.first, o.keys, o.updates, o.window, o.catchUp, o.bulk, o.esHeap, -1, o.workDir);
+                o.extraFaults = -1;
                 continue;
             }
             if (flag.equals("-h") || flag.equals("--help")) {
@@ -45,30 +50,61 @@ record TortureOptions(int schedules, long seed, int first, int keys, int updates
                 throw new IllegalArgumentException(flag + " needs a value. " + USAGE);
             }
             String v = args[++i];
-            o = switch (flag) {
-                case "--schedules" -> o.with(Integer.parseInt(v), o.seed, o.first, o.keys, o.updates, o.window, o.catchUp, o.bulk, o.esHeap, o.extraFaults, o.workDir);
-                case "--seed" -> o.with(o.schedules, Long.parseLong(v), o.first, o.keys, o.updates, o.window, o.catchUp, o.bulk, o.esHeap, o.extraFaults, o.workDir);
-                case "--first" -> o.with(o.schedules, o.seed, Integer.parseInt(v), o.keys, o.updates, o.window, o.catchUp, o.bulk, o.esHeap, o.extraFaults, o.workDir);
-                case "--keys" -> o.with(o.schedules, o.seed, o.first, Integer.parseInt(v), o.updates, o.window, o.catchUp, o.bulk, o.esHeap, o.extraFaults, o.workDir);
-                case "--updates" -> o.with(o.schedules, o.seed, o.first, o.keys, Integer.parseInt(v), o.window, o.catchUp, o.bulk, o.esHeap, o.extraFaults, o.workDir);
-                case "--window" -> o.with(o.schedules, o.seed, o.first, o.keys, o.updates, Duration.ofSeconds(Long.parseLong(v)), o.catchUp, o.bulk, o.esHeap, o.extraFaults, o.workDir);
-                case "--catch-up" -> o.with(o.schedules, o.seed, o.first, o.keys, o.updates, o.window, Duration.ofSeconds(Long.parseLong(v)), o.bulk, o.esHeap, o.extraFaults, o.workDir);
-                case "--bulk" -> o.with(o.schedules, o.seed, o.first, o.keys, o.updates, o.window, o.catchUp, v, o.esHeap, o.extraFaults, o.workDir);
-                case "--es-heap" -> o.with(o.schedules, o.seed, o.first, o.keys, o.updates, o.window, o.catchUp, o.bulk, v, o.extraFaults, o.workDir);
-                case "--extra-faults" -> o.with(o.schedules, o.seed, o.first, o.keys, o.updates, o.window, o.catchUp, o.bulk, o.esHeap, Integer.parseInt(v), o.workDir);
-                case "--work-dir" -> o.with(o.schedules, o.seed, o.first, o.keys, o.updates, o.window, o.catchUp, o.bulk, o.esHeap, o.extraFaults, Path.of(v));
+            switch (flag) {
+                case "--schedules" -> o.schedules = Integer.parseInt(v);
+                case "--seed" -> o.seed = Long.parseLong(v);
+                case "--first" -> o.first = Integer.parseInt(v);
+                case "--keys" -> o.keys = Integer.parseInt(v);
+                case "--updates" -> o.updates = Integer.parseInt(v);
+                case "--window" -> o.window = Duration.ofSeconds(Long.parseLong(v));
+                case "--catch-up" -> o.catchUp = Duration.ofSeconds(Long.parseLong(v));
+                case "--bulk" -> o.bulk = v;
+                case "--es-heap" -> o.esHeap = v;
+                case "--extra-faults" -> o.extraFaults = Integer.parseInt(v);
+                case "--engine" -> o.engine = Engine.parse(v);
+                case "--work-dir" -> o.workDir = Path.of(v);
                 default -> throw new IllegalArgumentException("unknown option '" + flag + "'. " + USAGE);
-            };
+            }
         }
         if (o.updates < o.keys) {
             throw new IllegalArgumentException("--updates " + o.updates + " is below --keys " + o.keys
                     + ": every key is written at least once, so give at least as many updates as keys");
         }
-        return o;
+        return o.build();
     }
 
-    private TortureOptions with(int schedules, long seed, int first, int keys, int updates, Duration window, Duration catchUp,
-                                String bulk, String esHeap, int extraFaults, Path workDir) {
-        return new TortureOptions(schedules, seed, first, keys, updates, window, catchUp, bulk, esHeap, extraFaults, workDir);
+    /** The options while the command line is read, one field per flag. */
+    private static final class Parsed {
+        int schedules;
+        long seed;
+        int first;
+        int keys;
+        int updates;
+        Duration window;
+        Duration catchUp;
+        String bulk;
+        String esHeap;
+        int extraFaults;
+        Engine engine;
+        Path workDir;
+
+        Parsed(TortureOptions o) {
+            schedules = o.schedules;
+            seed = o.seed;
+            first = o.first;
+            keys = o.keys;
+            updates = o.updates;
+            window = o.window;
+            catchUp = o.catchUp;
+            bulk = o.bulk;
+            esHeap = o.esHeap;
+            extraFaults = o.extraFaults;
+            engine = o.engine;
+            workDir = o.workDir;
+        }
+
+        TortureOptions build() {
+            return new TortureOptions(schedules, seed, first, keys, updates, window, catchUp, bulk, esHeap, extraFaults, engine, workDir);
+        }
     }
 }

@@ -1,32 +1,33 @@
 package io.kes.torture;
 
-import io.kes.stack.ElasticsearchNode;
+import io.kes.stack.Engine;
 import io.kes.stack.FaultProxy;
 import io.kes.stack.KafkaBroker;
+import io.kes.stack.SearchNode;
 
 /**
- * The servers every schedule shares: one Elasticsearch node and one Kafka broker of their own
+ * The servers every schedule shares: one search node (Elasticsearch or OpenSearch) and one Kafka broker of their own
  * (schedules kill and restart them, so never the shared test servers), and the fault proxy kes
- * talks to instead of Elasticsearch. Whatever happens, Elasticsearch is resumed and everything is
+ * talks to instead of the search node. Whatever happens, the node is resumed and everything is
  * stopped when the JVM exits.
  */
 final class TortureServers implements AutoCloseable {
 
-    final ElasticsearchNode elasticsearch;
+    final SearchNode node;
     final KafkaBroker kafka;
     final FaultProxy proxy;
 
-    private TortureServers(ElasticsearchNode elasticsearch, KafkaBroker kafka, FaultProxy proxy) {
-        this.elasticsearch = elasticsearch;
+    private TortureServers(SearchNode node, KafkaBroker kafka, FaultProxy proxy) {
+        this.node = node;
         this.kafka = kafka;
         this.proxy = proxy;
     }
 
-    static TortureServers start(String esHeap) {
+    static TortureServers start(Engine engine, String heap) {
         KafkaBroker kafka = KafkaBroker.forTests().start();
-        ElasticsearchNode es = ElasticsearchNode.builder().heap(esHeap).build().start();
-        FaultProxy proxy = FaultProxy.start("127.0.0.1", es.httpPort());
-        TortureServers servers = new TortureServers(es, kafka, proxy);
+        SearchNode node = engine.builder().heap(heap).build().start();
+        FaultProxy proxy = FaultProxy.start("127.0.0.1", node.httpPort());
+        TortureServers servers = new TortureServers(node, kafka, proxy);
         Runtime.getRuntime().addShutdownHook(new Thread(servers::close, "kes-torture-stop-servers"));
         return servers;
     }
@@ -35,13 +36,13 @@ final class TortureServers implements AutoCloseable {
     public synchronized void close() {
         proxy.close();
         try {
-            if (elasticsearch.isRunning()) {
-                elasticsearch.resume(); // a SIGSTOPped node would never stop
+            if (node.isRunning()) {
+                node.resume(); // a SIGSTOPped node would never stop
             }
         } catch (RuntimeException alreadyGone) {
             // stopping anyway
         }
-        elasticsearch.stop();
+        node.stop();
         kafka.stop();
     }
 }

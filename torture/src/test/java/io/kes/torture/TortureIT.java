@@ -2,6 +2,7 @@ package io.kes.torture;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kes.stack.Engine;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
@@ -14,26 +15,55 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The proof of "effectively exactly once": five seeded schedules that between them inject every
- * fault kind into a running job (child JVM, real Kafka, real Elasticsearch behind the fault proxy),
- * after which every key's document must equal its last Kafka record and every append-only record
- * must be there once. Small stream, one extra random fault per schedule, to stay within a few
- * minutes on two cores; {@code bin/kes torture} runs longer ones (docs/torture.md).
+ * The proof of "effectively exactly once": seeded schedules that between them inject every fault
+ * kind into a running job (child JVM, real Kafka, a real search node behind the fault proxy), after
+ * which every key's document must equal its last Kafka record and every append-only record must be
+ * there once. On Elasticsearch four schedules (any four consecutive ones cover every kind); on
+ * OpenSearch the two whose sure kinds hit the search node itself (pause, rollover, kill -9,
+ * connection resets) and no random extras (an OpenSearch restart takes a minute on two cores).
+ * Small streams, one extra random fault per Elasticsearch schedule, to stay within a few minutes; {@code bin/kes torture} runs longer ones
+ * (docs/torture.md).
  */
 @Timeout(value = 14, unit = TimeUnit.MINUTES)
 class TortureIT {
 
     @Test
     void everyKeyEndsAtItsLastKafkaValueWhateverTheFaults(@TempDir Path workDir) throws Exception {
-        TortureOptions options = new TortureOptions(5, 1300, 0, 200, 2500, Duration.ofSeconds(15), Duration.ofMinutes(2),
-                "{max_docs: 100}", "512m", 1, workDir);
-
-        List<Schedule.Result> results = Torture.run(options, System.out);
+        List<Schedule.Result> results = Torture.run(options(4, 0, 1, Engine.ELASTICSEARCH, workDir), System.out);
 
         Set<FaultKind> injected = results.stream().flatMap(r -> r.injected().keySet().stream())
                 .collect(Collectors.toCollection(() -> EnumSet.noneOf(FaultKind.class)));
         assertThat(injected).as("fault kinds injected").containsExactlyInAnyOrder(FaultKind.values());
-        assertThat(results.stream().mapToInt(Schedule.Result::keysChecked).sum()).isEqualTo(5 * 2 * 200);
+        assertEveryKeyChecked(results, 4);
+        assertFinalStateMatchesKafka(results);
+    }
+
+    @Test
+    void onOpenSearchTooEveryKeyEndsAtItsLastKafkaValueWhenTheNodeIsPausedKilledOrCutOff(@TempDir Path workDir) throws Exception {
+        List<Schedule.Result> results = Torture.run(options(2, 3, 0, Engine.OPENSEARCH, workDir), System.out);
+
+        Set<FaultKind> injected = results.stream().flatMap(r -> r.injected().keySet().stream())
+                .collect(Collectors.toCollection(() -> EnumSet.noneOf(FaultKind.class)));
+        assertThat(injected).as("fault kinds injected")
+                .contains(FaultKind.ES_PAUSE, FaultKind.ROLLOVER, FaultKind.ES_KILL, FaultKind.CONNECTION_RESET);
+        assertEveryKeyChecked(results, 2);
+        assertFinalStateMatchesKafka(results);
+    }
+
+    /**
+     * Schedules {@code first .. first + schedules - 1}: schedule i is sure to get kinds 2i and 2i + 1 of {@link FaultKind}
+     * and a rollover, plus up to {@code extraFaults} random ones.
+     */
+    private static TortureOptions options(int schedules, int first, int extraFaults, Engine engine, Path workDir) {
+        return new TortureOptions(schedules, 1300 + first, first, 200, 2500, Duration.ofSeconds(15), Duration.ofMinutes(2),
+                "{max_docs: 100}", "512m", extraFaults, engine, workDir);
+    }
+
+    private static void assertEveryKeyChecked(List<Schedule.Result> results, int schedules) {
+        assertThat(results.stream().mapToInt(Schedule.Result::keysChecked).sum()).isEqualTo(schedules * 2 * 200);
+    }
+
+    private static void assertFinalStateMatchesKafka(List<Schedule.Result> results) {
         List<String> failing = results.stream()
                 .filter(r -> !r.mismatches().isEmpty() || r.notes().stream().anyMatch(n -> n.startsWith("did not catch up")))
                 .map(r -> "schedule " + r.index() + " (seed " + r.seed() + ", faults " + Torture.faults(r.injected()) + "): "

@@ -25,6 +25,8 @@ final class BulkMetrics {
     final Counter permanentFailures;
     final Counter replaysAccepted;
     final Counter docsWithUnknownShard;
+    /** Documents stored in another index than the one predicted for their shard: moved by an ingest pipeline. */
+    final Counter docsMovedByPipeline;
     final Counter bulksSplit;
     final Histogram docsPerBulk;
     final Histogram shardsPerBulk;
@@ -45,6 +47,7 @@ final class BulkMetrics {
         permanentFailures = g.counter("permanentFailures");
         replaysAccepted = g.counter("replaysAccepted");
         docsWithUnknownShard = g.counter("docsWithUnknownShard");
+        docsMovedByPipeline = g.counter("docsMovedByPipeline");
         bulksSplit = g.counter("bulksSplitTooLarge");
         docsPerBulk = g.histogram("docsPerBulk", new DescriptiveStatisticsHistogram(HISTOGRAM_WINDOW));
         shardsPerBulk = g.histogram("shardsPerBulk", new DescriptiveStatisticsHistogram(HISTOGRAM_WINDOW));

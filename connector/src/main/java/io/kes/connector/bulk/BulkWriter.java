@@ -190,6 +190,9 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
                     batch.epoch.acknowledged.record(response.index[i] != null ? response.index[i] : op.index(), sent.prediction(i),
                             response.appliedTerm(i, op.opType()));
                     inFlightIds.release(op);
+                    if (predictor.movedByPipeline(op, sent.prediction(i), response.index[i])) {
+                        metrics.docsMovedByPipeline.inc();
+                    }
                 }
                 case PERMANENT -> inFlightIds.release(op);
                 case RETRY -> { } // still in flight

@@ -3,6 +3,7 @@ package io.kes.connector.bulk;
 import io.kes.connector.FailedOperation;
 import io.kes.connector.FailureHandler;
 import io.kes.connector.NonRecoverable;
+import io.kes.connector.cluster.PrivilegeCheck;
 import java.util.List;
 
 /**
@@ -40,8 +41,7 @@ final class UnauthorizedWrites implements FailureHandler {
     static String message(FailedOperation f) {
         String index = f.operation().index();
         if (f.status() == 401) {
-            return "Elasticsearch refused kes's credentials for a write to " + index + " (HTTP 401: wrong, expired or revoked): check "
-                    + "elasticsearch.username and elasticsearch.password, or elasticsearch.api_key. " + f.errorType() + ": " + f.reason();
+            return PrivilegeCheck.credentialsRefused("a write to " + index) + " " + f.errorType() + ": " + f.reason();
         }
         String reason = String.valueOf(f.reason());
         String needed = reason.contains("auto_create") || reason.contains("create_index")

@@ -3,6 +3,7 @@ package io.kes.connector.bulk;
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.FailedOperation;
 import io.kes.connector.NonRecoverable;
+import io.kes.connector.cluster.PrivilegeCheck;
 
 /** The writer's errors, each saying what happened and which setting or action fixes it. */
 final class WriteFailures {
@@ -11,9 +12,10 @@ final class WriteFailures {
 
     /** 401/403 on a bulk: a restart cannot fix it, so it stops the job (no restart loop). */
     static RuntimeException refusedCredentials(int status, Slot slot, Exception cause) {
-        String why = status == 401
-                ? "the credentials are wrong or expired: check elasticsearch.username/password or elasticsearch.api_key"
-                : "the user or API key lacks a privilege: kes needs the index privileges 'create_doc', 'index', 'delete' (or 'write') on "
+        if (status == 401) {
+            return NonRecoverable.error(PrivilegeCheck.credentialsRefused("a bulk to " + slot.index) + " " + cause.getMessage(), cause);
+        }
+        String why = "the user or API key lacks a privilege: kes needs the index privileges 'create_doc', 'index', 'delete' (or 'write') on "
                 + slot.index;
         return NonRecoverable.error("Elasticsearch refused kes's bulk with HTTP " + status + " (" + why + "): " + cause.getMessage(), cause);
     }

@@ -47,6 +47,7 @@ public final class PrimaryNodes implements AutoCloseable {
     private final RestClient client;
     private final TargetNodeSelector selector;
     private final ClusterMetadataClient metadata;
+    private final NodePlacement placement;
     private final List<Node> configured;
     private final String scheme;
     private final ScheduledExecutorService thread;
@@ -63,6 +64,7 @@ public final class PrimaryNodes implements AutoCloseable {
         this.client = client;
         this.selector = selector;
         this.metadata = new ClusterMetadataClient(client);
+        this.placement = new NodePlacement(client);
         this.configured = List.copyOf(client.getNodes());
         this.scheme = configured.get(0).getHost().getSchemeName();
         this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -104,14 +106,14 @@ public final class PrimaryNodes implements AutoCloseable {
         long forgetBefore = System.currentTimeMillis() - FORGET_AFTER_MILLIS;
         indices.values().removeIf(lastUsed -> lastUsed < forgetBefore);
         try {
-            Map<String, HttpHost> nodeHosts = metadata.nodeHttpAddresses(scheme);
+            Map<String, HttpHost> nodeHosts = placement.nodeHttpAddresses(scheme);
             addToClient(nodeHosts.values());
             Map<String, String> concreteOf = new HashMap<>();
             for (String index : indices.keySet()) {
                 concreteOf.put(index, metadata.writeIndex(index).orElse(index));
             }
             // one routing-table read for every index written, not one per index
-            Map<String, String[]> nodeIdsOf = metadata.primaryNodeIds(new TreeSet<>(concreteOf.values()));
+            Map<String, String[]> nodeIdsOf = placement.primaryNodeIds(new TreeSet<>(concreteOf.values()));
             Map<String, HttpHost[]> next = new HashMap<>();
             for (Map.Entry<String, String> index : concreteOf.entrySet()) {
                 String[] nodeIds = nodeIdsOf.get(index.getValue());

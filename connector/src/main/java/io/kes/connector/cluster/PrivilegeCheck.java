@@ -56,8 +56,11 @@ public final class PrivilegeCheck {
 
     private PrivilegeCheck() {}
 
-    /** A 401: which credentials were refused, and the settings that hold them. */
-    static String refusedCredentials(SinkSettings settings) {
+    /**
+     * A 401 at start, where kes knows which credentials it sent: which were refused, and the
+     * settings that hold them. {@link #credentialsRefused} is the same refusal while the job runs.
+     */
+    public static String refusedCredentials(SinkSettings settings) {
         if (settings.apiKey != null) {
             return "Elasticsearch refused kes's API key (HTTP 401: the key is wrong, expired or invalidated): set elasticsearch.api_key "
                     + "to a valid key (the 'encoded' value of POST _security/api_key).";
@@ -108,6 +111,16 @@ public final class PrivilegeCheck {
 
     static final String MISSING_MONITOR = "kes's Elasticsearch user or API key lacks the cluster privilege 'monitor', which kes "
             + "needs to read _cluster/state (shard prediction and the checkpoint fence's primary terms), _nodes/http and _tasks";
+
+    /**
+     * A 401 while the job runs (credentials revoked or expired since the start), in the one wording
+     * every request of the writer and the fence uses; {@code request} names what was refused, e.g.
+     * "a write to logs".
+     */
+    public static String credentialsRefused(String request) {
+        return "Elasticsearch refused kes's credentials for " + request + " (HTTP 401: wrong, expired or revoked): check "
+                + "elasticsearch.username and elasticsearch.password, or elasticsearch.api_key.";
+    }
 
     /** What to do without {@code monitor}, by durability mode. */
     public static String missingMonitorFix(Durability durability) {

@@ -1,9 +1,11 @@
 package io.kes.connector.fence;
 
 import io.kes.connector.NonRecoverable;
-import io.kes.connector.cluster.ClusterMetadataClient.ShardSeqNos;
 import io.kes.connector.cluster.ClusterMetadataClient;
 import io.kes.connector.cluster.IndexMetadata;
+import io.kes.connector.cluster.PrimaryShardState;
+import io.kes.connector.cluster.PrimaryShardState.ShardSeqNos;
+import io.kes.connector.cluster.PrivilegeCheck;
 import io.kes.connector.internal.Backoff;
 import java.io.IOException;
 import java.time.Duration;
@@ -64,12 +66,14 @@ public final class CheckpointFence {
     private static final String FAILURE_STORE_PREFIX = ".fs-";
 
     private final ClusterMetadataClient metadata;
+    private final PrimaryShardState shards;
     private final Backoff backoff;
     private final long maxRetryMillis;
     private final Duration maxSyncWait;
 
     public CheckpointFence(RestClient client, Backoff backoff, Duration maxRetryTime, Duration maxSyncWait) {
         this.metadata = new ClusterMetadataClient(client);
+        this.shards = new PrimaryShardState(client);
         this.backoff = backoff;
         this.maxRetryMillis = maxRetryTime.toMillis();
         this.maxSyncWait = maxSyncWait;
@@ -127,7 +131,7 @@ public final class CheckpointFence {
             flush.addAll(awaitPersisted(acknowledged, wait, indices, Math.max(MIN_POLL_MILLIS, syncMillis / 5)));
         }
         if (!flush.isEmpty()) {
-            metadata.flush(flush);
+            shards.flush(flush);
         }
         return flush;
     }
@@ -136,7 +140,7 @@ public final class CheckpointFence {
     private Set<String> awaitPersisted(AcknowledgedWrites acknowledged, Set<String> indices, Map<String, IndexMetadata> metadataOf,
                                        long pollMillis) throws IOException, InterruptedException {
         // Every write kes had acknowledged has a seq_no at or below the max_seq_no its primary reports now.
-        Map<String, Map<Integer, ShardSeqNos>> before = metadata.primarySeqNos(indices);
+        Map<String, Map<Integer, ShardSeqNos>> before = shards.primarySeqNos(indices);
         Map<String, long[]> targets = new HashMap<>();
         for (String index : indices) {
             IndexMetadata meta = metadataOf.get(index);
@@ -151,7 +155,7 @@ public final class CheckpointFence {
         long deadline = System.nanoTime() + maxSyncWait.toNanos();
         Set<String> lagging = new TreeSet<>(indices);
         while (true) {
-            Map<String, Map<Integer, ShardSeqNos>> now = metadata.primarySeqNos(lagging);
+            Map<String, Map<Integer, ShardSeqNos>> now = shards.primarySeqNos(lagging);
             lagging.removeIf(index -> persisted(targets.get(index), now.getOrDefault(index, Map.of())));
             if (lagging.isEmpty() || System.nanoTime() >= deadline) {
                 return lagging;
@@ -183,8 +187,7 @@ public final class CheckpointFence {
             } catch (IOException e) {
                 long elapsed = (System.nanoTime() - started) / 1_000_000;
                 if (e instanceof ResponseException re && re.getResponse().getStatusLine().getStatusCode() == 401) {
-                    throw NonRecoverable.error("checkpoint fence: Elasticsearch refused kes's credentials (HTTP 401: wrong, expired or "
-                            + "revoked): check elasticsearch.username and elasticsearch.password, or elasticsearch.api_key. "
+                    throw NonRecoverable.error("checkpoint fence: " + PrivilegeCheck.credentialsRefused("the state of " + indices) + " "
                             + re.getMessage(), re);
                 }
                 if (e instanceof ResponseException re && NonRecoverable.isNonRecoverableStatus(re.getResponse().getStatusLine().getStatusCode())) {

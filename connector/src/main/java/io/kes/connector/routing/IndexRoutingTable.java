@@ -1,8 +1,10 @@
 package io.kes.connector.routing;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.kes.connector.cluster.ClusterMetadataClient;
 import io.kes.connector.cluster.IndexMetadata;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -132,11 +134,50 @@ public final class IndexRoutingTable {
         return false;
     }
 
+    /**
+     * A document predicted for a shard of {@code layout}'s index was stored in {@code landedIn}:
+     * something between kes and the shard moved it, most likely an ingest pipeline changed since
+     * kes read it ({@link #pipelineMovesDocuments} looks again only each minute) or one whose
+     * effect the static check cannot see. From now on the index has no routing, as if the pipeline
+     * had been seen at calibration: its documents go in ordinary bulks and are fenced index-wide.
+     * Warned once per index, naming the pipeline ({@code pipeline}, or the index's default and
+     * final pipelines when the document named none).
+     */
+    public void documentMoved(IndexLayout layout, String landedIn, String pipeline) {
+        String concrete = layout.index();
+        Calibration replaced = null;
+        for (Map.Entry<Identity, Calibration> e : calibrated.entrySet()) {
+            if (e.getValue() == layout.generation() && e.getValue().routing != null) {
+                replaced = new Calibration(null);
+                replaced.lastUsedMillis = clock.getAsLong();
+                e.setValue(replaced);
+            }
+        }
+        if (replaced != null) {
+            // Forget the layouts predicted with the old calibration: the next lookup reloads the
+            // index and takes the new one (a new generation, so buffered predictions are redone).
+            byName.values().removeIf(entry -> entry.layout != null && entry.layout.generation() == layout.generation());
+        }
+        markUnpredictable(concrete, "a document written to it " + (pipeline != null ? "through ingest pipeline '" + pipeline + "'"
+                : "through its " + indexPipelinesOf(concrete)) + " was stored in index " + landedIn + ", so a pipeline moves documents "
+                + "(changed since kes read it, or beyond what kes reads in it)");
+    }
+
+    private String indexPipelinesOf(String concrete) {
+        try {
+            List<String> ids = metadata.indexPipelines(concrete);
+            return ids.isEmpty() ? "index settings (no default or final pipeline now)"
+                    : "default or final pipeline " + String.join(", ", ids);
+        } catch (IOException | RuntimeException e) {
+            return "default or final pipeline (not readable: " + e + ")";
+        }
+    }
+
     private record PipelineVerdict(Optional<String> why, long expiresAtMillis) {}
 
     private Optional<String> pipelineRewrite(String id) {
         try {
-            Optional<com.fasterxml.jackson.databind.JsonNode> definition = metadata.pipeline(id);
+            Optional<JsonNode> definition = metadata.pipeline(id);
             if (definition.isEmpty()) {
                 return Optional.empty(); // Elasticsearch fails each item naming it: nothing lands anywhere
             }
@@ -144,7 +185,7 @@ public final class IndexRoutingTable {
                 try {
                     return metadata.pipeline(nested);
                 } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+                    throw new UncheckedIOException(e);
                 }
             });
         } catch (IOException | RuntimeException e) {

@@ -36,6 +36,36 @@ public final class ShardPredictor {
         return layout.shard(routing.shardOf(op.id(), op.routing()));
     }
 
+    /**
+     * The safety net behind the static pipeline check: compares the index Elasticsearch stored an
+     * acknowledged document in with the one predicted. A document predicted for one shard that was
+     * stored in another index was moved by an ingest pipeline (one changed since kes read it, or
+     * one whose effect kes cannot read); its index loses its routing from now on
+     * ({@link IndexRoutingTable#documentMoved}). Writes to an alias or data stream that name no
+     * pipeline are not judged: their write index may simply have rolled over. A pipeline that
+     * changes only {@code _routing} keeps the index and is not visible here.
+     *
+     * @param storedIn the {@code _index} of the document's bulk item response (null: not given)
+     * @return whether the document was moved
+     */
+    public boolean movedByPipeline(DocumentOperation op, ShardPrediction predicted, String storedIn) {
+        IndexLayout layout = predicted.layout();
+        if (storedIn == null || !predicted.knowsShard() || storedIn.equals(layout.index())) {
+            return false;
+        }
+        if (!op.index().equals(layout.index())) { // an alias or data stream
+            if (op.pipeline() == null) {
+                return false;
+            }
+            Optional<IndexLayout> writeIndex = table.layoutFor(op.index());
+            if (writeIndex.isPresent() && writeIndex.get().index().equals(storedIn)) {
+                return false; // a rollover
+            }
+        }
+        table.documentMoved(layout, storedIn, op.pipeline());
+        return true;
+    }
+
     /** Concrete indices whose routing cannot be predicted. */
     public int unpredictableIndices() {
         return table.unpredictableIndices();

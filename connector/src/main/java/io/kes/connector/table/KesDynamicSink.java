@@ -54,11 +54,14 @@ final class KesDynamicSink implements DynamicTableSink, SupportsWritingMetadata 
     private final EncodingFormat<SerializationSchema<RowData>> format;
     private final DataType physicalType;
     private final String table;
+    /** {@code sink.parallelism}, or null: the input's. */
+    private final Integer parallelism;
     private List<String> metadataKeys = List.of();
 
     KesDynamicSink(ElasticsearchSink sink, RowToDocument.Spec spec, EncodingFormat<SerializationSchema<RowData>> format,
-                   DataType physicalType, String table) {
+                   DataType physicalType, String table, Integer parallelism) {
         this.sink = sink;
+        this.parallelism = parallelism;
         this.spec = spec;
         this.format = format;
         this.physicalType = physicalType;
@@ -114,12 +117,15 @@ final class KesDynamicSink implements DynamicTableSink, SupportsWritingMetadata 
                 if (spec.hasKey()) {
                     input = rows.keyBy(new RowToDocument.IdOf(spec), Types.STRING);
                 }
+                // The writer (ElasticsearchSink's pre-write topology) runs at the converter's
+                // parallelism, chained to it: sink.parallelism sets both.
+                int writers = parallelism != null ? parallelism : input.getParallelism();
                 SingleOutputStreamOperator<DocumentOperation> documents = input
                         .flatMap(toDocument, TypeInformation.of(DocumentOperation.class))
                         .name("kes: rows to documents")
-                        .setParallelism(input.getParallelism());
+                        .setParallelism(writers);
                 provider.generateUid("kes-rows-to-documents").ifPresent(documents::uid);
-                DataStreamSink<DocumentOperation> out = documents.sinkTo(sink).name("kes: " + table);
+                DataStreamSink<DocumentOperation> out = documents.sinkTo(sink).name("kes: " + table).setParallelism(writers);
                 provider.generateUid("kes-sink").ifPresent(out::uid);
                 return out;
             }
@@ -128,7 +134,7 @@ final class KesDynamicSink implements DynamicTableSink, SupportsWritingMetadata 
 
     @Override
     public DynamicTableSink copy() {
-        KesDynamicSink copy = new KesDynamicSink(sink, spec, format, physicalType, table);
+        KesDynamicSink copy = new KesDynamicSink(sink, spec, format, physicalType, table, parallelism);
         copy.metadataKeys = metadataKeys;
         return copy;
     }

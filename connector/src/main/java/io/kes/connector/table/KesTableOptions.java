@@ -11,6 +11,7 @@ import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.table.factories.FactoryUtil;
 
 /**
  * Every option of a {@code 'connector' = 'kes'} table, declared once, in Flink SQL's dotted style.
@@ -31,12 +32,6 @@ public final class KesTableOptions {
         CREATE,
         /** Merge the row's fields into the document, creating it when missing (doc_as_upsert). Needs a PRIMARY KEY. */
         UPSERT
-    }
-
-    /** What happens to a row Elasticsearch refuses for good. */
-    public enum FailureHandlerKind {
-        /** The job fails naming the row and Elasticsearch's reason. */
-        FAIL
     }
 
     // How rows become documents.
@@ -67,10 +62,36 @@ public final class KesTableOptions {
             .stringType().defaultValue("json")
             .withDescription("How a row is serialized into its document: json (Flink's JSON format; its json.* options apply).");
 
+    public static final ConfigOption<String> PIPELINE = ConfigOptions.key("pipeline")
+            .stringType().noDefaultValue()
+            .withDescription("The ingest pipeline every row's document goes through (named in each bulk item; DELETE rows run none, as "
+                    + "in Elasticsearch; not with 'op' = 'upsert', whose bulk updates run none). Without it the index's index.default_pipeline applies. A pipeline "
+                    + "that may set _index, _routing or _id is detected: its index is written in ordinary bulks, fenced index-wide.");
+
+    /** {@code failure-handler} value: the job fails on a refused row. */
+    public static final String FAIL = "fail";
+    /** {@code failure-handler} value: refused rows go to a Kafka topic. */
+    public static final String DEAD_LETTER = "dead-letter";
+
     public static final ConfigOption<String> FAILURE_HANDLER = ConfigOptions.key("failure-handler")
-            .stringType().defaultValue("fail")
-            .withDescription("What happens to a row Elasticsearch refuses for good (mapping conflict, unparsable value): "
-                    + "fail, the job fails naming the row. The kes job's dead-letter topic is not available in SQL yet.");
+            .stringType().defaultValue(FAIL)
+            .withDescription("What happens to a row Elasticsearch refuses for good (mapping conflict, unparsable value, strict "
+                    + "mapping): fail, the job fails naming the row; dead-letter, the row's JSON goes to the Kafka topic "
+                    + "failure-handler.dead-letter.topic with kes.* headers saying why, and the job goes on (a checkpoint completes "
+                    + "only once its dead letters are in Kafka).");
+
+    public static final ConfigOption<String> DEAD_LETTER_TOPIC = ConfigOptions.key("failure-handler.dead-letter.topic")
+            .stringType().noDefaultValue()
+            .withDescription("With 'failure-handler' = 'dead-letter': the Kafka topic refused rows go to. Required then.");
+
+    public static final ConfigOption<String> DEAD_LETTER_BOOTSTRAP_SERVERS = ConfigOptions.key("failure-handler.dead-letter.bootstrap-servers")
+            .stringType().noDefaultValue()
+            .withDescription("With 'failure-handler' = 'dead-letter': the Kafka brokers of the dead-letter topic, e.g. "
+                    + "kafka1:9092,kafka2:9092. Required then. Producer settings (security: security.protocol, sasl.*, ssl.*) go in "
+                    + "failure-handler.dead-letter.properties.<kafka key>.");
+
+    /** Prefix of the dead-letter producer's Kafka client settings. */
+    public static final String DEAD_LETTER_PROPERTIES_PREFIX = "failure-handler.dead-letter.properties.";
 
     // The sink's own options: the same meaning and defaults as the DataStream sink's.
 
@@ -99,8 +120,9 @@ public final class KesTableOptions {
     public static final ConfigOption<Boolean> TABLE_GZIP = ConfigOptions.key("gzip")
             .booleanType().defaultValue(GZIP.defaultValue()).withDescription(GZIP.description());
 
+    /** Text, handed to the sink as text: the sink's parse takes the same spellings and says the same as for the job's YAML. */
     public static final ConfigOption<String> TABLE_DURABILITY = ConfigOptions.key("durability")
-            .stringType().defaultValue(DURABILITY.defaultValue()).withDescription(DURABILITY.description());
+            .stringType().defaultValue(DURABILITY.defaultValue().value()).withDescription(DURABILITY.description());
 
     public static final ConfigOption<Duration> TABLE_FENCE_SYNC_WAIT = ConfigOptions.key("durability.fence-sync-wait")
             .durationType().defaultValue(FENCE_SYNC_WAIT.defaultValue()).withDescription(FENCE_SYNC_WAIT.description());
@@ -141,6 +163,15 @@ public final class KesTableOptions {
     public static final ConfigOption<Duration> TABLE_RETRY_MAX_TIME = ConfigOptions.key("retry.max-time")
             .durationType().defaultValue(RETRY_MAX_TIME.defaultValue()).withDescription(RETRY_MAX_TIME.description());
 
+    /**
+     * How many writers the table runs (Flink's standard option). Unset: its input's parallelism,
+     * so that without a PRIMARY KEY the writer is chained to its input (no shuffle). With a PRIMARY
+     * KEY the rows are hash-partitioned by id to the writers either way; without one, a parallelism
+     * other than the input's puts a round-robin shuffle in between (every row is its own document,
+     * so no order is lost).
+     */
+    public static final ConfigOption<Integer> SINK_PARALLELISM = FactoryUtil.SINK_PARALLELISM;
+
     /** A table option and the sink option it sets. */
     public record SinkOption<T>(ConfigOption<T> table, ConfigOption<T> sink) {
         void copy(ReadableConfig from, Configuration to) {
@@ -158,7 +189,7 @@ public final class KesTableOptions {
             new SinkOption<>(TABLE_SSL_FINGERPRINT, TLS_FINGERPRINT),
             new SinkOption<>(TABLE_PATH_PREFIX, PATH_PREFIX),
             new SinkOption<>(TABLE_GZIP, GZIP),
-            new SinkOption<>(TABLE_DURABILITY, DURABILITY),
+            new SinkOption<>(TABLE_DURABILITY, ConfigOptions.key(DURABILITY.key()).stringType().noDefaultValue()),
             new SinkOption<>(TABLE_FENCE_SYNC_WAIT, FENCE_SYNC_WAIT),
             new SinkOption<>(TABLE_PRIMARY_NODE_ROUTING, PRIMARY_NODE_ROUTING),
             new SinkOption<>(TABLE_SOCKET_TIMEOUT, SOCKET_TIMEOUT),

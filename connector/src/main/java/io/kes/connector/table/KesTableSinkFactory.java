@@ -3,10 +3,14 @@ package io.kes.connector.table;
 import static io.kes.connector.table.KesTableOptions.*;
 
 import io.kes.connector.ElasticsearchSink;
+import io.kes.connector.FailureHandler;
 import io.kes.connector.IndexNameTemplate;
+import io.kes.connector.deadletter.DeadLetterFailureHandler;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -50,7 +54,8 @@ public final class KesTableSinkFactory implements DynamicTableSinkFactory {
     @Override
     public Set<ConfigOption<?>> optionalOptions() {
         Set<ConfigOption<?>> options = new HashSet<>();
-        options.addAll(List.of(KEY_DELIMITER, ROUTING, OP, FORMAT, FAILURE_HANDLER));
+        options.addAll(List.of(KEY_DELIMITER, ROUTING, OP, FORMAT, PIPELINE, FAILURE_HANDLER, DEAD_LETTER_TOPIC,
+                DEAD_LETTER_BOOTSTRAP_SERVERS, SINK_PARALLELISM));
         SINK_OPTIONS.forEach(o -> options.add(o.table()));
         options.remove(TABLE_HOSTS);
         return options;
@@ -69,18 +74,19 @@ public final class KesTableSinkFactory implements DynamicTableSinkFactory {
             throw new ValidationException(OP.key() + " '" + opName + "' is not one of index, create, upsert");
         }
         EncodingFormat<SerializationSchema<RowData>> encoding = helper.discoverEncodingFormat(SerializationFormatFactory.class, FORMAT);
-        helper.validate();
+        helper.validateExcept(DEAD_LETTER_PROPERTIES_PREFIX);
 
+        FailureHandler failureHandler = failureHandler(options, context.getCatalogTable().getOptions());
         ElasticsearchSink sink;
         try {
-            sink = ElasticsearchSink.builder().setAll(sinkConfiguration(options)).build();
+            sink = ElasticsearchSink.builder().setAll(sinkConfiguration(options)).setFailureHandler(failureHandler).build();
         } catch (IllegalArgumentException e) {
             throw new ValidationException(inTableTerms(e.getMessage()));
         }
-        if (!"fail".equalsIgnoreCase(options.get(FAILURE_HANDLER))) {
-            throw new ValidationException(FAILURE_HANDLER.key() + " '" + options.get(FAILURE_HANDLER) + "' is not supported: the SQL sink "
-                    + "only fails the job on a row Elasticsearch refuses ('" + FAILURE_HANDLER.key() + "' = 'fail'); for a dead-letter "
-                    + "topic run the kes job (errors.tolerance: all, dead_letter_topic)");
+        Integer parallelism = options.getOptional(SINK_PARALLELISM).orElse(null);
+        if (parallelism != null && parallelism < 1) {
+            throw new ValidationException(SINK_PARALLELISM.key() + " must be at least 1, got " + parallelism
+                    + "; leave it out to run the writers at the input's parallelism");
         }
 
         ResolvedSchema schema = context.getCatalogTable().getResolvedSchema();
@@ -91,6 +97,15 @@ public final class KesTableSinkFactory implements DynamicTableSinkFactory {
         if (op == Op.UPSERT && key.length == 0) {
             throw new ValidationException(OP.key() + " 'upsert' needs a PRIMARY KEY: the document to merge into is named by the key; "
                     + "declare one, e.g. PRIMARY KEY (id) NOT ENFORCED, or use 'op' = 'index'");
+        }
+        String pipeline = options.get(PIPELINE);
+        if (pipeline != null && pipeline.isBlank()) {
+            throw new ValidationException(PIPELINE.key() + " is empty: name an ingest pipeline, or leave the option out (the index's "
+                    + "index.default_pipeline then applies)");
+        }
+        if (pipeline != null && op == Op.UPSERT) {
+            throw new ValidationException(PIPELINE.key() + " '" + pipeline + "' cannot be used with 'op' = 'upsert': Elasticsearch runs no "
+                    + "ingest pipeline for a bulk update; use 'op' = 'index', or set the pipeline as the index's index.final_pipeline");
         }
         for (int k : key) {
             checkTextual(physical.get(k), "PRIMARY KEY column");
@@ -128,8 +143,55 @@ public final class KesTableSinkFactory implements DynamicTableSinkFactory {
             routing = names.indexOf(routingColumn);
         }
         RowToDocument.Spec spec = new RowToDocument.Spec(indexOption, names, physical.stream().map(c -> c.getDataType().getLogicalType()).toList(),
-                key, options.get(KEY_DELIMITER), routing, op);
-        return new KesDynamicSink(sink, spec, encoding, context.getPhysicalRowDataType(), context.getObjectIdentifier().asSummaryString());
+                key, options.get(KEY_DELIMITER), routing, op, pipeline);
+        return new KesDynamicSink(sink, spec, encoding, context.getPhysicalRowDataType(), context.getObjectIdentifier().asSummaryString(),
+                parallelism);
+    }
+
+    /** {@code fail}, or the dead-letter topic with its brokers and producer settings, each checked. */
+    private static FailureHandler failureHandler(ReadableConfig options, Map<String, String> raw) {
+        String kind = options.get(FAILURE_HANDLER);
+        Map<String, String> properties = new HashMap<>();
+        raw.forEach((k, v) -> {
+            if (k.startsWith(DEAD_LETTER_PROPERTIES_PREFIX)) {
+                properties.put(k.substring(DEAD_LETTER_PROPERTIES_PREFIX.length()), v);
+            }
+        });
+        String topic = options.get(DEAD_LETTER_TOPIC);
+        String servers = options.get(DEAD_LETTER_BOOTSTRAP_SERVERS);
+        if (FAIL.equalsIgnoreCase(kind)) {
+            String stray = topic != null ? DEAD_LETTER_TOPIC.key() : servers != null ? DEAD_LETTER_BOOTSTRAP_SERVERS.key()
+                    : properties.isEmpty() ? null : DEAD_LETTER_PROPERTIES_PREFIX + properties.keySet().iterator().next();
+            if (stray != null) {
+                throw new ValidationException(stray + " is set but " + FAILURE_HANDLER.key() + " is '" + kind + "': set '"
+                        + FAILURE_HANDLER.key() + "' = '" + DEAD_LETTER + "' to send refused rows to the topic, or remove " + stray);
+            }
+            return FailureHandler.failJob();
+        }
+        if (!DEAD_LETTER.equalsIgnoreCase(kind)) {
+            throw new ValidationException(FAILURE_HANDLER.key() + " '" + kind + "' is not one of " + FAIL + ", " + DEAD_LETTER);
+        }
+        if (topic == null || topic.isBlank()) {
+            throw new ValidationException(FAILURE_HANDLER.key() + " '" + DEAD_LETTER + "' needs " + DEAD_LETTER_TOPIC.key()
+                    + ": the Kafka topic refused rows go to");
+        }
+        if (servers == null || servers.isBlank()) {
+            throw new ValidationException(FAILURE_HANDLER.key() + " '" + DEAD_LETTER + "' needs " + DEAD_LETTER_BOOTSTRAP_SERVERS.key()
+                    + ": the Kafka brokers of topic " + topic + ", e.g. localhost:9092");
+        }
+        for (String managed : List.of("bootstrap.servers", "key.serializer", "value.serializer")) {
+            if (properties.containsKey(managed)) {
+                throw new ValidationException(DEAD_LETTER_PROPERTIES_PREFIX + managed + " cannot be set: kes sets it"
+                        + (managed.equals("bootstrap.servers") ? "; use " + DEAD_LETTER_BOOTSTRAP_SERVERS.key() : ""));
+            }
+        }
+        try {
+            Class.forName("org.apache.kafka.clients.producer.KafkaProducer", false, KesTableSinkFactory.class.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            throw new ValidationException(FAILURE_HANDLER.key() + " '" + DEAD_LETTER + "' needs the Kafka client (kafka-clients) on the "
+                    + "classpath: use kes-sql-connector.jar, which carries it, or add kafka-clients next to the connector");
+        }
+        return new DeadLetterFailureHandler(servers, properties, topic);
     }
 
     private static Column column(List<Column> physical, String name, String what) {

@@ -49,9 +49,10 @@ final class RowToDocument extends RichFlatMapFunction<RowData, DocumentOperation
      * @param types   their types
      * @param key     positions of the PRIMARY KEY columns, empty without one
      * @param routing position of the routing column, or -1
+     * @param pipeline the ingest pipeline of every indexed row, or null
      */
     record Spec(String index, List<String> columns, List<LogicalType> types, int[] key, String keyDelimiter, int routing,
-                KesTableOptions.Op op) implements Serializable {
+                KesTableOptions.Op op, String pipeline) implements Serializable {
         boolean hasKey() {
             return key.length > 0;
         }
@@ -106,7 +107,8 @@ final class RowToDocument extends RichFlatMapFunction<RowData, DocumentOperation
             case CREATE -> OpType.CREATE;
             case UPSERT -> OpType.UPSERT;
         };
-        out.collect(DocumentOperation.write(op, target).id(id).routing(routing).source(source).origin(origin).build());
+        out.collect(DocumentOperation.write(op, target).id(id).routing(routing).source(source).origin(origin)
+                .pipeline(op == OpType.UPSERT ? null : spec.pipeline()).build());
     }
 
     private String indexOf(RowData row) {

@@ -11,15 +11,15 @@ class ClusterMetadataClientTest {
 
     @Test
     void aPublishedAddressWithAHostnameKeepsTheHostnameWhichCertificatesName() {
-        assertThat(ClusterMetadataClient.httpHost("https", "es-data-1.example.com/10.0.0.5:9200"))
+        assertThat(NodePlacement.httpHost("https", "es-data-1.example.com/10.0.0.5:9200"))
                 .isEqualTo(new HttpHost("es-data-1.example.com", 9200, "https"));
     }
 
     @Test
     void aPublishedAddressWithoutHostnameUsesTheAddress() {
-        assertThat(ClusterMetadataClient.httpHost("http", "127.0.0.1:9201")).isEqualTo(new HttpHost("127.0.0.1", 9201, "http"));
-        assertThat(ClusterMetadataClient.httpHost("http", "/10.0.0.5:9200")).isEqualTo(new HttpHost("10.0.0.5", 9200, "http"));
-        assertThat(ClusterMetadataClient.httpHost("http", "[::1]:9200").getPort()).isEqualTo(9200);
+        assertThat(NodePlacement.httpHost("http", "127.0.0.1:9201")).isEqualTo(new HttpHost("127.0.0.1", 9201, "http"));
+        assertThat(NodePlacement.httpHost("http", "/10.0.0.5:9200")).isEqualTo(new HttpHost("10.0.0.5", 9200, "http"));
+        assertThat(NodePlacement.httpHost("http", "[::1]:9200").getPort()).isEqualTo(9200);
     }
 
     @Test

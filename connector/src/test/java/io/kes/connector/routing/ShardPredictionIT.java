@@ -141,6 +141,49 @@ class ShardPredictionIT {
         }
     }
 
+    /**
+     * The response-side check: a document predicted for a shard of a concrete index but stored in
+     * another index was moved (by a pipeline): the index loses its routing (a new generation, any
+     * shard from then on) and counts unpredictable. A write to an alias that lands in the alias's
+     * new write index is a rollover, not a move.
+     */
+    @org.junit.jupiter.api.Test
+    void aDocumentStoredInAnotherIndexThanPredictedTurnsItsIndexsRoutingOffButARolloverDoesNot() throws Exception {
+        ElasticsearchNode node = SharedServers.elasticsearch();
+        Http http = node.http();
+        for (String index : List.of("predict-moved", "predict-rolled-1", "predict-rolled-2")) {
+            http.send("DELETE", "/" + index + "?ignore_unavailable=true", null);
+            http.send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0}}").requireOk("create");
+        }
+        http.send("POST", "/_aliases", "{\"actions\":[{\"add\":{\"index\":\"predict-rolled-1\",\"alias\":\"predict-rolled\","
+                + "\"is_write_index\":true}}]}").requireOk("alias");
+        long[] clock = {0};
+        try (RestClient client = RestClient.builder(HttpHost.create(node.url())).build()) {
+            IndexRoutingTable table = new IndexRoutingTable(new ClusterMetadataClient(client), () -> clock[0]);
+            ShardPredictor predictor = new ShardPredictor(table);
+
+            io.kes.connector.DocumentOperation toAlias = io.kes.connector.DocumentOperation.index("predict-rolled", "a", "{}");
+            ShardPrediction aliasPrediction = predictor.predict(toAlias);
+            assertThat(aliasPrediction.knowsShard()).isTrue();
+            http.send("POST", "/_aliases", "{\"actions\":[{\"add\":{\"index\":\"predict-rolled-1\",\"alias\":\"predict-rolled\","
+                    + "\"is_write_index\":false}},{\"add\":{\"index\":\"predict-rolled-2\",\"alias\":\"predict-rolled\","
+                    + "\"is_write_index\":true}}]}").requireOk("roll over");
+            assertThat(predictor.movedByPipeline(toAlias, aliasPrediction, "predict-rolled-2")).as("a rollover").isFalse();
+
+            io.kes.connector.DocumentOperation doc = io.kes.connector.DocumentOperation.index("predict-moved", "b", "{}");
+            ShardPrediction predicted = predictor.predict(doc);
+            assertThat(predicted.knowsShard()).isTrue();
+            assertThat(predictor.movedByPipeline(doc, predicted, "predict-moved")).as("stored where predicted").isFalse();
+            assertThat(predictor.movedByPipeline(doc, predicted, "elsewhere")).as("stored in another index").isTrue();
+            assertThat(predictor.unpredictableIndices()).isEqualTo(1);
+            ShardPrediction after = predictor.predict(io.kes.connector.DocumentOperation.index("predict-moved", "c", "{}"));
+            assertThat(after.knowsShard()).as("any shard from then on").isFalse();
+            assertThat(after.layout().generation()).isNotSameAs(predicted.layout().generation());
+            clock[0] += IndexRoutingTable.INDEX_TTL_MILLIS * 3;
+            assertThat(predictor.predict(doc).knowsShard()).as("still any shard after the index is read again").isFalse();
+        }
+    }
+
     /** Unique ASCII, accented, CJK and emoji (surrogate pair) ids. */
     private static String randomId(Random random, int i) {
         return i + ":" + switch (i % 5) {

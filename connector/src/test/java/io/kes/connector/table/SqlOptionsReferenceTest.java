@@ -50,6 +50,9 @@ class SqlOptionsReferenceTest {
         if (option == KesTableOptions.TABLE_HOSTS) {
             return "list (`;`-separated)";
         }
+        if (option == KesTableOptions.SINK_PARALLELISM) {
+            return "int"; // Flink's own option: no default to tell its type by
+        }
         Object d = option.hasDefaultValue() ? option.defaultValue() : null;
         if (d instanceof Enum<?> e) {
             return Arrays.stream(e.getDeclaringClass().getEnumConstants()).map(v -> "`" + v.name().toLowerCase() + "`")

@@ -34,7 +34,7 @@ final class ElasticsearchCheck {
 
     ElasticsearchCheck(KesConfig config) {
         this.config = config;
-        this.settings = SinkSettings.from(config.sinkOptions);
+        this.settings = config.sink;
     }
 
     /**
@@ -64,7 +64,9 @@ final class ElasticsearchCheck {
             } catch (ResponseException e) {
                 LOG.info("check of {} failed", host, e);
                 int status = e.getResponse().getStatusLine().getStatusCode();
-                if (status == 401 || status == 403) {
+                if (status == 401) {
+                    report.fail(subject, PrivilegeCheck.refusedCredentials(settings));
+                } else if (status == 403) {
                     report.fail(subject, "Elasticsearch refused kes's credentials (HTTP " + status + "): check "
                             + (settings.apiKey != null ? "elasticsearch.api_key" : settings.username != null
                             ? "elasticsearch.username and elasticsearch.password" : "elasticsearch.username/password or elasticsearch.api_key "

@@ -7,8 +7,6 @@ import io.kes.connector.ElasticsearchSinkOptions;
 import io.kes.connector.SinkSettings;
 import java.io.IOException;
 import java.io.Serializable;
-import java.lang.reflect.Field;
-import java.lang.reflect.Modifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,6 +19,8 @@ import java.util.Set;
 import java.util.TreeSet;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The job's YAML config, validated when it is loaded. Sections:
@@ -36,17 +36,23 @@ import org.apache.flink.configuration.Configuration;
 public final class KesConfig implements Serializable {
 
     private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(KesConfig.class);
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
     static final Set<String> SINK_SECTIONS = Set.of("elasticsearch", "bulk", "retry");
 
+    /** The sink options as read from the YAML (e.g. to derive a one-host client from). */
     public final Configuration sinkOptions;
+    /** The same options, validated once when the config was loaded. */
+    public final SinkSettings sink;
     public final KafkaSettings kafka;
     public final List<Route> routes;
     public final ErrorSettings errors;
     public final JobSettings job;
 
-    private KesConfig(Configuration sinkOptions, KafkaSettings kafka, List<Route> routes, ErrorSettings errors, JobSettings job) {
+    private KesConfig(Configuration sinkOptions, SinkSettings sink, KafkaSettings kafka, List<Route> routes, ErrorSettings errors,
+            JobSettings job) {
         this.sinkOptions = sinkOptions;
+        this.sink = sink;
         this.kafka = kafka;
         this.routes = routes;
         this.errors = errors;
@@ -102,9 +108,10 @@ public final class KesConfig implements Serializable {
         }
         JobSettings job = problems.attempt(() -> JobSettings.from(root.section("job")), null);
         ErrorSettings errors = problems.attempt(() -> ErrorSettings.from(root.section("errors")), null);
+        SinkSettings sink = null;
         if (sinkOptionsRead) {
             try {
-                SinkSettings.from(sinkOptions); // validates the sink options together now, not on a task manager
+                sink = SinkSettings.from(sinkOptions); // validates the sink options together now, not on a task manager
             } catch (IllegalArgumentException e) {
                 problems.add(e.getMessage());
             }
@@ -112,11 +119,11 @@ public final class KesConfig implements Serializable {
         problems.throwIfAny();
         for (Route route : routes) {
             if (route.id().kind() == Route.IdSpec.Kind.NONE) {
-                System.err.println("[kes] WARNING: route to " + route.target() + " has id: none: Elasticsearch generates ids, "
-                        + "so records replayed after a failure are indexed twice. Use id: kafka for idempotent writes.");
+                LOG.warn("route to {} has id: none: Elasticsearch generates ids, so records replayed after a failure are "
+                        + "indexed twice. Use id: kafka for idempotent writes.", route.target());
             }
         }
-        return new KesConfig(sinkOptions, kafka, List.copyOf(routes), errors, job);
+        return new KesConfig(sinkOptions, sink, kafka, List.copyOf(routes), errors, job);
     }
 
     /** Maps {@code elasticsearch:}, {@code bulk:}, {@code retry:} onto the sink's declared options. */
@@ -139,13 +146,16 @@ public final class KesConfig implements Serializable {
                     String value = option.key().equals(ElasticsearchSinkOptions.HOSTS.key())
                             ? String.join(";", node.strings(key))
                             : node.string(key, null);
+                    options.setString(fullKey, value);
+                    if (option.defaultValue() instanceof Enum<?>) {
+                        return; // SinkSettings reads these: it also takes older spellings, and names the allowed values
+                    }
                     try {
-                        options.setString(fullKey, value);
                         options.get(option); // parse now, to name the key if it is malformed
                     } catch (IllegalArgumentException e) {
                         options.removeKey(fullKey);
                         throw new ConfigException(fullKey + " has an invalid value '" + value + "': " + e.getMessage()
-                                + ". " + option.description().toString().replaceAll("^.*?Description\\{|}$", ""));
+                                + ". " + ElasticsearchSinkOptions.meaning(option));
                     }
                 });
             }
@@ -153,18 +163,10 @@ public final class KesConfig implements Serializable {
         return options;
     }
 
+    /** The sink's options by key, from the one list that declares them. */
     static Map<String, ConfigOption<?>> sinkOptionsByKey() {
         Map<String, ConfigOption<?>> options = new LinkedHashMap<>();
-        for (Field f : ElasticsearchSinkOptions.class.getFields()) {
-            if (Modifier.isStatic(f.getModifiers()) && ConfigOption.class.isAssignableFrom(f.getType())) {
-                try {
-                    ConfigOption<?> option = (ConfigOption<?>) f.get(null);
-                    options.put(option.key(), option);
-                } catch (IllegalAccessException e) {
-                    throw new IllegalStateException(e);
-                }
-            }
-        }
+        ElasticsearchSinkOptions.all().forEach(option -> options.put(option.key(), option));
         return options;
     }
 

@@ -2,9 +2,9 @@ package io.kes.jobs.decode;
 
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.NonRecoverable;
+import io.kes.connector.deadletter.DeadLetterQueue;
 import io.kes.jobs.config.KesConfig;
 import io.kes.jobs.config.Route;
-import io.kes.jobs.deadletter.DeadLetterQueue;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kes.connector.IndexNameTemplate;
-import io.kes.connector.SinkSettings;
 import io.kes.connector.cluster.RestClients;
 import io.kes.jobs.check.CannotConnectException;
 import io.kes.jobs.config.ConfigException;
@@ -43,7 +42,7 @@ public final class IndexTemplates {
         if (withTemplates.isEmpty()) {
             return;
         }
-        try (RestClient client = RestClients.create(SinkSettings.from(config.sinkOptions))) {
+        try (RestClient client = RestClients.create(config.sink)) {
             for (Route route : withTemplates) {
                 put(client, route);
                 warnAboutDifferentIndices(client, route);

@@ -1,4 +1,4 @@
-package io.kes.jobs.deadletter;
+package io.kes.connector.deadletter;
 
 import io.kes.connector.RecordOrigin;
 import java.nio.charset.StandardCharsets;
@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.flink.annotation.PublicEvolving;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -22,7 +23,11 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * {@code kes.*} headers; the last of each name (Kafka's {@code lastHeader}) is the newest.
  * {@link #flush()} runs at every checkpoint, so a checkpoint never completes before its dead
  * letters are in Kafka.
+ *
+ * <p>{@code clientProperties} are the Kafka producer's settings (security: {@code security.protocol},
+ * {@code sasl.*}, {@code ssl.*}); kes sets the bootstrap servers, {@code acks=all} and idempotence itself.
  */
+@PublicEvolving
 public final class DeadLetterQueue implements AutoCloseable {
 
     public static final String STAGE_DECODE = "decode";
@@ -49,9 +54,11 @@ public final class DeadLetterQueue implements AutoCloseable {
         for (RecordOrigin.Header original : origin.headers()) {
             headers.add(original.key(), original.value());
         }
-        header(headers, "kes.source.topic", origin.topic());
-        header(headers, "kes.source.partition", Integer.toString(origin.partition()));
-        header(headers, "kes.source.offset", Long.toString(origin.offset()));
+        if (origin.isKnown()) { // a SQL row without Kafka metadata columns has no coordinates
+            header(headers, "kes.source.topic", origin.topic());
+            header(headers, "kes.source.partition", Integer.toString(origin.partition()));
+            header(headers, "kes.source.offset", Long.toString(origin.offset()));
+        }
         header(headers, "kes.stage", stage);
         header(headers, "kes.error.type", errorType);
         if (status > 0) {

@@ -1,4 +1,4 @@
-package io.kes.jobs.deadletter;
+package io.kes.connector.deadletter;
 
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.FailedOperation;
@@ -6,8 +6,16 @@ import io.kes.connector.FailureHandler;
 import io.kes.connector.RecordOrigin;
 import java.util.List;
 import java.util.Map;
+import org.apache.flink.annotation.PublicEvolving;
 
-/** Sends writes Elasticsearch refused for good to the dead-letter topic (stage {@code index}). */
+/**
+ * Sends writes Elasticsearch refused for good to a Kafka dead-letter topic (stage {@code index}),
+ * with their record's key and headers and kes's {@code kes.*} headers ({@link DeadLetterQueue}).
+ * The value is the record's original value when the writer kept it, else the document's source.
+ * A checkpoint completes only once its dead letters are acknowledged by Kafka ({@link #flush()}).
+ * Needs {@code kafka-clients} on the classpath.
+ */
+@PublicEvolving
 public final class DeadLetterFailureHandler implements FailureHandler {
 
     private static final long serialVersionUID = 1L;

@@ -1,0 +1,222 @@
+package io.kes.bench;
+
+import io.kes.connector.routing.IndexRouting;
+import io.kes.jobs.quickstart.SampleLogs;
+import io.kes.stack.ElasticsearchNode;
+import io.kes.stack.Http;
+import io.kes.stack.KafkaBroker;
+import io.kes.stack.Ports;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * Kafka and one Elasticsearch node (started here, or the running stack given by {@code --es-url}):
+ * every single-node mode (the kes jobs, the official sink, the direct loader's ceiling) alternated
+ * over the rounds, then the long-running windows and the profiled run. Leaves Kafka and its topic
+ * running when the jobs run on the 3-node cluster too ({@link #topic()}).
+ */
+final class SingleNodeScenario {
+
+    private final BenchOptions options;
+    private final BenchServers servers;
+    private final Map<String, String> environment;
+    private final Map<String, String> notRun;
+    private final List<String> failures;
+    private final Consumer<Run> measured;
+    private String profileSummary;
+    private BenchTopic topic;
+    private ClientCpu clientCpu;
+
+    /**
+     * @param notRun   gets the modes that cannot run against this cluster, and why
+     * @param failures gets each failed run; the others go on
+     * @param measured gets each timed run
+     */
+    SingleNodeScenario(BenchOptions options, BenchServers servers, Map<String, String> environment, Map<String, String> notRun,
+                       List<String> failures, Consumer<Run> measured) {
+        this.options = options;
+        this.servers = servers;
+        this.environment = environment;
+        this.notRun = notRun;
+        this.failures = failures;
+        this.measured = measured;
+    }
+
+    /** Kafka and its topic, for the jobs on 3 nodes; null before {@link #run()}. */
+    BenchTopic topic() {
+        return topic;
+    }
+
+    ClientCpu clientCpu() {
+        return clientCpu;
+    }
+
+    /** The profiler's summary of the profiled kes run, or null without {@code --profile}. */
+    String profileSummary() {
+        return profileSummary;
+    }
+
+    /** Kafka and one node: every kes mode and the ceiling, alternated over the rounds. */
+    void run() throws Exception {
+        String esUrl;
+        String bootstrap;
+        List<ElasticsearchNode> local = new ArrayList<>();
+        if (options.esUrl != null) {
+            esUrl = options.esUrl.replaceAll("/+$", "");
+            bootstrap = options.kafka;
+            Bench.step("Using the running stack: Elasticsearch " + esUrl + ", Kafka " + bootstrap);
+        } else {
+            Bench.deleteRecursively(options.work);
+            Files.createDirectories(options.work);
+            Bench.step("Starting Kafka and one Elasticsearch node (1 GB heap) under " + options.work);
+            KafkaBroker broker = KafkaBroker.fixed(options.work.resolve("kafka").toAbsolutePath(), Ports.free(), Ports.free());
+            servers.broker(broker);
+            Thread kafkaStart = new Thread(broker::start);
+            kafkaStart.start();
+            ElasticsearchNode node = ElasticsearchNode.builder()
+                    .version(options.esVersion)
+                    .nodeDir(options.work.resolve("es-single").toAbsolutePath())
+                    .heap("1g")
+                    .build();
+            servers.node(node);
+            node.start();
+            kafkaStart.join();
+            local.add(node);
+            esUrl = node.url();
+            bootstrap = broker.bootstrapServers();
+        }
+        Http es = new Http(esUrl);
+        Machine.describe(es, environment);
+        EsStats stats = new EsStats(esUrl, local);
+        clientCpu = new ClientCpu(servers::broker);
+
+        Bench.step(String.format("Loading %,d JSON log records (~500 bytes, seed %d) into topic %s (%d partitions) once",
+                options.records, Bench.SEED, options.topic(), options.partitions));
+        topic = new BenchTopic(options, bootstrap);
+        topic.loadOnce();
+        System.out.println("  each timed run indexes " + topic.describeSlice());
+        DirectLoader.Bulks ceilingBulks = null;
+        if (options.modes.contains("ceiling")) {
+            IndexRouting routing = BenchElasticsearch.routingOf(es, esUrl, "kes-bench-routing-probe", "async");
+            Bench.step(String.format("Pre-serializing %,d documents into single-shard bulks of %d for the ceiling", topic.sliceDocs(), Bench.DOCS_PER_BULK));
+            ceilingBulks = DirectLoader.prepare(new SampleLogs(Bench.SEED), topic.name(), options.partitions, options.records,
+                    topic.sliceFrom(), Bench.DOCS_PER_BULK, routing);
+        }
+        KesRuns kes = new KesRuns(options, topic, es, List.of(esUrl), bootstrap, clientCpu, servers);
+        OfficialRuns official = new OfficialRuns(options, topic, clientCpu);
+        servers.closeFirst(official);
+        List<String> modes = new ArrayList<>(options.modes);
+        if (modes.contains("official")) {
+            OfficialRuns.whyNot(BenchElasticsearch.esMajor(es)).ifPresent(why -> {
+                notRun.put("official", why);
+                modes.remove("official");
+                System.out.println("  [official] " + why);
+            });
+        }
+        LoaderRuns loader = new LoaderRuns(es, stats, clientCpu, options.loaderThreads);
+        warmUp(es, esUrl, topic);
+        // Round 0 runs every mode untimed: both Elasticsearch and the job keep warming for several
+        // runs (with one warm-up run per kes code path, every kes mode's round 1 still ran at 80% of
+        // its round 3, with 4-5 s of JIT compilation).
+        for (int round = options.warmUpRound ? 0 : 1; round <= options.rounds; round++) {
+            for (String mode : Bench.roundOrder(modes, round)) {
+                String index = "kes-bench-" + mode + "-r" + round;
+                Bench.step("1 node, " + Bench.roundName(round, options.rounds) + ": " + mode + " -> " + index);
+                BenchElasticsearch.createIndex(es, index, mode.equals("kes-request") ? "request" : "async");
+                try {
+                    Run run = switch (mode) {
+                        case "ceiling" -> loader.run("ceiling", round, index, ceilingBulks, List.of(esUrl), null);
+                        case "official" -> official.run(stats, es, index, mode, round, List.of(esUrl));
+                        default -> kes.run(stats, index, mode, round, false);
+                    };
+                    if (round > 0) {
+                        measured.accept(run);
+                    } else {
+                        Bench.untimed(run);
+                    }
+                } catch (Exception e) {
+                    // one failed run must not lose the others: reported, and the bench exits non-zero
+                    failures.add(mode + " round " + round + ": " + e);
+                    System.out.println("  !! " + mode + " round " + round + " FAILED: " + e);
+                    e.printStackTrace(System.out);
+                }
+                es.send("DELETE", "/" + index, null);
+            }
+        }
+        if (options.windows > 1) {
+            longRunning(es, esUrl, stats, kes, modes.contains("official") ? official : null);
+        }
+        if (options.profile && options.modes.contains("kes")) {
+            // Its own run, not one of the rounds: a profiler costs the job CPU, which would drag the kes median down.
+            Bench.step("Profiling one more kes run (not part of the medians)");
+            BenchElasticsearch.createIndex(es, "kes-bench-kes-profiled", "async");
+            kes.run(stats, "kes-bench-kes-profiled", "kes", 0, true);
+            profileSummary = kes.profileSummary();
+            es.send("DELETE", "/kes-bench-kes-profiled", null);
+        }
+        kes.stop();
+        official.close();
+        boolean jobsOnThreeNodes = !options.skipMultiNode && options.multiNodeJobs && options.esUrl == null;
+        if (servers.broker() != null && jobsOnThreeNodes) {
+            Bench.step("Stopping the single node (Kafka stays: the jobs run on the 3-node cluster too)");
+            for (ElasticsearchNode n : local) {
+                servers.stop(n);
+            }
+        } else if (servers.broker() != null) {
+            Bench.step("Stopping Kafka and the single node (the 3-node scenario needs the cores)");
+            servers.stopBroker();
+            for (ElasticsearchNode n : local) {
+                servers.stop(n);
+            }
+        }
+    }
+
+    /**
+     * The long-running mode: one kes job and one official-sink job, each over the whole topic, each
+     * measured in {@code --windows} windows of equal documents. The first window carries what a job
+     * pays once (submission, consumer start-up, the JIT of code that runs per job); the later ones
+     * are the steady state that the per-run rounds, one job submission per run, cannot isolate.
+     * Rows {@code kes-long-w1} (the first window) and {@code kes-long} (median of the others), the
+     * same for {@code official-long}.
+     */
+    private void longRunning(Http es, String esUrl, EsStats stats, KesRuns kes, OfficialRuns official) throws Exception {
+        long[] all = new long[options.partitions];
+        for (String mode : official == null ? List.of("kes-long") : List.of("kes-long", "official-long")) {
+            String index = "kes-bench-" + mode;
+            Bench.step(String.format("Long-running mode: %s, one job over the whole topic (%,d docs) in %d windows -> %s",
+                    mode, topic.docsFrom(all), options.windows, index));
+            BenchElasticsearch.createIndex(es, index, "async");
+            try {
+                List<Run> windows = mode.startsWith("kes")
+                        ? kes.run(stats, index, mode, 0, false, all, options.windows)
+                        : official.run(stats, es, index, mode, 0, List.of(esUrl), all, options.windows);
+                measured.accept(windows.get(0).withMode(mode + "-w1"));
+                windows.subList(1, windows.size()).forEach(measured);
+            } catch (Exception e) {
+                failures.add(mode + ": " + e);
+                System.out.println("  !! " + mode + " FAILED: " + e);
+                e.printStackTrace(System.out);
+            }
+            es.send("DELETE", "/" + index, null);
+        }
+    }
+
+    /**
+     * Untimed: a short direct load into a throw-away index (JIT of the node's indexing path before
+     * anything else), and a commit that makes Kafka create its offsets topic, which the first
+     * checkpoint's offset commit would otherwise wait for. Round 0 then warms every mode.
+     */
+    private void warmUp(Http es, String esUrl, BenchTopic topic) throws Exception {
+        long docs = Math.min(options.records, 200_000);
+        Bench.step(String.format("Warm-up (untimed): %,d documents by the direct loader, and Kafka's offsets topic", docs));
+        IndexRouting routing = BenchElasticsearch.routingOf(es, esUrl, "kes-bench-warmup", "async");
+        DirectLoader.Bulks bulks = DirectLoader.prepare(new SampleLogs(Bench.SEED), topic.name(), options.partitions, docs, Bench.DOCS_PER_BULK, routing);
+        BenchElasticsearch.createIndex(es, "kes-bench-warmup", "async");
+        DirectLoader.load(bulks, "kes-bench-warmup", List.of(esUrl), options.loaderThreads);
+        es.send("DELETE", "/kes-bench-warmup", null);
+        topic.createOffsetsTopic();
+    }
+}
