@@ -136,7 +136,8 @@ public final class ElasticsearchSinkOptions {
     private static final List<ConfigOption<?>> ALL = List.of(
             HOSTS, USERNAME, PASSWORD, API_KEY, TLS_CA_FILE, TLS_FINGERPRINT, PATH_PREFIX, GZIP, DURABILITY, FENCE_SYNC_WAIT,
             PRIMARY_NODE_ROUTING, SOCKET_TIMEOUT,
-            BULK_MAX_DOCS, BULK_MAX_BYTES, BULK_LINGER, BULK_MAX_IN_FLIGHT, SHARD_GROUPING,
+            BULK_MAX_DOCS, BULK_MAX_BYTES, BULK_LINGER, BULK_MAX_IN_FLIGHT, BULK_MAX_QUEUED_BYTES, BULK_ADAPTIVE_CONCURRENCY,
+            SHARD_GROUPING,
             RETRY_INITIAL_BACKOFF, RETRY_MAX_BACKOFF, RETRY_MAX_TIME);
 
     /** Every option above, in declaration order. A new option must be added here to be read from the job's YAML. */
