@@ -48,9 +48,13 @@ public final class Bench {
     static final List<String> DEFAULT_MODES = List.of("kes", "kes-mixed", "kes-request", "official", "ceiling");
     static final List<String> MULTI_NODE_MODES = List.of("3n-single", "3n-mixed", "3n-single-pause", "3n-mixed-pause");
     static final List<String> PRIMARY_AWARE_MODES = List.of("3n-primary", "3n-primary-pause");
-    /** The jobs themselves on 3 nodes: kes, kes with mixed bulks, the official sink; with and without pauses. */
+    /**
+     * The jobs themselves on 3 nodes: kes, kes with mixed bulks, the official sink; with and without
+     * pauses; and kes with adaptive concurrency per node under pauses (against 3n-kes-pause: the
+     * same job with bulk.adaptive_concurrency on).
+     */
     static final List<String> MULTI_NODE_JOB_MODES = List.of("3n-kes", "3n-kes-mixed", "3n-official",
-            "3n-kes-pause", "3n-kes-mixed-pause", "3n-official-pause");
+            "3n-kes-pause", "3n-kes-mixed-pause", "3n-official-pause", "3n-kes-aimd-pause");
 
     private final BenchOptions options;
     private final BenchServers servers = new BenchServers();

@@ -210,6 +210,7 @@ final class KesRuns {
                 "    id: kafka",
                 "bulk:",
                 "  shard_grouping: " + !mode.equals("kes-mixed"),
+                "  adaptive_concurrency: " + mode.equals("kes-aimd"),
                 "job:",
                 "  name: kes-bench-" + mode,
                 "  parallelism: " + options.parallelism,

@@ -59,6 +59,7 @@ final class Report {
         DESCRIPTIONS.put("3n-kes-pause", "3 nodes + pause injector, the kes job");
         DESCRIPTIONS.put("3n-kes-mixed-pause", "3 nodes + pause injector, the kes job with mixed bulks");
         DESCRIPTIONS.put("3n-official-pause", "3 nodes + pause injector, the official Flink sink");
+        DESCRIPTIONS.put("3n-kes-aimd-pause", "3 nodes + pause injector, the kes job with bulk.adaptive_concurrency");
     }
 
     List<Row> rows() {
@@ -146,6 +147,8 @@ final class Report {
                 Row::docsPerSecond, Double.NaN, true);
         ratio(md, "3 nodes without pauses: kes / official sink (docs/s)", find(rows, "3n-kes"), find(rows, "3n-official"),
                 Row::docsPerSecond, Double.NaN, true);
+        ratio(md, "3 nodes with pauses: kes adaptive concurrency / kes (docs/s)", find(rows, "3n-kes-aimd-pause"),
+                find(rows, "3n-kes-pause"), Row::docsPerSecond, Double.NaN, true);
         md.append("\n## Ratios against the targets of issue 7\n\n");
         md.append("| ratio | value | target | met |\n|---|---:|---:|---|\n");
         ratio(md, "kes / ceiling (docs/s)", find(rows, "kes"), ceiling, Row::docsPerSecond, 0.9, true);

@@ -111,7 +111,7 @@ final class ThreeNodeScenario {
                 var why = mode.contains("official") ? OfficialRuns.whyNot(BenchElasticsearch.esMajor(es)) : java.util.Optional.<String>empty();
                 if (why.isPresent()) {
                     notRun.put(mode, why.get());
-                } else if (options.modes.contains(KesRuns.baseMode(mode))) {
+                } else if (options.modes.contains(KesRuns.baseMode(mode).replace("-aimd", ""))) { // kes-aimd runs with kes
                     modes.add(mode);
                 }
             }

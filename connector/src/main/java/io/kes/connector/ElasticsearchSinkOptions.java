@@ -96,9 +96,25 @@ public final class ElasticsearchSinkOptions {
 
     public static final ConfigOption<Integer> BULK_MAX_IN_FLIGHT = ConfigOptions.key("bulk.max_in_flight")
             .intType().defaultValue(4)
-            .withDescription("Bulk requests one writer subtask keeps open at once (including ones waiting to be retried). "
-                    + "When all are busy the writer blocks: backpressure reaches Kafka, memory stays bounded "
-                    + "(about max_in_flight x max_bytes per subtask, plus one buffer per slot).");
+            .withDescription("Bulk requests one writer subtask keeps open at once per node it writes to (including ones waiting "
+                    + "to be retried); bulks whose node is not known (mixed bulks, primary-node routing off, primaries not located "
+                    + "yet) share one more such budget. A full buffer whose node has none free waits in that node's queue "
+                    + "(see bulk.max_queued_bytes) while the writer goes on with the other nodes' documents, so a stalled node "
+                    + "holds only its own share.");
+
+    public static final ConfigOption<MemorySize> BULK_MAX_QUEUED_BYTES = ConfigOptions.key("bulk.max_queued_bytes")
+            .memoryType().defaultValue(MemorySize.parse("16mb"))
+            .withDescription("Full buffers waiting for their node's in-flight budget, in bytes per writer subtask. Beyond it the "
+                    + "writer blocks: backpressure reaches Kafka. It sets how long one node may stall before the others wait "
+                    + "too; memory per subtask stays below about max_queued_bytes + max_in_flight x max_bytes per node + one "
+                    + "buffer per slot. 0 blocks as soon as a buffer has to wait.");
+
+    public static final ConfigOption<Boolean> BULK_ADAPTIVE_CONCURRENCY = ConfigOptions.key("bulk.adaptive_concurrency")
+            .booleanType().defaultValue(false)
+            .withDescription("Adapt each node's in-flight limit to its answers, between 1 and bulk.max_in_flight (additive "
+                    + "increase, multiplicative decrease, as Vector's adaptive request concurrency): cut to 0.9x on a 429, "
+                    + "rejected items or a latency jump, raised by one per round trip while latency stays at its moving "
+                    + "baseline. Off: every node gets bulk.max_in_flight.");
 
     public static final ConfigOption<Boolean> SHARD_GROUPING = ConfigOptions.key("bulk.shard_grouping")
             .booleanType().defaultValue(true)
@@ -120,7 +136,8 @@ public final class ElasticsearchSinkOptions {
     private static final List<ConfigOption<?>> ALL = List.of(
             HOSTS, USERNAME, PASSWORD, API_KEY, TLS_CA_FILE, TLS_FINGERPRINT, PATH_PREFIX, GZIP, DURABILITY, FENCE_SYNC_WAIT,
             PRIMARY_NODE_ROUTING, SOCKET_TIMEOUT,
-            BULK_MAX_DOCS, BULK_MAX_BYTES, BULK_LINGER, BULK_MAX_IN_FLIGHT, SHARD_GROUPING,
+            BULK_MAX_DOCS, BULK_MAX_BYTES, BULK_LINGER, BULK_MAX_IN_FLIGHT, BULK_MAX_QUEUED_BYTES, BULK_ADAPTIVE_CONCURRENCY,
+            SHARD_GROUPING,
             RETRY_INITIAL_BACKOFF, RETRY_MAX_BACKOFF, RETRY_MAX_TIME);
 
     /** Every option above, in declaration order. A new option must be added here to be read from the job's YAML. */

@@ -36,6 +36,8 @@ public final class SinkSettings implements Serializable {
     public final long maxBytes;
     public final Duration linger;
     public final int maxInFlight;
+    public final long maxQueuedBytes;
+    public final boolean adaptiveConcurrency;
     public final boolean shardGrouping;
     public final Duration initialBackoff;
     public final Duration maxBackoff;
@@ -85,6 +87,8 @@ public final class SinkSettings implements Serializable {
         this.linger = positive(c, BULK_LINGER);
         this.maxInFlight = c.get(BULK_MAX_IN_FLIGHT);
         check(maxInFlight >= 1, BULK_MAX_IN_FLIGHT.key() + " must be at least 1, got " + maxInFlight);
+        this.maxQueuedBytes = c.get(BULK_MAX_QUEUED_BYTES).getBytes();
+        this.adaptiveConcurrency = c.get(BULK_ADAPTIVE_CONCURRENCY);
         this.shardGrouping = c.get(SHARD_GROUPING);
         this.initialBackoff = positive(c, RETRY_INITIAL_BACKOFF);
         this.maxBackoff = positive(c, RETRY_MAX_BACKOFF);

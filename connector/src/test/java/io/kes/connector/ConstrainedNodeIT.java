@@ -85,12 +85,26 @@ class ConstrainedNodeIT {
      */
     @Test
     void everyIdEndsWithItsLastWriteDespiteConcurrentBulksAndRetries() throws Exception {
+        everyIdEndsWithItsLastWrite("per-id-order", false);
+    }
+
+    /**
+     * The same with adaptive concurrency: the node's rejections cut its in-flight limit (fewer
+     * bulks at once), and order holds while the limit moves.
+     */
+    @Test
+    void withAdaptiveConcurrencyRejectionsCutTheNodesLimitAndEveryIdStillEndsWithItsLastWrite() throws Exception {
+        everyIdEndsWithItsLastWrite("per-id-order-adaptive", true);
+        assertThat(RecordingReporter.sum("kes.concurrencyCuts")).as("cuts of the node's in-flight limit").isPositive();
+    }
+
+    private void everyIdEndsWithItsLastWrite(String index, boolean adaptive) throws Exception {
         Http http = node.http();
-        String index = "per-id-order";
         http.send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0}}").requireOk("create");
         ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(node.url())
                 .setBulkMaxDocs(50).setMaxInFlight(8).setBulkLinger(Duration.ofMillis(20))
                 .setRetry(Duration.ofMillis(5), Duration.ofMillis(200), Duration.ofMinutes(3))
+                .set(ElasticsearchSinkOptions.BULK_ADAPTIVE_CONCURRENCY, adaptive)
                 .build();
         SinkPipelines.start(sink, UPDATES, 0, PARALLELISM, null, new KeyedChanges(index))
                 .getJobExecutionResult().get();

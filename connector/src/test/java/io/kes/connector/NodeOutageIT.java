@@ -53,26 +53,31 @@ class NodeOutageIT {
         int docs = 40_000;
         int maxInFlight = 2;
         int maxDocs = 500;
+        long maxQueuedBytes = 64 * 1024;
         Http http = node.http();
         http.send("PUT", "/frozen", "{\"settings\":{\"number_of_shards\":6,\"number_of_replicas\":0}}").requireOk("create");
+        // Full buffers wait in the node's queue up to bulk.max_queued_bytes; then the writer blocks.
         ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(node.url())
-                .setMaxInFlight(maxInFlight).setBulkMaxDocs(maxDocs).build();
+                .setMaxInFlight(maxInFlight).setBulkMaxDocs(maxDocs)
+                .set(ElasticsearchSinkOptions.BULK_MAX_QUEUED_BYTES, org.apache.flink.configuration.MemorySize.parse("64kb")).build();
         JobClient job = SinkPipelines.start(sink, "frozen", docs, 5000, 2, Duration.ofMillis(500));
         awaitIndexedAtLeast(5000);
 
         node.pause();
         long maxInFlightSeen = 0;
         long maxBufferedSeen = 0;
+        long maxQueuedSeen = 0;
         long checkpointsAtFreeze;
         long readAfterSettling;
         try {
-            Thread.sleep(2000); // in-flight bulks hang; buffers fill; network buffers fill; the source stops
+            Thread.sleep(2000); // in-flight bulks hang; buffers fill, then the queue; network buffers fill; the source stops
             checkpointsAtFreeze = completedCheckpoints();
             readAfterSettling = RecordingReporter.sum("documents.numRecordsOut");
             for (int i = 0; i < 20; i++) {
                 Thread.sleep(200);
                 maxInFlightSeen = Math.max(maxInFlightSeen, RecordingReporter.max("kes.inFlightBulks"));
                 maxBufferedSeen = Math.max(maxBufferedSeen, RecordingReporter.max("kes.bufferedDocs"));
+                maxQueuedSeen = Math.max(maxQueuedSeen, RecordingReporter.max("kes.queuedBytes"));
             }
             assertThat(completedCheckpoints()).as("checkpoints completed while Elasticsearch was frozen")
                     .isEqualTo(checkpointsAtFreeze);
@@ -85,6 +90,8 @@ class NodeOutageIT {
 
         assertThat(maxInFlightSeen).isLessThanOrEqualTo(maxInFlight);
         assertThat(maxBufferedSeen).as("buffered docs per writer: at most one buffer per slot").isLessThanOrEqualTo(6L * maxDocs);
+        assertThat(maxQueuedSeen).as("queued bytes per writer: the bound, plus the one buffer that passed it")
+                .isPositive().isLessThanOrEqualTo(maxQueuedBytes + maxDocs * 100L);
         assertThat(http.refreshAndCount("frozen")).isEqualTo(docs);
     }
 

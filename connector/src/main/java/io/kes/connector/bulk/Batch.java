@@ -6,25 +6,30 @@ import java.util.ArrayDeque;
 /**
  * One bulk's items, from the first send until every item succeeded or failed for good. Its body
  * shrinks to the items still to retry; a bulk the node found too large (413) is sent in parts,
- * one after the other, so its items keep their order.
+ * one after the other, so its items keep their order. Its epoch is the one current when it was
+ * queued, not when it went out: a checkpoint covers every buffer sent at or before its barrier.
  */
 final class Batch {
 
     final Slot slot;
     /** The checkpoint interval it was first sent in; its retries stay there. */
     final Epoch epoch;
-    final long firstSentNanos;
+    /** Whether it left its node's queue. */
+    boolean sent;
+    /** When it first went out (not while it waited in its node's queue): retry.max_time counts from here. */
+    long firstSentNanos;
+    /** Whose in-flight budget it takes (set when queued; a retry keeps it even when the primary moved). */
+    NodeBudgets.Budget budget;
     BulkBody body;
     /** Parts still to send after {@link #body} (a bulk split after a 413). */
     final ArrayDeque<BulkBody> laterParts = new ArrayDeque<>();
     int attempt;
     long sentNanos;
 
-    Batch(BulkBody body, Slot slot, Epoch epoch, long firstSentNanos) {
+    Batch(BulkBody body, Slot slot, Epoch epoch) {
         this.body = body;
         this.slot = slot;
         this.epoch = epoch;
-        this.firstSentNanos = firstSentNanos;
     }
 
     int itemsLeft() {

@@ -80,7 +80,7 @@ final class BulkDispatcher implements AutoCloseable {
         metrics.bytesOut.inc(length);
         batch.sentNanos = System.nanoTime();
         ResponseListener listener = listenerFor(batch, batch.body);
-        HttpHost primary = primaryNodes == null || batch.slot.index == null ? null : primaryNodes.primaryOf(batch.slot.index, batch.slot.shard);
+        HttpHost primary = nodeOf(batch.slot);
         if (primary == null) {
             client.performRequestAsync(request, listener);
             return;
@@ -91,6 +91,14 @@ final class BulkDispatcher implements AutoCloseable {
         } catch (Exception cannotHappen) {
             throw new IllegalStateException(cannotHappen); // performRequestAsync reports failures to the listener
         }
+    }
+
+    /**
+     * The node a bulk of {@code slot} goes to: the one holding its shard's primary, when known and
+     * reachable; null sends it to the configured hosts.
+     */
+    HttpHost nodeOf(Slot slot) {
+        return primaryNodes == null || slot.index == null ? null : primaryNodes.primaryOf(slot.index, slot.shard);
     }
 
     private ResponseListener listenerFor(Batch batch, BulkBody sent) {

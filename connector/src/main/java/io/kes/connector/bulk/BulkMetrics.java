@@ -35,7 +35,7 @@ final class BulkMetrics {
     final Histogram fenceMillis;
     final Histogram checkpointWaitMillis;
 
-    BulkMetrics(MetricGroup operatorGroup, BulkWriter writer) {
+    BulkMetrics(MetricGroup operatorGroup, BulkWriter writer, NodeBudgets budgets) {
         MetricGroup g = operatorGroup.addGroup("kes");
         docsOut = operatorGroup.counter("numRecordsSend");
         bytesOut = operatorGroup.counter("numBytesSend");
@@ -57,8 +57,12 @@ final class BulkMetrics {
         // From a barrier until every write before it is acknowledged and durable: what this writer
         // adds to the checkpoint's asynchronous part (the task keeps writing meanwhile).
         checkpointWaitMillis = g.histogram("checkpointWaitMs", new DescriptiveStatisticsHistogram(HISTOGRAM_WINDOW));
-        g.gauge("inFlightBulks", writer::inFlight);
+        g.gauge("inFlightBulks", budgets::inFlight);
         g.gauge("bufferedDocs", writer::bufferedDocs);
+        // Full buffers waiting for their node's in-flight budget (a stalled node's pile), and how
+        // often adaptive concurrency cut a node's limit.
+        g.gauge("queuedBytes", budgets::queuedBytes);
+        g.gauge("concurrencyCuts", budgets::cuts);
         g.gauge("unpredictableIndices", writer::unpredictableIndices);
     }
 }

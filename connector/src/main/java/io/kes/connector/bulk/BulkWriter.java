@@ -6,6 +6,7 @@ import io.kes.connector.FailedOperation;
 import io.kes.connector.FailureHandler;
 import io.kes.connector.NonRecoverable;
 import io.kes.connector.SinkSettings;
+import io.kes.connector.cluster.RestClients;
 import io.kes.connector.cluster.TargetNodeSelector;
 import io.kes.connector.fence.CheckpointFence;
 import io.kes.connector.fence.EpochFinisher;
@@ -28,28 +29,30 @@ import org.slf4j.LoggerFactory;
 /**
  * Predicts each document's shard, buffers documents per (index, shard) slot and sends each full
  * buffer as one single-shard {@code _bulk}, asynchronously, with at most {@code bulk.max_in_flight}
- * bulks open.
+ * bulks open per node ({@link NodeBudgets}: a full buffer whose node has no room waits in that
+ * node's queue, and the writer goes on; it blocks only past {@code bulk.max_queued_bytes}).
  *
  * <p>Per-id order: Elasticsearch applies the writes of one document id in the order this writer
- * received them. An id is buffered in one slot at a time ({@link SlotTable}); a bulk waits while
- * one of its ids has an earlier write in flight, retries included ({@link InFlightIds}); a retried
- * write takes every later write of its id in the same bulk with it. Together with the sink's
+ * received them. An id is buffered in one slot at a time ({@link SlotTable}); a slot's bulks leave
+ * in order ({@link NodeBudgets}; a target's old-layout buffers leave before any newer one is
+ * buffered); a bulk waits while one of its ids has an earlier write in flight, retries included
+ * ({@link InFlightIds}); a retried write takes every later write of its id in the same bulk with it. Together with the sink's
  * topology (the writer runs in its input's subtask: a Kafka partition's records stay in one writer,
  * in offset order) and the replay from the last checkpoint, every id ends with its last write.
  *
- * <p>Checkpoints do not stop the writes. At a barrier, {@link #checkpoint()} sends every buffer
- * and closes the current {@link Epochs epoch}; the future it returns completes once every bulk of
- * that epoch (and of older ones) is done and, with the checkpoint fence, Elasticsearch made them
- * durable. The caller waits on that future off the task thread (the asynchronous part of the
+ * <p>Checkpoints do not stop the writes. At a barrier, {@link #checkpoint()} sends (queues) every
+ * buffer and closes the current {@link Epochs epoch}, which a buffer joins when it is queued; the
+ * future it returns completes once every bulk of that epoch (and of older ones) is done and, with
+ * the checkpoint fence, Elasticsearch made them durable. The caller waits on that future off the task thread (the asynchronous part of the
  * checkpoint), and documents after the barrier keep flowing meanwhile. Only the end of a bounded
  * input waits on the task thread ({@link #drainAndMakeDurable()}).
  *
- * <p>The pieces: {@link SlotBuffers} fills the per-shard buffers and says when one is ready;
- * {@link BulkDispatcher} sends a body to its node and hands the response back; {@link ItemOutcomes}
- * sorts a response's items; {@link WriteFailures} words the errors; this class counts what is in
- * flight, holds ids, retries, closes epochs and keeps the first failure. It stays near 400 lines
- * because every one of those paths changes the same task-thread state (in-flight count, held ids,
- * epochs, the first failure): split further, each piece would need all of it.
+ * <p>The pieces: {@link SlotBuffers} fills the per-shard buffers and says when one is ready
+ * ({@link LingerTimer} when one waited long enough);
+ * {@link NodeBudgets} queues them per node and says which may go; {@link BulkDispatcher} sends a
+ * body to its node and hands the response back; {@link ItemOutcomes} sorts a response's items;
+ * {@link WriteFailures} words the errors; this class holds ids, retries, closes epochs and keeps
+ * the first failure, all of which every path changes together.
  *
  * <p>Threading: requests complete on the REST client's I/O threads, which only parse the response
  * and hand it to the task's mailbox; every state change (buffers, in-flight count, epochs,
@@ -63,7 +66,7 @@ import org.slf4j.LoggerFactory;
  * kept and rethrown from {@link #write}, and fails every checkpoint still waiting, so a checkpoint
  * never completes over a lost write.
  */
-final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatcher.Outcomes {
+final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatcher.Outcomes, NodeBudgets.Dispatch {
 
     private static final Logger LOG = LoggerFactory.getLogger(BulkWriter.class);
     private static final long FORGET_IDLE_TARGETS_MILLIS = 10 * 60_000;
@@ -78,13 +81,13 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
     private final Epochs epochs = new Epochs();
     private final EpochFinisher finisher;
     private final SlotBuffers buffers;
+    private final LingerTimer linger;
     private final BulkDispatcher dispatcher;
     private final InFlightIds inFlightIds = new InFlightIds();
+    private final NodeBudgets budgets;
 
-    private int inFlight;
-    /** How many sends are waiting for a permit or for an earlier write of one of their ids. */
+    /** How many sends are waiting (backpressure, or an old layout's buffer that must leave first). */
     private int waitingSends;
-    private boolean lingerTimerArmed;
     private long lastForgetMillis;
     private RuntimeException asyncFailure;
     private boolean closed;
@@ -102,8 +105,11 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
         this.time = time;
         this.failureHandler = failureHandler;
         this.backoff = new Backoff(settings.initialBackoff, settings.maxBackoff);
-        this.metrics = new BulkMetrics(metricGroup, this);
+        this.budgets = new NodeBudgets(settings.maxInFlight, settings.adaptiveConcurrency,
+                settings.hosts.size() == 1 ? RestClients.hosts(settings)[0] : null);
+        this.metrics = new BulkMetrics(metricGroup, this, budgets);
         this.buffers = new SlotBuffers(settings.shardGrouping, settings.maxDocs, settings.maxBytes, time::getCurrentProcessingTime);
+        this.linger = new LingerTimer(time, settings.linger.toMillis(), buffers, this, () -> waitingSends > 0);
         this.dispatcher = new BulkDispatcher(settings, client, selector, this.mailbox, metrics, subtaskIndex, opaqueId);
         dispatcher.outcomesTo(this);
         CheckpointFence fence = settings.durability == Durability.CHECKPOINT_FENCE
@@ -119,37 +125,64 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
             metrics.docsWithUnknownShard.inc();
         }
         if (buffers.add(op, prediction, this)) {
-            armLingerTimer();
+            linger.arm();
         }
     }
 
     /**
-     * Sends a buffer. Waits first (backpressure) while all in-flight permits are taken, or while a
-     * document of this buffer still has an earlier write in flight: that one must be applied first
-     * ({@link InFlightIds}).
+     * Sends a buffer: queues it for its node, in the current epoch, and sends what may go. It goes
+     * out once its node's budget has room and none of its documents has an earlier write still in
+     * flight (that one must be applied first, {@link InFlightIds}). Waits (backpressure) only while
+     * the queued bytes pass {@code bulk.max_queued_bytes}, or until an old layout's buffer is out.
      */
     @Override
-    public void send(Slot slot, BulkBody body) throws InterruptedException {
+    public void send(Slot slot, BulkBody body, boolean beforeAnyLater) throws InterruptedException {
+        metrics.docsPerBulk.update(body.itemCount());
+        metrics.shardsPerBulk.update(body.distinctShards());
+        Batch batch = new Batch(body, slot, epochs.bulkSent());
+        budgets.enqueue(batch, dispatcher.nodeOf(slot));
+        pump();
         waitingSends++;
         try {
-            while (inFlight >= settings.maxInFlight || inFlightIds.anyHeld(body)) {
+            while (beforeAnyLater ? !batch.sent : budgets.queuedBytes() > settings.maxQueuedBytes) {
                 mailbox.yield();
                 rethrowAsyncFailure();
             }
         } finally {
             waitingSends--;
         }
-        inFlight++;
-        inFlightIds.holdAll(body);
-        metrics.docsPerBulk.update(body.itemCount());
-        metrics.shardsPerBulk.update(body.distinctShards());
-        dispatcher.dispatch(new Batch(body, slot, epochs.bulkSent(), System.nanoTime()));
+    }
+
+    /** Sends what may go now; after a failure, drops what waits instead (a restart replays it). */
+    private void pump() {
+        if (asyncFailure == null) {
+            budgets.pump(this);
+            return;
+        }
+        for (Batch dropped : budgets.dropQueued()) {
+            finishDrained(epochs.bulkDone(dropped.epoch));
+        }
+    }
+
+    @Override
+    public boolean mayGo(Batch batch) {
+        return !inFlightIds.anyHeld(batch.body);
+    }
+
+    @Override
+    public void go(Batch batch) {
+        inFlightIds.holdAll(batch.body);
+        batch.sent = true;
+        batch.firstSentNanos = System.nanoTime();
+        dispatcher.dispatch(batch);
     }
 
     @Override
     public void onResponse(Batch batch, BulkBody sent, BulkResponse response) {
-        metrics.bulkLatencyMillis.update((System.nanoTime() - batch.sentNanos) / 1_000_000);
+        long now = System.nanoTime();
+        metrics.bulkLatencyMillis.update((now - batch.sentNanos) / 1_000_000);
         ItemOutcomes outcomes = ItemOutcomes.sort(sent, response);
+        budgets.attemptEnded(batch, now, outcomes.retry == null ? now - batch.sentNanos : -1, outcomes.retriesRejected > 0);
         for (int i = 0; i < response.size(); i++) {
             DocumentOperation op = sent.operation(i);
             switch (outcomes.byItem[i]) {
@@ -178,6 +211,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
         } else {
             partDone(batch);
         }
+        pump(); // ids released, maybe room in the budget
     }
 
     private void handOver(List<FailedOperation> permanent) {
@@ -200,8 +234,9 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
 
     /** The batch is over: every item succeeded, went to the failure handler, or failed the job. */
     private void done(Batch batch) {
-        inFlight--;
+        budgets.done(batch);
         finishDrained(epochs.bulkDone(batch.epoch));
+        pump(); // room in its node's budget
     }
 
     /** The job fails: what is left of the batch is no longer in flight (a restart replays it). */
@@ -226,6 +261,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
     @Override
     public void onRequestFailure(Batch batch, BulkBody sent, Exception exception) {
         int status = exception instanceof ResponseException re ? re.getResponse().getStatusLine().getStatusCode() : -1;
+        budgets.attemptEnded(batch, System.nanoTime(), -1, status == 429);
         if (status == 413) {
             tooLarge(batch, sent, exception);
             return;
@@ -298,33 +334,10 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
         }
     }
 
-    private void armLingerTimer() {
-        if (!lingerTimerArmed) {
-            lingerTimerArmed = true;
-            time.registerTimer(time.getCurrentProcessingTime() + settings.linger.toMillis(), this::onLingerTimer);
-        }
-    }
-
-    private void onLingerTimer(long now) throws InterruptedException {
-        lingerTimerArmed = false;
-        if (closed) {
-            return;
-        }
-        if (waitingSends > 0) {
-            // A send waits in yield() and this timer runs inside it: sending from here could pass
-            // the waiting body, whose documents are older. Look again later.
-            armLingerTimer();
-            return;
-        }
-        if (buffers.sendLingered(now, settings.linger.toMillis(), this)) {
-            armLingerTimer();
-        }
-    }
-
     /**
      * A checkpoint barrier: sends every buffer and closes the current epoch. Returns at once (after
-     * backpressure, if all in-flight permits are taken); the future completes when every bulk sent
-     * before this barrier is done, retries included, and, with {@link Durability#CHECKPOINT_FENCE},
+     * backpressure, past {@code bulk.max_queued_bytes}); the future completes when every bulk sent
+     * or queued before this barrier is done, retries included, and, with {@link Durability#CHECKPOINT_FENCE},
      * Elasticsearch made them durable with no primary failover in between. It fails with the first
      * write failure, or the fence's. Wait on it off the task thread.
      */
@@ -369,10 +382,6 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
         }
     }
 
-    int inFlight() {
-        return inFlight;
-    }
-
     int bufferedDocs() {
         return buffers.bufferedDocs();
     }
@@ -384,6 +393,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
     @Override
     public void close() throws Exception {
         closed = true;
+        linger.close();
         mailbox.close();
         finisher.close();
         try {

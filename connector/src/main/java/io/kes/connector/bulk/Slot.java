@@ -15,6 +15,9 @@ final class Slot {
     int lastBodyBytes;
     /** What the current body was allocated with (the writer keeps the sum within a budget). */
     int capacity;
+    /** This slot's bodies waiting in a node's queue, and which queue: the next one queues behind them. */
+    int queued;
+    NodeBudgets.Budget queuedIn;
 
     Slot(String index, int shard) {
         this.index = index;

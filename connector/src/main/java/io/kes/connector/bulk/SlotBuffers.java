@@ -15,7 +15,11 @@ final class SlotBuffers {
 
     /** Where ready bodies go; may wait (backpressure). */
     interface Sender {
-        void send(Slot slot, BulkBody body) throws InterruptedException;
+        /**
+         * @param beforeAnyLater the body is of a target's old layout: it must have gone out before
+         *                       anything buffered after it does (its ids may map to other slots now)
+         */
+        void send(Slot slot, BulkBody body, boolean beforeAnyLater) throws InterruptedException;
     }
 
     /** A buffer starts at most this big unless its slot's last bulk was bigger and the budget allows. */
@@ -50,7 +54,7 @@ final class SlotBuffers {
             List<Slot> first = new ArrayList<>(superseded);
             superseded.clear();
             for (Slot old : first) {
-                send(old, sender);
+                send(old, sender, true);
             }
         }
         boolean started = slot.body == null;
@@ -105,10 +109,14 @@ final class SlotBuffers {
     }
 
     private void send(Slot slot, Sender sender) throws InterruptedException {
+        send(slot, sender, false);
+    }
+
+    private void send(Slot slot, Sender sender, boolean beforeAnyLater) throws InterruptedException {
         capacity -= slot.capacity;
         BulkBody body = slot.take();
         bufferedDocs -= body.itemCount();
-        sender.send(slot, body);
+        sender.send(slot, body, beforeAnyLater);
     }
 
     /**

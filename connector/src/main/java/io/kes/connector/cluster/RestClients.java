@@ -45,7 +45,8 @@ public final class RestClients {
                         .setConnectTimeout(5_000)
                         .setSocketTimeout((int) settings.socketTimeout.toMillis()))
                 .setHttpClientConfigCallback(hc -> {
-                    hc.setMaxConnTotal(Math.max(30, settings.maxInFlight * hosts.length * 2))
+                    // every node holding primaries gets its own max_in_flight bulks, not only the configured hosts
+                    hc.setMaxConnTotal(Math.max(30, settings.maxInFlight * Math.max(hosts.length, 8) * 2))
                             .setMaxConnPerRoute(Math.max(10, settings.maxInFlight * 2));
                     if (ssl != null) {
                         hc.setSSLContext(ssl);

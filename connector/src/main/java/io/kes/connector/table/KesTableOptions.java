@@ -145,6 +145,12 @@ public final class KesTableOptions {
     public static final ConfigOption<Integer> TABLE_BULK_MAX_IN_FLIGHT = ConfigOptions.key("bulk.max-in-flight")
             .intType().defaultValue(BULK_MAX_IN_FLIGHT.defaultValue()).withDescription(BULK_MAX_IN_FLIGHT.description());
 
+    public static final ConfigOption<MemorySize> TABLE_BULK_MAX_QUEUED_BYTES = ConfigOptions.key("bulk.max-queued-bytes")
+            .memoryType().defaultValue(BULK_MAX_QUEUED_BYTES.defaultValue()).withDescription(BULK_MAX_QUEUED_BYTES.description());
+
+    public static final ConfigOption<Boolean> TABLE_BULK_ADAPTIVE_CONCURRENCY = ConfigOptions.key("bulk.adaptive-concurrency")
+            .booleanType().defaultValue(BULK_ADAPTIVE_CONCURRENCY.defaultValue()).withDescription(BULK_ADAPTIVE_CONCURRENCY.description());
+
     public static final ConfigOption<Boolean> TABLE_BULK_SHARD_GROUPING = ConfigOptions.key("bulk.shard-grouping")
             .booleanType().defaultValue(SHARD_GROUPING.defaultValue()).withDescription(SHARD_GROUPING.description());
 
@@ -191,6 +197,8 @@ public final class KesTableOptions {
             new SinkOption<>(TABLE_BULK_MAX_BYTES, BULK_MAX_BYTES),
             new SinkOption<>(TABLE_BULK_LINGER, BULK_LINGER),
             new SinkOption<>(TABLE_BULK_MAX_IN_FLIGHT, BULK_MAX_IN_FLIGHT),
+            new SinkOption<>(TABLE_BULK_MAX_QUEUED_BYTES, BULK_MAX_QUEUED_BYTES),
+            new SinkOption<>(TABLE_BULK_ADAPTIVE_CONCURRENCY, BULK_ADAPTIVE_CONCURRENCY),
             new SinkOption<>(TABLE_BULK_SHARD_GROUPING, SHARD_GROUPING),
             new SinkOption<>(TABLE_RETRY_INITIAL_BACKOFF, RETRY_INITIAL_BACKOFF),
             new SinkOption<>(TABLE_RETRY_MAX_BACKOFF, RETRY_MAX_BACKOFF),

@@ -1,0 +1,198 @@
+package io.kes.connector.bulk;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.http.HttpHost;
+
+/**
+ * One in-flight budget and one send queue per node that bulks go to, so that a node that stalls
+ * (a GC pause, a full write queue, a frozen process) holds only its own share: its bulks hang and
+ * its full buffers wait in its queue, while the bulks for the other nodes go on. Before, one limit
+ * per writer meant that a stalled node's hanging bulks soon held every permit and the writer
+ * blocked, starving the healthy nodes too.
+ *
+ * <p>A bulk whose node is not known (no primary located yet, primary-node routing off, a mixed
+ * bulk, a document of unknown shard) goes to the configured hosts, round robin; those bulks share
+ * one budget of their own, keyed {@code null}: they wait on no particular node, so they take no
+ * node's share, and with routing off every bulk is there, which is exactly the one limit per writer
+ * of before. With one configured host the budget is that host's, which is then the node they reach.
+ *
+ * <p>Order: each queue is first in, first out, and a queue's head goes out only when none of its
+ * ids still has an earlier write in flight (the writer's check). A slot's buffers stay in the queue
+ * of its first queued buffer while any of them waits, even when its primary moved meanwhile, so
+ * that a slot's bulks never overtake each other. Queued bytes count against a bound the writer
+ * blocks on (backpressure). Task thread only.
+ */
+final class NodeBudgets {
+
+    /** What the writer does when a queue's head may go. */
+    interface Dispatch {
+        /** Whether the batch may go now (none of its ids has an earlier write in flight). */
+        boolean mayGo(Batch batch);
+
+        void go(Batch batch);
+    }
+
+    /** One node's (or the configured hosts') in-flight budget and queue. */
+    static final class Budget {
+        final HttpHost node;
+        final ArrayDeque<Batch> queue = new ArrayDeque<>();
+        /** Null: a fixed limit of {@link #ceiling}. */
+        final AdaptiveConcurrency adaptive;
+        final int ceiling;
+        int inFlight;
+
+        Budget(HttpHost node, int ceiling, boolean adaptive) {
+            this.node = node;
+            this.ceiling = ceiling;
+            this.adaptive = adaptive ? new AdaptiveConcurrency(ceiling) : null;
+        }
+
+        int limit() {
+            return adaptive == null ? ceiling : adaptive.limit();
+        }
+
+        @Override
+        public String toString() {
+            return (node == null ? "configured hosts" : node.toHostString()) + ": " + inFlight + " in flight of " + limit()
+                    + ", " + queue.size() + " queued";
+        }
+    }
+
+    private final int maxInFlight;
+    private final boolean adaptive;
+    private final HttpHost unknownNode;
+    private final Map<HttpHost, Budget> byNode = new HashMap<>();
+    private long queuedBytes;
+    private int queuedBulks;
+    private int inFlight;
+
+    /**
+     * @param soleConfiguredHost the configured host when there is one, else null: where bulks of
+     *                           unknown node go
+     */
+    NodeBudgets(int maxInFlight, boolean adaptive, HttpHost soleConfiguredHost) {
+        this.maxInFlight = maxInFlight;
+        this.adaptive = adaptive;
+        this.unknownNode = soleConfiguredHost;
+    }
+
+    /**
+     * Queues {@code batch} for {@code node} (null: not known), or behind its slot's queued buffers.
+     * When the slot's buffers wait in the configured hosts' queue (queued before its primary was
+     * located) and its node is now known, they move to that node's queue first, in order: left
+     * there, they would wait behind any bulk of that shared queue, one that hangs on a stalled node
+     * included, while their own node is healthy.
+     */
+    void enqueue(Batch batch, HttpHost node) {
+        Slot slot = batch.slot;
+        Budget own = byNode.computeIfAbsent(node != null ? node : unknownNode, n -> new Budget(n, maxInFlight, adaptive));
+        Budget budget = own;
+        if (slot.queued > 0 && slot.queuedIn != own) {
+            if (node != null && slot.queuedIn.node == unknownNode) {
+                moveQueued(slot, slot.queuedIn, own);
+            } else {
+                budget = slot.queuedIn; // a moved primary: the slot's bulks must not overtake each other
+            }
+        }
+        slot.queued++;
+        slot.queuedIn = budget;
+        batch.budget = budget;
+        budget.queue.add(batch);
+        queuedBytes += batch.body.sizeInBytes();
+        queuedBulks++;
+    }
+
+    /** Sends every queue's head that may go, as long as its budget allows. */
+    void pump(Dispatch dispatch) {
+        for (Budget budget : byNode.values()) {
+            Batch head;
+            while (budget.inFlight < budget.limit() && (head = budget.queue.peek()) != null && dispatch.mayGo(head)) {
+                dequeue(budget);
+                budget.inFlight++;
+                inFlight++;
+                if (budget.adaptive != null) {
+                    budget.adaptive.started(budget.inFlight);
+                }
+                dispatch.go(head);
+            }
+        }
+    }
+
+    /** An attempt of a sent batch ended; see {@link AdaptiveConcurrency#ended}. */
+    void attemptEnded(Batch batch, long nowNanos, long rttNanos, boolean backPressure) {
+        if (batch.budget.adaptive != null) {
+            batch.budget.adaptive.ended(nowNanos, rttNanos, backPressure);
+        }
+    }
+
+    /** A sent batch is over: its budget has room again. */
+    void done(Batch batch) {
+        batch.budget.inFlight--;
+        inFlight--;
+    }
+
+    /** Empties every queue (the writer failed: nothing more is sent); returns what was queued. */
+    List<Batch> dropQueued() {
+        List<Batch> dropped = new ArrayList<>();
+        for (Budget budget : byNode.values()) {
+            while (!budget.queue.isEmpty()) {
+                dropped.add(budget.queue.peek());
+                dequeue(budget);
+            }
+        }
+        return dropped;
+    }
+
+    long queuedBytes() {
+        return queuedBytes;
+    }
+
+    int queuedBulks() {
+        return queuedBulks;
+    }
+
+    int inFlight() {
+        return inFlight;
+    }
+
+    /** The limits' cuts so far, all nodes (adaptive concurrency only). */
+    long cuts() {
+        long cuts = 0;
+        for (Budget budget : byNode.values()) {
+            cuts += budget.adaptive == null ? 0 : budget.adaptive.cuts();
+        }
+        return cuts;
+    }
+
+    /** The budget of {@code node} (null: the configured hosts'), if it has one (tests). */
+    Budget budgetOf(HttpHost node) {
+        return byNode.get(node != null ? node : unknownNode);
+    }
+
+    private static void moveQueued(Slot slot, Budget from, Budget to) {
+        for (var it = from.queue.iterator(); it.hasNext(); ) {
+            Batch queued = it.next();
+            if (queued.slot == slot) {
+                it.remove();
+                queued.budget = to;
+                to.queue.add(queued);
+            }
+        }
+    }
+
+    private void dequeue(Budget budget) {
+        Batch batch = budget.queue.poll();
+        queuedBytes -= batch.body.sizeInBytes();
+        queuedBulks--;
+        batch.slot.queued--;
+    }
+
+    @Override
+    public String toString() {
+        return byNode.values().toString();
+    }
+}

@@ -1,0 +1,196 @@
+package io.kes.connector.bulk;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kes.connector.DocumentOperation;
+import io.kes.connector.fence.Epochs;
+import io.kes.connector.routing.ShardPrediction;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.apache.http.HttpHost;
+import org.junit.jupiter.api.Test;
+
+/** Per-node in-flight budgets and queues, with a fake dispatch that records what went out. */
+class NodeBudgetsTest {
+
+    private static final HttpHost A = new HttpHost("a", 9200, "http");
+    private static final HttpHost B = new HttpHost("b", 9200, "http");
+    private final Epochs epochs = new Epochs();
+    private final List<Batch> sent = new ArrayList<>();
+    /** Ids with an earlier write in flight: a batch holding one may not go. */
+    private final Set<String> held = new HashSet<>();
+    private final NodeBudgets.Dispatch dispatch = new NodeBudgets.Dispatch() {
+        @Override
+        public boolean mayGo(Batch batch) {
+            return batch.body.operations().stream().noneMatch(op -> held.contains(op.id()));
+        }
+
+        @Override
+        public void go(Batch batch) {
+            batch.sent = true;
+            sent.add(batch);
+        }
+    };
+
+    private Batch batch(Slot slot, String... ids) {
+        BulkBody body = new BulkBody(64);
+        for (String id : ids) {
+            body.add(DocumentOperation.index("logs", id, "{}".getBytes(StandardCharsets.UTF_8)), ShardPrediction.UNKNOWN);
+        }
+        return new Batch(body, slot, epochs.bulkSent());
+    }
+
+    @Test
+    void aNodeWithNoRoomQueuesItsOwnBulksWhileTheOtherNodesBulksGo() {
+        NodeBudgets budgets = new NodeBudgets(2, false, null);
+        Slot a0 = new Slot("logs", 0);
+        Slot a1 = new Slot("logs", 1);
+        Slot b2 = new Slot("logs", 2);
+        Batch first = batch(a0, "1");
+        Batch second = batch(a1, "2");
+        Batch third = batch(a0, "3");
+        Batch forB = batch(b2, "4");
+        budgets.enqueue(first, A);
+        budgets.enqueue(second, A);
+        budgets.enqueue(third, A);
+        budgets.enqueue(forB, B);
+        budgets.pump(dispatch);
+
+        assertThat(sent).containsExactlyInAnyOrder(first, second, forB);
+        assertThat(budgets.queuedBulks()).isEqualTo(1);
+        assertThat(budgets.queuedBytes()).isEqualTo(third.body.sizeInBytes());
+        assertThat(budgets.inFlight()).isEqualTo(3);
+
+        budgets.done(second);
+        budgets.pump(dispatch);
+        assertThat(sent).endsWith(third);
+        assertThat(budgets.queuedBytes()).isZero();
+        assertThat(budgets.budgetOf(A).inFlight).isEqualTo(2);
+    }
+
+    @Test
+    void aSlotsNextBufferQueuesBehindItsWaitingOneEvenWhenItsPrimaryMoved() {
+        NodeBudgets budgets = new NodeBudgets(1, false, null);
+        Slot slot = new Slot("logs", 0);
+        Batch busy = batch(new Slot("logs", 1), "x");
+        budgets.enqueue(busy, A);
+        budgets.pump(dispatch);
+        Batch older = batch(slot, "k");
+        budgets.enqueue(older, A); // waits: A has no room
+        Batch newer = batch(slot, "k");
+        budgets.enqueue(newer, B); // the primary moved to B meanwhile
+        budgets.pump(dispatch);
+
+        assertThat(sent).containsExactly(busy);
+        assertThat(newer.budget).isSameAs(older.budget);
+        budgets.done(busy);
+        budgets.pump(dispatch);
+        assertThat(sent).containsExactly(busy, older);
+    }
+
+    @Test
+    void aHeadWhoseDocumentHasAnEarlierWriteInFlightHoldsOnlyItsOwnQueue() {
+        NodeBudgets budgets = new NodeBudgets(4, false, null);
+        held.add("k");
+        Batch waiting = batch(new Slot("logs", 0), "k");
+        Batch behind = batch(new Slot("logs", 1), "m");
+        Batch elsewhere = batch(new Slot("logs", 2), "n");
+        budgets.enqueue(waiting, A);
+        budgets.enqueue(behind, A);
+        budgets.enqueue(elsewhere, B);
+        budgets.pump(dispatch);
+        assertThat(sent).containsExactly(elsewhere);
+
+        held.remove("k"); // the earlier write of k is done
+        budgets.pump(dispatch);
+        assertThat(sent).containsExactly(elsewhere, waiting, behind);
+    }
+
+    @Test
+    void bulksOfUnknownNodeShareOneBudgetOfTheirOwn() {
+        NodeBudgets budgets = new NodeBudgets(1, false, null);
+        Batch unknown1 = batch(new Slot(null, -1), "1");
+        Batch unknown2 = batch(new Slot(null, -1), "2");
+        Batch forA = batch(new Slot("logs", 0), "3");
+        budgets.enqueue(unknown1, null);
+        budgets.enqueue(unknown2, null);
+        budgets.enqueue(forA, A);
+        budgets.pump(dispatch);
+        assertThat(sent).containsExactlyInAnyOrder(unknown1, forA);
+        assertThat(budgets.budgetOf(null).queue).containsExactly(unknown2);
+    }
+
+    @Test
+    void withOneConfiguredHostBulksOfUnknownNodeCountOnThatNodesBudget() {
+        NodeBudgets budgets = new NodeBudgets(1, false, A);
+        Batch unknown = batch(new Slot(null, -1), "1");
+        Batch forA = batch(new Slot("logs", 0), "2");
+        budgets.enqueue(unknown, null);
+        budgets.enqueue(forA, A);
+        budgets.pump(dispatch);
+        assertThat(sent).containsExactly(unknown);
+        assertThat(forA.budget).isSameAs(unknown.budget);
+    }
+
+    @Test
+    void afterAFailureWhatWaitsIsDroppedAndNoLongerCounts() {
+        NodeBudgets budgets = new NodeBudgets(1, false, null);
+        Slot slot = new Slot("logs", 0);
+        budgets.enqueue(batch(slot, "1"), A);
+        budgets.pump(dispatch);
+        Batch queued = batch(slot, "2");
+        budgets.enqueue(queued, A);
+
+        assertThat(budgets.dropQueued()).containsExactly(queued);
+        assertThat(budgets.queuedBytes()).isZero();
+        assertThat(slot.queued).isZero();
+    }
+
+    @Test
+    void anAdaptiveBudgetSendsNoMoreThanItsCurrentLimit() {
+        NodeBudgets budgets = new NodeBudgets(2, true, null);
+        Batch first = batch(new Slot("logs", 0), "1");
+        budgets.enqueue(first, A);
+        budgets.pump(dispatch);
+        budgets.attemptEnded(first, 50_000_000, 50_000_000, false); // the baseline
+        budgets.attemptEnded(first, 200_000_000, -1, true); // a 429 ends the next window: limit 2 -> 1
+        budgets.enqueue(batch(new Slot("logs", 1), "2"), A);
+        budgets.pump(dispatch);
+        assertThat(budgets.budgetOf(A).limit()).isEqualTo(1);
+        assertThat(sent).containsExactly(first);
+        assertThat(budgets.cuts()).isEqualTo(1);
+    }
+
+    @Test
+    void buffersQueuedBeforeTheirPrimaryWasLocatedMoveToItsNodeOnceKnownSoAStalledNodeCannotHoldThem() {
+        NodeBudgets budgets = new NodeBudgets(1, false, null);
+        Slot onA = new Slot("logs", 0);
+        Slot onB = new Slot("logs", 1);
+        Batch stuck = batch(new Slot("logs", 2), "s"); // in flight through the configured hosts to a frozen node
+        budgets.enqueue(stuck, null);
+        budgets.pump(dispatch);
+        Batch earlyA = batch(onA, "a1");
+        Batch earlyB = batch(onB, "b1");
+        budgets.enqueue(earlyA, null);
+        budgets.enqueue(earlyB, null);
+
+        // the primaries are located: the slots' next buffers name their nodes
+        Batch laterB = batch(onB, "b2");
+        budgets.enqueue(laterB, B);
+        budgets.pump(dispatch);
+
+        assertThat(sent).as("B's buffers go to B in order, not behind the hanging bulk of the configured hosts")
+                .containsExactly(stuck, earlyB);
+        assertThat(budgets.budgetOf(B).queue).containsExactly(laterB);
+        assertThat(budgets.budgetOf(null).queue).containsExactly(earlyA);
+        assertThat(budgets.queuedBulks()).isEqualTo(2);
+        assertThat(budgets.queuedBytes()).isEqualTo(earlyA.body.sizeInBytes() + laterB.body.sizeInBytes());
+
+        budgets.done(earlyB);
+        budgets.pump(dispatch);
+        assertThat(sent).endsWith(laterB);
+    }
+}
