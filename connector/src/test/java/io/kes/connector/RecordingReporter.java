@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.Metric;
@@ -55,6 +56,22 @@ public final class RecordingReporter implements MetricReporter {
 
     public static long sum(String suffix) {
         return values(suffix).stream().mapToLong(Long::longValue).sum();
+    }
+
+    /**
+     * The sum over subtasks of an operator's metric: operator metrics are named
+     * {@code ...<operator name>.<subtask index>.<metric>}, so a plain suffix cannot name them.
+     */
+    public static long sumOfOperator(String operatorName, String metric) {
+        Pattern id = Pattern.compile(
+                ".*" + Pattern.quote(operatorName) + "\\.\\d+\\." + Pattern.quote(metric));
+        long sum = 0;
+        for (Map.Entry<String, Metric> e : METRICS.entrySet()) {
+            if (id.matcher(e.getKey()).matches() && e.getValue() instanceof Counter c) {
+                sum += c.getCount();
+            }
+        }
+        return sum;
     }
 
     public static long max(String suffix) {
