@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
@@ -39,9 +40,13 @@ public final class RecordingReporter implements MetricReporter {
 
     /** Values of all numeric metrics whose identifier ends with {@code suffix} (one per subtask; a histogram gives its max). */
     public static List<Long> values(String suffix) {
+        return values(id -> id.endsWith(suffix));
+    }
+
+    private static List<Long> values(Predicate<String> identifier) {
         List<Long> values = new ArrayList<>();
         METRICS.forEach((id, metric) -> {
-            if (id.endsWith(suffix)) {
+            if (identifier.test(id)) {
                 if (metric instanceof Counter c) {
                     values.add(c.getCount());
                 } else if (metric instanceof Gauge<?> g && g.getValue() instanceof Number n) {
@@ -63,15 +68,8 @@ public final class RecordingReporter implements MetricReporter {
      * {@code ...<operator name>.<subtask index>.<metric>}, so a plain suffix cannot name them.
      */
     public static long sumOfOperator(String operatorName, String metric) {
-        Pattern id = Pattern.compile(
-                ".*" + Pattern.quote(operatorName) + "\\.\\d+\\." + Pattern.quote(metric));
-        long sum = 0;
-        for (Map.Entry<String, Metric> e : METRICS.entrySet()) {
-            if (id.matcher(e.getKey()).matches() && e.getValue() instanceof Counter c) {
-                sum += c.getCount();
-            }
-        }
-        return sum;
+        Pattern id = Pattern.compile(".*" + Pattern.quote(operatorName) + "\\.\\d+\\." + Pattern.quote(metric));
+        return values(id.asMatchPredicate()).stream().mapToLong(Long::longValue).sum();
     }
 
     public static long max(String suffix) {
