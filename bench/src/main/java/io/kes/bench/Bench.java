@@ -64,6 +64,7 @@ public final class Bench {
     /** Modes that could not run against this cluster, and why (the table says so in their row). */
     private final Map<String, String> notRun = new LinkedHashMap<>();
     private String profileSummary;
+    private String nodeProfileSummary;
     private long started;
 
     Bench(BenchOptions options) {
@@ -98,6 +99,7 @@ public final class Bench {
             SingleNodeScenario singleNode = new SingleNodeScenario(options, servers, environment, notRun, failures, this::measured);
             singleNode.run();
             profileSummary = singleNode.profileSummary();
+            nodeProfileSummary = singleNode.nodeProfileSummary();
             BenchTopic topic = singleNode.topic();
             ClientCpu clientCpu = singleNode.clientCpu();
             if (!options.skipMultiNode) {
@@ -128,6 +130,7 @@ public final class Bench {
             environment.put("FAILED runs", String.join("; ", failures));
         }
         Report report = new Report(options, runs, environment, profileSummary, notRun);
+        report.nodeProfileSummary = nodeProfileSummary;
         Path latencies = options.out.resolve("latency-3n.csv");
         if (!options.skipMultiNode && Files.exists(latencies)) {
             Map<String, Double> docsPerSecond = new LinkedHashMap<>();

@@ -50,6 +50,20 @@ final class DirectLoader {
      */
     static Bulks prepare(SampleLogs logs, String topic, int partitions, long records, long[] fromOffset, int docsPerBulk,
                          IndexRouting routing) {
+        return prepare(logs, topic, partitions, 0, records, fromOffset, docsPerBulk, routing);
+    }
+
+    /**
+     * Records {@code first} (inclusive) to {@code end} (exclusive) in the order they were produced
+     * (record {@code i} is offset {@code i / partitions} of partition {@code i % partitions}): one
+     * window of the long-running ceiling.
+     */
+    static Bulks prepare(SampleLogs logs, String topic, int partitions, long first, long end, int docsPerBulk, IndexRouting routing) {
+        return prepare(logs, topic, partitions, first, end, null, docsPerBulk, routing);
+    }
+
+    private static Bulks prepare(SampleLogs logs, String topic, int partitions, long first, long end, long[] fromOffset,
+                                 int docsPerBulk, IndexRouting routing) {
         int shards = routing == null ? 1 : routing.numberOfShards();
         List<List<byte[]>> perShard = new ArrayList<>();
         List<ByteArrayOutputStream> open = new ArrayList<>();
@@ -60,7 +74,7 @@ final class DirectLoader {
             openCount.add(0);
         }
         long included = 0;
-        for (long i = 0; i < records; i++) {
+        for (long i = first; i < end; i++) {
             int partition = (int) (i % partitions);
             if (fromOffset != null && i / partitions < fromOffset[partition]) {
                 continue;

@@ -1,6 +1,7 @@
 package io.kes.bench;
 
 import io.kes.stack.Http;
+import java.util.ArrayList;
 import java.util.List;
 
 /** Measured runs of the direct loader: the ceiling on one node, and every 3-node mode. */
@@ -46,5 +47,35 @@ final class LoaderRuns {
                 Double.NaN, Stats.percentile(r.latencyMillis(), 50), Stats.percentile(r.latencyMillis(), 99),
                 Stats.ratio(shardOps, delta.bulkHttpRequests()), delta.writeRejected(), Double.NaN, Double.NaN, Double.NaN,
                 bulks.bodies().size());
+    }
+
+    /**
+     * The long-running ceiling: every window's bulks into one index, one window after the other with
+     * no pause between them, each window timed on its own (the last one to the refresh and the count
+     * of the whole index), as the long-running jobs' windows are.
+     */
+    List<Run> windows(String mode, String index, List<DirectLoader.Bulks> windows, String url) throws Exception {
+        List<Run> runs = new ArrayList<>();
+        long before = 0;
+        for (int w = 0; w < windows.size(); w++) {
+            DirectLoader.Bulks bulks = windows.get(w);
+            long shardOpsBefore = stats.shardBulkOperations(index);
+            EsStats.Snapshot start = stats.snapshot();
+            long clientCpuBefore = clientCpu.millis();
+            long t0 = System.nanoTime();
+            DirectLoader.Result r = DirectLoader.load(bulks, index, List.of(url), threads);
+            long clientMillis = clientCpu.millis() - clientCpuBefore;
+            boolean last = w == windows.size() - 1;
+            long counted = last ? es.refreshAndCount(index) - before : bulks.docs();
+            long done = System.nanoTime();
+            EsStats.Snapshot delta = stats.snapshot().minus(start);
+            long shardOps = stats.shardBulkOperations(index) - shardOpsBefore;
+            runs.add(new Run(mode, w + 1, bulks.docs(), counted, (done - t0) / 1e9, delta.cpuMillis() / 1000.0, clientMillis / 1000.0,
+                    Double.NaN, Stats.percentile(r.latencyMillis(), 50), Stats.percentile(r.latencyMillis(), 99),
+                    Stats.ratio(shardOps, delta.bulkHttpRequests()),
+                    delta.writeRejected(), Double.NaN, Double.NaN, Double.NaN, bulks.bodies().size()));
+            before += bulks.docs();
+        }
+        return runs;
     }
 }

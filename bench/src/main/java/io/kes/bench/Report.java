@@ -25,6 +25,8 @@ final class Report {
     private final Map<String, String> notRun;
     /** The scale model's markdown, when this run measured its input. */
     String modelSummary;
+    /** Where the single node's CPU went per mode ({@link NodeProfiler}), when it was profiled. */
+    String nodeProfileSummary;
 
     /** @param notRun modes that could not run against this cluster, and why: their rows say so */
     Report(BenchOptions options, List<Run> runs, Map<String, String> environment, String profileSummary, Map<String, String> notRun) {
@@ -47,6 +49,8 @@ final class Report {
         DESCRIPTIONS.put("kes-long", "long-running kes job: median of the later windows (steady state)");
         DESCRIPTIONS.put("official-long-w1", "long-running official sink job: its first window");
         DESCRIPTIONS.put("official-long", "long-running official sink job: median of the later windows (steady state)");
+        DESCRIPTIONS.put("ceiling-long-w1", "long-running direct loader over the whole topic into one index: its first window");
+        DESCRIPTIONS.put("ceiling-long", "long-running direct loader: median of the later windows (steady state)");
         DESCRIPTIONS.put("ceiling", "direct loader, pre-serialized single-shard bulks, no Kafka/Flink");
         DESCRIPTIONS.put("3n-single", "3 nodes, direct loader, single-shard bulks, round-robin");
         DESCRIPTIONS.put("3n-mixed", "3 nodes, direct loader, mixed bulks, round-robin");
@@ -87,11 +91,7 @@ final class Report {
     }
 
     private static double median(DoubleStream values) {
-        double[] v = values.filter(d -> !Double.isNaN(d)).sorted().toArray();
-        if (v.length == 0) {
-            return Double.NaN;
-        }
-        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+        return Stats.median(values.toArray());
     }
 
     private static Row find(List<Row> rows, String mode) {
@@ -125,10 +125,12 @@ final class Report {
         for (Row r : rows) {
             boolean singleNode = !r.mode().startsWith("3n");
             Row officialHere = !singleNode ? find(rows, r.mode().endsWith("-pause") ? "3n-official-pause" : "3n-official")
-                    : r.mode().startsWith("kes-long") ? find(rows, r.mode().replace("kes-", "official-")) : official;
+                    : r.mode().contains("-long") ? find(rows, r.mode().replaceFirst("^[a-z]+-long", "official-long")) : official;
+            // a long-running window against the same window of the long-running ceiling: same index size
+            Row ceilingHere = r.mode().contains("-long") ? find(rows, r.mode().replaceFirst("^[a-z]+-long", "ceiling-long")) : ceiling;
             md.append(String.format("| %s | %s | %,.0f | %s | %s | %.1f | %.1f%s | %s | %s | %s | %s | %s | %s |%n",
                     r.mode(), DESCRIPTIONS.get(r.mode()), r.docsPerSecond(),
-                    ceiling != null && singleNode ? String.format("%.2f", r.docsPerSecond() / ceiling.docsPerSecond()) : "-",
+                    ceilingHere != null && singleNode ? String.format("%.2f", r.docsPerSecond() / ceilingHere.docsPerSecond()) : "-",
                     officialHere != null ? String.format("%.2f", r.docsPerSecond() / officialHere.docsPerSecond()) : "-",
                     r.cpuPerMillion(), r.clientCpuPerMillion(), Double.isNaN(r.jitPerMillion()) ? "" : String.format(" (%.1f)", r.jitPerMillion()),
                     num(r.p50(), "%.0f"), num(r.p99(), "%.0f"), num(r.shardsPerBulk(), "%.2f"),
@@ -148,6 +150,16 @@ final class Report {
         ratio(md, runs, "client CPU per doc, streaming window: kes / ceiling", "kes-long", "ceiling",
                 Run::clientCpuPerMillion, 2.0, false);
         ratio(md, runs, "client CPU per doc, per-run: kes / ceiling", "kes", "ceiling", Run::clientCpuPerMillion, Double.NaN, false);
+        // On one shared machine docs/s follows the inverse of these (see Run.totalCpuPerMillion)
+        ratio(md, runs, "1 node: CPU per doc, ES + client, ceiling / kes", "ceiling", "kes", Run::totalCpuPerMillion, Double.NaN, true);
+        ratio(md, runs, "1 node: CPU per doc, ES + client, official sink / kes", "official", "kes", Run::totalCpuPerMillion,
+                Double.NaN, true);
+        ratio(md, runs, "1 node, steady state (long-running windows): kes / ceiling (docs/s)", "kes-long", "ceiling-long",
+                Run::docsPerSecond, Double.NaN, true);
+        ratio(md, runs, "1 node, steady state (long-running windows): kes / official sink (docs/s)", "kes-long", "official-long",
+                Run::docsPerSecond, Double.NaN, true);
+        ratio(md, runs, "1 node, steady state: ES CPU per doc, kes / ceiling", "kes-long", "ceiling-long",
+                Run::cpuPerMillion, Double.NaN, false);
         ratio(md, runs, "3 nodes without pauses: kes / kes-mixed (docs/s)", "3n-kes", "3n-kes-mixed",
                 Run::docsPerSecond, Double.NaN, true);
         ratio(md, runs, "3 nodes without pauses: kes / official sink (docs/s)", "3n-kes", "3n-official",
@@ -194,6 +206,9 @@ final class Report {
             csv.append(String.format(java.util.Locale.ROOT, "%s,%d,%d,%d,%.3f,%.1f,%.3f,%.3f,%.3f,%.3f,%s,%s,%s,%d,%s,%s,%s,%d%n", r.mode(), r.round(),
                     r.docs(), r.counted(), r.seconds(), r.docsPerSecond(), r.cpuSeconds(), r.cpuPerMillion(), r.clientCpuSeconds(), r.jitSeconds(),
                     r.p50(), r.p99(), r.shardsPerBulk(), r.rejections(), r.fenceMs(), r.checkpointMs(), r.tailSeconds(), r.bulks()));
+        }
+        if (nodeProfileSummary != null) {
+            md.append("\n## Where the Elasticsearch node's CPU went, per mode (profile of the node's JVM)\n\n").append(nodeProfileSummary);
         }
         if (profileSummary != null) {
             md.append("\n## Profile of one kes run (JFR)\n\n").append(profileSummary).append('\n');

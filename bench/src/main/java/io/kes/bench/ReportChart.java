@@ -71,6 +71,7 @@ final class ReportChart {
             default -> mode.contains("official") ? new Color(0x8c564b)
                     : mode.contains("mixed") ? new Color(0xd62728)
                     : mode.startsWith("kes-long") ? new Color(0x1f77b4)
+                    : mode.startsWith("ceiling") ? new Color(0x7f7f7f)
                     : new Color(0x2ca02c);
         };
     }

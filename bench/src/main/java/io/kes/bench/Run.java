@@ -34,6 +34,15 @@ record Run(String mode, int round, long docs, long counted, double seconds, doub
         return clientCpuSeconds / (docs / 1e6);
     }
 
+    /**
+     * Elasticsearch's and the client's CPU per document together. Where node and client share the
+     * machine's cores and keep them busy, docs/s is cores / this, so two modes' docs/s relate as the
+     * inverse of their totals.
+     */
+    double totalCpuPerMillion() {
+        return cpuPerMillion() + clientCpuPerMillion();
+    }
+
     double jitPerMillion() {
         return jitSeconds / (docs / 1e6);
     }

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
@@ -27,6 +28,8 @@ final class SingleNodeScenario {
     private final List<String> failures;
     private final Consumer<Run> measured;
     private String profileSummary;
+    /** Samples the node in every measured round: where its CPU goes, per mode. */
+    private Optional<NodeProfiler> nodeProfiler = Optional.empty();
     private BenchTopic topic;
     private ClientCpu clientCpu;
 
@@ -57,6 +60,11 @@ final class SingleNodeScenario {
     /** The profiler's summary of the profiled kes run, or null without {@code --profile}. */
     String profileSummary() {
         return profileSummary;
+    }
+
+    /** Where the node's CPU went per mode (a markdown table), or null when it was not profiled. */
+    String nodeProfileSummary() {
+        return nodeProfiler.map(NodeProfiler::summary).orElse(null);
     }
 
     /** Kafka and one node: every kes mode and the ceiling, alternated over the rounds. */
@@ -118,6 +126,7 @@ final class SingleNodeScenario {
         }
         LoaderRuns loader = new LoaderRuns(es, stats, clientCpu, options.loaderThreads);
         warmUp(es, esUrl, topic);
+        nodeProfiler = options.profile && local.size() == 1 ? NodeProfiler.of(local.get(0), options.work) : Optional.empty();
         // Round 0 runs every mode untimed: both Elasticsearch and the job keep warming for several
         // runs (with one warm-up run per kes code path, every kes mode's round 1 still ran at 80% of
         // its round 3, with 4-5 s of JIT compilation).
@@ -126,18 +135,22 @@ final class SingleNodeScenario {
                 String index = "kes-bench-" + mode + "-r" + round;
                 Bench.step("1 node, " + Bench.roundName(round, options.rounds) + ": " + mode + " -> " + index);
                 BenchElasticsearch.createIndex(es, index, mode.equals("kes-request") ? "request" : "async");
+                Optional<NodeProfiler> profiling = round > 0 ? nodeProfiler : Optional.empty();
+                profiling.ifPresent(p -> p.start(mode));
                 try {
                     Run run = switch (mode) {
                         case "ceiling" -> loader.run("ceiling", round, index, ceilingBulks, List.of(esUrl), null);
                         case "official" -> official.run(stats, es, index, mode, round, List.of(esUrl));
                         default -> kes.run(stats, index, mode, round, false);
                     };
+                    profiling.ifPresent(p -> p.stop(run.docs()));
                     if (round > 0) {
                         measured.accept(run);
                     } else {
                         Bench.untimed(run);
                     }
                 } catch (Exception e) {
+                    profiling.ifPresent(p -> p.stop(0));
                     // one failed run must not lose the others: reported, and the bench exits non-zero
                     failures.add(mode + " round " + round + ": " + e);
                     System.out.println("  !! " + mode + " round " + round + " FAILED: " + e);
@@ -147,7 +160,7 @@ final class SingleNodeScenario {
             }
         }
         if (options.windows > 1) {
-            longRunning(es, esUrl, stats, kes, modes.contains("official") ? official : null);
+            longRunning(es, esUrl, stats, kes, modes.contains("official") ? official : null, loader);
         }
         if (options.profile && options.modes.contains("kes")) {
             // Its own run, not one of the rounds: a profiler costs the job CPU, which would drag the kes median down.
@@ -182,17 +195,27 @@ final class SingleNodeScenario {
      * Rows {@code kes-long-w1} (the first window) and {@code kes-long} (median of the others), the
      * same for {@code official-long}.
      */
-    private void longRunning(Http es, String esUrl, EsStats stats, KesRuns kes, OfficialRuns official) throws Exception {
+    private void longRunning(Http es, String esUrl, EsStats stats, KesRuns kes, OfficialRuns official, LoaderRuns loader)
+            throws Exception {
         long[] all = new long[options.partitions];
-        for (String mode : official == null ? List.of("kes-long") : List.of("kes-long", "official-long")) {
+        List<String> longModes = new ArrayList<>(List.of("kes-long"));
+        if (official != null) {
+            longModes.add("official-long");
+        }
+        if (options.modes.contains("ceiling")) {
+            longModes.add("ceiling-long");
+        }
+        for (String mode : longModes) {
             String index = "kes-bench-" + mode;
             Bench.step(String.format("Long-running mode: %s, one job over the whole topic (%,d docs) in %d windows -> %s",
                     mode, topic.docsFrom(all), options.windows, index));
             BenchElasticsearch.createIndex(es, index, "async");
             try {
-                List<Run> windows = mode.startsWith("kes")
-                        ? kes.run(stats, index, mode, 0, false, all, options.windows)
-                        : official.run(stats, es, index, mode, 0, List.of(esUrl), all, options.windows);
+                List<Run> windows = switch (mode) {
+                    case "kes-long" -> kes.run(stats, index, mode, 0, false, all, options.windows);
+                    case "official-long" -> official.run(stats, es, index, mode, 0, List.of(esUrl), all, options.windows);
+                    default -> loader.windows(mode, index, ceilingWindows(es, esUrl), esUrl);
+                };
                 measured.accept(windows.get(0).withMode(mode + "-w1"));
                 windows.subList(1, windows.size()).forEach(measured);
             } catch (Exception e) {
@@ -202,6 +225,22 @@ final class SingleNodeScenario {
             }
             es.send("DELETE", "/" + index, null);
         }
+    }
+
+    /**
+     * The whole topic as the long-running ceiling's windows: pre-serialized single-shard bulks of
+     * equal numbers of records, in the order they were produced, all built before the first window
+     * starts (building them between windows would give the node pauses a stream never gives it).
+     */
+    private List<DirectLoader.Bulks> ceilingWindows(Http es, String esUrl) throws Exception {
+        IndexRouting routing = BenchElasticsearch.routingOf(es, esUrl, "kes-bench-routing-probe", "async");
+        System.out.printf("  pre-serializing %,d documents into %d windows of single-shard bulks%n", options.records, options.windows);
+        List<DirectLoader.Bulks> windows = new ArrayList<>();
+        for (int w = 0; w < options.windows; w++) {
+            windows.add(DirectLoader.prepare(new SampleLogs(Bench.SEED), topic.name(), options.partitions,
+                    options.records * w / options.windows, options.records * (w + 1) / options.windows, Bench.DOCS_PER_BULK, routing));
+        }
+        return windows;
     }
 
     /**

@@ -17,6 +17,15 @@ final class Stats {
         return sorted[Math.max(0, Math.min(sorted.length - 1, rank))];
     }
 
+    /** The median of the values that are numbers; NaN when none is. */
+    static double median(double[] values) {
+        double[] v = Arrays.stream(values).filter(d -> !Double.isNaN(d)).sorted().toArray();
+        if (v.length == 0) {
+            return Double.NaN;
+        }
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+
     static double ratio(long a, long b) {
         return b == 0 ? Double.NaN : (double) a / b;
     }
