@@ -94,14 +94,17 @@ final class Profiler {
         threadsLastSeen.putAll(threadCpu());
     }
 
-    /** Stops, writes {@code profile.md} and the flame graph under {@code results}, the raw data under {@code work}; returns the summary. */
-    String stopAndSummarise(Path results, Path work) throws IOException {
+    /**
+     * Stops, writes {@code profile.md} and the flame graph under {@code results}, the raw data under
+     * {@code work}; returns the summary, which starts with {@code preface}.
+     */
+    String stopAndSummarise(Path results, Path work, String preface) throws IOException {
         sampleThreads();
         Files.createDirectories(results);
         Files.createDirectories(work);
         Path collapsed = work.resolve("kes-profile-cpu.collapsed").toAbsolutePath();
         Path jfrFile = work.resolve("kes-profile.jfr").toAbsolutePath();
-        StringBuilder summary = new StringBuilder(cpuByThread(threadsAtStart, threadsLastSeen));
+        StringBuilder summary = new StringBuilder(preface).append(cpuByThread(threadsAtStart, threadsLastSeen));
         if (cpu != null) {
             cpu.execute("dump,file=" + collapsed + ",collapsed");
             cpu.execute("stop,file=" + results.resolve(FLAME_GRAPH).toAbsolutePath() + ",flamegraph,title=kes job, one bench run");
