@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import one.profiler.AsyncProfiler;
 
 /**
@@ -79,7 +80,7 @@ final class NodeProfiler {
         try {
             long launcher = node.process().orElseThrow().pid();
             Optional<ProcessHandle> server = ProcessHandle.of(launcher).stream()
-                    .flatMap(p -> java.util.stream.Stream.concat(java.util.stream.Stream.of(p), p.descendants()))
+                    .flatMap(p -> Stream.concat(Stream.of(p), p.descendants()))
                     .filter(p -> p.info().commandLine().map(c -> c.contains("org.elasticsearch.bootstrap.Elasticsearch")).orElse(false))
                     .findFirst();
             if (server.isEmpty()) {
@@ -135,7 +136,7 @@ final class NodeProfiler {
                 return; // the run failed: nothing to divide by
             }
             Map<String, Double> perMillion = new LinkedHashMap<>();
-            bySite(Files.readAllLines(out)).forEach((stage, samples) -> perMillion.put(stage, samples * INTERVAL_MS / 1000.0 / (docs / 1e6)));
+            byStage(Files.readAllLines(out)).forEach((stage, samples) -> perMillion.put(stage, samples * INTERVAL_MS / 1000.0 / (docs / 1e6)));
             byMode.computeIfAbsent(mode, m -> new ArrayList<>()).add(perMillion);
         } catch (Exception e) {
             problems.add(mode + ": " + e);
@@ -143,7 +144,7 @@ final class NodeProfiler {
     }
 
     /** Samples per stage (and {@link #OTHER}) of async-profiler's collapsed stacks, {@code root;...;leaf count} per line. */
-    static Map<String, Long> bySite(List<String> collapsedLines) {
+    static Map<String, Long> byStage(List<String> collapsedLines) {
         Map<String, Long> samples = new LinkedHashMap<>();
         STAGES.keySet().forEach(stage -> samples.put(stage, 0L));
         samples.put(OTHER, 0L);

@@ -10,7 +10,7 @@ class NodeProfilerTest {
 
     @Test
     void samplesGoToTheFirstStageOnTheirStackAndTheRestToAnythingElse() {
-        Map<String, Long> stages = NodeProfiler.bySite(List.of(
+        Map<String, Long> stages = NodeProfiler.byStage(List.of(
                 // a merge thread's stack holds IndexWriter frames too: merges win, they come first
                 "Thread::run;org/apache/lucene/index/ConcurrentMergeScheduler$MergeThread.run;org/apache/lucene/index/IndexWriter.merge;foo 7",
                 "java/lang/Thread.run;org/elasticsearch/action/bulk/TransportShardBulkAction.dispatchedShardOperationOnPrimary;"
