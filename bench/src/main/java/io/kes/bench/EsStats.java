@@ -62,6 +62,20 @@ final class EsStats {
         return new Snapshot(cpu, bulk, rejected);
     }
 
+    /** What Lucene did to one index so far: commits (flushes), merges and their time, segments now. */
+    record IndexWork(long flushes, long merges, long mergeMillis, long segments) {
+        @Override
+        public String toString() {
+            return String.format("%d Lucene commits, %d merges (%.1f s), %d segments", flushes, merges, mergeMillis / 1000.0, segments);
+        }
+    }
+
+    IndexWork indexWork(String index) throws IOException {
+        JsonNode p = json("/" + index + "/_stats/flush,merge,segments").path("_all").path("primaries");
+        return new IndexWork(p.path("flush").path("total").asLong(), p.path("merges").path("total").asLong(),
+                p.path("merges").path("total_time_in_millis").asLong(), p.path("segments").path("count").asLong());
+    }
+
     /** Shard-level bulk operations on the primaries of {@code index} (1 per single-shard bulk). */
     long shardBulkOperations(String index) throws IOException {
         return json("/" + index + "/_stats/bulk").path("_all").path("primaries").path("bulk").path("total_operations").asLong();

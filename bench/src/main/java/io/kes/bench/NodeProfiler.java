@@ -64,6 +64,8 @@ final class NodeProfiler {
     /** mode → one entry per profiled run: stage → CPU seconds per million documents. */
     private final Map<String, List<Map<String, Double>>> byMode = new LinkedHashMap<>();
     private final List<String> problems = new ArrayList<>();
+    /** mode → what Lucene did to each profiled run's index. */
+    private final Map<String, List<EsStats.IndexWork>> indexWork = new LinkedHashMap<>();
     private String running;
 
     private NodeProfiler(long serverPid, Path library, Path dir) {
@@ -143,6 +145,11 @@ final class NodeProfiler {
         }
     }
 
+    /** Files what Lucene did to the index of the run just profiled (commits, merges, segments). */
+    void indexWork(String mode, EsStats.IndexWork work) {
+        indexWork.computeIfAbsent(mode, m -> new ArrayList<>()).add(work);
+    }
+
     /** Samples per stage (and {@link #OTHER}) of async-profiler's collapsed stacks, {@code root;...;leaf count} per line. */
     static Map<String, Long> byStage(List<String> collapsedLines) {
         Map<String, Long> samples = new LinkedHashMap<>();
@@ -191,6 +198,11 @@ final class NodeProfiler {
                 + " run to just after it (index creation, refresh and count included, as in the ES CPU column); runs per mode: %s.%s%n",
                 INTERVAL_MS, byMode.entrySet().stream().map(e -> e.getKey() + " " + e.getValue().size()).toList(),
                 problems.isEmpty() ? "" : " Not profiled: " + String.join("; ", problems) + "."));
+        if (!indexWork.isEmpty()) {
+            md.append("\nWhat Lucene did to each run's index (`_stats` at the run's end; a commit is a flush, the fence's `_flush` included):\n\n");
+            indexWork.forEach((mode, runs) -> md.append("- ").append(mode).append(": ")
+                    .append(String.join("; ", runs.stream().map(EsStats.IndexWork::toString).toList())).append('\n'));
+        }
         return md.toString();
     }
 

@@ -6,6 +6,7 @@ import io.kes.stack.ElasticsearchNode;
 import io.kes.stack.Http;
 import io.kes.stack.KafkaBroker;
 import io.kes.stack.Ports;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
@@ -145,6 +146,9 @@ final class SingleNodeScenario {
                     };
                     profiling.ifPresent(p -> p.stop(run.docs()));
                     if (round > 0) {
+                        indexWork(stats, mode, index);
+                    }
+                    if (round > 0) {
                         measured.accept(run);
                     } else {
                         Bench.untimed(run);
@@ -209,21 +213,41 @@ final class SingleNodeScenario {
             String index = "kes-bench-" + mode;
             Bench.step(String.format("Long-running mode: %s, one job over the whole topic (%,d docs) in %d windows -> %s",
                     mode, topic.docsFrom(all), options.windows, index));
+            List<DirectLoader.Bulks> ceilingWindows = mode.equals("ceiling-long") ? ceilingWindows(es, esUrl) : null;
             BenchElasticsearch.createIndex(es, index, "async");
+            nodeProfiler.ifPresent(p -> p.start(mode));
             try {
                 List<Run> windows = switch (mode) {
                     case "kes-long" -> kes.run(stats, index, mode, 0, false, all, options.windows);
                     case "official-long" -> official.run(stats, es, index, mode, 0, List.of(esUrl), all, options.windows);
-                    default -> loader.windows(mode, index, ceilingWindows(es, esUrl), esUrl);
+                    default -> loader.windows(mode, index, ceilingWindows, esUrl);
                 };
+                nodeProfiler.ifPresent(p -> p.stop(windows.stream().mapToLong(Run::docs).sum()));
+                indexWork(stats, mode, index);
                 measured.accept(windows.get(0).withMode(mode + "-w1"));
                 windows.subList(1, windows.size()).forEach(measured);
             } catch (Exception e) {
+                nodeProfiler.ifPresent(p -> p.stop(0));
                 failures.add(mode + ": " + e);
                 System.out.println("  !! " + mode + " FAILED: " + e);
                 e.printStackTrace(System.out);
             }
             es.send("DELETE", "/" + index, null);
+        }
+    }
+
+    /**
+     * What Lucene did to the run's index (commits, merges, segments), on stdout and beside the
+     * node's profile: the stage that a client can change behind the node's back is how many
+     * commits (a fence's {@code _flush}) and so how many small segments to merge.
+     */
+    private void indexWork(EsStats stats, String mode, String index) {
+        try {
+            EsStats.IndexWork work = stats.indexWork(index);
+            System.out.println("  index " + index + ": " + work);
+            nodeProfiler.ifPresent(p -> p.indexWork(mode, work));
+        } catch (IOException | RuntimeException e) {
+            System.out.println("  index " + index + ": no _stats (" + e + ")"); // a diagnosis; the run stands
         }
     }
 
