@@ -63,16 +63,18 @@ final class EsStats {
     }
 
     /** What Lucene did to one index so far: commits (flushes), merges and their time, segments now. */
-    record IndexWork(long flushes, long merges, long mergeMillis, long segments) {
+    record IndexWork(long flushes, long periodicFlushes, long merges, long mergeMillis, long segments) {
         @Override
         public String toString() {
-            return String.format("%d Lucene commits, %d merges (%.1f s), %d segments", flushes, merges, mergeMillis / 1000.0, segments);
+            return String.format("%d Lucene commits (%d by the node's own translog size or age, %d asked for by _flush), %d merges (%.1f s),"
+                    + " %d segments", flushes, periodicFlushes, flushes - periodicFlushes, merges, mergeMillis / 1000.0, segments);
         }
     }
 
     IndexWork indexWork(String index) throws IOException {
         JsonNode p = json("/" + index + "/_stats/flush,merge,segments").path("_all").path("primaries");
-        return new IndexWork(p.path("flush").path("total").asLong(), p.path("merges").path("total").asLong(),
+        return new IndexWork(p.path("flush").path("total").asLong(), p.path("flush").path("periodic").asLong(),
+                p.path("merges").path("total").asLong(),
                 p.path("merges").path("total_time_in_millis").asLong(), p.path("segments").path("count").asLong());
     }
 

@@ -209,6 +209,7 @@ final class SingleNodeScenario {
         if (options.modes.contains("ceiling")) {
             longModes.add("ceiling-long");
         }
+        warmUpMerges(es, esUrl, loader);
         for (String mode : longModes) {
             String index = "kes-bench-" + mode;
             Bench.step(String.format("Long-running mode: %s, one job over the whole topic (%,d docs) in %d windows -> %s",
@@ -234,6 +235,21 @@ final class SingleNodeScenario {
             }
             es.send("DELETE", "/" + index, null);
         }
+    }
+
+    /**
+     * Untimed, before the long-running modes: the direct loader writes the whole topic into a
+     * throw-away index. The per-run rounds' indices never grow enough to merge, so without this the
+     * node's first segment merges, and the JIT compilation of their code, fell into whichever long
+     * mode ran first: kes-long, whose node then spent 11 s/M in the JIT compiler and 27 s/M merging
+     * against the later ceiling-long's 2 and 17, all other stages equal.
+     */
+    private void warmUpMerges(Http es, String esUrl, LoaderRuns loader) throws Exception {
+        Bench.step(String.format("Warm-up (untimed): the whole topic (%,d docs) into a throw-away index, so the node has merged before"
+                + " the long-running modes", options.records));
+        BenchElasticsearch.createIndex(es, "kes-bench-merge-warmup", "async");
+        Bench.untimed(loader.windows("merge-warmup", "kes-bench-merge-warmup", ceilingWindows(es, esUrl), esUrl).get(0));
+        es.send("DELETE", "/kes-bench-merge-warmup", null);
     }
 
     /**
