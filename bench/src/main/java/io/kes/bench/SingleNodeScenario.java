@@ -147,8 +147,6 @@ final class SingleNodeScenario {
                     profiling.ifPresent(p -> p.stop(run.docs()));
                     if (round > 0) {
                         indexWork(stats, mode, index);
-                    }
-                    if (round > 0) {
                         measured.accept(run);
                     } else {
                         Bench.untimed(run);
@@ -192,12 +190,12 @@ final class SingleNodeScenario {
     }
 
     /**
-     * The long-running mode: one kes job and one official-sink job, each over the whole topic, each
+     * The long-running mode: one kes job, one official-sink job and one direct load, each over the whole topic, each
      * measured in {@code --windows} windows of equal documents. The first window carries what a job
      * pays once (submission, consumer start-up, the JIT of code that runs per job); the later ones
      * are the steady state that the per-run rounds, one job submission per run, cannot isolate.
      * Rows {@code kes-long-w1} (the first window) and {@code kes-long} (median of the others), the
-     * same for {@code official-long}.
+     * same for {@code official-long} and for {@code ceiling-long}, the direct loader's windows.
      */
     private void longRunning(Http es, String esUrl, EsStats stats, KesRuns kes, OfficialRuns official, LoaderRuns loader)
             throws Exception {
@@ -254,8 +252,8 @@ final class SingleNodeScenario {
 
     /**
      * What Lucene did to the run's index (commits, merges, segments), on stdout and beside the
-     * node's profile: the stage that a client can change behind the node's back is how many
-     * commits (a fence's {@code _flush}) and so how many small segments to merge.
+     * node's profile: which commits a client asked for ({@code _flush}, as the fence does when a
+     * translog sync is late) and how much merging the run's node did besides indexing.
      */
     private void indexWork(EsStats stats, String mode, String index) {
         try {
