@@ -13,6 +13,8 @@ import io.kes.connector.routing.ShardPredictor;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.RunnableFuture;
 import org.apache.flink.annotation.Internal;
@@ -60,6 +62,8 @@ public final class BulkWriterOperator extends AbstractStreamOperator<DocumentOpe
     private transient BulkWriter writer;
     /** The routing table's own client: its blocking metadata reads must not queue behind bulks. */
     private transient RestClient metadataClient;
+    /** Where the routing table reads known indices again, so that a node that stopped answering holds that read, not the writer. */
+    private transient ExecutorService layoutReads;
     private transient boolean endOfInput;
     /** The epoch closed by the latest barrier, until its snapshot picks it up. */
     private transient long barrierCheckpointId = -1;
@@ -84,12 +88,19 @@ public final class BulkWriterOperator extends AbstractStreamOperator<DocumentOpe
         super.open();
         TargetNodeSelector selector = new TargetNodeSelector(List.of(RestClients.hosts(settings)));
         metadataClient = RestClients.create(settings);
-        ShardPredictor predictor = new ShardPredictor(new IndexRoutingTable(new ClusterMetadataClient(metadataClient), System::currentTimeMillis));
+        int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+        layoutReads = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "kes-layout-reads-" + subtask);
+            t.setDaemon(true);
+            return t;
+        });
+        ShardPredictor predictor = new ShardPredictor(new IndexRoutingTable(new ClusterMetadataClient(metadataClient),
+                System::currentTimeMillis, layoutReads));
         PrivilegeCheck.atOpen(metadataClient, settings);
         String tag = EarlierWrites.tag(getRuntimeContext().getJobInfo().getJobName());
         EarlierWrites.awaitGone(metadataClient, tag, settings.maxRetryTime);
         writer = new BulkWriter(settings, RestClients.create(settings, selector), selector, predictor, mailbox, getProcessingTimeService(),
-                getMetricGroup(), getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), new UnauthorizedWrites(failureHandler), tag);
+                getMetricGroup(), subtask, new UnauthorizedWrites(failureHandler), tag);
     }
 
     @Override
@@ -154,6 +165,9 @@ public final class BulkWriterOperator extends AbstractStreamOperator<DocumentOpe
         try {
             if (writer != null) {
                 writer.close();
+            }
+            if (layoutReads != null) {
+                layoutReads.shutdownNow();
             }
             if (metadataClient != null) {
                 metadataClient.close();

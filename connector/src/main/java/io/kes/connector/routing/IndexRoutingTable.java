@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
 import org.apache.flink.annotation.PublicEvolving;
 import org.slf4j.Logger;
@@ -36,6 +38,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Names and calibrations not used for {@link #FORGET_AFTER_MILLIS} are forgotten, so that
  * date-templated index names (one more per day) do not pile up.
+ *
+ * <p>Given a refresher, a name already known is read again on it while the layout (or pipeline
+ * verdict) read before stays in use, so that a node that stopped answering holds the reads, not
+ * the writer: a metadata read waits up to the socket timeout (60 s by default), and the writer
+ * calls this on its task thread. A name seen for the first time is read on the caller's thread:
+ * there is nothing to use meanwhile.
  */
 @PublicEvolving
 public final class IndexRoutingTable {
@@ -77,28 +85,56 @@ public final class IndexRoutingTable {
         }
     }
 
+    /** What a calibration found: the routing, or why there is none. */
+    private record CalibrationOutcome(IndexRouting routing, String unpredictableWhy) {}
+
+    /**
+     * What one read of a name found, on whichever thread it ran: the index taking its writes (null:
+     * none), how long to trust that, and the index's calibration when it had none yet. Nothing in the
+     * table changes until the caller's thread installs it.
+     */
+    private record Read(IndexMetadata index, long ttlMillis, CalibrationOutcome calibration, Exception failure) {}
+
     private final ClusterMetadataClient metadata;
     private final LongSupplier clock;
     private final Map<String, Entry> byName = new HashMap<>();
-    private final Map<Identity, Calibration> calibrated = new HashMap<>();
+    /** Concurrent: a background read looks up whether its index is calibrated already. */
+    private final Map<Identity, Calibration> calibrated = new ConcurrentHashMap<>();
     private final Set<String> unpredictable = new HashSet<>();
     /** Pipeline id → why it may move documents (empty: it does not), and when to look again. */
     private final Map<String, PipelineVerdict> pipelines = new HashMap<>();
+    private final BackgroundReads<String, Read> layoutReads;
+    private final BackgroundReads<String, Optional<String>> pipelineReads;
     private long nextSweepMillis;
 
+    /** A table that reads on the caller's thread (checks and tools; not the writer). */
     public IndexRoutingTable(ClusterMetadataClient metadata, LongSupplier clock) {
+        this(metadata, clock, null);
+    }
+
+    /** @param refresher where names already known are read again; null reads on the caller's thread */
+    public IndexRoutingTable(ClusterMetadataClient metadata, LongSupplier clock, Executor refresher) {
         this.metadata = metadata;
         this.clock = clock;
+        this.layoutReads = new BackgroundReads<>(refresher);
+        this.pipelineReads = new BackgroundReads<>(refresher);
     }
 
     /** The layout of {@code name}'s write index, or empty when it does not exist (yet) or was never readable. */
     public Optional<IndexLayout> layoutFor(String name) {
         long now = clock.getAsLong();
         Entry entry = byName.get(name);
-        if (entry == null || now >= entry.expiresAtMillis) {
-            entry = load(name, now, entry);
-            byName.put(name, entry);
-            sweep(now);
+        Optional<Read> done = layoutReads.takeDone(name);
+        if (done.isPresent()) {
+            entry = install(name, done.get(), now, entry);
+        } else if (entry == null) {
+            layoutReads.forget(name); // a read started before the entry was dropped would bring back what dropped it
+            entry = install(name, read(name), now, null);
+        } else if (now >= entry.expiresAtMillis && !layoutReads.running(name)) {
+            Optional<Read> here = layoutReads.start(name, () -> read(name));
+            if (here.isPresent()) {
+                entry = install(name, here.get(), now, entry);
+            }
         }
         entry.lastUsedMillis = now;
         return Optional.ofNullable(entry.layout);
@@ -117,13 +153,20 @@ public final class IndexRoutingTable {
     /**
      * Whether documents written to {@code layout}'s index through ingest pipeline {@code pipeline}
      * may land elsewhere than predicted; if so the index is counted unpredictable (warned once).
-     * Pipelines are looked up once a minute; one that cannot be read counts as moving documents.
+     * Pipelines are looked up once a minute (again in the background, given a refresher); one that
+     * cannot be read counts as moving documents.
      */
     public boolean pipelineMovesDocuments(String pipeline, IndexLayout layout) {
         long now = clock.getAsLong();
         PipelineVerdict verdict = pipelines.get(pipeline);
-        if (verdict == null || now >= verdict.expiresAtMillis) {
-            verdict = new PipelineVerdict(pipelineRewrite(pipeline), now + INDEX_TTL_MILLIS);
+        Optional<Optional<String>> read = pipelineReads.takeDone(pipeline);
+        if (read.isEmpty() && verdict == null) {
+            read = Optional.of(pipelineRewrite(pipeline)); // never read: nothing to use meanwhile
+        } else if (read.isEmpty() && now >= verdict.expiresAtMillis && !pipelineReads.running(pipeline)) {
+            read = pipelineReads.start(pipeline, () -> pipelineRewrite(pipeline));
+        }
+        if (read.isPresent()) {
+            verdict = new PipelineVerdict(read.get(), now + INDEX_TTL_MILLIS);
             pipelines.put(pipeline, verdict);
         }
         if (verdict.why.isPresent()) {
@@ -198,7 +241,8 @@ public final class IndexRoutingTable {
         return byName.size();
     }
 
-    private Entry load(String name, long now, Entry previous) {
+    /** Reads what {@code name} points to now; runs on any thread and changes nothing in the table. */
+    private Read read(String name) {
         try {
             Map<String, IndexMetadata> found = metadata.indices(List.of(name));
             IndexMetadata index = found.get(name);
@@ -214,35 +258,57 @@ public final class IndexRoutingTable {
                 }
             }
             if (index == null) {
-                return new Entry(null, now + MISSING_TTL_MILLIS, now);
+                return new Read(null, MISSING_TTL_MILLIS, null, null);
             }
-            Calibration calibration = calibrated.get(Identity.of(index));
-            if (calibration == null) {
-                calibration = new Calibration(calibrate(name, index));
-                calibrated.put(Identity.of(index), calibration);
-            }
-            calibration.lastUsedMillis = now;
-            return new Entry(new IndexLayout(index, calibration.routing, calibration), now + ttl, now);
+            CalibrationOutcome calibration = calibrated.containsKey(Identity.of(index)) ? null : calibrate(name, index);
+            return new Read(index, ttl, calibration, null);
         } catch (IOException | RuntimeException e) {
-            LOG.warn("Could not read routing metadata of '{}' ({}); {} until the next try", name, e.toString(),
-                    previous != null && previous.layout != null ? "the last layout read stays in use" : "its documents go in ordinary bulks");
-            return new Entry(previous == null ? null : previous.layout, now + ERROR_TTL_MILLIS, now);
+            return new Read(null, ERROR_TTL_MILLIS, null, e);
         }
     }
 
-    private IndexRouting calibrate(String name, IndexMetadata index) {
+    /** Makes what a read found the entry of {@code name}, on the thread that owns the table. */
+    private Entry install(String name, Read read, long now, Entry previous) {
+        Entry entry;
+        if (read.failure() != null) {
+            LOG.warn("Could not read routing metadata of '{}' ({}); {} until the next try", name, read.failure().toString(),
+                    previous != null && previous.layout != null ? "the last layout read stays in use" : "its documents go in ordinary bulks");
+            entry = new Entry(previous == null ? null : previous.layout, now + ERROR_TTL_MILLIS, now);
+        } else if (read.index() == null) {
+            entry = new Entry(null, now + read.ttlMillis(), now);
+        } else {
+            IndexMetadata index = read.index();
+            Calibration calibration = calibrated.get(Identity.of(index));
+            if (calibration == null && read.calibration() == null) {
+                // calibrated when the read ran, forgotten since: read again, here
+                return install(name, read(name), now, previous);
+            }
+            if (calibration == null) {
+                calibration = new Calibration(read.calibration().routing());
+                calibrated.put(Identity.of(index), calibration);
+                if (read.calibration().unpredictableWhy() != null) {
+                    markUnpredictable(index.name(), read.calibration().unpredictableWhy());
+                }
+            }
+            calibration.lastUsedMillis = now;
+            entry = new Entry(new IndexLayout(index, calibration.routing, calibration), now + read.ttlMillis(), now);
+        }
+        byName.put(name, entry);
+        sweep(now);
+        return entry;
+    }
+
+    private CalibrationOutcome calibrate(String name, IndexMetadata index) {
         String concrete = index.name();
         try {
             if (!index.routedByDocument()) {
-                markUnpredictable(concrete, "it routes on document fields (time_series, routing_path or logsdb sort-field routing)");
-                return null;
+                return new CalibrationOutcome(null, "it routes on document fields (time_series, routing_path or logsdb sort-field routing)");
             }
             for (String pipeline : metadata.indexPipelines(concrete)) {
                 Optional<String> why = pipelineRewrite(pipeline);
                 if (why.isPresent()) {
-                    markUnpredictable(concrete, why.get() + " (index.default_pipeline or index.final_pipeline), so Elasticsearch may"
-                            + " put its documents on other shards than predicted");
-                    return null;
+                    return new CalibrationOutcome(null, why.get() + " (index.default_pipeline or index.final_pipeline), so Elasticsearch"
+                            + " may put its documents on other shards than predicted");
                 }
             }
             List<RoutingCalibrator.Probe> probes = new ArrayList<>();
@@ -254,12 +320,11 @@ public final class IndexRoutingTable {
             Optional<IndexRouting> routing = RoutingCalibrator.calibrate(concrete, index.numberOfShards(),
                     index.routingNumShards(), index.routingPartitionSize(), probes);
             if (routing.isEmpty()) {
-                markUnpredictable(concrete, "no known routing function matches where Elasticsearch puts probe values " + probes);
-            } else {
-                LOG.info("Routing of {} (written as '{}'): {} shards, routing_num_shards {}, partition size {}, {}", concrete, name,
-                        index.numberOfShards(), index.routingNumShards(), index.routingPartitionSize(), routing.get().function());
+                return new CalibrationOutcome(null, "no known routing function matches where Elasticsearch puts probe values " + probes);
             }
-            return routing.orElse(null);
+            LOG.info("Routing of {} (written as '{}'): {} shards, routing_num_shards {}, partition size {}, {}", concrete, name,
+                    index.numberOfShards(), index.routingNumShards(), index.routingPartitionSize(), routing.get().function());
+            return new CalibrationOutcome(routing.get(), null);
         } catch (IOException e) {
             throw new RuntimeException("calibrating " + concrete + " failed: " + e.getMessage(), e);
         }
@@ -276,7 +341,8 @@ public final class IndexRoutingTable {
         Set<String> known = new HashSet<>();
         calibrated.keySet().forEach(identity -> known.add(identity.name()));
         unpredictable.retainAll(known);
-        pipelines.values().removeIf(v -> now >= v.expiresAtMillis);
+        // not the verdicts merely expired: one being read again stays in use until the read is done
+        pipelines.values().removeIf(v -> now - v.expiresAtMillis > FORGET_AFTER_MILLIS);
     }
 
     private void markUnpredictable(String concrete, String why) {

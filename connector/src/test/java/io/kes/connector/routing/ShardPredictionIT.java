@@ -142,6 +142,43 @@ class ShardPredictionIT {
     }
 
     /**
+     * Given a refresher, an expired name is read again there while its last layout stays in use
+     * (the writer's thread must not wait on a node that stopped answering), one read at a time; the
+     * next lookup after the read finished takes what it found: here, the alias's new write index.
+     */
+    @org.junit.jupiter.api.Test
+    void aKnownNameIsReadAgainOnTheRefresherWhileItsLastLayoutStaysInUse() throws Exception {
+        ElasticsearchNode node = SharedServers.elasticsearch();
+        Http http = node.http();
+        for (String index : List.of("predict-refreshed-1", "predict-refreshed-2")) {
+            http.send("DELETE", "/" + index + "?ignore_unavailable=true", null);
+            http.send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0}}").requireOk("create");
+        }
+        http.send("POST", "/_aliases", "{\"actions\":[{\"add\":{\"index\":\"predict-refreshed-1\",\"alias\":\"predict-refreshed\","
+                + "\"is_write_index\":true}}]}").requireOk("alias");
+        long[] clock = {0};
+        List<Runnable> refresher = new java.util.ArrayList<>();
+        try (RestClient client = RestClient.builder(HttpHost.create(node.url())).build()) {
+            IndexRoutingTable table = new IndexRoutingTable(new ClusterMetadataClient(client), () -> clock[0], refresher::add);
+            IndexLayout before = table.layoutFor("predict-refreshed").orElseThrow();
+            assertThat(before.index()).isEqualTo("predict-refreshed-1");
+            assertThat(refresher).as("a name never seen is read on the caller's thread").isEmpty();
+
+            http.send("POST", "/_aliases", "{\"actions\":[{\"add\":{\"index\":\"predict-refreshed-1\",\"alias\":\"predict-refreshed\","
+                    + "\"is_write_index\":false}},{\"add\":{\"index\":\"predict-refreshed-2\",\"alias\":\"predict-refreshed\","
+                    + "\"is_write_index\":true}}]}").requireOk("roll over");
+            clock[0] += IndexRoutingTable.ALIAS_TTL_MILLIS;
+            assertThat(table.layoutFor("predict-refreshed").orElseThrow()).as("expired, read in the background").isSameAs(before);
+            assertThat(table.layoutFor("predict-refreshed").orElseThrow()).isSameAs(before);
+            assertThat(refresher).as("one read at a time").hasSize(1);
+
+            refresher.remove(0).run();
+            assertThat(table.layoutFor("predict-refreshed").orElseThrow().index()).isEqualTo("predict-refreshed-2");
+            assertThat(refresher).isEmpty();
+        }
+    }
+
+    /**
      * The response-side check: a document predicted for a shard of a concrete index but stored in
      * another index was moved (by a pipeline): the index loses its routing (a new generation, any
      * shard from then on) and counts unpredictable. A write to an alias that lands in the alias's

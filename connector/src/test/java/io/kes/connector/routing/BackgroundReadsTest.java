@@ -1,0 +1,52 @@
+package io.kes.connector.routing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.RejectedExecutionException;
+import org.junit.jupiter.api.Test;
+
+class BackgroundReadsTest {
+
+    @Test
+    void withoutARefresherTheReadRunsAtOnceOnTheCallersThread() {
+        BackgroundReads<String, Integer> reads = new BackgroundReads<>(null);
+        assertThat(reads.start("a", () -> 1)).contains(1);
+        assertThat(reads.running("a")).isFalse();
+    }
+
+    @Test
+    void aBackgroundReadIsTakenOnceAndOnlyWhenItIsDone() {
+        List<Runnable> refresher = new ArrayList<>();
+        BackgroundReads<String, Integer> reads = new BackgroundReads<>(refresher::add);
+        assertThat(reads.start("a", () -> 1)).isEmpty();
+        assertThat(reads.running("a")).isTrue();
+        assertThat(reads.takeDone("a")).as("still running").isEmpty();
+
+        refresher.remove(0).run();
+        assertThat(reads.takeDone("a")).contains(1);
+        assertThat(reads.takeDone("a")).as("taken already").isEmpty();
+        assertThat(reads.running("a")).isFalse();
+    }
+
+    @Test
+    void aForgottenReadIsNeverTaken() {
+        List<Runnable> refresher = new ArrayList<>();
+        BackgroundReads<String, Integer> reads = new BackgroundReads<>(refresher::add);
+        reads.start("a", () -> 1);
+        reads.forget("a");
+        refresher.remove(0).run();
+        assertThat(reads.takeDone("a")).isEmpty();
+    }
+
+    @Test
+    void aRefresherThatIsShutDownReadsOnTheCallersThread() {
+        BackgroundReads<String, Integer> reads = new BackgroundReads<>(task -> {
+            throw new RejectedExecutionException("shut down");
+        });
+        assertThat(reads.start("a", () -> 1)).isEqualTo(Optional.of(1));
+        assertThat(reads.running("a")).isFalse();
+    }
+}
