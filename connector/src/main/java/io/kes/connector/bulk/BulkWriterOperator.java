@@ -8,6 +8,7 @@ import io.kes.connector.cluster.ClusterMetadataClient;
 import io.kes.connector.cluster.PrivilegeCheck;
 import io.kes.connector.cluster.RestClients;
 import io.kes.connector.cluster.TargetNodeSelector;
+import io.kes.connector.internal.DaemonThreads;
 import io.kes.connector.routing.IndexRoutingTable;
 import io.kes.connector.routing.ShardPredictor;
 import java.util.List;
@@ -89,11 +90,7 @@ public final class BulkWriterOperator extends AbstractStreamOperator<DocumentOpe
         TargetNodeSelector selector = new TargetNodeSelector(List.of(RestClients.hosts(settings)));
         metadataClient = RestClients.create(settings);
         int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
-        layoutReads = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "kes-layout-reads-" + subtask);
-            t.setDaemon(true);
-            return t;
-        });
+        layoutReads = Executors.newSingleThreadExecutor(DaemonThreads.named("kes-layout-reads-" + subtask));
         ShardPredictor predictor = new ShardPredictor(new IndexRoutingTable(new ClusterMetadataClient(metadataClient),
                 System::currentTimeMillis, layoutReads));
         PrivilegeCheck.atOpen(metadataClient, settings);

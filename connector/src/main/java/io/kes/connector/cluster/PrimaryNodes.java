@@ -1,5 +1,6 @@
 package io.kes.connector.cluster;
 
+import io.kes.connector.internal.DaemonThreads;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -67,11 +68,7 @@ public final class PrimaryNodes implements AutoCloseable {
         this.placement = new NodePlacement(client);
         this.configured = List.copyOf(client.getNodes());
         this.scheme = configured.get(0).getHost().getSchemeName();
-        this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, threadName);
-            t.setDaemon(true);
-            return t;
-        });
+        this.thread = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named(threadName));
         thread.scheduleWithFixedDelay(this::refresh, REFRESH_SECONDS, REFRESH_SECONDS, TimeUnit.SECONDS);
     }
 

@@ -2,6 +2,7 @@ package io.kes.connector.fence;
 
 import io.kes.connector.FailureHandler;
 import io.kes.connector.fence.Epochs.Epoch;
+import io.kes.connector.internal.DaemonThreads;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -42,11 +43,7 @@ public final class EpochFinisher implements AutoCloseable {
         this.fenceFailures = fenceFailures;
         this.fenceMillis = fenceMillis;
         this.afterEachEpoch = afterEachEpoch;
-        this.thread = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, threadName);
-            t.setDaemon(true);
-            return t;
-        });
+        this.thread = Executors.newSingleThreadExecutor(DaemonThreads.named(threadName));
     }
 
     /** Queues a drained epoch; its {@code durable} future completes when it is finished. */

@@ -26,6 +26,26 @@ final class BackgroundReads<K, V> {
     }
 
     /**
+     * What its owner should install for {@code key} now, if anything: a finished background read;
+     * else, when it has nothing for the key ({@code known} false), a read here (there is nothing to
+     * use meanwhile; a read still running from before is dropped); else, when what it has
+     * {@code expired}, a background read is started (or, without a refresher, a read here).
+     *
+     * @return the value to install, empty to keep using what the owner has
+     */
+    Optional<V> next(K key, boolean known, boolean expired, Supplier<V> read) {
+        Optional<V> done = takeDone(key);
+        if (done.isPresent()) {
+            return done;
+        }
+        if (!known) {
+            forget(key);
+            return Optional.of(read.get());
+        }
+        return expired && !running(key) ? start(key, read) : Optional.empty();
+    }
+
+    /**
      * Starts reading {@code key} on the refresher; without one (or once it is shut down) reads here.
      *
      * @return the value when it was read here, empty when the read runs in the background

@@ -124,17 +124,10 @@ public final class IndexRoutingTable {
     public Optional<IndexLayout> layoutFor(String name) {
         long now = clock.getAsLong();
         Entry entry = byName.get(name);
-        Optional<Read> done = layoutReads.takeDone(name);
-        if (done.isPresent()) {
-            entry = install(name, done.get(), now, entry);
-        } else if (entry == null) {
-            layoutReads.forget(name); // a read started before the entry was dropped would bring back what dropped it
-            entry = install(name, read(name), now, null);
-        } else if (now >= entry.expiresAtMillis && !layoutReads.running(name)) {
-            Optional<Read> here = layoutReads.start(name, () -> read(name));
-            if (here.isPresent()) {
-                entry = install(name, here.get(), now, entry);
-            }
+        // no entry: never read, or dropped by documentMoved (a read still running then is dropped too)
+        Optional<Read> fresh = layoutReads.next(name, entry != null, entry != null && now >= entry.expiresAtMillis, () -> read(name));
+        if (fresh.isPresent()) {
+            entry = install(name, fresh.get(), now, entry);
         }
         entry.lastUsedMillis = now;
         return Optional.ofNullable(entry.layout);
@@ -159,14 +152,10 @@ public final class IndexRoutingTable {
     public boolean pipelineMovesDocuments(String pipeline, IndexLayout layout) {
         long now = clock.getAsLong();
         PipelineVerdict verdict = pipelines.get(pipeline);
-        Optional<Optional<String>> read = pipelineReads.takeDone(pipeline);
-        if (read.isEmpty() && verdict == null) {
-            read = Optional.of(pipelineRewrite(pipeline)); // never read: nothing to use meanwhile
-        } else if (read.isEmpty() && now >= verdict.expiresAtMillis && !pipelineReads.running(pipeline)) {
-            read = pipelineReads.start(pipeline, () -> pipelineRewrite(pipeline));
-        }
-        if (read.isPresent()) {
-            verdict = new PipelineVerdict(read.get(), now + INDEX_TTL_MILLIS);
+        Optional<Optional<String>> fresh = pipelineReads.next(pipeline, verdict != null,
+                verdict != null && now >= verdict.expiresAtMillis, () -> pipelineRewrite(pipeline));
+        if (fresh.isPresent()) {
+            verdict = new PipelineVerdict(fresh.get(), now + INDEX_TTL_MILLIS);
             pipelines.put(pipeline, verdict);
         }
         if (verdict.why.isPresent()) {
