@@ -12,7 +12,9 @@ import java.util.Set;
  * a target whose shard is not predicted, or a single mixed slot when shard grouping is off.
  *
  * <p>It keeps one promise the per-id order rests on: a document id is buffered in at most one slot
- * at a time. Within one layout of a target an id always maps to the same slot. When the layout
+ * at a time. Within one layout of a target an id always maps to the same slot: the slot follows
+ * {@link ShardPrediction#batchShard()}, which depends on the layout, the id and the routing only
+ * (not on the op type or on what kes thinks of a pipeline). When the layout
  * changes (a rollover, a re-created or resharded index, the first successful metadata read), the
  * same id could map to another slot; so the target's slots of the old layout are handed back to be
  * sent before any document predicted with the new one is buffered.
@@ -55,7 +57,7 @@ final class SlotTable {
             slots.generation = generation;
             slots.byShard = new Slot[prediction.layout() == null ? 0 : prediction.layout().numberOfShards()];
         }
-        int shard = prediction.shard();
+        int shard = prediction.batchShard();
         if (shard < 0) {
             if (slots.anyShard == null) {
                 slots.anyShard = new Slot(target, ShardPrediction.UNKNOWN_SHARD);

@@ -28,6 +28,7 @@ public final class IndexLayout {
     private final IndexRouting routing;
     private final Object generation;
     private final ShardPrediction[] shards;
+    private final ShardPrediction[] mayMoveFrom;
     private final ShardPrediction anyShard;
 
     IndexLayout(IndexMetadata metadata, IndexRouting routing, Object generation) {
@@ -42,8 +43,10 @@ public final class IndexLayout {
         this.routing = routing;
         this.generation = generation;
         this.shards = new ShardPrediction[numberOfShards];
+        this.mayMoveFrom = new ShardPrediction[numberOfShards];
         for (int s = 0; s < numberOfShards; s++) {
             shards[s] = new ShardPrediction(this, s);
+            mayMoveFrom[s] = new ShardPrediction(this, ShardPrediction.UNKNOWN_SHARD, s);
         }
         this.anyShard = new ShardPrediction(this, ShardPrediction.UNKNOWN_SHARD);
     }
@@ -91,6 +94,15 @@ public final class IndexLayout {
     /** A document predicted for {@code shard} of this index. */
     public ShardPrediction shard(int shard) {
         return shards[shard];
+    }
+
+    /**
+     * A document whose routing value maps to {@code shard} but that an ingest pipeline may put
+     * elsewhere: buffered with {@code shard}'s documents (with its id's other writes), fenced on
+     * every shard of the index.
+     */
+    public ShardPrediction mayMoveFrom(int shard) {
+        return mayMoveFrom[shard];
     }
 
     /** A document for this index whose shard is not predicted. */

@@ -19,10 +19,16 @@ public final class ShardPrediction {
 
     private final IndexLayout layout;
     private final int shard;
+    private final int batchShard;
 
     ShardPrediction(IndexLayout layout, int shard) {
+        this(layout, shard, shard);
+    }
+
+    ShardPrediction(IndexLayout layout, int shard, int batchShard) {
         this.layout = layout;
         this.shard = shard;
+        this.batchShard = batchShard;
     }
 
     /** The layout predicted against, or null. */
@@ -39,8 +45,20 @@ public final class ShardPrediction {
         return shard >= 0;
     }
 
+    /**
+     * The shard whose buffer the document joins: {@link #shard()}, or, for a document whose routing
+     * value maps to a shard but whose ingest pipeline may move it, that shard all the same. What
+     * decides the buffer must not depend on anything but the document's index, id and routing: the
+     * writes of one id (a pipeline's index operations, their deletes, which run no pipeline) must
+     * meet in one buffer whatever the pipeline verdicts say, or a later write could leave first.
+     */
+    public int batchShard() {
+        return batchShard;
+    }
+
     @Override
     public String toString() {
-        return layout == null ? "unknown" : layout.index() + (shard >= 0 ? "[" + shard + "]" : "[any shard]");
+        return layout == null ? "unknown" : layout.index() + (shard >= 0 ? "[" + shard + "]"
+                : batchShard >= 0 ? "[any shard, batched with " + batchShard + "]" : "[any shard]");
     }
 }

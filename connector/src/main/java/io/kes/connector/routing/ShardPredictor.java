@@ -8,9 +8,10 @@ import org.apache.flink.annotation.Internal;
  * Predicts the shard of every document from its index's {@link IndexLayout} (see
  * {@link IndexRoutingTable}): documents routed by id or custom routing get their shard; documents
  * without either (Elasticsearch generates the id), for unpredictable indices, or missing one of
- * the two on a partitioned index, or naming an ingest pipeline that may move them, get the
- * layout's "any shard"; documents for indices that do not
- * exist yet get {@link ShardPrediction#UNKNOWN}.
+ * the two on a partitioned index get the layout's "any shard"; documents naming an ingest pipeline
+ * that may move them are fenced as "any shard" but batched with their routing's shard
+ * ({@link IndexLayout#mayMoveFrom}); documents for indices that do not exist yet get
+ * {@link ShardPrediction#UNKNOWN}.
  */
 @Internal
 public final class ShardPredictor {
@@ -29,11 +30,14 @@ public final class ShardPredictor {
         IndexLayout layout = found.get();
         IndexRouting routing = layout.routing();
         if (routing == null || (op.id() == null && op.routing() == null)
-                || (routing.partitioned() && (op.id() == null || op.routing() == null))
-                || (op.pipeline() != null && table.pipelineMovesDocuments(op.pipeline(), layout))) {
+                || (routing.partitioned() && (op.id() == null || op.routing() == null))) {
             return layout.anyShard();
         }
-        return layout.shard(routing.shardOf(op.id(), op.routing()));
+        int shard = routing.shardOf(op.id(), op.routing());
+        // The verdict decides only how the write is fenced, never its buffer: a delete of the same
+        // id names no pipeline, and a verdict can change between two writes of one id.
+        return op.pipeline() != null && table.pipelineMovesDocuments(op.pipeline(), layout)
+                ? layout.mayMoveFrom(shard) : layout.shard(shard);
     }
 
     /**
