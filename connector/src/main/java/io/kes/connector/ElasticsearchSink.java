@@ -1,6 +1,6 @@
 package io.kes.connector;
 
-import io.kes.connector.bulk.BulkWriterOperator;
+import io.kes.connector.exchange.SlotExchange;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
@@ -23,12 +23,14 @@ import org.apache.flink.streaming.api.datastream.DataStream;
  * never waits on the slowest of many. The prediction only decides batching: Elasticsearch still
  * routes every document itself, so a wrong guess costs speed, never data.
  *
- * <p>Order: for every document id, Elasticsearch applies the writes in the order the writer
- * subtask received them (see {@code bulk.BulkWriter}). The writer runs at its input's parallelism and
- * is chained to it, with no shuffle in between, so records of one upstream subtask (for Kafka,
- * one partition's records, in offset order) reach one writer in their order. Keep the records of
- * one id on one upstream subtask (Kafka partitions by key; otherwise {@code keyBy} the id before the
- * sink): writes of one id from two subtasks have no order to keep.
+ * <p>Order: for every document id, Elasticsearch applies the writes in the order the sink's input
+ * subtask emitted them (see {@code bulk.BulkWriter}). By default ({@code bulk.topology: keyed}) a
+ * router chained to the input keys each document by its shard slot and sends it to the one writer
+ * that owns the slot, one id to one writer at a time; with {@code chained} the writer runs in its
+ * input's subtask. Either way records of one input subtask (for Kafka, one partition's records, in
+ * offset order) keep their order per id. Keep the records of one id on one input subtask (Kafka
+ * partitions by key; otherwise {@code keyBy} the id before the sink): writes of one id from two
+ * subtasks have no order to keep.
  *
  * <p>Delivery: at least once. A checkpoint completes only when every write before its barrier is
  * acknowledged and, with the default {@link Durability#CHECKPOINT_FENCE}, flushed with no primary
@@ -37,10 +39,11 @@ import org.apache.flink.streaming.api.datastream.DataStream;
  * checkpoint. Give documents deterministic ids (e.g. from Kafka coordinates) and a replay
  * overwrites instead of duplicating. Operations without an id are appended again on replay.
  *
- * <p>Topology: {@code kes: bulk writer}, chained to the input at its parallelism. The bulk writer is
- * an operator of the pre-write topology, not the
+ * <p>Topology: {@code kes: shard slots} then {@code kes: bulk writer} (keyed), or the bulk writer
+ * alone, chained to the input (chained, and always with one writer); see
+ * {@code exchange.SlotExchange}. The bulk writer is an operator of the pre-write topology, not the
  * Sink V2 writer, because only an operator can wait for Elasticsearch in the asynchronous part of
- * a checkpoint ({@link BulkWriterOperator} says why); the sink's own writer receives nothing.
+ * a checkpoint ({@code bulk.BulkWriterOperator} says why); the sink's own writer receives nothing.
  */
 @PublicEvolving
 public final class ElasticsearchSink implements Sink<DocumentOperation>, SupportsPreWriteTopology<DocumentOperation> {
@@ -74,11 +77,9 @@ public final class ElasticsearchSink implements Sink<DocumentOperation>, Support
 
     @Override
     public DataStream<DocumentOperation> addPreWriteTopology(DataStream<DocumentOperation> input) {
-        // The input's parallelism, so the writer is chained to it: any other would put a
-        // round-robin shuffle in between, and writes of one id could reach two writers.
-        // Stateless, so no uid: Flink would then demand one on every sink that uses this one.
-        return input.transform("kes: bulk writer", input.getType(), BulkWriterOperator.factory(settings, failureHandler))
-                .setParallelism(input.getParallelism());
+        // Stateless, so no uids: Flink would then demand one on every sink that uses this one, and
+        // a checkpoint of either topology restores into the other.
+        return SlotExchange.writers(input, settings, failureHandler);
     }
 
     /** Receives nothing: {@code kes: bulk writer} in the pre-write topology writes and emits no record. */

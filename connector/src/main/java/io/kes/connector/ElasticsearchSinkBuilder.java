@@ -81,6 +81,12 @@ public final class ElasticsearchSinkBuilder {
         return this;
     }
 
+    /** {@code KEYED} by default: see {@link ElasticsearchSinkOptions#TOPOLOGY}. */
+    public ElasticsearchSinkBuilder setTopology(ElasticsearchSinkOptions.Topology topology) {
+        options.set(TOPOLOGY, topology);
+        return this;
+    }
+
     public ElasticsearchSinkBuilder setRetry(Duration initialBackoff, Duration maxBackoff, Duration maxTime) {
         options.set(RETRY_INITIAL_BACKOFF, initialBackoff);
         options.set(RETRY_MAX_BACKOFF, maxBackoff);

@@ -39,6 +39,7 @@ public final class SinkSettings implements Serializable {
     public final long maxQueuedBytes;
     public final boolean adaptiveConcurrency;
     public final boolean shardGrouping;
+    public final ElasticsearchSinkOptions.Topology topology;
     public final Duration initialBackoff;
     public final Duration maxBackoff;
     public final Duration maxRetryTime;
@@ -90,6 +91,7 @@ public final class SinkSettings implements Serializable {
         this.maxQueuedBytes = c.get(BULK_MAX_QUEUED_BYTES).getBytes();
         this.adaptiveConcurrency = c.get(BULK_ADAPTIVE_CONCURRENCY);
         this.shardGrouping = c.get(SHARD_GROUPING);
+        this.topology = c.get(TOPOLOGY);
         this.initialBackoff = positive(c, RETRY_INITIAL_BACKOFF);
         this.maxBackoff = positive(c, RETRY_MAX_BACKOFF);
         check(maxBackoff.compareTo(initialBackoff) >= 0, RETRY_MAX_BACKOFF.key() + " (" + maxBackoff + ") must not be shorter than "

@@ -40,6 +40,35 @@ class SingleShardBulksIT {
         assertThat((double) ratio.shardOperations / ratio.bulkRequests).isGreaterThan(5.0);
     }
 
+    /**
+     * 48 shards, 4 writers, about 1,000 documents per shard, bulks of up to 2,000 sent at the end
+     * of input. Keyed by slot, each shard's documents meet in one writer: one bulk per shard.
+     * Chained, every writer buffers every shard and gets a quarter of each: four bulks per shard.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.kes.stack.junit.SearchTarget#newest")
+    void keyedWritersBufferEachShardOnceSoBulksFillAtAnyParallelism(SearchTarget target) throws Exception {
+        int shards = 48;
+        int docs = shards * 1_000;
+        Http http = target.node().http();
+        long[] bulks = new long[2];
+        for (ElasticsearchSinkOptions.Topology topology : ElasticsearchSinkOptions.Topology.values()) {
+            String index = "bulk-fill-" + topology.name().toLowerCase(java.util.Locale.ROOT);
+            http.send("DELETE", "/" + index + "?ignore_unavailable=true", null);
+            http.send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":" + shards + ",\"number_of_replicas\":0},"
+                    + "\"mappings\":{\"properties\":{\"n\":{\"type\":\"long\"}}}}").requireOk("create");
+            ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(target.node().url()).setTopology(topology)
+                    .setBulkMaxDocs(2_000).setBulkLinger(java.time.Duration.ofSeconds(60)).build();
+            SinkPipelines.run(sink, index, docs, 4);
+            assertThat(http.refreshAndCount(index)).isEqualTo(docs);
+            bulks[topology.ordinal()] = RecordingReporter.sum("bulksSent");
+            System.out.printf("%s: %d documents in %d bulks%n", topology, docs, bulks[topology.ordinal()]);
+        }
+        assertThat(bulks[ElasticsearchSinkOptions.Topology.KEYED.ordinal()]).as("keyed: one bulk per shard").isEqualTo(shards);
+        assertThat(bulks[ElasticsearchSinkOptions.Topology.CHAINED.ordinal()]).as("chained: every writer buffers every shard")
+                .isEqualTo(shards * 4L);
+    }
+
     private record Ratio(long bulkRequests, long shardOperations) {}
 
     private static Ratio run(SearchNode es, String index, boolean grouping) throws Exception {

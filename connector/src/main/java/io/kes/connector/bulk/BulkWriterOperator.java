@@ -4,22 +4,18 @@ import io.kes.connector.DocumentOperation;
 import io.kes.connector.FailureHandler;
 import io.kes.connector.NonRecoverable;
 import io.kes.connector.SinkSettings;
-import io.kes.connector.cluster.ClusterMetadataClient;
 import io.kes.connector.cluster.PrivilegeCheck;
 import io.kes.connector.cluster.RestClients;
 import io.kes.connector.cluster.TargetNodeSelector;
-import io.kes.connector.internal.DaemonThreads;
-import io.kes.connector.routing.IndexRoutingTable;
 import io.kes.connector.routing.ShardPredictor;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.RunnableFuture;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.operators.MailboxExecutor;
+import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.OperatorStateHandle;
@@ -34,6 +30,7 @@ import org.apache.flink.streaming.api.operators.StreamOperator;
 import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.util.concurrent.FutureUtils;
+import org.apache.flink.util.function.SerializableFunction;
 import org.elasticsearch.client.RestClient;
 
 /**
@@ -51,48 +48,52 @@ import org.elasticsearch.client.RestClient;
  * topology; the sink's own writer then receives nothing.
  */
 @Internal
-public final class BulkWriterOperator extends AbstractStreamOperator<DocumentOperation>
-        implements OneInputStreamOperator<DocumentOperation, DocumentOperation>, BoundedOneInput {
+public final class BulkWriterOperator<IN> extends AbstractStreamOperator<DocumentOperation>
+        implements OneInputStreamOperator<IN, DocumentOperation>, BoundedOneInput {
 
     private static final long serialVersionUID = 1L;
     private static final long TASK_FAILURE_GRACE_MILLIS = 60_000;
 
     private final SinkSettings settings;
     private final FailureHandler failureHandler;
+    private final SerializableFunction<IN, DocumentOperation> operationOf;
     private final transient MailboxExecutor mailbox;
     private transient BulkWriter writer;
-    /** The routing table's own client: its blocking metadata reads must not queue behind bulks. */
-    private transient RestClient metadataClient;
-    /** Where the routing table reads known indices again, so that a node that stopped answering holds that read, not the writer. */
-    private transient ExecutorService layoutReads;
+    /** With its own metadata client and read thread ({@link ShardPredictor#open}). */
+    private transient ShardPredictor predictor;
     private transient boolean endOfInput;
     /** The epoch closed by the latest barrier, until its snapshot picks it up. */
     private transient long barrierCheckpointId = -1;
     private transient CompletableFuture<Void> barrierEpochDurable;
 
     private BulkWriterOperator(StreamOperatorParameters<DocumentOperation> parameters, SinkSettings settings,
-                               FailureHandler failureHandler) {
+                               FailureHandler failureHandler, SerializableFunction<IN, DocumentOperation> operationOf) {
         super(parameters);
         this.settings = settings;
         this.failureHandler = failureHandler;
+        this.operationOf = operationOf;
         this.mailbox = parameters.getMailboxExecutor();
     }
 
-    /** The factory Flink creates the operator from, one per subtask. */
+    /** The factory Flink creates the operator from, one per subtask: a writer of the operations it receives. */
     public static OneInputStreamOperatorFactory<DocumentOperation, DocumentOperation> factory(SinkSettings settings,
                                                                                             FailureHandler failureHandler) {
-        return new Factory(settings, failureHandler);
+        return new Factory<>(settings, failureHandler, op -> op);
+    }
+
+    /** A writer behind the slot exchange: it receives (slot key, operation) and writes the operation. */
+    public static OneInputStreamOperatorFactory<Tuple2<Integer, DocumentOperation>, DocumentOperation> keyedFactory(
+            SinkSettings settings, FailureHandler failureHandler) {
+        return new Factory<>(settings, failureHandler, keyed -> keyed.f1);
     }
 
     @Override
     public void open() throws Exception {
         super.open();
         TargetNodeSelector selector = new TargetNodeSelector(List.of(RestClients.hosts(settings)));
-        metadataClient = RestClients.create(settings);
         int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
-        layoutReads = Executors.newSingleThreadExecutor(DaemonThreads.named("kes-layout-reads-" + subtask));
-        ShardPredictor predictor = new ShardPredictor(new IndexRoutingTable(new ClusterMetadataClient(metadataClient),
-                System::currentTimeMillis, layoutReads));
+        predictor = ShardPredictor.open(settings, "kes-layout-reads-" + subtask);
+        RestClient metadataClient = predictor.metadataClient();
         PrivilegeCheck.atOpen(metadataClient, settings);
         String tag = EarlierWrites.tag(getRuntimeContext().getJobInfo().getJobName());
         EarlierWrites.awaitGone(metadataClient, tag, settings.maxRetryTime);
@@ -101,9 +102,9 @@ public final class BulkWriterOperator extends AbstractStreamOperator<DocumentOpe
     }
 
     @Override
-    public void processElement(StreamRecord<DocumentOperation> element) throws Exception {
+    public void processElement(StreamRecord<IN> element) throws Exception {
         try {
-            writer.write(element.getValue());
+            writer.write(operationOf.apply(element.getValue()));
         } catch (LinkageError missingClass) {
             throw NonRecoverable.classify(missingClass); // a restart loads the same classes: stop the job instead
         }
@@ -163,35 +164,34 @@ public final class BulkWriterOperator extends AbstractStreamOperator<DocumentOpe
             if (writer != null) {
                 writer.close();
             }
-            if (layoutReads != null) {
-                layoutReads.shutdownNow();
-            }
-            if (metadataClient != null) {
-                metadataClient.close();
+            if (predictor != null) {
+                predictor.close();
             }
         } finally {
             super.close();
         }
     }
 
-    private static final class Factory extends AbstractStreamOperatorFactory<DocumentOperation>
-            implements OneInputStreamOperatorFactory<DocumentOperation, DocumentOperation> {
+    private static final class Factory<IN> extends AbstractStreamOperatorFactory<DocumentOperation>
+            implements OneInputStreamOperatorFactory<IN, DocumentOperation> {
 
         private static final long serialVersionUID = 1L;
 
         private final SinkSettings settings;
         private final FailureHandler failureHandler;
+        private final SerializableFunction<IN, DocumentOperation> operationOf;
 
-        Factory(SinkSettings settings, FailureHandler failureHandler) {
+        Factory(SinkSettings settings, FailureHandler failureHandler, SerializableFunction<IN, DocumentOperation> operationOf) {
             this.settings = settings;
             this.failureHandler = failureHandler;
+            this.operationOf = operationOf;
         }
 
         @Override
         @SuppressWarnings("unchecked")
         public <T extends StreamOperator<DocumentOperation>> T createStreamOperator(
                 StreamOperatorParameters<DocumentOperation> parameters) {
-            return (T) new BulkWriterOperator(parameters, settings, failureHandler);
+            return (T) new BulkWriterOperator<>(parameters, settings, failureHandler, operationOf);
         }
 
         @Override

@@ -1,8 +1,16 @@
 package io.kes.connector.routing;
 
 import io.kes.connector.DocumentOperation;
+import io.kes.connector.SinkSettings;
+import io.kes.connector.cluster.ClusterMetadataClient;
+import io.kes.connector.cluster.RestClients;
+import io.kes.connector.internal.DaemonThreads;
+import java.io.IOException;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.apache.flink.annotation.Internal;
+import org.elasticsearch.client.RestClient;
 
 /**
  * Predicts the shard of every document from its index's {@link IndexLayout} (see
@@ -14,12 +22,48 @@ import org.apache.flink.annotation.Internal;
  * {@link ShardPrediction#UNKNOWN}.
  */
 @Internal
-public final class ShardPredictor {
+public final class ShardPredictor implements AutoCloseable {
 
     private final IndexRoutingTable table;
+    private final RestClient ownClient;
+    private final ExecutorService ownReads;
 
     public ShardPredictor(IndexRoutingTable table) {
+        this(table, null, null);
+    }
+
+    private ShardPredictor(IndexRoutingTable table, RestClient ownClient, ExecutorService ownReads) {
         this.table = table;
+        this.ownClient = ownClient;
+        this.ownReads = ownReads;
+    }
+
+    /**
+     * A predictor of a task of its own (a writer, or the router before the writers): its own
+     * metadata client, so that its blocking reads never queue behind bulks, and its own thread
+     * {@code readThreadName} for reading known indices again, so that a node that stopped
+     * answering holds that read, not the task. {@link #close()} releases both.
+     */
+    public static ShardPredictor open(SinkSettings settings, String readThreadName) {
+        RestClient client = RestClients.create(settings);
+        ExecutorService reads = Executors.newSingleThreadExecutor(DaemonThreads.named(readThreadName));
+        return new ShardPredictor(new IndexRoutingTable(new ClusterMetadataClient(client), System::currentTimeMillis, reads),
+                client, reads);
+    }
+
+    /** The metadata client of a predictor from {@link #open}, for its owner's other blocking metadata reads. */
+    public RestClient metadataClient() {
+        return ownClient;
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (ownReads != null) {
+            ownReads.shutdownNow();
+        }
+        if (ownClient != null) {
+            ownClient.close();
+        }
     }
 
     public ShardPrediction predict(DocumentOperation op) {

@@ -2,6 +2,7 @@ package io.kes.connector.table;
 
 import static io.kes.connector.ElasticsearchSinkOptions.*;
 
+import io.kes.connector.ElasticsearchSinkOptions;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
@@ -154,6 +155,9 @@ public final class KesTableOptions {
     public static final ConfigOption<Boolean> TABLE_BULK_SHARD_GROUPING = ConfigOptions.key("bulk.shard-grouping")
             .booleanType().defaultValue(SHARD_GROUPING.defaultValue()).withDescription(SHARD_GROUPING.description());
 
+    public static final ConfigOption<ElasticsearchSinkOptions.Topology> TABLE_BULK_TOPOLOGY = ConfigOptions.key("bulk.topology")
+            .enumType(ElasticsearchSinkOptions.Topology.class).defaultValue(TOPOLOGY.defaultValue()).withDescription(TOPOLOGY.description());
+
     public static final ConfigOption<Duration> TABLE_RETRY_INITIAL_BACKOFF = ConfigOptions.key("retry.initial-backoff")
             .durationType().defaultValue(RETRY_INITIAL_BACKOFF.defaultValue()).withDescription(RETRY_INITIAL_BACKOFF.description());
 
@@ -200,6 +204,7 @@ public final class KesTableOptions {
             new SinkOption<>(TABLE_BULK_MAX_QUEUED_BYTES, BULK_MAX_QUEUED_BYTES),
             new SinkOption<>(TABLE_BULK_ADAPTIVE_CONCURRENCY, BULK_ADAPTIVE_CONCURRENCY),
             new SinkOption<>(TABLE_BULK_SHARD_GROUPING, SHARD_GROUPING),
+            new SinkOption<>(TABLE_BULK_TOPOLOGY, TOPOLOGY),
             new SinkOption<>(TABLE_RETRY_INITIAL_BACKOFF, RETRY_INITIAL_BACKOFF),
             new SinkOption<>(TABLE_RETRY_MAX_BACKOFF, RETRY_MAX_BACKOFF),
             new SinkOption<>(TABLE_RETRY_MAX_TIME, RETRY_MAX_TIME));

@@ -1,0 +1,75 @@
+package io.kes.connector.exchange;
+
+import io.kes.connector.DocumentOperation;
+import io.kes.connector.ElasticsearchSinkOptions.Topology;
+import io.kes.connector.FailureHandler;
+import io.kes.connector.SinkSettings;
+import io.kes.connector.bulk.BulkWriterOperator;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.functions.Partitioner;
+import org.apache.flink.api.common.typeinfo.BasicTypeInfo;
+import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.api.java.typeutils.TupleTypeInfo;
+import org.apache.flink.streaming.api.datastream.DataStream;
+
+/**
+ * The sink's pre-write topology: how documents reach the bulk writers.
+ *
+ * <p>{@link Topology#KEYED}: {@code kes: shard slots} ({@link SlotRouter}, chained to the input)
+ * keys each document by its shard slot; a custom partition sends each key to one writer
+ * ({@code key mod writers}), so each slot is buffered in one writer and its bulks fill at the
+ * slot's whole rate; the writers predict again (their own table) to buffer and fence.
+ * {@link Topology#CHAINED}: the writer runs in its input's subtask, with no exchange. With one
+ * writer, or without shard grouping, there is nothing to key: the chained topology is used.
+ *
+ * <p>Per-id order: the records of one id come from one input subtask (one Kafka partition, in
+ * offset order). Chained, they stay in that subtask. Keyed, they pass one router, which sends an
+ * id to one writer at a time ({@link SlotKeys}) over one channel, in order.
+ */
+@Internal
+public final class SlotExchange {
+
+    private SlotExchange() {}
+
+    public static DataStream<DocumentOperation> writers(DataStream<DocumentOperation> input, SinkSettings settings,
+                                                        FailureHandler failureHandler) {
+        int parallelism = input.getParallelism();
+        if (!keyed(settings, parallelism)) {
+            // The input's parallelism, so the writer is chained to it: any other would put a
+            // round-robin shuffle in between, and writes of one id could reach two writers.
+            return input.transform("kes: bulk writer", input.getType(), BulkWriterOperator.factory(settings, failureHandler))
+                    .setParallelism(parallelism);
+        }
+        TupleTypeInfo<Tuple2<Integer, DocumentOperation>> keyedType = new TupleTypeInfo<>(BasicTypeInfo.INT_TYPE_INFO, input.getType());
+        return input.transform("kes: shard slots", keyedType, SlotRouter.factory(settings))
+                .setParallelism(parallelism)
+                .partitionCustom(new ByKey(), new KeyOf())
+                .transform("kes: bulk writer", input.getType(), BulkWriterOperator.keyedFactory(settings, failureHandler))
+                .setParallelism(parallelism);
+    }
+
+    /** Whether {@code settings} at {@code parallelism} writers run keyed. */
+    public static boolean keyed(SinkSettings settings, int parallelism) {
+        return settings.topology == Topology.KEYED && settings.shardGrouping && parallelism != 1;
+    }
+
+    /** A slot key to its writer. */
+    private static final class ByKey implements Partitioner<Integer> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public int partition(Integer key, int writers) {
+            return key % writers;
+        }
+    }
+
+    private static final class KeyOf implements KeySelector<Tuple2<Integer, DocumentOperation>, Integer> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Integer getKey(Tuple2<Integer, DocumentOperation> keyed) {
+            return keyed.f0;
+        }
+    }
+}

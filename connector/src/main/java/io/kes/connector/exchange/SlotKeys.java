@@ -1,0 +1,172 @@
+package io.kes.connector.exchange;
+
+import io.kes.connector.DocumentOperation;
+import io.kes.connector.routing.IndexLayout;
+import io.kes.connector.routing.IndexRouting;
+import io.kes.connector.routing.ShardPrediction;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+
+/**
+ * Which writer a document goes to, as a key the exchange maps onto the writers ({@code key mod
+ * writers}). A document whose shard is predicted gets its slot's key, {@code base(index) + shard}:
+ * every document of one (index, shard) slot reaches one writer, and an index's shards are spread
+ * over the writers one by one. Any other document (index unknown or unpredictable) gets a key
+ * from its id, so an id still reaches one writer.
+ *
+ * <p>The promise per-id order rests on: <b>the writes of one id reach one writer at a time</b>.
+ * Within one layout of a target an id's key never changes. When the layout changes (the index
+ * appears and is read for the first time, is re-created with another shard count, a pipeline is
+ * found moving its documents), an id's key may change, and the old writer may still hold its
+ * last write. So the target keeps its previous rule until that cannot be: every id keeps its old
+ * key until a checkpoint whose barrier came after the change completed (then every write routed
+ * before that barrier is acknowledged: a checkpoint completes only then); ids routed with the old
+ * key after such a barrier keep it, remembered with that barrier, until a later checkpoint
+ * completes too. Without checkpoints the old rule stays: correct, only less well grouped.
+ * A change while a target is still switching waits until the switch is over.
+ *
+ * <p>One instance per router subtask; not thread-safe (the task thread only).
+ */
+final class SlotKeys {
+
+    /** A target not routed to for this many checkpoints is forgotten (date-named indices come and go). */
+    private static final long FORGET_IDLE_TARGETS_CHECKPOINTS = 60;
+
+    /** How one layout of a target keys documents; compares by the layout's generation. */
+    private static final class Rule {
+        final Object generation;
+        final IndexRouting routing;
+        final int base;
+
+        Rule(ShardPrediction prediction) {
+            IndexLayout layout = prediction.layout();
+            boolean slots = layout != null && layout.routing() != null;
+            this.generation = layout == null ? null : layout.generation();
+            this.routing = slots ? layout.routing() : null;
+            this.base = slots ? spread(layout.index().hashCode()) : 0;
+        }
+
+        /** The key of {@code op}, predicted under another layout than this rule's. */
+        int key(DocumentOperation op, SlotKeys keys) {
+            if (routing == null || (op.id() == null && op.routing() == null)
+                    || (routing.partitioned() && (op.id() == null || op.routing() == null))) {
+                return keys.byId(op);
+            }
+            return base + routing.shardOf(op.id(), op.routing());
+        }
+
+        /** The key of {@code op}, predicted as {@code prediction} under this rule's layout. */
+        int key(DocumentOperation op, ShardPrediction prediction, SlotKeys keys) {
+            return prediction.batchShard() >= 0 && routing != null ? base + prediction.batchShard() : keys.byId(op);
+        }
+    }
+
+    private static final class Target {
+        Rule rule;
+        /** While switching: the rule ids keep until their last write under it is acknowledged. */
+        Rule previous;
+        /** The last barrier passed when the switch began. */
+        long changedAfterBarrier;
+        /** Ids routed with {@link #previous} after a barrier that followed the change → that barrier. */
+        Map<String, Long> routedSince;
+        long lastUsedBarrier;
+    }
+
+    private final Map<String, Target> byTarget = new HashMap<>();
+    private long lastBarrier = -1;
+    private long lastCompleted = -1;
+    private int roundRobin;
+
+    /** The key of {@code op}, whose shard its router predicted as {@code prediction}. */
+    int keyOf(DocumentOperation op, ShardPrediction prediction) {
+        Target target = byTarget.get(op.index());
+        if (target == null) {
+            target = new Target();
+            target.rule = new Rule(prediction);
+            byTarget.put(op.index(), target);
+        }
+        target.lastUsedBarrier = lastBarrier;
+        Object generation = prediction.layout() == null ? null : prediction.layout().generation();
+        if (target.previous == null) {
+            if (generation == target.rule.generation) {
+                return target.rule.key(op, prediction, this);
+            }
+            Rule next = new Rule(prediction);
+            if (next.routing == null && target.rule.routing == null) {
+                target.rule = next; // both key by id: no id changes writer
+                return next.key(op, prediction, this);
+            }
+            target.previous = target.rule;
+            target.rule = next;
+            target.changedAfterBarrier = lastBarrier;
+            target.routedSince = new HashMap<>();
+        }
+        int key = generation == target.rule.generation ? target.rule.key(op, prediction, this) : target.rule.key(op, this);
+        String id = op.id();
+        if (id == null) {
+            return key; // no id, no order to keep
+        }
+        Long routedAfter = target.routedSince.get(id);
+        boolean oldWriteMayBeInFlight = lastCompleted <= target.changedAfterBarrier
+                || (routedAfter != null && lastCompleted <= routedAfter);
+        if (!oldWriteMayBeInFlight) {
+            if (routedAfter != null) {
+                target.routedSince.remove(id);
+            }
+            return key;
+        }
+        if (lastBarrier > target.changedAfterBarrier) {
+            target.routedSince.put(id, lastBarrier);
+        }
+        return target.previous.key(op, this);
+    }
+
+    /** A checkpoint barrier passes the router: what it routes from now on is not covered by this checkpoint. */
+    void barrier(long checkpointId) {
+        lastBarrier = Math.max(lastBarrier, checkpointId);
+    }
+
+    /**
+     * A checkpoint completed: every write routed before its barrier is acknowledged (and durable,
+     * with the fence). Ids whose old-rule writes it covers switch; a target with none left ends
+     * its switch. Also forgets targets not routed to for {@value #FORGET_IDLE_TARGETS_CHECKPOINTS} checkpoints.
+     */
+    void completed(long checkpointId) {
+        lastCompleted = Math.max(lastCompleted, checkpointId);
+        for (Iterator<Target> it = byTarget.values().iterator(); it.hasNext(); ) {
+            Target target = it.next();
+            if (target.previous != null && lastCompleted > target.changedAfterBarrier) {
+                target.routedSince.values().removeIf(barrier -> barrier < lastCompleted);
+                if (target.routedSince.isEmpty()) {
+                    target.previous = null;
+                    target.routedSince = null;
+                }
+            }
+            if (target.previous == null && target.lastUsedBarrier + FORGET_IDLE_TARGETS_CHECKPOINTS < lastCompleted) {
+                it.remove();
+            }
+        }
+    }
+
+    /** A key that keeps one id on one writer: its id's (or routing's) hash; documents with neither are spread. */
+    private int byId(DocumentOperation op) {
+        String by = op.id() != null ? op.id() : op.routing();
+        return by != null ? spread(by.hashCode()) : (roundRobin++ & Integer.MAX_VALUE);
+    }
+
+    /** Ids routed with a previous rule that still wait for a checkpoint (for tests and the bound). */
+    int remembered() {
+        int n = 0;
+        for (Target target : byTarget.values()) {
+            n += target.routedSince == null ? 0 : target.routedSince.size();
+        }
+        return n;
+    }
+
+    /** A non-negative int from a hash whose low bits may be poor (String.hashCode of similar names). */
+    static int spread(int hash) {
+        int h = hash * 0x9E3779B9;
+        return (h ^ (h >>> 16)) & 0x3FFFFFFF;
+    }
+}

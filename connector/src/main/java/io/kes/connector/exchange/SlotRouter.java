@@ -1,0 +1,111 @@
+package io.kes.connector.exchange;
+
+import io.kes.connector.DocumentOperation;
+import io.kes.connector.NonRecoverable;
+import io.kes.connector.SinkSettings;
+import io.kes.connector.routing.ShardPredictor;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperatorFactory;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperatorFactory;
+import org.apache.flink.streaming.api.operators.StreamOperator;
+import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+
+/**
+ * {@code kes: shard slots}, chained to the sink's input: predicts each document's shard (with a
+ * routing table of its own, read like the writers') and tags it with its slot's key
+ * ({@link SlotKeys}), which the exchange behind it maps onto one writer. Tracks checkpoint
+ * barriers and completions, which tell it when an id whose key changed with a layout may move to
+ * its new writer. Stateless: after a restore every writer starts empty.
+ */
+final class SlotRouter extends AbstractStreamOperator<Tuple2<Integer, DocumentOperation>>
+        implements OneInputStreamOperator<DocumentOperation, Tuple2<Integer, DocumentOperation>> {
+
+    private static final long serialVersionUID = 1L;
+
+    private final SinkSettings settings;
+    private transient ShardPredictor predictor;
+    private transient SlotKeys keys;
+    /** Reused: the exchange serializes each record before the next one comes. */
+    private transient Tuple2<Integer, DocumentOperation> keyed;
+
+    private SlotRouter(StreamOperatorParameters<Tuple2<Integer, DocumentOperation>> parameters, SinkSettings settings) {
+        super(parameters);
+        this.settings = settings;
+    }
+
+    static OneInputStreamOperatorFactory<DocumentOperation, Tuple2<Integer, DocumentOperation>> factory(SinkSettings settings) {
+        return new Factory(settings);
+    }
+
+    @Override
+    public void open() throws Exception {
+        super.open();
+        predictor = ShardPredictor.open(settings, "kes-router-reads-" + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
+        keys = new SlotKeys();
+        keyed = new Tuple2<>();
+        getMetricGroup().gauge("slotKeysRemembered", () -> keys.remembered());
+    }
+
+    @Override
+    public void processElement(StreamRecord<DocumentOperation> element) throws Exception {
+        DocumentOperation op = element.getValue();
+        try {
+            keyed.f0 = keys.keyOf(op, predictor.predict(op));
+        } catch (LinkageError missingClass) {
+            throw NonRecoverable.classify(missingClass);
+        }
+        keyed.f1 = op;
+        output.collect(element.replace(keyed));
+    }
+
+    @Override
+    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+        super.prepareSnapshotPreBarrier(checkpointId);
+        keys.barrier(checkpointId);
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) throws Exception {
+        super.notifyCheckpointComplete(checkpointId);
+        keys.completed(checkpointId);
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            if (predictor != null) {
+                predictor.close();
+            }
+        } finally {
+            super.close();
+        }
+    }
+
+    private static final class Factory extends AbstractStreamOperatorFactory<Tuple2<Integer, DocumentOperation>>
+            implements OneInputStreamOperatorFactory<DocumentOperation, Tuple2<Integer, DocumentOperation>> {
+
+        private static final long serialVersionUID = 1L;
+
+        private final SinkSettings settings;
+
+        Factory(SinkSettings settings) {
+            this.settings = settings;
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public <T extends StreamOperator<Tuple2<Integer, DocumentOperation>>> T createStreamOperator(
+                StreamOperatorParameters<Tuple2<Integer, DocumentOperation>> parameters) {
+            return (T) new SlotRouter(parameters, settings);
+        }
+
+        @Override
+        @SuppressWarnings("rawtypes")
+        public Class<? extends StreamOperator> getStreamOperatorClass(ClassLoader classLoader) {
+            return SlotRouter.class;
+        }
+    }
+}

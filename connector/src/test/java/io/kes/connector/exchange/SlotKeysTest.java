@@ -1,0 +1,145 @@
+package io.kes.connector.exchange;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kes.connector.DocumentOperation;
+import io.kes.connector.routing.IndexLayout;
+import io.kes.connector.routing.IndexRouting;
+import io.kes.connector.routing.RoutingFunction;
+import io.kes.connector.routing.ShardPrediction;
+import java.util.HashSet;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class SlotKeysTest {
+
+    private static final int WRITERS = 4;
+
+    private static IndexLayout layout(String uuid, int shards) {
+        long[] terms = new long[shards];
+        java.util.Arrays.fill(terms, 1);
+        return IndexLayout.of("logs", uuid, terms, new IndexRouting("logs", shards, shards, 1, RoutingFunction.MODULO));
+    }
+
+    private static ShardPrediction predict(IndexLayout layout, DocumentOperation op) {
+        return layout.shard(layout.routing().shardOf(op.id(), op.routing()));
+    }
+
+    private static DocumentOperation doc(String id) {
+        return DocumentOperation.index("logs", id, "{}");
+    }
+
+    private static int writer(int key) {
+        return key % WRITERS;
+    }
+
+    @Test
+    void everyDocumentOfOneSlotGoesToOneWriterAndAnIndexsShardsSpreadOverAllWriters() {
+        SlotKeys keys = new SlotKeys();
+        IndexLayout layout = layout("u1", 8);
+        int[] writerOfShard = new int[8];
+        java.util.Arrays.fill(writerOfShard, -1);
+        for (int i = 0; i < 2_000; i++) {
+            DocumentOperation op = doc("d" + i);
+            ShardPrediction p = predict(layout, op);
+            int w = writer(keys.keyOf(op, p));
+            assertThat(writerOfShard[p.shard()]).as("shard %s", p.shard()).isIn(-1, w);
+            writerOfShard[p.shard()] = w;
+        }
+        int[] shardsPerWriter = new int[WRITERS];
+        for (int w : writerOfShard) {
+            shardsPerWriter[w]++;
+        }
+        assertThat(shardsPerWriter).containsOnly(2);
+    }
+
+    @Test
+    void documentsOfAnUnknownIndexGoToTheirIdsWriterAndTheSameIdAlwaysToTheSameOne() {
+        SlotKeys keys = new SlotKeys();
+        Set<Integer> writers = new HashSet<>();
+        for (int i = 0; i < 200; i++) {
+            int first = writer(keys.keyOf(doc("d" + i), ShardPrediction.UNKNOWN));
+            assertThat(writer(keys.keyOf(doc("d" + i), ShardPrediction.UNKNOWN))).isEqualTo(first);
+            writers.add(first);
+        }
+        assertThat(writers).hasSize(WRITERS);
+    }
+
+    /**
+     * The index appears: its documents were keyed by id while it was unknown, by slot once read.
+     * An id whose last write went by id may still sit in that writer: it keeps its id key until a
+     * checkpoint whose barrier came after the change completed, and ids written by id after that
+     * barrier until a later checkpoint completed too. Never two writers for one id at a time.
+     */
+    @Test
+    void anIdKeepsItsWriterAfterALayoutChangeUntilACheckpointCoversItsLastWriteThere() {
+        SlotKeys keys = new SlotKeys();
+        IndexLayout layout = layout("u1", 8);
+        keys.barrier(1);
+        keys.completed(1);
+        DocumentOperation x = doc("x");
+        DocumentOperation y = doc("y");
+        int byIdX = keys.keyOf(x, ShardPrediction.UNKNOWN);
+        int byIdY = keys.keyOf(y, ShardPrediction.UNKNOWN);
+        int bySlotX = new SlotKeys().keyOf(x, predict(layout, x));
+        int bySlotY = new SlotKeys().keyOf(y, predict(layout, y));
+        assertThat(byIdX).as("the test needs keys that differ").isNotEqualTo(bySlotX);
+        assertThat(byIdY).isNotEqualTo(bySlotY);
+
+        assertThat(keys.keyOf(x, predict(layout, x))).as("layout known, no checkpoint since").isEqualTo(byIdX);
+        keys.barrier(2);
+        assertThat(keys.keyOf(x, predict(layout, x))).as("after barrier 2, before it completed").isEqualTo(byIdX);
+        keys.completed(2);
+        assertThat(keys.keyOf(y, predict(layout, y))).as("y: last by-id write covered by checkpoint 2").isEqualTo(bySlotY);
+        assertThat(keys.keyOf(x, predict(layout, x))).as("x: written by id after barrier 2").isEqualTo(byIdX);
+        assertThat(keys.remembered()).isEqualTo(1);
+        keys.barrier(3);
+        keys.completed(3);
+        assertThat(keys.remembered()).as("x's by-id writes are all before barrier 3").isZero();
+        assertThat(keys.keyOf(x, predict(layout, x))).isEqualTo(bySlotX);
+        assertThat(keys.keyOf(y, predict(layout, y))).isEqualTo(bySlotY);
+    }
+
+    @Test
+    void withoutCheckpointsAnIdNeverChangesWriter() {
+        SlotKeys keys = new SlotKeys();
+        IndexLayout first = layout("u1", 8);
+        IndexLayout recreated = layout("u2", 3);
+        for (int i = 0; i < 300; i++) {
+            DocumentOperation op = doc("d" + i);
+            int before = keys.keyOf(op, predict(first, op));
+            assertThat(writer(keys.keyOf(op, predict(recreated, op)))).isEqualTo(writer(before));
+            assertThat(writer(keys.keyOf(op, ShardPrediction.UNKNOWN))).isEqualTo(writer(before));
+        }
+        assertThat(keys.remembered()).as("nothing to remember before a barrier").isZero();
+    }
+
+    @Test
+    void aLayoutChangeDuringASwitchWaitsForTheSwitchToEnd() {
+        SlotKeys keys = new SlotKeys();
+        IndexLayout first = layout("u1", 8);
+        IndexLayout second = layout("u2", 3);
+        IndexLayout third = layout("u3", 5);
+        DocumentOperation x = doc("x");
+        int firstKey = keys.keyOf(x, predict(first, x));
+        keys.barrier(1);
+        assertThat(keys.keyOf(x, predict(second, x))).isEqualTo(firstKey);
+        assertThat(keys.keyOf(x, predict(third, x))).as("still switching from the first layout").isEqualTo(firstKey);
+        keys.completed(1);
+        keys.barrier(2);
+        keys.completed(2);
+        int secondKey = new SlotKeys().keyOf(x, predict(second, x));
+        assertThat(keys.keyOf(x, predict(third, x))).as("the second layout's switch is over; the third one's begins")
+                .isEqualTo(secondKey);
+    }
+
+    @Test
+    void documentsWithoutIdAreSpreadOverEveryWriter() {
+        SlotKeys keys = new SlotKeys();
+        Set<Integer> writers = new HashSet<>();
+        for (int i = 0; i < 8; i++) {
+            writers.add(writer(keys.keyOf(DocumentOperation.index("logs", null, "{}"), ShardPrediction.UNKNOWN)));
+        }
+        assertThat(writers).hasSize(WRITERS);
+    }
+}
