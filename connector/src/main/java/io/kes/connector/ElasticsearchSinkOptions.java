@@ -126,7 +126,13 @@ public final class ElasticsearchSinkOptions {
         /** Each writer runs in its input's subtask and buffers every shard it gets documents for. */
         CHAINED,
         /** Documents are keyed by shard slot before the writers, so each slot is buffered in one writer. */
-        KEYED
+        KEYED;
+
+        /** The config value, as Flink's enum options parse and print it. */
+        @Override
+        public String toString() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
     }
 
     public static final ConfigOption<Topology> TOPOLOGY = ConfigOptions.key("bulk.topology")

@@ -117,8 +117,8 @@ final class KesDynamicSink implements DynamicTableSink, SupportsWritingMetadata 
                 if (spec.hasKey()) {
                     input = rows.keyBy(new RowToDocument.IdOf(spec), Types.STRING);
                 }
-                // The writer (ElasticsearchSink's pre-write topology) runs at the converter's
-                // parallelism, chained to it: sink.parallelism sets both.
+                // ElasticsearchSink's pre-write topology (the slot router, chained to the converter,
+                // and the writers) runs at the converter's parallelism: sink.parallelism sets all.
                 int writers = parallelism != null ? parallelism : input.getParallelism();
                 SingleOutputStreamOperator<DocumentOperation> documents = input
                         .flatMap(toDocument, TypeInformation.of(DocumentOperation.class))
