@@ -104,10 +104,17 @@ public final class ElasticsearchSinkOptions {
 
     public static final ConfigOption<MemorySize> BULK_MAX_QUEUED_BYTES = ConfigOptions.key("bulk.max_queued_bytes")
             .memoryType().defaultValue(MemorySize.parse("16mb"))
-            .withDescription("Full buffers waiting for their node's in-flight budget, in bytes per writer subtask. Beyond it the "
-                    + "writer blocks: backpressure reaches Kafka. It sets how long one node may stall before the others wait "
-                    + "too; memory per subtask stays below about max_queued_bytes + max_in_flight x max_bytes per node + one "
-                    + "buffer per slot. 0 blocks as soon as a buffer has to wait.");
+            .withDescription("Full buffers waiting for their node's in-flight budget, in bytes of heap per writer subtask (as "
+                    + "bulk.max_buffered_bytes counts them). Beyond it the writer blocks: backpressure reaches Kafka. It sets "
+                    + "how long one node may stall before the others wait too. 0 blocks as soon as a buffer has to wait.");
+
+    public static final ConfigOption<MemorySize> BULK_MAX_BUFFERED_BYTES = ConfigOptions.key("bulk.max_buffered_bytes")
+            .memoryType().defaultValue(MemorySize.parse("64mb"))
+            .withDescription("The writer's buffers together, in bytes of heap per writer subtask: the bulk bodies and the "
+                    + "operations they keep for responses, retries and failure handling (about twice the bodies' size). Past it the "
+                    + "writer sends its largest buffer at once, before it is full, so memory stays bounded however many shards "
+                    + "and indices a writer sees. A writer's documents take at most max_buffered_bytes + max_queued_bytes + "
+                    + "(nodes + 1) x max_in_flight bulks in flight (README \"Memory\").");
 
     public static final ConfigOption<Boolean> BULK_ADAPTIVE_CONCURRENCY = ConfigOptions.key("bulk.adaptive_concurrency")
             .booleanType().defaultValue(false)
@@ -159,7 +166,7 @@ public final class ElasticsearchSinkOptions {
     private static final List<ConfigOption<?>> ALL = List.of(
             HOSTS, USERNAME, PASSWORD, API_KEY, TLS_CA_FILE, TLS_FINGERPRINT, PATH_PREFIX, GZIP, DURABILITY, FENCE_SYNC_WAIT,
             PRIMARY_NODE_ROUTING, SOCKET_TIMEOUT,
-            BULK_MAX_DOCS, BULK_MAX_BYTES, BULK_LINGER, BULK_MAX_IN_FLIGHT, BULK_MAX_QUEUED_BYTES, BULK_ADAPTIVE_CONCURRENCY,
+            BULK_MAX_DOCS, BULK_MAX_BYTES, BULK_LINGER, BULK_MAX_IN_FLIGHT, BULK_MAX_QUEUED_BYTES, BULK_MAX_BUFFERED_BYTES, BULK_ADAPTIVE_CONCURRENCY,
             SHARD_GROUPING, TOPOLOGY,
             RETRY_INITIAL_BACKOFF, RETRY_MAX_BACKOFF, RETRY_MAX_TIME);
 

@@ -37,6 +37,7 @@ public final class SinkSettings implements Serializable {
     public final Duration linger;
     public final int maxInFlight;
     public final long maxQueuedBytes;
+    public final long maxBufferedBytes;
     public final boolean adaptiveConcurrency;
     public final boolean shardGrouping;
     public final ElasticsearchSinkOptions.Topology topology;
@@ -89,6 +90,10 @@ public final class SinkSettings implements Serializable {
         this.maxInFlight = c.get(BULK_MAX_IN_FLIGHT);
         check(maxInFlight >= 1, BULK_MAX_IN_FLIGHT.key() + " must be at least 1, got " + maxInFlight);
         this.maxQueuedBytes = c.get(BULK_MAX_QUEUED_BYTES).getBytes();
+        this.maxBufferedBytes = c.get(BULK_MAX_BUFFERED_BYTES).getBytes();
+        check(maxBufferedBytes >= 2 * maxBytes, BULK_MAX_BUFFERED_BYTES.key() + " (" + c.get(BULK_MAX_BUFFERED_BYTES)
+                + ") must be at least twice " + BULK_MAX_BYTES.key() + " (" + c.get(BULK_MAX_BYTES) + "): one full buffer and the "
+                + "operations it keeps");
         this.adaptiveConcurrency = c.get(BULK_ADAPTIVE_CONCURRENCY);
         this.shardGrouping = c.get(SHARD_GROUPING);
         this.topology = c.get(TOPOLOGY);

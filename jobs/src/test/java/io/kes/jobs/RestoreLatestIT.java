@@ -70,9 +70,47 @@ class RestoreLatestIT {
         }
     }
 
+    /**
+     * An upgrade from the chained topology to the keyed one (the default since bulk.topology) and
+     * back, each through {@code --restore-latest} of the other's checkpoint: the Kafka positions
+     * restore (no record is read twice, none is skipped) whatever the writers' topology.
+     */
+    @Test
+    void aCheckpointOfEitherTopologyRestoresIntoTheOther(ElasticsearchNode es, KafkaBroker kafka, @TempDir Path home) throws Exception {
+        String topic = "restore-topology";
+        Path flinkConf = KesProcess.localFlinkConf(home);
+        String[] topologies = {"chained", "keyed", "chained"};
+        for (int round = 0; round < topologies.length; round++) {
+            produce(kafka, topic, round * RECORDS);
+            Path config = config(home, es, kafka, "job-topology", topic, false,
+                    "bulk: {topology: " + topologies[round] + "}", "parallelism: 2");
+            List<String> args = new ArrayList<>(List.of("--config", config.toString(), "--flink-conf", flinkConf.toString()));
+            if (round > 0) {
+                args.add("--restore-latest");
+            }
+            try (KesProcess job = KesProcess.binKesRun(home, args.toArray(String[]::new))) {
+                if (round > 0) {
+                    job.awaitConsole("[kes] restoring from " + home.resolve("checkpoints").toUri() + "job-topology/", Duration.ofMinutes(1));
+                }
+                awaitCount(es, topic, (round + 1L) * RECORDS, job);
+                awaitNewCheckpoint(home.resolve("checkpoints"), job);
+                job.kill();
+            }
+        }
+        long indexed = io.kes.stack.Http.longField(es.http().get("/" + topic + "/_stats/indexing?filter_path=_all.primaries.indexing.index_total")
+                .requireOk("indexing stats").body(), "index_total");
+        assertThat(indexed).as("index operations: a lost position would read the topic from the start again")
+                .isEqualTo(topologies.length * (long) RECORDS);
+    }
+
     private static void produce(KafkaBroker kafka, String topic) throws Exception {
+        produce(kafka, topic, 0);
+    }
+
+    /** {@value #RECORDS} records {@code {"n": first + i}} to partition 0 (the topic is created the first time). */
+    private static void produce(KafkaBroker kafka, String topic, int first) throws Exception {
         List<TestTopics.KeyValue> records = new ArrayList<>();
-        for (int i = 0; i < RECORDS; i++) {
+        for (int i = first; i < first + RECORDS; i++) {
             records.add(TestTopics.KeyValue.of("k" + i, "{\"n\":" + i + "}"));
         }
         TestTopics.produce(kafka, topic, java.util.Map.of(), records);
@@ -85,11 +123,18 @@ class RestoreLatestIT {
 
     private static Path config(Path home, ElasticsearchNode es, KafkaBroker kafka, String job, String topic, boolean bounded)
             throws Exception {
+        return config(home, es, kafka, job, topic, bounded, "", "parallelism: 1");
+    }
+
+    /** @param extraSection a YAML line of its own (or empty); {@code parallelism} the job's */
+    private static Path config(Path home, ElasticsearchNode es, KafkaBroker kafka, String job, String topic, boolean bounded,
+                               String extraSection, String parallelism) throws Exception {
         Path file = home.resolve(job + "-" + topic + ".yaml");
         Files.writeString(file, String.join("\n",
                 "elasticsearch: {hosts: [" + es.url() + "]}",
                 "kafka: {bootstrap_servers: \"" + kafka.bootstrapServers() + "\", group_id: " + job + ", starting_offsets: earliest}",
-                "job: {name: " + job + ", parallelism: 1, checkpoint_interval: 1s, bounded: " + bounded + "}",
+                "job: {name: " + job + ", " + parallelism + ", checkpoint_interval: 1s, bounded: " + bounded + "}",
+                extraSection,
                 "routes:",
                 "  - {topics: [" + topic + "], index: " + topic + ", id: kafka}"));
         return file;
@@ -106,6 +151,28 @@ class RestoreLatestIT {
                 throw new AssertionError(index + " never held " + expected + " documents; console:\n" + job.console());
             }
             Thread.sleep(250);
+        }
+    }
+
+    /** Waits for a checkpoint completed after this call ({@code chk-<n>/_metadata} not there before). */
+    private static void awaitNewCheckpoint(Path dir, KesProcess job) throws Exception {
+        java.util.Set<Path> before = completedCheckpoints(dir);
+        long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!before.containsAll(completedCheckpoints(dir))) {
+                return;
+            }
+            Thread.sleep(250);
+        }
+        throw new AssertionError("no new completed checkpoint under " + dir + "; console:\n" + job.console());
+    }
+
+    private static java.util.Set<Path> completedCheckpoints(Path dir) throws Exception {
+        if (!Files.isDirectory(dir)) {
+            return java.util.Set.of();
+        }
+        try (Stream<Path> files = Files.walk(dir)) {
+            return files.filter(p -> p.getFileName().toString().equals("_metadata")).collect(java.util.stream.Collectors.toSet());
         }
     }
 

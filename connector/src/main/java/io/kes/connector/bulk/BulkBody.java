@@ -28,8 +28,13 @@ final class BulkBody {
     private static final byte[] UPSERT_PREFIX = "{\"doc\":".getBytes(StandardCharsets.UTF_8);
     private static final byte[] UPSERT_SUFFIX = ",\"doc_as_upsert\":true}".getBytes(StandardCharsets.UTF_8);
 
+    /** What one item holds on the heap besides its bytes here: its operation, id, origin (an estimate). */
+    private static final int ITEM_OVERHEAD_BYTES = 160;
+
     private byte[] bytes;
     private int size;
+    /** The bytes the kept operations reference (source, original key and value), and their overhead. */
+    private long retainedBytes;
     private final List<DocumentOperation> operations = new ArrayList<>();
     private int[] itemStarts = new int[64];
     /** Where each item was predicted to land; what the checkpoint fence holds its write against. */
@@ -45,6 +50,7 @@ final class BulkBody {
     void add(DocumentOperation op, ShardPrediction prediction) {
         startItem(prediction);
         operations.add(op);
+        retainedBytes += retainedBy(op);
         writeActionLine(op);
         switch (op.opType()) {
             case INDEX, CREATE -> writeSourceLine(op.source(), null, null);
@@ -59,6 +65,7 @@ final class BulkBody {
         int end = item + 1 < from.operations.size() ? from.itemStarts[item + 1] : from.size;
         startItem(from.predictions[item]);
         operations.add(from.operations.get(item));
+        retainedBytes += retainedBy(from.operations.get(item));
         ensure(end - start);
         System.arraycopy(from.bytes, start, bytes, size, end - start);
         size += end - start;
@@ -218,6 +225,29 @@ final class BulkBody {
 
     int sizeInBytes() {
         return size;
+    }
+
+    /**
+     * What this body keeps on the heap: its byte array (allocated, not only filled) and the
+     * operations it keeps for responses, retries and failure handling, whose source bytes are a
+     * second copy of what the array holds. The writer's memory bound counts this, not the size.
+     */
+    long heapBytes() {
+        return bytes.length + retainedBytes;
+    }
+
+    private static long retainedBy(DocumentOperation op) {
+        long n = ITEM_OVERHEAD_BYTES;
+        if (op.source() != null) {
+            n += op.source().length;
+        }
+        if (op.origin().originalValue() != null) {
+            n += op.origin().originalValue().length;
+        }
+        if (op.origin().originalKey() != null) {
+            n += op.origin().originalKey().length;
+        }
+        return n;
     }
 
     int itemCount() {

@@ -108,7 +108,8 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
         this.budgets = new NodeBudgets(settings.maxInFlight, settings.adaptiveConcurrency,
                 settings.hosts.size() == 1 ? RestClients.hosts(settings)[0] : null);
         this.metrics = new BulkMetrics(metricGroup, this, budgets);
-        this.buffers = new SlotBuffers(settings.shardGrouping, settings.maxDocs, settings.maxBytes, time::getCurrentProcessingTime);
+        this.buffers = new SlotBuffers(settings.shardGrouping, settings.maxDocs, settings.maxBytes, settings.maxBufferedBytes,
+                time::getCurrentProcessingTime);
         this.linger = new LingerTimer(time, settings.linger.toMillis(), buffers, this, () -> waitingSends > 0);
         this.dispatcher = new BulkDispatcher(settings, client, selector, this.mailbox, metrics, subtaskIndex, opaqueId);
         dispatcher.outcomesTo(this);

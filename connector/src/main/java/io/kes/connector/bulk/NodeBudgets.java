@@ -102,7 +102,7 @@ final class NodeBudgets {
         slot.queuedIn = budget;
         batch.budget = budget;
         budget.queue.add(batch);
-        queuedBytes += batch.body.sizeInBytes();
+        queuedBytes += batch.body.heapBytes();
         queuedBulks++;
     }
 
@@ -186,7 +186,7 @@ final class NodeBudgets {
 
     private void dequeue(Budget budget) {
         Batch batch = budget.queue.poll();
-        queuedBytes -= batch.body.sizeInBytes();
+        queuedBytes -= batch.body.heapBytes();
         queuedBulks--;
         batch.slot.queued--;
     }

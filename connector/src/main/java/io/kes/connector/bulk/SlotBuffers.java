@@ -30,17 +30,21 @@ final class SlotBuffers {
     private final LongSupplier clockMillis;
     private final int maxDocs;
     private final long maxBytes;
+    /** The buffers' heap together ({@link BulkBody#heapBytes()}); past it the largest buffer leaves at once. */
+    private final long maxBufferedBytes;
+    private long bufferedBytes;
     /** Buffers may start at their slot's last size while all of them together stay below this. */
     private final long capacityBudget;
     private final List<Slot> superseded = new ArrayList<>();
     private long capacity;
     private int bufferedDocs;
 
-    SlotBuffers(boolean shardGrouping, int maxDocs, long maxBytes, LongSupplier clockMillis) {
+    SlotBuffers(boolean shardGrouping, int maxDocs, long maxBytes, long maxBufferedBytes, LongSupplier clockMillis) {
         this.slots = new SlotTable(shardGrouping);
         this.clockMillis = clockMillis;
         this.maxDocs = maxDocs;
         this.maxBytes = maxBytes;
+        this.maxBufferedBytes = maxBufferedBytes;
         this.capacityBudget = 16 * maxBytes;
     }
 
@@ -66,11 +70,18 @@ final class SlotBuffers {
             slot.firstDocAtMillis = clockMillis.getAsLong();
             slots.nonEmpty.add(slot);
         }
+        long before = slot.body.heapBytes();
         slot.body.add(op, prediction);
+        bufferedBytes += slot.body.heapBytes() - before;
         bufferedDocs++;
         if (slot.body.itemCount() >= maxDocs || slot.body.sizeInBytes() >= maxBytes) {
             slots.nonEmpty.remove(slot);
             send(slot, sender);
+        }
+        while (bufferedBytes > maxBufferedBytes && !slots.nonEmpty.isEmpty()) {
+            Slot largest = largestBuffer();
+            slots.nonEmpty.remove(largest);
+            send(largest, sender);
         }
         return started;
     }
@@ -108,6 +119,22 @@ final class SlotBuffers {
         return bufferedDocs;
     }
 
+    /** The heap the buffers hold now; at most {@code bulk.max_buffered_bytes} plus one document. */
+    long bufferedBytes() {
+        return bufferedBytes;
+    }
+
+    /** Past the bound: the buffer that frees most goes, so as few bulks as possible leave unfilled. */
+    private Slot largestBuffer() {
+        Slot largest = null;
+        for (Slot slot : slots.nonEmpty) {
+            if (largest == null || slot.body.heapBytes() > largest.body.heapBytes()) {
+                largest = slot;
+            }
+        }
+        return largest;
+    }
+
     private void send(Slot slot, Sender sender) throws InterruptedException {
         send(slot, sender, false);
     }
@@ -116,6 +143,7 @@ final class SlotBuffers {
         capacity -= slot.capacity;
         BulkBody body = slot.take();
         bufferedDocs -= body.itemCount();
+        bufferedBytes -= body.heapBytes();
         sender.send(slot, body, beforeAnyLater);
     }
 

@@ -149,6 +149,9 @@ public final class KesTableOptions {
     public static final ConfigOption<MemorySize> TABLE_BULK_MAX_QUEUED_BYTES = ConfigOptions.key("bulk.max-queued-bytes")
             .memoryType().defaultValue(BULK_MAX_QUEUED_BYTES.defaultValue()).withDescription(BULK_MAX_QUEUED_BYTES.description());
 
+    public static final ConfigOption<MemorySize> TABLE_BULK_MAX_BUFFERED_BYTES = ConfigOptions.key("bulk.max-buffered-bytes")
+            .memoryType().defaultValue(BULK_MAX_BUFFERED_BYTES.defaultValue()).withDescription(BULK_MAX_BUFFERED_BYTES.description());
+
     public static final ConfigOption<Boolean> TABLE_BULK_ADAPTIVE_CONCURRENCY = ConfigOptions.key("bulk.adaptive-concurrency")
             .booleanType().defaultValue(BULK_ADAPTIVE_CONCURRENCY.defaultValue()).withDescription(BULK_ADAPTIVE_CONCURRENCY.description());
 
@@ -202,6 +205,7 @@ public final class KesTableOptions {
             new SinkOption<>(TABLE_BULK_LINGER, BULK_LINGER),
             new SinkOption<>(TABLE_BULK_MAX_IN_FLIGHT, BULK_MAX_IN_FLIGHT),
             new SinkOption<>(TABLE_BULK_MAX_QUEUED_BYTES, BULK_MAX_QUEUED_BYTES),
+            new SinkOption<>(TABLE_BULK_MAX_BUFFERED_BYTES, BULK_MAX_BUFFERED_BYTES),
             new SinkOption<>(TABLE_BULK_ADAPTIVE_CONCURRENCY, BULK_ADAPTIVE_CONCURRENCY),
             new SinkOption<>(TABLE_BULK_SHARD_GROUPING, SHARD_GROUPING),
             new SinkOption<>(TABLE_BULK_TOPOLOGY, TOPOLOGY),

@@ -61,7 +61,7 @@ class NodeBudgetsTest {
 
         assertThat(sent).containsExactlyInAnyOrder(first, second, forB);
         assertThat(budgets.queuedBulks()).isEqualTo(1);
-        assertThat(budgets.queuedBytes()).isEqualTo(third.body.sizeInBytes());
+        assertThat(budgets.queuedBytes()).isEqualTo(third.body.heapBytes());
         assertThat(budgets.inFlight()).isEqualTo(3);
 
         budgets.done(second);
@@ -187,7 +187,7 @@ class NodeBudgetsTest {
         assertThat(budgets.budgetOf(B).queue).containsExactly(laterB);
         assertThat(budgets.budgetOf(null).queue).containsExactly(earlyA);
         assertThat(budgets.queuedBulks()).isEqualTo(2);
-        assertThat(budgets.queuedBytes()).isEqualTo(earlyA.body.sizeInBytes() + laterB.body.sizeInBytes());
+        assertThat(budgets.queuedBytes()).isEqualTo(earlyA.body.heapBytes() + laterB.body.heapBytes());
 
         budgets.done(earlyB);
         budgets.pump(dispatch);
