@@ -109,7 +109,7 @@ public final class ElasticsearchSinkOptions {
                     + "how long one node may stall before the others wait too. 0 blocks as soon as a buffer has to wait.");
 
     public static final ConfigOption<MemorySize> BULK_MAX_BUFFERED_BYTES = ConfigOptions.key("bulk.max_buffered_bytes")
-            .memoryType().defaultValue(MemorySize.parse("64mb"))
+            .memoryType().defaultValue(MemorySize.parse("32mb"))
             .withDescription("The writer's buffers together, in bytes of heap per writer subtask: the bulk bodies and the "
                     + "operations they keep for responses, retries and failure handling (about twice the bodies' size). Past it the "
                     + "writer sends its largest buffer at once, before it is full, so memory stays bounded however many shards "

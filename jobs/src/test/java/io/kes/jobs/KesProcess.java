@@ -44,12 +44,17 @@ final class KesProcess implements AutoCloseable {
 
     /** {@code bin/kes <command> <args>}, as {@link #binKesRun}. */
     static KesProcess binKes(Path home, String subcommand, String... args) throws IOException {
+        return binKesWithHeap(home, "768m", subcommand, args);
+    }
+
+    /** {@code bin/kes <command> <args>} in a JVM of {@code heap} ({@code KES_HEAP}). */
+    static KesProcess binKesWithHeap(Path home, String heap, String subcommand, String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of("bash", ROOT.resolve("bin/kes").toString(), subcommand));
         command.addAll(Arrays.asList(args));
         ProcessBuilder builder = new ProcessBuilder(command).directory(ROOT.toFile());
         builder.environment().put("KES_HOME", home.toString());
         builder.environment().put("KES_NO_BUILD", "1");
-        builder.environment().put("KES_HEAP", "768m");
+        builder.environment().put("KES_HEAP", heap);
         return start(builder, home);
     }
 
