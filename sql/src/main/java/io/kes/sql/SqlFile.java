@@ -179,8 +179,14 @@ public final class SqlFile {
                 done.get(2, TimeUnit.SECONDS); // throws the job's failure
                 break;
             } catch (TimeoutException stillRunning) {
-                // The local cluster shuts down with the job: a status asked for at that moment is not there.
-                String status = job.getJobStatus().handle((s, e) -> e == null ? s.toString() : "ending").get();
+                // The local cluster shuts down with the job: a status asked for at that moment is not
+                // there, as a failed future or (once the cluster is down) thrown at once.
+                String status;
+                try {
+                    status = job.getJobStatus().handle((s, e) -> e == null ? s.toString() : "ending").get();
+                } catch (IllegalStateException clusterDown) {
+                    status = "ending";
+                }
                 System.out.printf("[kes sql] job %s %s, %d s%n", job.getJobID(), status,
                         Duration.ofNanos(System.nanoTime() - start).toSeconds());
             }

@@ -3,9 +3,6 @@ package io.kes.sql;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,26 +18,9 @@ class SqlFileTest {
                 'fields.x.start' = '1', 'fields.x.end' = '20');
             """;
 
-    private interface Run {
-        void run() throws Exception;
-    }
-
-    private static String stdout(Run run) throws Exception {
-        PrintStream original = System.out;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-        try {
-            run.run();
-        } finally {
-            System.setOut(original);
-        }
-        original.print(captured.toString(StandardCharsets.UTF_8));
-        return captured.toString(StandardCharsets.UTF_8);
-    }
-
     @Test
     void anExecuteStatementSetRunsAsOneJobFeedingBothTables() throws Exception {
-        String out = stdout(() -> SqlFile.run(SOURCE + """
+        String out = Stdout.of(() -> SqlFile.run(SOURCE + """
                 /* a view, as the SQL client runs it; 'a;quote' in a comment */
                 CREATE VIEW doubled AS SELECT x * 2 AS y, 'semi;colon' AS note FROM src;
                 CREATE TABLE a (y BIGINT, note STRING) WITH ('connector' = 'blackhole');
@@ -51,12 +31,12 @@ class SqlFileTest {
                 END;
                 """));
         assertThat(out).contains("[kes sql] parallelism.default = 1", "[kes sql] EXECUTE STATEMENT SET BEGIN ...");
-        assertThat(out.split("finished in", -1)).as("one job for both INSERTs").hasSize(2);
+        assertThat(Stdout.finishedJobs(out)).as("one job for both INSERTs").isEqualTo(1);
     }
 
     @Test
     void theSqlClientsBeginStatementSetRunsItsInsertsAsOneJob() throws Exception {
-        String out = stdout(() -> SqlFile.run(SOURCE + """
+        String out = Stdout.of(() -> SqlFile.run(SOURCE + """
                 CREATE TABLE a (x BIGINT) WITH ('connector' = 'blackhole');
                 CREATE TABLE b (x BIGINT) WITH ('connector' = 'blackhole');
                 BEGIN STATEMENT SET;
@@ -64,7 +44,7 @@ class SqlFileTest {
                 INSERT INTO b SELECT x FROM src;
                 END;
                 """));
-        assertThat(out.split("finished in", -1)).as("one job for both INSERTs").hasSize(2);
+        assertThat(Stdout.finishedJobs(out)).as("one job for both INSERTs").isEqualTo(1);
     }
 
     @Test
