@@ -45,8 +45,8 @@ public final class KesTableOptions {
     public static final ConfigOption<String> INDEX = ConfigOptions.key("index")
             .stringType().noDefaultValue()
             .withDescription("Target index or alias, or a name template over the table's columns: logs-{service} takes a "
-                    + "column's value, logs-{ts|yyyy.MM.dd} formats a DATE, TIMESTAMP or TIMESTAMP_LTZ column (UTC). "
-                    + "Names are lowercased. Required.");
+                    + "column's value, logs-{ts|yyyy.MM.dd} formats a DATE, TIME, TIMESTAMP or TIMESTAMP_LTZ column (UTC), "
+                    + "logs-{now()|yyyy.MM.dd} the system time (UTC; append-only). Names are lowercased. Required.");
 
     public static final ConfigOption<String> KEY_DELIMITER = ConfigOptions.key("document-id.key-delimiter")
             .stringType().defaultValue("_")
