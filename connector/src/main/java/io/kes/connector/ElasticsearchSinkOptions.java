@@ -77,6 +77,10 @@ public final class ElasticsearchSinkOptions {
                     + "at its published address, else its shards' bulks go to elasticsearch.hosts, as they always do with a "
                     + "path_prefix (a proxy) or without the monitor cluster privilege.");
 
+    public static final ConfigOption<Duration> CONNECT_TIMEOUT = ConfigOptions.key("elasticsearch.connect_timeout")
+            .durationType().defaultValue(Duration.ofSeconds(5))
+            .withDescription("How long opening a connection to a node may take before the request is retried.");
+
     public static final ConfigOption<Duration> SOCKET_TIMEOUT = ConfigOptions.key("elasticsearch.socket_timeout")
             .durationType().defaultValue(Duration.ofSeconds(60))
             .withDescription("How long one request may wait for an answer before it is retried.");
@@ -165,7 +169,7 @@ public final class ElasticsearchSinkOptions {
 
     private static final List<ConfigOption<?>> ALL = List.of(
             HOSTS, USERNAME, PASSWORD, API_KEY, TLS_CA_FILE, TLS_FINGERPRINT, PATH_PREFIX, GZIP, DURABILITY, FENCE_SYNC_WAIT,
-            PRIMARY_NODE_ROUTING, SOCKET_TIMEOUT,
+            PRIMARY_NODE_ROUTING, CONNECT_TIMEOUT, SOCKET_TIMEOUT,
             BULK_MAX_DOCS, BULK_MAX_BYTES, BULK_LINGER, BULK_MAX_IN_FLIGHT, BULK_MAX_QUEUED_BYTES, BULK_MAX_BUFFERED_BYTES, BULK_ADAPTIVE_CONCURRENCY,
             SHARD_GROUPING, TOPOLOGY,
             RETRY_INITIAL_BACKOFF, RETRY_MAX_BACKOFF, RETRY_MAX_TIME);

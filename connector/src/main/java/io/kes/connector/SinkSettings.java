@@ -31,6 +31,7 @@ public final class SinkSettings implements Serializable {
     public final Durability durability;
     public final Duration fenceSyncWait;
     public final boolean primaryNodeRouting;
+    public final Duration connectTimeout;
     public final Duration socketTimeout;
     public final int maxDocs;
     public final long maxBytes;
@@ -80,6 +81,7 @@ public final class SinkSettings implements Serializable {
         this.durability = durability(c);
         this.fenceSyncWait = positive(c, FENCE_SYNC_WAIT);
         this.primaryNodeRouting = c.get(PRIMARY_NODE_ROUTING);
+        this.connectTimeout = positive(c, CONNECT_TIMEOUT);
         this.socketTimeout = positive(c, SOCKET_TIMEOUT);
         this.maxDocs = c.get(BULK_MAX_DOCS);
         check(maxDocs >= 1, BULK_MAX_DOCS.key() + " must be at least 1, got " + maxDocs);

@@ -82,12 +82,45 @@ class KesTableValidationTest {
         assertThat(failureOf(COLUMNS, HOSTS + ", 'index' = 'logs-{service}'"))
                 .isEqualTo("index 'logs-{service}' names column service, which the table does not have: its columns are id, name, ts, n, bin");
         assertThat(failureOf(COLUMNS, HOSTS + ", 'index' = 'logs-{n|yyyy.MM}'"))
-                .isEqualTo("index 'logs-{n|yyyy.MM}' formats column n as a date with {n|yyyy.MM}, but it is INT: use a DATE, TIMESTAMP or "
+                .isEqualTo("index 'logs-{n|yyyy.MM}' formats column n as a date with {n|yyyy.MM}, but it is INT: use a DATE, TIME, TIMESTAMP or "
                         + "TIMESTAMP_LTZ column, or {n} for its value");
         assertThat(failureOf(COLUMNS, HOSTS + ", 'index' = 'logs-{ts|yyyy.bb}'")).startsWith("index has an invalid date pattern 'yyyy.bb'");
         assertThat(failureOf(COLUMNS, HOSTS + ", 'index' = 'Logs'")).startsWith("index 'Logs' is not a valid Elasticsearch index name");
         assertThat(failureOf(COLUMNS, HOSTS + ", 'index' = 'logs-{bin}'"))
                 .isEqualTo("column bin (BYTES) cannot be a index name column: use a character string, number, boolean, date or time column");
+    }
+
+    @Test
+    void aTableWrittenForFlinksElasticsearch7ConnectorPlansWithOnlyTheConnectorsNameChanged() {
+        tables.executeSql("""
+                CREATE TABLE official (user_id STRING, user_name STRING, uv BIGINT, pv BIGINT, log_ts TIMESTAMP(3),
+                  PRIMARY KEY (user_id) NOT ENFORCED
+                ) WITH (
+                  'connector' = 'kes', 'hosts' = 'http://localhost:9200', 'index' = 'users-{log_ts|yyyy-MM-dd}',
+                  'document-id.key-delimiter' = '$', 'username' = 'elastic', 'password' = 'secret', 'failure-handler' = 'retry-rejected',
+                  'sink.flush-on-checkpoint' = 'true', 'sink.bulk-flush.max-actions' = '500', 'sink.bulk-flush.max-size' = '2mb',
+                  'sink.bulk-flush.interval' = '1s', 'sink.bulk-flush.backoff.strategy' = 'EXPONENTIAL',
+                  'sink.bulk-flush.backoff.max-retries' = '3', 'sink.bulk-flush.backoff.delay' = '100ms',
+                  'connection.path-prefix' = '/v1', 'connection.timeout' = '5s', 'socket.timeout' = '30s',
+                  'sink.delivery-guarantee' = 'at-least-once', 'sink.parallelism' = '1', 'format' = 'json',
+                  'json.timestamp-format.standard' = 'ISO-8601')""");
+        tables.executeSql("CREATE TEMPORARY VIEW users AS SELECT name AS user_id, name AS user_name, n AS uv, id AS pv, ts AS log_ts FROM src");
+        assertThat(tables.explainSql("INSERT INTO official SELECT * FROM users")).contains("Sink(table=[default_catalog.default_database.official]");
+    }
+
+    @Test
+    void aSystemTimeIndexNeedsAnAppendOnlyStream() {
+        tables.executeSql("CREATE TABLE by_day (" + COLUMNS + ") WITH ('connector' = 'kes', " + HOSTS + ", 'index' = 'logs-{now()|yyyy-MM-dd}')");
+        assertThat(tables.explainSql("INSERT INTO by_day SELECT id, name, ts, n, bin FROM src")).contains("by_day");
+        tables.executeSql("CREATE TABLE counts_by_day (k INT, c BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'kes', " + HOSTS
+                + ", 'index' = 'counts-{now()|yyyy-MM-dd}')");
+        tables.executeSql("CREATE TABLE keys_src (k INT) WITH ('connector' = 'datagen')");
+        Throwable failure = catchThrowable(() -> tables.explainSql("INSERT INTO counts_by_day SELECT k, COUNT(*) FROM keys_src GROUP BY k"));
+        assertThat(rootMessage(failure)).isEqualTo("index 'counts-{now()|yyyy-MM-dd}' takes its name from the system time, which works only "
+                + "on an append-only stream: an update or delete of a key would go to another index than the key's document; name a "
+                + "column of the row in 'index' instead");
+        assertThat(failureOf(COLUMNS, HOSTS + ", 'index' = 'logs-{now()}'"))
+                .isEqualTo("index 'logs-{now()}' names the system time with {now()} but no date pattern: write it as {now()|yyyy-MM-dd}");
     }
 
     @Test

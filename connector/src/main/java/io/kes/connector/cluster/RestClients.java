@@ -42,7 +42,7 @@ public final class RestClients {
                 .setDefaultHeaders(headers.toArray(Header[]::new))
                 .setCompressionEnabled(false)
                 .setRequestConfigCallback(rc -> rc
-                        .setConnectTimeout(5_000)
+                        .setConnectTimeout((int) settings.connectTimeout.toMillis())
                         .setSocketTimeout((int) settings.socketTimeout.toMillis()))
                 .setHttpClientConfigCallback(hc -> {
                     // every node holding primaries gets its own max_in_flight bulks, not only the configured hosts

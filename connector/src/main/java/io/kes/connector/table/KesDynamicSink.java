@@ -2,6 +2,7 @@ package io.kes.connector.table;
 
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.ElasticsearchSink;
+import io.kes.connector.IndexNameTemplate;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -70,6 +71,13 @@ final class KesDynamicSink implements DynamicTableSink, SupportsWritingMetadata 
 
     @Override
     public ChangelogMode getChangelogMode(ChangelogMode requestedMode) {
+        if (!requestedMode.containsOnly(org.apache.flink.types.RowKind.INSERT) && IndexNameTemplate.parse(spec.index()).placeholders()
+                .stream().anyMatch(p -> OfficialOptions.isSystemTime(p.name()))) {
+            // As Flink's own Elasticsearch sinks: a key's later rows could land in another index than its first.
+            throw new ValidationException("index '" + spec.index() + "' takes its name from the system time, which works only on an "
+                    + "append-only stream: an update or delete of a key would go to another index than the key's document; "
+                    + "name a column of the row in 'index' instead");
+        }
         // Without a key, or with op create, a row has nothing to update or delete: the planner then
         // refuses queries that produce updates, with its own message.
         if (!spec.hasKey() || spec.op() == KesTableOptions.Op.CREATE) {
@@ -130,6 +138,11 @@ final class KesDynamicSink implements DynamicTableSink, SupportsWritingMetadata 
                 return out;
             }
         };
+    }
+
+    /** The sink the table writes through, with its settings (for tests of the option mapping). */
+    ElasticsearchSink elasticsearchSink() {
+        return sink;
     }
 
     @Override

@@ -5,11 +5,17 @@ import static io.kes.connector.ElasticsearchSinkOptions.*;
 import io.kes.connector.ElasticsearchSinkOptions;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.FallbackKey;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.table.factories.FactoryUtil;
@@ -40,8 +46,8 @@ public final class KesTableOptions {
     public static final ConfigOption<String> INDEX = ConfigOptions.key("index")
             .stringType().noDefaultValue()
             .withDescription("Target index or alias, or a name template over the table's columns: logs-{service} takes a "
-                    + "column's value, logs-{ts|yyyy.MM.dd} formats a DATE, TIMESTAMP or TIMESTAMP_LTZ column (UTC). "
-                    + "Names are lowercased. Required.");
+                    + "column's value, logs-{ts|yyyy.MM.dd} formats a DATE, TIME, TIMESTAMP or TIMESTAMP_LTZ column (UTC), "
+                    + "logs-{now()|yyyy.MM.dd} the system time (UTC; append-only). Names are lowercased. Required.");
 
     public static final ConfigOption<String> KEY_DELIMITER = ConfigOptions.key("document-id.key-delimiter")
             .stringType().defaultValue("_")
@@ -116,7 +122,7 @@ public final class KesTableOptions {
             .stringType().noDefaultValue().withDescription(TLS_FINGERPRINT.description());
 
     public static final ConfigOption<String> TABLE_PATH_PREFIX = ConfigOptions.key("path-prefix")
-            .stringType().noDefaultValue().withDescription(PATH_PREFIX.description());
+            .stringType().noDefaultValue().withFallbackKeys("connection.path-prefix").withDescription(PATH_PREFIX.description());
 
     public static final ConfigOption<Boolean> TABLE_GZIP = ConfigOptions.key("gzip")
             .booleanType().defaultValue(GZIP.defaultValue()).withDescription(GZIP.description());
@@ -131,20 +137,24 @@ public final class KesTableOptions {
     public static final ConfigOption<Boolean> TABLE_PRIMARY_NODE_ROUTING = ConfigOptions.key("primary-node-routing")
             .booleanType().defaultValue(PRIMARY_NODE_ROUTING.defaultValue()).withDescription(PRIMARY_NODE_ROUTING.description());
 
+    public static final ConfigOption<Duration> TABLE_CONNECT_TIMEOUT = ConfigOptions.key("connect-timeout")
+            .durationType().defaultValue(CONNECT_TIMEOUT.defaultValue()).withFallbackKeys("connection.timeout")
+            .withDescription(CONNECT_TIMEOUT.description());
+
     public static final ConfigOption<Duration> TABLE_SOCKET_TIMEOUT = ConfigOptions.key("socket-timeout")
-            .durationType().defaultValue(SOCKET_TIMEOUT.defaultValue()).withDescription(SOCKET_TIMEOUT.description());
+            .durationType().defaultValue(SOCKET_TIMEOUT.defaultValue()).withFallbackKeys("socket.timeout").withDescription(SOCKET_TIMEOUT.description());
 
     public static final ConfigOption<Integer> TABLE_BULK_MAX_DOCS = ConfigOptions.key("bulk.max-docs")
-            .intType().defaultValue(BULK_MAX_DOCS.defaultValue()).withDescription(BULK_MAX_DOCS.description());
+            .intType().defaultValue(BULK_MAX_DOCS.defaultValue()).withFallbackKeys("sink.bulk-flush.max-actions").withDescription(BULK_MAX_DOCS.description());
 
     public static final ConfigOption<MemorySize> TABLE_BULK_MAX_BYTES = ConfigOptions.key("bulk.max-bytes")
-            .memoryType().defaultValue(BULK_MAX_BYTES.defaultValue()).withDescription(BULK_MAX_BYTES.description());
+            .memoryType().defaultValue(BULK_MAX_BYTES.defaultValue()).withFallbackKeys("sink.bulk-flush.max-size").withDescription(BULK_MAX_BYTES.description());
 
     public static final ConfigOption<Duration> TABLE_BULK_LINGER = ConfigOptions.key("bulk.linger")
-            .durationType().defaultValue(BULK_LINGER.defaultValue()).withDescription(BULK_LINGER.description());
+            .durationType().defaultValue(BULK_LINGER.defaultValue()).withFallbackKeys("sink.bulk-flush.interval").withDescription(BULK_LINGER.description());
 
     public static final ConfigOption<Integer> TABLE_BULK_MAX_IN_FLIGHT = ConfigOptions.key("bulk.max-in-flight")
-            .intType().defaultValue(BULK_MAX_IN_FLIGHT.defaultValue()).withDescription(BULK_MAX_IN_FLIGHT.description());
+            .intType().defaultValue(BULK_MAX_IN_FLIGHT.defaultValue()).withFallbackKeys("sink.bulk-flush.max-in-flight-actions").withDescription(BULK_MAX_IN_FLIGHT.description());
 
     public static final ConfigOption<MemorySize> TABLE_BULK_MAX_QUEUED_BYTES = ConfigOptions.key("bulk.max-queued-bytes")
             .memoryType().defaultValue(BULK_MAX_QUEUED_BYTES.defaultValue()).withDescription(BULK_MAX_QUEUED_BYTES.description());
@@ -162,7 +172,7 @@ public final class KesTableOptions {
             .enumType(ElasticsearchSinkOptions.Topology.class).defaultValue(TOPOLOGY.defaultValue()).withDescription(TOPOLOGY.description());
 
     public static final ConfigOption<Duration> TABLE_RETRY_INITIAL_BACKOFF = ConfigOptions.key("retry.initial-backoff")
-            .durationType().defaultValue(RETRY_INITIAL_BACKOFF.defaultValue()).withDescription(RETRY_INITIAL_BACKOFF.description());
+            .durationType().defaultValue(RETRY_INITIAL_BACKOFF.defaultValue()).withFallbackKeys("sink.bulk-flush.backoff.delay").withDescription(RETRY_INITIAL_BACKOFF.description());
 
     public static final ConfigOption<Duration> TABLE_RETRY_MAX_BACKOFF = ConfigOptions.key("retry.max-backoff")
             .durationType().defaultValue(RETRY_MAX_BACKOFF.defaultValue()).withDescription(RETRY_MAX_BACKOFF.description());
@@ -184,6 +194,19 @@ public final class KesTableOptions {
         void copy(ReadableConfig from, Configuration to) {
             from.getOptional(table).ifPresent(value -> to.set(sink, value));
         }
+
+        /** The key the table gave this option under: its own, else the official fallback key it used. */
+        String writtenKey(Map<String, String> written) {
+            if (written.containsKey(table.key())) {
+                return table.key();
+            }
+            for (FallbackKey fallback : table.fallbackKeys()) {
+                if (written.containsKey(fallback.getKey())) {
+                    return fallback.getKey();
+                }
+            }
+            return table.key();
+        }
     }
 
     /** Every option of {@link io.kes.connector.ElasticsearchSinkOptions}, under its SQL name. */
@@ -199,6 +222,7 @@ public final class KesTableOptions {
             new SinkOption<>(TABLE_DURABILITY, ConfigOptions.key(DURABILITY.key()).stringType().noDefaultValue()),
             new SinkOption<>(TABLE_FENCE_SYNC_WAIT, FENCE_SYNC_WAIT),
             new SinkOption<>(TABLE_PRIMARY_NODE_ROUTING, PRIMARY_NODE_ROUTING),
+            new SinkOption<>(TABLE_CONNECT_TIMEOUT, CONNECT_TIMEOUT),
             new SinkOption<>(TABLE_SOCKET_TIMEOUT, SOCKET_TIMEOUT),
             new SinkOption<>(TABLE_BULK_MAX_DOCS, BULK_MAX_DOCS),
             new SinkOption<>(TABLE_BULK_MAX_BYTES, BULK_MAX_BYTES),
@@ -224,14 +248,15 @@ public final class KesTableOptions {
 
     /**
      * A message of the sink's validation with its option keys ({@code bulk.max_docs}) turned into
-     * the table's ({@code bulk.max-docs}), so it names the option the user can change.
+     * the table's as {@code written} ({@code bulk.max-docs}, or Flink's {@code sink.bulk-flush.max-actions}
+     * where the table gave that fallback key), so it names the option the user can change.
      */
-    static String inTableTerms(String sinkMessage) {
-        String message = sinkMessage;
-        for (SinkOption<?> option : SINK_OPTIONS.stream()
-                .sorted(Comparator.comparingInt((SinkOption<?> o) -> o.sink().key().length()).reversed()).toList()) {
-            message = message.replace(option.sink().key(), option.table().key());
-        }
-        return message;
+    static String inTableTerms(String sinkMessage, Map<String, String> written) {
+        Map<String, String> names = new HashMap<>();
+        SINK_OPTIONS.forEach(o -> names.put(o.sink().key(), o.writtenKey(written)));
+        // One pass, longest key first: no key is replaced inside another's replacement.
+        Pattern keys = Pattern.compile(names.keySet().stream().sorted(Comparator.comparingInt(String::length).reversed())
+                .map(Pattern::quote).collect(Collectors.joining("|")));
+        return keys.matcher(sinkMessage).replaceAll(m -> Matcher.quoteReplacement(names.get(m.group())));
     }
 }

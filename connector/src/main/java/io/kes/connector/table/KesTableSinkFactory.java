@@ -18,6 +18,7 @@ import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.serialization.SerializationSchema;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.catalog.Column;
@@ -30,6 +31,9 @@ import org.apache.flink.table.factories.FactoryUtil;
 import org.apache.flink.table.factories.SerializationFormatFactory;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.LogicalTypeFamily;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code 'connector' = 'kes'}: a Flink SQL / Table API table that writes its rows to Elasticsearch
@@ -38,6 +42,8 @@ import org.apache.flink.table.types.logical.LogicalTypeFamily;
  */
 @Internal
 public final class KesTableSinkFactory implements DynamicTableSinkFactory {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KesTableSinkFactory.class);
 
     public static final String IDENTIFIER = "kes";
 
@@ -58,6 +64,7 @@ public final class KesTableSinkFactory implements DynamicTableSinkFactory {
                 DEAD_LETTER_BOOTSTRAP_SERVERS, SINK_PARALLELISM));
         SINK_OPTIONS.forEach(o -> options.add(o.table()));
         options.remove(TABLE_HOSTS);
+        options.addAll(OfficialOptions.all());
         return options;
     }
 
@@ -75,13 +82,20 @@ public final class KesTableSinkFactory implements DynamicTableSinkFactory {
         }
         EncodingFormat<SerializationSchema<RowData>> encoding = helper.discoverEncodingFormat(SerializationFormatFactory.class, FORMAT);
         helper.validateExcept(DEAD_LETTER_PROPERTIES_PREFIX);
+        Map<String, String> written = context.getCatalogTable().getOptions();
+        OfficialOptions.check(options, written);
+        options.getOptional(OfficialOptions.DOCUMENT_TYPE).filter(type -> !"_doc".equals(type)).ifPresent(type -> LOG.warn(
+                "Table {}: 'document-type' = '{}' is ignored: Elasticsearch 8 and 9 and OpenSearch have no mapping types, every "
+                        + "document is _doc", context.getObjectIdentifier().asSummaryString(), type));
 
-        FailureHandler failureHandler = failureHandler(options, context.getCatalogTable().getOptions());
+        FailureHandler failureHandler = failureHandler(options, written);
         ElasticsearchSink sink;
         try {
-            sink = ElasticsearchSink.builder().setAll(sinkConfiguration(options)).setFailureHandler(failureHandler).build();
+            Configuration sinkOptions = sinkConfiguration(options);
+            OfficialOptions.translate(options, sinkOptions);
+            sink = ElasticsearchSink.builder().setAll(sinkOptions).setFailureHandler(failureHandler).build();
         } catch (IllegalArgumentException e) {
-            throw new ValidationException(inTableTerms(e.getMessage()));
+            throw new ValidationException(inTableTerms(e.getMessage(), written));
         }
         Integer parallelism = options.getOptional(SINK_PARALLELISM).orElse(null);
         if (parallelism != null && parallelism < 1) {
@@ -111,7 +125,9 @@ public final class KesTableSinkFactory implements DynamicTableSinkFactory {
             checkTextual(physical.get(k), "PRIMARY KEY column");
         }
 
-        String indexOption = options.get(INDEX);
+        Map<String, LogicalType> columnTypes = new HashMap<>();
+        physical.forEach(c -> columnTypes.put(c.getName(), c.getDataType().getLogicalType()));
+        String indexOption = OfficialOptions.withDefaultPatterns(options.get(INDEX), columnTypes);
         IndexNameTemplate template;
         try {
             template = IndexNameTemplate.parse(indexOption);
@@ -125,12 +141,20 @@ public final class KesTableSinkFactory implements DynamicTableSinkFactory {
                     + "no spaces, commas, * or other reserved characters, not starting with _ or -");
         }
         for (IndexNameTemplate.Placeholder p : template.placeholders()) {
+            if (OfficialOptions.isSystemTime(p.name())) {
+                if (!p.isDate()) {
+                    throw new ValidationException(INDEX.key() + " '" + indexOption + "' names the system time with " + p
+                            + " but no date pattern: write it as {" + p.name() + "|yyyy-MM-dd}");
+                }
+                continue;
+            }
             Column column = column(physical, p.name(), INDEX.key() + " '" + indexOption + "' names column " + p.name());
             if (p.isDate()) {
                 LogicalType type = column.getDataType().getLogicalType();
-                if (!type.is(LogicalTypeFamily.DATETIME) || type.is(LogicalTypeFamily.TIME)) {
+                if (!type.is(LogicalTypeFamily.DATETIME) || type.is(LogicalTypeRoot.TIMESTAMP_WITH_TIME_ZONE)) {
                     throw new ValidationException(INDEX.key() + " '" + indexOption + "' formats column " + p.name() + " as a date with "
-                            + p + ", but it is " + type + ": use a DATE, TIMESTAMP or TIMESTAMP_LTZ column, or {" + p.name() + "} for its value");
+                            + p + ", but it is " + type + ": use a DATE, TIME, TIMESTAMP or TIMESTAMP_LTZ column, or {" + p.name()
+                            + "} for its value");
                 }
             } else {
                 checkTextual(column, "index name column");
@@ -150,7 +174,7 @@ public final class KesTableSinkFactory implements DynamicTableSinkFactory {
 
     /** {@code fail}, or the dead-letter topic with its brokers and producer settings, each checked. */
     private static FailureHandler failureHandler(ReadableConfig options, Map<String, String> raw) {
-        String kind = options.get(FAILURE_HANDLER);
+        String kind = OfficialOptions.failureHandler(options.get(FAILURE_HANDLER));
         Map<String, String> properties = new HashMap<>();
         raw.forEach((k, v) -> {
             if (k.startsWith(DEAD_LETTER_PROPERTIES_PREFIX)) {

@@ -76,8 +76,10 @@ final class RowToDocument extends RichFlatMapFunction<RowData, DocumentOperation
     public void open(OpenContext openContext) throws Exception {
         serializer.open(RuntimeContextInitializationContextAdapters.serializationAdapter(getRuntimeContext()));
         index = IndexNameTemplate.parse(spec.index());
+        // null: {now()|pattern}, the system time (the official connectors' syntax)
         placeholderText = index.placeholders().stream()
-                .map(p -> ColumnText.of(spec.columns().indexOf(p.name()), spec.types().get(spec.columns().indexOf(p.name()))))
+                .map(p -> OfficialOptions.isSystemTime(p.name()) ? null
+                        : ColumnText.of(spec.columns().indexOf(p.name()), spec.types().get(spec.columns().indexOf(p.name()))))
                 .toArray(ColumnText[]::new);
         if (coordinates != null) {
             int[] fields = new int[spec.columns().size()];
@@ -115,6 +117,9 @@ final class RowToDocument extends RichFlatMapFunction<RowData, DocumentOperation
         int[] next = {0};
         return index.render(p -> {
             ColumnText text = placeholderText[next[0]++];
+            if (text == null) {
+                return p.format(Instant.now());
+            }
             if (row.isNullAt(text.position())) {
                 throw new IllegalArgumentException("index '" + spec.index() + "' needs column " + p.name() + ", which is null in a "
                         + row.getRowKind() + " row: give the column a value (e.g. COALESCE(" + p.name() + ", 'unknown')) or "
@@ -176,10 +181,12 @@ final class RowToDocument extends RichFlatMapFunction<RowData, DocumentOperation
             };
         }
 
-        /** A DATE, TIMESTAMP or TIMESTAMP_LTZ column as a point in time; TIMESTAMP and DATE count as UTC. */
+        /** A DATE, TIME, TIMESTAMP or TIMESTAMP_LTZ column as a point in time; TIMESTAMP, DATE and TIME (on 1970-01-01) count as UTC. */
         Instant instant(RowData row) {
             return switch (type.getTypeRoot()) {
                 case DATE -> LocalDate.ofEpochDay(row.getInt(position)).atStartOfDay().toInstant(ZoneOffset.UTC);
+                case TIME_WITHOUT_TIME_ZONE -> LocalTime.ofNanoOfDay(row.getInt(position) * 1_000_000L).atDate(LocalDate.EPOCH)
+                        .toInstant(ZoneOffset.UTC);
                 default -> {
                     TimestampData t = row.getTimestamp(position, precision(type));
                     yield type.getTypeRoot() == org.apache.flink.table.types.logical.LogicalTypeRoot.TIMESTAMP_WITH_LOCAL_TIME_ZONE

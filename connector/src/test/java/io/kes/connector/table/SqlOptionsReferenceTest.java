@@ -50,8 +50,11 @@ class SqlOptionsReferenceTest {
         if (option == KesTableOptions.TABLE_HOSTS) {
             return "list (`;`-separated)";
         }
-        if (option == KesTableOptions.SINK_PARALLELISM) {
-            return "int"; // Flink's own option: no default to tell its type by
+        if (option == KesTableOptions.SINK_PARALLELISM || option == OfficialOptions.BACKOFF_MAX_RETRIES) {
+            return "int"; // no default to tell its type by
+        }
+        if (OfficialOptions.WITHOUT_EQUIVALENT.containsKey(option.key())) {
+            return "any"; // refused whatever the value
         }
         Object d = option.hasDefaultValue() ? option.defaultValue() : null;
         if (d instanceof Enum<?> e) {

@@ -1,0 +1,231 @@
+package io.kes.connector.table;
+
+import static io.kes.connector.table.KesTableOptions.TABLE_RETRY_INITIAL_BACKOFF;
+import static io.kes.connector.table.KesTableOptions.TABLE_RETRY_MAX_BACKOFF;
+import static io.kes.connector.table.KesTableOptions.TABLE_RETRY_MAX_TIME;
+
+import io.kes.connector.ElasticsearchSinkOptions;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.types.logical.LogicalType;
+
+/**
+ * The options of Flink's own SQL connectors ({@code elasticsearch-6}, {@code -7}, {@code -8},
+ * {@code opensearch}) that kes has no key of its own for, so that a table written for one of them
+ * plans with only {@code 'connector'} changed to {@code 'kes'}. Where kes has the option under
+ * another key (e.g. {@code sink.bulk-flush.max-actions}, {@code bulk.max-docs}), the official key
+ * is a fallback key of kes's option in {@link KesTableOptions}, declared once; the options here are
+ * accepted where kes always behaves as their value asks, translated where kes measures the same
+ * thing in other units ({@code sink.bulk-flush.backoff.max-retries}), and otherwise refused with
+ * one sentence saying what kes does instead. The option lists were read from
+ * {@code ElasticsearchConnectorOptions}, {@code Elasticsearch6ConnectorOptions},
+ * {@code Elasticsearch8ConnectorOptions} (apache/flink-connector-elasticsearch, main and the
+ * legacy table sink) and {@code OpensearchConnectorOptions} (apache/flink-connector-opensearch).
+ */
+@Internal
+final class OfficialOptions {
+
+    private OfficialOptions() {}
+
+    static final ConfigOption<String> DOCUMENT_TYPE = ConfigOptions.key("document-type")
+            .stringType().noDefaultValue()
+            .withDescription("elasticsearch-6's mapping type. Accepted and ignored: Elasticsearch 8 and 9 and OpenSearch 2 and 3 "
+                    + "have no mapping types; every document is _doc.");
+
+    static final ConfigOption<Boolean> FLUSH_ON_CHECKPOINT = ConfigOptions.key("sink.flush-on-checkpoint")
+            .booleanType().defaultValue(true)
+            .withDescription("Flink's legacy Elasticsearch sink: wait at a checkpoint for the pending writes. kes always does "
+                    + "(the checkpoint fence); false is refused.");
+
+    static final ConfigOption<String> BACKOFF_STRATEGY = ConfigOptions.key("sink.bulk-flush.backoff.strategy")
+            .stringType().noDefaultValue()
+            .withDescription("EXPONENTIAL is what kes does (retry.initial-backoff doubling up to retry.max-backoff); "
+                    + "CONSTANT and NONE (DISABLED) are refused.");
+
+    static final ConfigOption<Integer> BACKOFF_MAX_RETRIES = ConfigOptions.key("sink.bulk-flush.backoff.max-retries")
+            .intType().noDefaultValue()
+            .withDescription("Retries of a rejected bulk before the job fails. kes bounds retries by time: unless retry.max-time "
+                    + "is set, it becomes the time kes's own backoff takes for this many retries.");
+
+    static final ConfigOption<String> DELIVERY_GUARANTEE = ConfigOptions.key("sink.delivery-guarantee")
+            .stringType().defaultValue("at-least-once")
+            .withDescription("at-least-once is what kes does; none and exactly-once are refused.");
+
+    static final ConfigOption<Boolean> ALLOW_INSECURE = ConfigOptions.key("allow-insecure")
+            .booleanType().defaultValue(false)
+            .withDescription("OpenSearch connector: trust any certificate. kes always verifies; true is refused.");
+
+    /** Options kes has nothing like: set at all, they are refused with the sentence. */
+    static final Map<String, String> WITHOUT_EQUIVALENT = without();
+
+    private static Map<String, String> without() {
+        Map<String, String> refused = new LinkedHashMap<>();
+        refused.put("connection.request-timeout", "kes sizes its connection pool to twice the bulks in flight, so no request waits "
+                + "for a connection, and bounds each request with 'socket-timeout'");
+        refused.put("sink.bulk-flush.max-buffered-actions", "kes bounds the bulks waiting for Elasticsearch by bytes, with "
+                + "'bulk.max-queued-bytes'");
+        refused.put("index.suffix.field.name", "kes writes a column's value into the index name with a template, "
+                + "e.g. 'index' = 'users-{region}'");
+        refused.put("index.suffix.field.length", "kes index templates take a column's whole value; compute a shorter suffix in "
+                + "the query (e.g. SUBSTRING) and name that column in 'index'");
+        String lookup = "kes writes to Elasticsearch and is no lookup table";
+        for (String key : List.of("lookup.cache", "lookup.partial-cache.expire-after-access", "lookup.partial-cache.expire-after-write",
+                "lookup.partial-cache.max-rows", "lookup.partial-cache.cache-missing-key", "lookup.max-retries")) {
+            refused.put(key, lookup);
+        }
+        return refused;
+    }
+
+    /** Every option this class declares, for the factory's optional options. */
+    static List<ConfigOption<?>> all() {
+        List<ConfigOption<?>> options = new java.util.ArrayList<>(List.of(DOCUMENT_TYPE, FLUSH_ON_CHECKPOINT, BACKOFF_STRATEGY,
+                BACKOFF_MAX_RETRIES, DELIVERY_GUARANTEE, ALLOW_INSECURE));
+        WITHOUT_EQUIVALENT.keySet().forEach(k -> options.add(ConfigOptions.key(k).stringType().noDefaultValue()
+                .withDescription("Refused: " + WITHOUT_EQUIVALENT.get(k) + ".")));
+        return options;
+    }
+
+    /** One sentence: what kes does instead, and that the option has to go. */
+    static ValidationException noEquivalent(String whatKesDoes, String key, Object value) {
+        return new ValidationException(whatKesDoes + "; '" + key + "'" + (value == null ? "" : " = '" + value + "'")
+                + " has no kes equivalent, remove it");
+    }
+
+    /** Refuses the official options and values kes cannot honour; {@code written} are the table's options as written. */
+    static void check(ReadableConfig options, Map<String, String> written) {
+        for (Map.Entry<String, String> refused : WITHOUT_EQUIVALENT.entrySet()) {
+            if (written.containsKey(refused.getKey())) {
+                throw noEquivalent(refused.getValue(), refused.getKey(), null);
+            }
+        }
+        if (!options.get(FLUSH_ON_CHECKPOINT)) {
+            throw noEquivalent("kes always waits at a checkpoint for the writes before it (the checkpoint fence)",
+                    FLUSH_ON_CHECKPOINT.key(), "false");
+        }
+        if (options.get(ALLOW_INSECURE)) {
+            throw new ValidationException("kes always verifies the node's certificate; '" + ALLOW_INSECURE.key()
+                    + "' = 'true' has no kes equivalent: trust the certificate with 'ssl.certificate-fingerprint' or 'ssl.ca-file'");
+        }
+        String guarantee = options.get(DELIVERY_GUARANTEE);
+        switch (guarantee.trim().toLowerCase().replace('_', '-')) {
+            case "at-least-once" -> { }
+            case "none" -> throw noEquivalent("kes always waits at a checkpoint for the writes before it (the checkpoint fence)",
+                    DELIVERY_GUARANTEE.key(), guarantee);
+            case "exactly-once" -> throw new ValidationException("kes is at-least-once, its replays overwriting the same documents "
+                    + "when ids come from a PRIMARY KEY or the Kafka metadata columns; '" + DELIVERY_GUARANTEE.key() + "' = '"
+                    + guarantee + "' has no kes equivalent, use 'at-least-once' or remove it");
+            default -> throw new ValidationException(DELIVERY_GUARANTEE.key() + " '" + guarantee
+                    + "' is not one of at-least-once, exactly-once, none");
+        }
+        Optional<String> strategy = options.getOptional(BACKOFF_STRATEGY);
+        if (strategy.isPresent()) {
+            String exponential = "kes retries rejected and unavailable writes with exponential backoff (retry.initial-backoff, "
+                    + "doubling up to retry.max-backoff) for up to retry.max-time";
+            switch (strategy.get().trim().toUpperCase()) {
+                case "EXPONENTIAL" -> { }
+                case "CONSTANT", "NONE", "DISABLED" -> throw noEquivalent(exponential, BACKOFF_STRATEGY.key(), strategy.get());
+                default -> throw new ValidationException(BACKOFF_STRATEGY.key() + " '" + strategy.get()
+                        + "' is not one of EXPONENTIAL, CONSTANT, NONE");
+            }
+        }
+        options.getOptional(BACKOFF_MAX_RETRIES).ifPresent(retries -> {
+            if (retries < 1) {
+                throw new ValidationException(BACKOFF_MAX_RETRIES.key() + " must be at least 1, got " + retries);
+            }
+        });
+    }
+
+    /**
+     * {@code failure-handler} as the official connectors spell it: {@code retry-rejected} is what
+     * kes's {@code fail} does (rejected writes, 429, are always retried; other refusals fail the
+     * job); {@code ignore} and handler classes are refused.
+     */
+    static String failureHandler(String kind) {
+        if ("retry-rejected".equalsIgnoreCase(kind)) {
+            return KesTableOptions.FAIL;
+        }
+        String instead = "kes retries rejected (429) writes and does not drop refused rows silently";
+        if ("ignore".equalsIgnoreCase(kind)) {
+            throw new ValidationException(instead + "; 'failure-handler' = 'ignore' has no kes equivalent: use 'fail', or "
+                    + "'dead-letter' to send refused rows to a Kafka topic and go on");
+        }
+        if (kind.contains(".")) {
+            throw new ValidationException(instead + "; 'failure-handler' = '" + kind + "' (an ActionRequestFailureHandler class) has "
+                    + "no kes equivalent: use 'fail', or 'dead-letter' to send refused rows to a Kafka topic and go on");
+        }
+        return kind;
+    }
+
+    /**
+     * Puts the official options that kes measures differently into the sink's configuration:
+     * {@code sink.bulk-flush.backoff.max-retries} N becomes, unless {@code retry.max-time} is set,
+     * the time kes's own backoff schedule takes for N retries.
+     */
+    static void translate(ReadableConfig options, Configuration sink) {
+        Optional<Integer> retries = options.getOptional(BACKOFF_MAX_RETRIES);
+        if (retries.isPresent() && options.getOptional(TABLE_RETRY_MAX_TIME).isEmpty()) {
+            sink.set(ElasticsearchSinkOptions.RETRY_MAX_TIME,
+                    retryTime(retries.get(), options.get(TABLE_RETRY_INITIAL_BACKOFF), options.get(TABLE_RETRY_MAX_BACKOFF)));
+        }
+    }
+
+    /** The waits of {@code retries} retries: {@code initial}, doubling, each at most {@code max}. */
+    static Duration retryTime(int retries, Duration initial, Duration max) {
+        Duration total = Duration.ZERO;
+        Duration wait = initial;
+        for (int i = 0; i < retries; i++) {
+            if (wait.compareTo(max) >= 0) {
+                return total.plus(max.multipliedBy(retries - i));
+            }
+            total = total.plus(wait);
+            wait = wait.multipliedBy(2);
+        }
+        return total;
+    }
+
+    // The official dynamic index syntax beyond kes's {column} and {column|pattern}.
+
+    /** {@code {now()|...}}: the system time, as IndexGeneratorFactory spells it (now(), NOW(), current_timestamp, CURRENT_TIMESTAMP). */
+    private static final Pattern SYSTEM_TIME = Pattern.compile("\\s*(now\\(\\s*\\)|NOW\\(\\s*\\)|current_timestamp|CURRENT_TIMESTAMP)\\s*");
+    private static final Pattern EMPTY_PATTERN = Pattern.compile("\\{([^}|]+)\\|}");
+
+    /** A placeholder name that stands for the system time, not a column. */
+    static boolean isSystemTime(String placeholder) {
+        return SYSTEM_TIME.matcher(placeholder).matches();
+    }
+
+    /**
+     * {@code {column|}}, an empty pattern, takes the official connectors' default pattern of the
+     * column's type: the index option with those patterns written out. Unknown columns stay as they
+     * are for the factory's message.
+     */
+    static String withDefaultPatterns(String index, Map<String, LogicalType> columns) {
+        Matcher m = EMPTY_PATTERN.matcher(index);
+        StringBuilder out = new StringBuilder();
+        while (m.find()) {
+            String name = m.group(1);
+            LogicalType type = columns.get(name);
+            String pattern = isSystemTime(name) ? "yyyy_MM_dd_HH_mm_ssX" : type == null ? null : switch (type.getTypeRoot()) {
+                case DATE -> "yyyy_MM_dd";
+                case TIME_WITHOUT_TIME_ZONE -> "HH_mm_ss";
+                case TIMESTAMP_WITHOUT_TIME_ZONE -> "yyyy_MM_dd_HH_mm_ss";
+                case TIMESTAMP_WITH_LOCAL_TIME_ZONE -> "yyyy_MM_dd_HH_mm_ssX";
+                default -> null;
+            };
+            m.appendReplacement(out, Matcher.quoteReplacement(pattern == null ? m.group() : "{" + name + "|" + pattern + "}"));
+        }
+        m.appendTail(out);
+        return out.toString();
+    }
+}
