@@ -23,6 +23,7 @@ public final class Preflight {
         PreflightReport report = new PreflightReport();
         report.ok("config", config.routes.size() + " route(s), job " + config.job.name()
                 + (config.job.parallelism() > 0 ? ", parallelism " + config.job.parallelism() : ""));
+        MemoryCheck.check(report, config, Runtime.getRuntime().maxMemory());
         ElasticsearchCheck elasticsearch = new ElasticsearchCheck(config);
         Optional<URI> host = elasticsearch.hosts(report, restoring);
         new KafkaCheck(config).check(report, restoring);
