@@ -18,15 +18,25 @@ final class BenchElasticsearch {
 
     /** A fresh index: 6 shards, no replicas, no refreshes during the load, the given translog durability. */
     static void createIndex(Http es, String index, String durability) throws IOException {
+        createIndex(es, index, durability, Bench.SHARDS);
+    }
+
+    /** The same with {@code shards} primaries (the many-shards setups of the users-path scenario). */
+    static void createIndex(Http es, String index, String durability, int shards) throws IOException {
         es.send("DELETE", "/" + index, null);
-        es.send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":" + Bench.SHARDS + ",\"number_of_replicas\":0,"
+        es.send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":" + shards + ",\"number_of_replicas\":0,"
                 + "\"refresh_interval\":\"-1\",\"translog.durability\":\"" + durability + "\"}}").requireOk("creating " + index);
         es.get("/_cluster/health/" + index + "?wait_for_status=green&timeout=60s").requireOk("health of " + index);
     }
 
     /** How a fresh 6-shard index routes on this cluster, calibrated by the connector's own routing table. */
     static IndexRouting routingOf(Http es, String url, String probeIndex, String durability) throws IOException {
-        createIndex(es, probeIndex, durability);
+        return routingOf(es, url, probeIndex, durability, Bench.SHARDS);
+    }
+
+    /** How a fresh index of {@code shards} primaries routes. */
+    static IndexRouting routingOf(Http es, String url, String probeIndex, String durability, int shards) throws IOException {
+        createIndex(es, probeIndex, durability, shards);
         URI u = URI.create(url);
         try (RestClient client = RestClient.builder(new HttpHost(u.getHost(), u.getPort(), u.getScheme())).build()) {
             IndexRoutingTable table = new IndexRoutingTable(new ClusterMetadataClient(client), System::currentTimeMillis);

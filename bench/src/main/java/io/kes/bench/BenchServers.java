@@ -2,6 +2,8 @@ package io.kes.bench;
 
 import io.kes.stack.ElasticsearchNode;
 import io.kes.stack.KafkaBroker;
+import io.kes.stack.Ports;
+import java.nio.file.Files;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -15,6 +17,33 @@ final class BenchServers {
     private final List<ElasticsearchNode> paused = new CopyOnWriteArrayList<>();
     private final List<AutoCloseable> closeFirst = new CopyOnWriteArrayList<>();
     private volatile KafkaBroker broker;
+
+    /** Kafka and one Elasticsearch node to measure against: started here, or the running ones given by {@code --es-url}. */
+    record SingleNode(String esUrl, String bootstrap, List<ElasticsearchNode> local) {}
+
+    /** Starts Kafka and one Elasticsearch node (1 GB heap) under {@code options.work}, unless the options name a running stack. */
+    SingleNode startSingleNode(BenchOptions options) throws Exception {
+        if (options.esUrl != null) {
+            Bench.step("Using the running stack: Elasticsearch " + options.esUrl + ", Kafka " + options.kafka);
+            return new SingleNode(options.esUrl.replaceAll("/+$", ""), options.kafka, List.of());
+        }
+        Bench.deleteRecursively(options.work);
+        Files.createDirectories(options.work);
+        Bench.step("Starting Kafka and one Elasticsearch node (1 GB heap) under " + options.work);
+        KafkaBroker kafka = KafkaBroker.fixed(options.work.resolve("kafka").toAbsolutePath(), Ports.free(), Ports.free());
+        broker(kafka);
+        Thread kafkaStart = new Thread(kafka::start);
+        kafkaStart.start();
+        ElasticsearchNode node = ElasticsearchNode.builder()
+                .version(options.esVersion)
+                .nodeDir(options.work.resolve("es-single").toAbsolutePath())
+                .heap("1g")
+                .build();
+        node(node);
+        node.start();
+        kafkaStart.join();
+        return new SingleNode(node.url(), kafka.bootstrapServers(), List.of(node));
+    }
 
     KafkaBroker broker() {
         return broker;

@@ -39,14 +39,21 @@ final class OfficialRuns implements AutoCloseable {
     private final BenchOptions options;
     private final BenchTopic topic;
     private final ClientCpu clientCpu;
+    /** The job JVM's -Xmx: 2g in the rounds, 1g in the users-path scenario (as kes's KES_HEAP there). */
+    private final String heap;
     private final BlockingQueue<String> said = new LinkedBlockingQueue<>();
     private Process process;
     private PrintWriter commands;
 
     OfficialRuns(BenchOptions options, BenchTopic topic, ClientCpu clientCpu) {
+        this(options, topic, clientCpu, "2g");
+    }
+
+    OfficialRuns(BenchOptions options, BenchTopic topic, ClientCpu clientCpu, String heap) {
         this.options = options;
         this.topic = topic;
         this.clientCpu = clientCpu;
+        this.heap = heap;
     }
 
     /**
@@ -81,7 +88,7 @@ final class OfficialRuns implements AutoCloseable {
     private void start() throws Exception {
         Path target = classpath().orElseThrow();
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx2g", "-XX:-UseCodeCacheFlushing"));
+                "-Xmx" + heap, "-XX:-UseCodeCacheFlushing"));
         // Flink 1.17 on JDK 17: its serializers and Kryo reach into these JDK packages
         for (String pkg : List.of("java.util", "java.lang", "java.lang.reflect", "java.io", "java.net", "java.nio", "sun.nio.ch",
                 "java.text", "java.time", "java.util.concurrent", "java.util.concurrent.atomic", "java.util.concurrent.locks",
@@ -231,7 +238,8 @@ final class OfficialRuns implements AutoCloseable {
         }
     }
 
-    private static long indexTotal(Http es, String index) throws IOException {
+    /** Index operations on the primaries of {@code index} so far: above the documents when some were written twice. */
+    static long indexTotal(Http es, String index) throws IOException {
         Matcher m = INDEX_TOTAL.matcher(es.get("/" + index + "/_stats/indexing?filter_path=_all.primaries.indexing.index_total")
                 .requireOk("indexing stats of " + index).body());
         return m.find() ? Long.parseLong(m.group(1)) : 0;

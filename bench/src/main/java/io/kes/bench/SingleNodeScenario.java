@@ -4,10 +4,7 @@ import io.kes.connector.routing.IndexRouting;
 import io.kes.jobs.quickstart.SampleLogs;
 import io.kes.stack.ElasticsearchNode;
 import io.kes.stack.Http;
-import io.kes.stack.KafkaBroker;
-import io.kes.stack.Ports;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -70,33 +67,10 @@ final class SingleNodeScenario {
 
     /** Kafka and one node: every kes mode and the ceiling, alternated over the rounds. */
     void run() throws Exception {
-        String esUrl;
-        String bootstrap;
-        List<ElasticsearchNode> local = new ArrayList<>();
-        if (options.esUrl != null) {
-            esUrl = options.esUrl.replaceAll("/+$", "");
-            bootstrap = options.kafka;
-            Bench.step("Using the running stack: Elasticsearch " + esUrl + ", Kafka " + bootstrap);
-        } else {
-            Bench.deleteRecursively(options.work);
-            Files.createDirectories(options.work);
-            Bench.step("Starting Kafka and one Elasticsearch node (1 GB heap) under " + options.work);
-            KafkaBroker broker = KafkaBroker.fixed(options.work.resolve("kafka").toAbsolutePath(), Ports.free(), Ports.free());
-            servers.broker(broker);
-            Thread kafkaStart = new Thread(broker::start);
-            kafkaStart.start();
-            ElasticsearchNode node = ElasticsearchNode.builder()
-                    .version(options.esVersion)
-                    .nodeDir(options.work.resolve("es-single").toAbsolutePath())
-                    .heap("1g")
-                    .build();
-            servers.node(node);
-            node.start();
-            kafkaStart.join();
-            local.add(node);
-            esUrl = node.url();
-            bootstrap = broker.bootstrapServers();
-        }
+        BenchServers.SingleNode stack = servers.startSingleNode(options);
+        String esUrl = stack.esUrl();
+        String bootstrap = stack.bootstrap();
+        List<ElasticsearchNode> local = stack.local();
         Http es = new Http(esUrl);
         Machine.describe(es, environment);
         EsStats stats = new EsStats(esUrl, local);

@@ -154,6 +154,19 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
         }
     }
 
+    @Override
+    public void awaitQueued(Slot slot) throws InterruptedException {
+        waitingSends++;
+        try {
+            while (slot.queued > 0) {
+                mailbox.yield();
+                rethrowAsyncFailure();
+            }
+        } finally {
+            waitingSends--;
+        }
+    }
+
     /** Sends what may go now; after a failure, drops what waits instead (a restart replays it). */
     private void pump() {
         if (asyncFailure == null) {

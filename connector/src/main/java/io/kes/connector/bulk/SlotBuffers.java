@@ -20,6 +20,12 @@ final class SlotBuffers {
          *                       anything buffered after it does (its ids may map to other slots now)
          */
         void send(Slot slot, BulkBody body, boolean beforeAnyLater) throws InterruptedException;
+
+        /**
+         * Returns once every bulk of {@code slot} waiting in a node's queue has been sent (its ids
+         * are then held in flight, so nothing buffered after this overtakes them).
+         */
+        void awaitQueued(Slot slot) throws InterruptedException;
     }
 
     /** A buffer starts at most this big unless its slot's last bulk was bigger and the budget allows. */
@@ -58,7 +64,11 @@ final class SlotBuffers {
             List<Slot> first = new ArrayList<>(superseded);
             superseded.clear();
             for (Slot old : first) {
-                send(old, sender, true);
+                if (old.body != null) {
+                    send(old, sender, true); // its earlier queued bulks are ahead of it in the same queue
+                } else {
+                    sender.awaitQueued(old);
+                }
             }
         }
         boolean started = slot.body == null;

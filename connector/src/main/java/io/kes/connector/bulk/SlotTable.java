@@ -38,9 +38,10 @@ final class SlotTable {
     }
 
     /**
-     * The slot for a document of {@code target} predicted as {@code prediction}. Non-empty slots of
-     * the target's previous layout are added to {@code sendFirst}, and removed from {@link #nonEmpty}:
-     * the caller sends them before it buffers the document.
+     * The slot for a document of {@code target} predicted as {@code prediction}. Slots of the
+     * target's previous layout that hold a buffer or have bulks queued are added to
+     * {@code sendFirst}, and removed from {@link #nonEmpty}: the caller sends them (or waits until
+     * their queued bulks are sent) before it buffers the document.
      */
     Slot slotFor(String target, ShardPrediction prediction, List<Slot> sendFirst) {
         if (!shardGrouping) {
@@ -72,27 +73,39 @@ final class SlotTable {
         return slot;
     }
 
+    /**
+     * Hands back the old layout's slots that hold a buffer or still have bulks waiting in a node's
+     * queue: nothing predicted with the new layout may be buffered before those are out.
+     */
     private void supersede(TargetSlots slots, List<Slot> sendFirst) {
         for (Slot slot : slots.byShard) {
-            if (slot != null && slot.body != null && nonEmpty.remove(slot)) {
-                sendFirst.add(slot);
-            }
+            handBack(slot, sendFirst);
         }
-        if (slots.anyShard != null && slots.anyShard.body != null && nonEmpty.remove(slots.anyShard)) {
-            sendFirst.add(slots.anyShard);
-        }
+        handBack(slots.anyShard, sendFirst);
         slots.anyShard = null;
     }
 
-    /** Forgets targets with nothing buffered (date-named indices come and go); call now and then. */
+    private void handBack(Slot slot, List<Slot> sendFirst) {
+        if (slot != null && busy(slot)) {
+            nonEmpty.remove(slot);
+            sendFirst.add(slot);
+        }
+    }
+
+    /** A buffer, or bulks still queued for a node: the slot's next bulk must queue behind them. */
+    private static boolean busy(Slot slot) {
+        return slot.body != null || slot.queued > 0;
+    }
+
+    /** Forgets targets with nothing buffered or queued (date-named indices come and go); call now and then. */
     void forgetIdleTargets() {
         byTarget.values().removeIf(slots -> {
             for (Slot slot : slots.byShard) {
-                if (slot != null && slot.body != null) {
+                if (slot != null && busy(slot)) {
                     return false;
                 }
             }
-            return slots.anyShard == null || slots.anyShard.body == null;
+            return slots.anyShard == null || !busy(slots.anyShard);
         });
     }
 }

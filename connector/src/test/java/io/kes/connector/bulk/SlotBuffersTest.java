@@ -30,7 +30,7 @@ class SlotBuffersTest {
         List<BulkBody> sent = new ArrayList<>();
         long peak = 0;
         for (int i = 0; i < 50_000; i++) {
-            buffers.add(doc(i), layout.shard(i % SHARDS), (slot, body, first) -> sent.add(body));
+            buffers.add(doc(i), layout.shard(i % SHARDS), recording(sent));
             peak = Math.max(peak, buffers.bufferedBytes());
         }
         assertThat(peak).as("peak buffered heap").isLessThanOrEqualTo(max + 2_000);
@@ -44,7 +44,7 @@ class SlotBuffersTest {
         SlotBuffers buffers = new SlotBuffers(true, 100, 1024 * 1024, 64L * 1024 * 1024, () -> 0L);
         List<BulkBody> sent = new ArrayList<>();
         for (int i = 0; i < 100 * SHARDS; i++) {
-            buffers.add(doc(i), layout.shard(i % SHARDS), (slot, body, first) -> sent.add(body));
+            buffers.add(doc(i), layout.shard(i % SHARDS), recording(sent));
         }
         assertThat(sent).hasSize(SHARDS).allMatch(body -> body.itemCount() == 100);
     }
@@ -56,5 +56,17 @@ class SlotBuffersTest {
             body.add(doc(i), layout.shard(0));
         }
         assertThat(body.heapBytes()).as("array + kept sources").isGreaterThan(2L * body.sizeInBytes() - 100L * 64);
+    }
+
+    private static SlotBuffers.Sender recording(List<BulkBody> sent) {
+        return new SlotBuffers.Sender() {
+            @Override
+            public void send(Slot slot, BulkBody body, boolean beforeAnyLater) {
+                sent.add(body);
+            }
+
+            @Override
+            public void awaitQueued(Slot slot) {}
+        };
     }
 }

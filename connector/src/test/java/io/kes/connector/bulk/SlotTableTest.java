@@ -50,4 +50,36 @@ class SlotTableTest {
         assertThat(table.nonEmpty).doesNotContain(old);
         assertThat(fresh).isNotSameAs(old);
     }
+
+    /**
+     * Issue 27 item 2: a slot whose buffer is empty but whose bulks still wait in a node's queue
+     * (a stalled node) was dropped at a layout change and by the periodic forget; the fresh slot's
+     * next bulk could go to another node and overtake them. Such a slot is handed back too, so
+     * the writer waits until its queued bulks are sent (their ids then held in flight).
+     */
+    @Test
+    void aNewLayoutHandsBackOldSlotsWhoseBulksStillWaitInANodesQueue() {
+        SlotTable table = new SlotTable(true);
+        List<Slot> sendFirst = new ArrayList<>();
+        Slot old = table.slotFor("logs", layout.shard(2), sendFirst);
+        old.queued = 1;
+
+        table.slotFor("logs", IndexLayout.of("logs", "uuid-2", new long[] {1, 1}, null).shard(1), sendFirst);
+
+        assertThat(sendFirst).containsExactly(old);
+    }
+
+    @Test
+    void aTargetWhoseSlotStillHasBulksQueuedIsNotForgotten() {
+        SlotTable table = new SlotTable(true);
+        List<Slot> sendFirst = new ArrayList<>();
+        Slot queued = table.slotFor("logs", layout.shard(2), sendFirst);
+        queued.queued = 1;
+        Slot idle = table.slotFor("other", layout.shard(1), sendFirst);
+
+        table.forgetIdleTargets();
+
+        assertThat(table.slotFor("logs", layout.shard(2), sendFirst)).as("kept: its next bulk must queue behind").isSameAs(queued);
+        assertThat(table.slotFor("other", layout.shard(1), sendFirst)).as("forgotten").isNotSameAs(idle);
+    }
 }

@@ -1,0 +1,157 @@
+package io.kes.bench;
+
+import io.kes.stack.Http;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * kes as a user runs it: {@code bin/kes run --config <yaml>} as a process of its own
+ * ({@code KES_NO_BUILD=1}, {@code KES_HEAP}), a bounded job from the topic's earliest offsets into
+ * a pre-created index. Its clock runs from process start to process exit: JVM start-up, the
+ * preflight check, the MiniCluster and web UI, the job, its final checkpoint. {@link KesRuns}
+ * measures the same job in a warm shared MiniCluster instead, from the first record read.
+ *
+ * <p>Peak heap comes from the JVM's own GC log ({@code -Xlog:gc:file=...} through
+ * {@code JAVA_TOOL_OPTIONS}, which bin/kes passes on untouched): the largest heap occupancy
+ * before any collection. No attach, no polling that could miss a peak between two samples.
+ */
+final class KesProcessRuns {
+
+    /** A G1 pause line's occupancy before and after, e.g. {@code 612M->88M(1024M)}. */
+    private static final Pattern GC_OCCUPANCY = Pattern.compile("(\\d+)([KMG])->\\d+[KMG]\\(\\d+[KMG]\\)");
+
+    /**
+     * One run.
+     *
+     * @param seconds            process start to exit
+     * @param startupSeconds     process start to the first document indexed (JVM, preflight, MiniCluster, job start)
+     * @param steadyDocsPerSecond the middle half of the documents (25% to 75% indexed) over the time it took
+     * @param clientCpuSeconds   the kes process (last reading before it exited, at most 100 ms old) plus the Kafka broker
+     * @param peakHeapMb         largest heap occupancy before a GC, from the GC log; NaN with no GC
+     */
+    record Result(double seconds, double startupSeconds, double steadyDocsPerSecond, double clientCpuSeconds, double peakHeapMb,
+                  boolean outOfMemory, int exitCode) {}
+
+    private final BenchOptions options;
+    private final BenchTopic topic;
+    private final Http es;
+    private final String esUrl;
+    private final ClientCpu clientCpu;
+
+    KesProcessRuns(BenchOptions options, BenchTopic topic, Http es, String esUrl, ClientCpu clientCpu) {
+        this.options = options;
+        this.topic = topic;
+        this.es = es;
+        this.esUrl = esUrl;
+        this.clientCpu = clientCpu;
+    }
+
+    /** Runs the job with {@code topology} (keyed or chained) into {@code index} (created by the caller) until the process exits. */
+    Result run(String index, String topology, String heap) throws Exception {
+        Path dir = options.work.resolve("kes-run-" + index).toAbsolutePath();
+        Files.createDirectories(dir);
+        Path config = dir.resolve("kes.yaml");
+        Files.writeString(config, String.join("\n",
+                "elasticsearch: {hosts: [" + esUrl + "]}",
+                "kafka: {bootstrap_servers: \"" + topic.bootstrap() + "\", group_id: " + index + "-" + System.currentTimeMillis()
+                        + ", starting_offsets: earliest}",
+                "job: {name: " + index + ", parallelism: " + options.parallelism + ", checkpoint_interval: 10s, bounded: true}",
+                "bulk: {topology: " + topology + "}",
+                "routes:",
+                "  - {topics: [" + topic.name() + "], index: " + index + ", id: kafka}",
+                ""));
+        Path gcLog = dir.resolve("gc.log");
+        Path console = dir.resolve("console.txt");
+        ProcessBuilder builder = new ProcessBuilder("bash", "bin/kes", "run", "--config", config.toString(),
+                "--flink-conf", flinkConf(dir).toString())
+                .redirectErrorStream(true).redirectOutput(console.toFile());
+        builder.environment().put("KES_HOME", dir.resolve("home").toString());
+        builder.environment().put("KES_NO_BUILD", "1");
+        builder.environment().put("KES_HEAP", heap);
+        builder.environment().put("JAVA_TOOL_OPTIONS", "-Xlog:gc:file=" + gcLog);
+        long docs = topic.docsFrom(new long[options.partitions]);
+        long clientBefore = clientCpu.millis();
+        long t0 = System.nanoTime();
+        Process process = builder.start();
+        long processCpu = 0;
+        long first = 0;
+        long quarter = 0;
+        long threeQuarters = 0;
+        try {
+            long deadline = t0 + TimeUnit.MINUTES.toNanos(20);
+            while (!process.waitFor(100, TimeUnit.MILLISECONDS)) {
+                processCpu = EsStats.treeCpuMillis(process.pid());
+                long indexed = OfficialRuns.indexTotal(es, index);
+                long now = System.nanoTime();
+                first = first == 0 && indexed > 0 ? now : first;
+                quarter = quarter == 0 && indexed >= docs / 4 ? now : quarter;
+                threeQuarters = threeQuarters == 0 && indexed >= docs * 3 / 4 ? now : threeQuarters;
+                if (now > deadline) {
+                    throw new IllegalStateException("bin/kes run still running after 20 minutes; console: " + console);
+                }
+            }
+        } finally {
+            if (process.isAlive()) {
+                process.descendants().forEach(ProcessHandle::destroyForcibly);
+                process.destroyForcibly();
+            }
+        }
+        long end = System.nanoTime();
+        String printed = Files.readString(console) + logs(dir.resolve("home/logs"));
+        double steady = threeQuarters > quarter && quarter > 0 ? (docs * 3 / 4 - docs / 4) / ((threeQuarters - quarter) / 1e9) : Double.NaN;
+        return new Result((end - t0) / 1e9, first == 0 ? Double.NaN : (first - t0) / 1e9, steady,
+                (processCpu + clientCpu.millis() - clientBefore) / 1000.0, peakHeapMb(gcLog), printed.contains("OutOfMemoryError"),
+                process.exitValue());
+    }
+
+    /** checkpoints-config/local.yaml as shipped, with its checkpoint and savepoint folders in the run's folder. */
+    private static Path flinkConf(Path dir) throws IOException {
+        String conf = Files.readString(Path.of("checkpoints-config/local.yaml"))
+                .replaceAll("(?m)^execution\\.checkpointing\\.dir:.*$", "execution.checkpointing.dir: " + dir.resolve("checkpoints").toUri())
+                .replaceAll("(?m)^execution\\.checkpointing\\.savepoint-dir:.*$",
+                        "execution.checkpointing.savepoint-dir: " + dir.resolve("savepoints").toUri());
+        Path file = dir.resolve("flink-conf.yaml");
+        Files.writeString(file, conf);
+        return file;
+    }
+
+    /** Every log file bin/kes wrote (stack traces go there, not to the console). */
+    private static String logs(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return "";
+        }
+        StringBuilder all = new StringBuilder();
+        try (var files = Files.list(dir)) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                all.append(Files.readString(f));
+            }
+        }
+        return all.toString();
+    }
+
+    /** The largest heap occupancy before a collection in a {@code -Xlog:gc} file, in MB. */
+    static double peakHeapMb(Path gcLog) throws IOException {
+        return Files.exists(gcLog) ? peakHeapMb(Files.readAllLines(gcLog)) : Double.NaN;
+    }
+
+    static double peakHeapMb(List<String> gcLog) {
+        double peak = Double.NaN;
+        for (String line : gcLog) {
+            Matcher m = GC_OCCUPANCY.matcher(line);
+            if (m.find()) {
+                double mb = Long.parseLong(m.group(1)) * switch (m.group(2)) {
+                    case "K" -> 1 / 1024.0;
+                    case "G" -> 1024.0;
+                    default -> 1.0;
+                };
+                peak = Double.isNaN(peak) ? mb : Math.max(peak, mb);
+            }
+        }
+        return peak;
+    }
+}
