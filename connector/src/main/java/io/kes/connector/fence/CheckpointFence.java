@@ -114,7 +114,10 @@ public final class CheckpointFence {
         acknowledged.clear();
     }
 
-    /** Waits for the translog syncs, flushes what they do not cover in time; returns the indices it flushed. */
+    /**
+     * Waits for the translog syncs, flushes what they do not cover in time, and checks that the
+     * flush reached every written shard's primary; returns the indices it flushed.
+     */
     private Set<String> makeDurable(AcknowledgedWrites acknowledged, Set<String> written) throws IOException, InterruptedException {
         Set<String> flush = new TreeSet<>();
         Set<String> wait = new TreeSet<>();
@@ -126,20 +129,28 @@ public final class CheckpointFence {
             }
             (meta.translogSyncInterval().compareTo(maxSyncWait) > 0 ? flush : wait).add(index);
         }
+        Set<String> present = new TreeSet<>(wait);
+        present.addAll(flush);
+        // Every write kes had acknowledged has a seq_no at or below the max_seq_no its primary reports now.
+        Map<String, long[]> targets = present.isEmpty() ? Map.of() : targets(acknowledged, present, indices);
         if (!wait.isEmpty()) {
             long syncMillis = wait.stream().mapToLong(i -> indices.get(i).translogSyncInterval().toMillis()).max().orElse(0);
-            flush.addAll(awaitPersisted(acknowledged, wait, indices, Math.max(MIN_POLL_MILLIS, syncMillis / 5)));
+            flush.addAll(awaitPersisted(targets, wait, Math.max(MIN_POLL_MILLIS, syncMillis / 5)));
         }
         if (!flush.isEmpty()) {
             shards.flush(flush);
+            requirePersisted(targets, flush);
         }
         return flush;
     }
 
-    /** Waits up to {@code fence_sync_wait} until every written primary persisted what it held; returns the indices that did not. */
-    private Set<String> awaitPersisted(AcknowledgedWrites acknowledged, Set<String> indices, Map<String, IndexMetadata> metadataOf,
-                                       long pollMillis) throws IOException, InterruptedException {
-        // Every write kes had acknowledged has a seq_no at or below the max_seq_no its primary reports now.
+    /**
+     * Per index, per shard: the seq_no its primary must have persisted for the writes acknowledged
+     * so far to be durable; -1 for a shard no write may sit on, {@code Long.MAX_VALUE} for a written
+     * shard without a started primary (it cannot be vouched for).
+     */
+    private Map<String, long[]> targets(AcknowledgedWrites acknowledged, Set<String> indices, Map<String, IndexMetadata> metadataOf)
+            throws IOException {
         Map<String, Map<Integer, ShardSeqNos>> before = shards.primarySeqNos(indices);
         Map<String, long[]> targets = new HashMap<>();
         for (String index : indices) {
@@ -147,11 +158,16 @@ public final class CheckpointFence {
             long[] target = new long[meta.numberOfShards()];
             for (int shard = 0; shard < target.length; shard++) {
                 ShardSeqNos seqNos = before.getOrDefault(index, Map.of()).get(shard);
-                // a written shard without a started primary cannot be vouched for: it waits, then is flushed
                 target[shard] = acknowledged.baseline(index, shard, meta) == 0 ? -1 : seqNos == null ? Long.MAX_VALUE : seqNos.maxSeqNo();
             }
             targets.put(index, target);
         }
+        return targets;
+    }
+
+    /** Waits up to {@code fence_sync_wait} until every written primary persisted its target; returns the indices that did not. */
+    private Set<String> awaitPersisted(Map<String, long[]> targets, Set<String> indices, long pollMillis)
+            throws IOException, InterruptedException {
         long deadline = System.nanoTime() + maxSyncWait.toNanos();
         Set<String> lagging = new TreeSet<>(indices);
         while (true) {
@@ -161,6 +177,28 @@ public final class CheckpointFence {
                 return lagging;
             }
             Thread.sleep(Math.min(pollMillis, Math.max(1, (deadline - System.nanoTime()) / 1_000_000)));
+        }
+    }
+
+    /**
+     * After a {@code _flush}: Elasticsearch answers one that an unavailable primary missed with 200,
+     * {@code failed: 0} and fewer {@code successful} than {@code total} (so do unassigned replicas,
+     * which do not matter here); so the written primaries themselves are asked. Throws (and the
+     * fence retries, for {@code retry.max_time}) while one has not persisted its writes.
+     */
+    private void requirePersisted(Map<String, long[]> targets, Set<String> flushed) throws IOException {
+        Map<String, Map<Integer, ShardSeqNos>> now = shards.primarySeqNos(flushed);
+        for (String index : flushed) {
+            long[] target = targets.get(index);
+            Map<Integer, ShardSeqNos> shardsNow = now.getOrDefault(index, Map.of());
+            for (int shard = 0; target != null && shard < target.length; shard++) {
+                ShardSeqNos seqNos = shardsNow.get(shard);
+                if (target[shard] >= 0 && (seqNos == null || !seqNos.persisted(target[shard]))) {
+                    throw new IOException("_flush of " + index + " did not reach written shard " + shard + ": "
+                            + (seqNos == null ? "it has no started primary" : "its primary persisted up to seq_no "
+                            + seqNos.persistedLocalCheckpoint() + ", the writes reach " + target[shard]));
+                }
+            }
         }
     }
 

@@ -1,0 +1,99 @@
+package io.kes.connector.fence;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.sun.net.httpserver.HttpServer;
+import io.kes.connector.internal.Backoff;
+import io.kes.connector.routing.IndexLayout;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.http.HttpHost;
+import org.elasticsearch.client.RestClient;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The fence's decisions on canned answers (the shapes Elasticsearch gives; a fake is fine for the
+ * decision, the real node's behaviour is proven by the ITs): an index whose translog syncs less
+ * often than fence_sync_wait is flushed, and the flush must have reached every written primary.
+ */
+class CheckpointFenceTest {
+
+    private static final String METADATA = "{\"metadata\":{\"indices\":{\"idx\":{\"settings\":{\"index\":{\"number_of_shards\":\"2\","
+            + "\"uuid\":\"u1\",\"translog\":{\"sync_interval\":\"30s\"}}},\"routing_num_shards\":2,\"primary_terms\":{\"0\":1,\"1\":1}}}}}";
+
+    private final Map<String, String> answers = new ConcurrentHashMap<>();
+    private HttpServer server;
+    private RestClient client;
+
+    @BeforeEach
+    void start() throws IOException {
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/", exchange -> {
+            String path = exchange.getRequestURI().getPath();
+            String body = answers.entrySet().stream().filter(e -> path.endsWith(e.getKey())).map(Map.Entry::getValue).findFirst()
+                    .orElse(null);
+            byte[] bytes = (body == null ? "{}" : body).getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().add("Content-Type", "application/json");
+            exchange.sendResponseHeaders(body == null ? 404 : 200, bytes.length);
+            exchange.getResponseBody().write(bytes);
+            exchange.close();
+        });
+        server.start();
+        client = RestClient.builder(new HttpHost("127.0.0.1", server.getAddress().getPort())).build();
+        answers.put("/_cluster/state/metadata/idx", METADATA);
+    }
+
+    @AfterEach
+    void stop() throws IOException {
+        client.close();
+        server.stop(0);
+    }
+
+    private static String stats(String shards) {
+        return "{\"indices\":{\"idx\":{\"shards\":{" + shards + "}}}}";
+    }
+
+    private static String primary(int shard, long maxSeqNo, long localCheckpoint) {
+        return "\"" + shard + "\":[{\"routing\":{\"primary\":true},\"seq_no\":{\"max_seq_no\":" + maxSeqNo + ",\"local_checkpoint\":"
+                + localCheckpoint + "}}]";
+    }
+
+    private AcknowledgedWrites writtenOnShard1() {
+        AcknowledgedWrites acknowledged = new AcknowledgedWrites();
+        acknowledged.record("idx", IndexLayout.of("idx", "u1", new long[] {1, 1}, null).shard(1), 1);
+        return acknowledged;
+    }
+
+    private CheckpointFence fence() {
+        return new CheckpointFence(client, new Backoff(Duration.ofMillis(10), Duration.ofMillis(20)), Duration.ofMillis(300),
+                Duration.ofSeconds(10));
+    }
+
+    /** Issue 27 item 6: Elasticsearch answers a flush an unavailable primary missed with 200 and failed: 0. */
+    @Test
+    void aFlushThatAWrittenShardsPrimaryMissedDoesNotCompleteTheCheckpoint() {
+        answers.put("/_stats/translog", stats(primary(0, 3, 3)));
+        answers.put("/_flush", "{\"_shards\":{\"total\":2,\"successful\":1,\"failed\":0}}");
+
+        assertThatThrownBy(() -> fence().check(writtenOnShard1()))
+                .hasMessageContaining("_flush of idx did not reach written shard 1: it has no started primary");
+    }
+
+    @Test
+    void aFlushThatReachedEveryWrittenPrimaryCompletesTheCheckpoint() throws Exception {
+        answers.put("/_stats/translog", stats(primary(0, 3, 3) + "," + primary(1, 7, 7)));
+        answers.put("/_flush", "{\"_shards\":{\"total\":4,\"successful\":2,\"failed\":0}}");
+        AcknowledgedWrites acknowledged = writtenOnShard1();
+
+        fence().check(acknowledged);
+
+        assertThat(acknowledged.isEmpty()).as("vouched for, forgotten").isTrue();
+    }
+}
