@@ -362,6 +362,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
         if (now - lastForgetMillis > FORGET_IDLE_TARGETS_MILLIS) {
             lastForgetMillis = now;
             buffers.forgetIdleTargets();
+            budgets.forgetIdleNodes();
         }
         Epoch closing = epochs.current();
         CompletableFuture<Void> durable = closing.durable;

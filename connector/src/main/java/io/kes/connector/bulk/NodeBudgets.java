@@ -66,9 +66,14 @@ final class NodeBudgets {
     private final boolean adaptive;
     private final HttpHost unknownNode;
     private final Map<HttpHost, Budget> byNode = new HashMap<>();
-    private long queuedBytes;
-    private int queuedBulks;
-    private int inFlight;
+    /*
+     * Volatile: the metrics reporter's thread reads them (gauges); only the task thread writes.
+     * Nothing that thread reads iterates the per-node map, which the task thread changes.
+     */
+    private volatile long queuedBytes;
+    private volatile int queuedBulks;
+    private volatile int inFlight;
+    private volatile long cuts;
 
     /**
      * @param soleConfiguredHost the configured host when there is one, else null: where bulks of
@@ -125,7 +130,9 @@ final class NodeBudgets {
     /** An attempt of a sent batch ended; see {@link AdaptiveConcurrency#ended}. */
     void attemptEnded(Batch batch, long nowNanos, long rttNanos, boolean backPressure) {
         if (batch.budget.adaptive != null) {
+            long before = batch.budget.adaptive.cuts();
             batch.budget.adaptive.ended(nowNanos, rttNanos, backPressure);
+            cuts += batch.budget.adaptive.cuts() - before;
         }
     }
 
@@ -159,12 +166,22 @@ final class NodeBudgets {
         return inFlight;
     }
 
+    /**
+     * Forgets the budgets of nodes with nothing queued or in flight: pod addresses change with
+     * every restart of a node, and a budget is made again at the next bulk for its node. Call now
+     * and then, not per bulk.
+     */
+    void forgetIdleNodes() {
+        byNode.values().removeIf(budget -> budget.queue.isEmpty() && budget.inFlight == 0);
+    }
+
+    /** Nodes with a budget now (tests of the bound). */
+    int nodes() {
+        return byNode.size();
+    }
+
     /** The limits' cuts so far, all nodes (adaptive concurrency only). */
     long cuts() {
-        long cuts = 0;
-        for (Budget budget : byNode.values()) {
-            cuts += budget.adaptive == null ? 0 : budget.adaptive.cuts();
-        }
         return cuts;
     }
 

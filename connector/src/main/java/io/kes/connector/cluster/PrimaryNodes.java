@@ -104,6 +104,7 @@ public final class PrimaryNodes implements AutoCloseable {
         indices.values().removeIf(lastUsed -> lastUsed < forgetBefore);
         try {
             Map<String, HttpHost> nodeHosts = placement.nodeHttpAddresses(scheme);
+            reachable.keySet().retainAll(new java.util.HashSet<>(nodeHosts.values())); // nodes gone (pod addresses change)
             addToClient(nodeHosts.values());
             Map<String, String> concreteOf = new HashMap<>();
             for (String index : indices.keySet()) {

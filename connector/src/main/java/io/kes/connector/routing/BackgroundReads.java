@@ -76,6 +76,11 @@ final class BackgroundReads<K, V> {
         return Optional.of(read.join()); // the reads catch their own failures
     }
 
+    /** Drops the reads (running or finished, not taken) of every key but {@code kept}: their owner forgot those keys. */
+    void retainOnly(java.util.Set<K> kept) {
+        running.keySet().retainAll(kept);
+    }
+
     /** Drops a running read of {@code key}: its value will not be taken. */
     void forget(K key) {
         running.remove(key);

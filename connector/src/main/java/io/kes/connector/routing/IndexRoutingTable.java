@@ -159,7 +159,8 @@ public final class IndexRoutingTable {
             pipelines.put(pipeline, verdict);
         }
         if (verdict.why.isPresent()) {
-            markUnpredictable(layout.index(), verdict.why.get() + ", so Elasticsearch may put its documents on other shards"
+            String why = verdict.why.get();
+            markUnpredictable(layout.index(), () -> why + ", so Elasticsearch may put its documents on other shards"
                     + " than predicted");
             return true;
         }
@@ -190,7 +191,7 @@ public final class IndexRoutingTable {
             // index and takes the new one (a new generation, so buffered predictions are redone).
             byName.values().removeIf(entry -> entry.layout != null && entry.layout.generation() == layout.generation());
         }
-        markUnpredictable(concrete, "a document written to it " + (pipeline != null ? "through ingest pipeline '" + pipeline + "'"
+        markUnpredictable(concrete, () -> "a document written to it " + (pipeline != null ? "through ingest pipeline '" + pipeline + "'"
                 : "through its " + indexPipelinesOf(concrete)) + " was stored in index " + landedIn + ", so a pipeline moves documents "
                 + "(changed since kes read it, or beyond what kes reads in it)");
     }
@@ -276,7 +277,7 @@ public final class IndexRoutingTable {
                 calibration = new Calibration(read.calibration().routing());
                 calibrated.put(Identity.of(index), calibration);
                 if (read.calibration().unpredictableWhy() != null) {
-                    markUnpredictable(index.name(), read.calibration().unpredictableWhy());
+                    markUnpredictable(index.name(), read.calibration()::unpredictableWhy);
                 }
             }
             calibration.lastUsedMillis = now;
@@ -332,11 +333,16 @@ public final class IndexRoutingTable {
         unpredictable.retainAll(known);
         // not the verdicts merely expired: one being read again stays in use until the read is done
         pipelines.values().removeIf(v -> now - v.expiresAtMillis > FORGET_AFTER_MILLIS);
+        // a read of a name forgotten meanwhile would never be taken (a name asked again is read anew)
+        layoutReads.retainOnly(byName.keySet());
+        pipelineReads.retainOnly(pipelines.keySet());
     }
 
-    private void markUnpredictable(String concrete, String why) {
+    /** Counts the index unpredictable; {@code why} is worded (it may read index settings) only for the one warning. */
+    private void markUnpredictable(String concrete, java.util.function.Supplier<String> why) {
         if (unpredictable.add(concrete)) {
-            LOG.warn("Shard grouping is off for index {}: {}. Its documents go in ordinary bulks; nothing is lost.", concrete, why);
+            LOG.warn("Shard prediction cannot be trusted for index {}: {}. Its writes are fenced on every shard of the index, and "
+                    + "those whose shard is not known go in ordinary bulks; nothing is lost.", concrete, why.get());
         }
     }
 }

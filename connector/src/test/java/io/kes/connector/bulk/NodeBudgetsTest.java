@@ -193,4 +193,24 @@ class NodeBudgetsTest {
         budgets.pump(dispatch);
         assertThat(sent).endsWith(laterB);
     }
+
+    /** Issue 27 item 12: pod addresses change with every node restart; budgets of gone nodes must not pile up. */
+    @Test
+    void budgetsOfNodesWithNothingQueuedOrInFlightAreForgotten() {
+        NodeBudgets budgets = new NodeBudgets(1, false, null);
+        Batch toA = batch(new Slot("logs", 0), "1");
+        Batch toB = batch(new Slot("logs", 1), "2");
+        budgets.enqueue(toA, A);
+        budgets.enqueue(toB, B);
+        budgets.pump(dispatch);
+        budgets.done(toA);
+
+        budgets.forgetIdleNodes();
+
+        assertThat(budgets.nodes()).as("B still has a bulk in flight").isEqualTo(1);
+        assertThat(budgets.budgetOf(B)).isNotNull();
+        budgets.done(toB);
+        budgets.forgetIdleNodes();
+        assertThat(budgets.nodes()).isZero();
+    }
 }

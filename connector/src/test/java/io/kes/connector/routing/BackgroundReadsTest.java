@@ -69,4 +69,18 @@ class BackgroundReadsTest {
         refresher.remove(0).run();
         assertThat(reads.next("a", true, false, () -> 6)).isEmpty();
     }
+
+    @Test
+    void readsOfKeysItsOwnerForgotAreDroppedSoTheyDoNotPileUp() {
+        List<Runnable> refresher = new ArrayList<>();
+        BackgroundReads<String, Integer> reads = new BackgroundReads<>(refresher::add);
+        reads.start("kept", () -> 1);
+        reads.start("forgotten", () -> 2);
+        refresher.forEach(Runnable::run);
+
+        reads.retainOnly(java.util.Set.of("kept"));
+
+        assertThat(reads.running("forgotten")).isFalse();
+        assertThat(reads.takeDone("kept")).contains(1);
+    }
 }
