@@ -96,6 +96,11 @@ public final class Bench {
         Thread hook = new Thread(servers::stopAll, "kes-bench-cleanup");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
+            if (options.scenario.equals("users-path")) {
+                boolean ok = new UsersPathScenario(options, servers).run();
+                System.out.printf("Bench wall time: %.1f min. Results in %s%n", (System.nanoTime() - started) / 60e9, options.out.toAbsolutePath());
+                return ok;
+            }
             SingleNodeScenario singleNode = new SingleNodeScenario(options, servers, environment, notRun, failures, this::measured);
             singleNode.run();
             profileSummary = singleNode.profileSummary();

@@ -40,6 +40,10 @@ final class BenchOptions {
      * measured in this many windows of equal documents (the first carries the job's start-up); 0 = off.
      */
     int windows = 4;
+    /** {@code users-path}: kes through {@code bin/kes run} as a process, per setup of {@link #usersPathShards} ({@link UsersPathScenario}). */
+    String scenario = "rounds";
+    /** The users-path scenario's setups, by the index's shards: 6 (parallelism 2), 48 and 96 (parallelism 8). */
+    List<Integer> usersPathShards = List.of(6, 48, 96);
 
     static BenchOptions parse(String[] args) {
         BenchOptions o = new BenchOptions();
@@ -74,12 +78,22 @@ final class BenchOptions {
                 case "--windows" -> { o.windows = Integer.parseInt(args[++i]); windowsGiven = true; }
                 case "--budget-minutes" -> o.budgetMinutes = Double.parseDouble(args[++i]);
                 case "--quick" -> o.quick = true;
+                case "--scenario" -> o.scenario = args[++i];
+                case "--shards" -> o.usersPathShards = java.util.Arrays.stream(args[++i].split(",")).map(Integer::valueOf).toList();
                 case "-h", "--help" -> usage(0);
                 default -> {
                     System.err.println("unknown option " + a);
                     usage(2);
                 }
             }
+        }
+        if (o.scenario.equals("users-path")) {
+            // every run reads the whole topic, with a process start each for kes: 1M records x 3 rounds fit ~25 minutes on 2 cores
+            o.records = recordsGiven ? o.records : 1_000_000;
+            o.rounds = roundsGiven ? o.rounds : 3;
+        } else if (!o.scenario.equals("rounds")) {
+            System.err.println("unknown scenario " + o.scenario + "; scenarios: rounds (the default), users-path");
+            usage(2);
         }
         if (o.quick) {
             if (!recordsGiven) {
@@ -130,6 +144,19 @@ final class BenchOptions {
         return o;
     }
 
+    /** The same run for one setup of the users-path scenario: its topic's partitions and the jobs' parallelism, every record per run. */
+    BenchOptions forSetup(int partitions, int parallelism) {
+        BenchOptions o = new BenchOptions();
+        o.records = records;
+        o.docsPerRun = records;
+        o.partitions = partitions;
+        o.parallelism = parallelism;
+        o.loaderThreads = parallelism * ElasticsearchSinkOptions.BULK_MAX_IN_FLIGHT.defaultValue();
+        o.work = work;
+        o.out = out;
+        return o;
+    }
+
     /** A count with an optional {@code k} or {@code m} suffix: 500k, 2m, 2_000_000. */
     static long parseCount(String s) {
         s = s.replace("_", "").toLowerCase();
@@ -151,13 +178,15 @@ final class BenchOptions {
         System.err.println(String.join("\n",
                 "usage: kes bench [--records N] [--docs-per-run N] [--rounds R] [--partitions P] [--parallelism P] [--modes kes,kes-30s,kes-mixed,kes-request,official,ceiling]",
                 "                 [--skip-multinode] [--multinode-records N] [--multinode-rounds R] [--loader-threads T] [--node-cpus C] [--no-primary-aware]",
-                "                 [--no-multinode-jobs] [--windows W]",
+                "                 [--no-multinode-jobs] [--windows W] [--scenario users-path [--shards 6,48,96]]",
                 "                 [--quick] [--no-profile] [--budget-minutes M] [--out DIR] [--es-url URL --kafka BOOTSTRAP] [--es-version V]",
                 "defaults: 2,000,000 records in Kafka, each single-node run indexes the last 500,000 of them, 5 rounds, 6 partitions, parallelism 2,",
                 "modes kes,kes-mixed,kes-request,official,ceiling (kes-30s when asked for; with official, Elasticsearch 8.19 unless --es-version), 3-node scenario with 3 rounds of up to 500,000 docs",
                 "per run (fewer when the single-node part left less than enough of the --budget-minutes 24 for it; 0 = no budget),",
                 "kes, kes-mixed and official on 3 nodes too (--no-multinode-jobs: loader only), long-running mode: one kes and one",
-                "official job over the whole topic in --windows 4 windows (0 = off; off with --quick)"));
+                "official job over the whole topic in --windows 4 windows (0 = off; off with --quick).",
+                "--scenario users-path: kes through bin/kes run as its own process (keyed, and chained beside it at 48 and 96 shards) against the",
+                "official sink and the loader, 6 shards at parallelism 2 and 48/96 shards at parallelism 8; 1,000,000 records, 3 rounds by default"));
         System.exit(code);
     }
 }

@@ -64,6 +64,20 @@ final class ScaleModel {
         this.fixedShare = fit(mixedMeasuredMs);
     }
 
+    /**
+     * Documents a single-shard bulk holds when bulk.linger sends it, for a stream of
+     * {@code docsPerSecond} spread evenly over the shards: each buffer collects its share of the
+     * stream for at most {@code lingerSeconds} after its first document, and is sent full at
+     * {@code maxDocs}. Keyed, a shard has one buffer (its one writer); chained, it has one in every
+     * writer, each filling at 1/(shards x writers) of the stream. The users-path scenario checks it
+     * against the documents per shard operation it measures; not modelled: checkpoints, which send
+     * every buffer, and bulk.max_buffered_bytes, which sends the largest buffer early.
+     */
+    static double docsPerBulk(int maxDocs, double docsPerSecond, double lingerSeconds, int shards, int writers, boolean keyed) {
+        int buffers = keyed ? shards : shards * writers;
+        return Math.min(maxDocs, docsPerSecond * lingerSeconds / buffers);
+    }
+
     double fixedShare() {
         return fixedShare;
     }

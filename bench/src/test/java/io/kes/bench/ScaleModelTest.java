@@ -51,4 +51,12 @@ class ScaleModelTest {
         double single = model.predict(3, 6, true).singleMs();
         assertThat(single).isBetween(100.0, 100.0 + 200.0 / 3);
     }
+
+    @Test
+    void chainedWritersFillTheirBulksAtOneWriterShareOfEachShard() {
+        // 30,000 docs/s over 96 shards, linger 1 s: 312 per shard keyed, 39 per buffer with 8 chained writers
+        assertThat(ScaleModel.docsPerBulk(1000, 30_000, 1.0, 96, 8, true)).isCloseTo(312.5, within(0.1));
+        assertThat(ScaleModel.docsPerBulk(1000, 30_000, 1.0, 96, 8, false)).isCloseTo(39.1, within(0.1));
+        assertThat(ScaleModel.docsPerBulk(1000, 30_000, 1.0, 6, 2, true)).isEqualTo(1000);
+    }
 }

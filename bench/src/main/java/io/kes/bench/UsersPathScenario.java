@@ -1,0 +1,183 @@
+package io.kes.bench;
+
+import io.kes.connector.routing.IndexRouting;
+import io.kes.jobs.quickstart.SampleLogs;
+import io.kes.stack.Http;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code bin/kes bench --scenario users-path}: kes the way users run it, {@code bin/kes run} as a
+ * process of its own timed from start to exit ({@link KesProcessRuns}), beside the official sink
+ * (its own JVM, 1 GB heap) and the direct loader, alternated over rounds, per setup: 6 shards at
+ * parallelism 2 (4 partitions), and 48 and 96 shards at parallelism 8 (8 partitions), where the
+ * two writer topologies differ most (keyed: one buffer per shard; chained: one per shard in every
+ * writer). Results: {@code users-path.md} and {@code users-path.csv} in {@code --out}.
+ */
+final class UsersPathScenario {
+
+    /** One setup: the index's shards, the job's parallelism and the topic's partitions, and the modes run against it. */
+    record Setup(int shards, int parallelism, int partitions, List<String> modes) {
+        String name() {
+            return shards + " shards, p=" + parallelism + ", " + partitions + " partitions";
+        }
+    }
+
+    /** The setups, by shard count. At 6 shards only the default topology: the target is about what users get. */
+    static Setup setup(int shards) {
+        return shards == Bench.SHARDS
+                ? new Setup(shards, 2, 4, List.of("kes-keyed", "official", "loader"))
+                : new Setup(shards, 8, 8, List.of("kes-keyed", "kes-chained", "official", "loader"));
+    }
+
+    /**
+     * One measured run.
+     *
+     * @param seconds        kes: process start to exit; official: first record read to every document counted; loader: first request to count
+     * @param steadyDocsPerSecond the middle half of the documents over the time it took (the loader: its whole run)
+     * @param indexTotal     index operations on the primaries: above {@code docs} when a document was written twice
+     * @param bulks          {@code _bulk} HTTP requests the node received
+     * @param shardOps       shard-level bulk operations ({@code _stats/bulk total_operations})
+     * @param peakHeapMb     kes: largest heap occupancy before a GC; NaN for the others
+     */
+    record PathRun(Setup setup, String mode, int round, long docs, long counted, long indexTotal, double seconds, double startupSeconds,
+                   double steadyDocsPerSecond, long bulks, long shardOps, double esCpuSeconds, double clientCpuSeconds, double peakHeapMb,
+                   boolean outOfMemory) {
+        double docsPerSecond() {
+            return docs / seconds;
+        }
+    }
+
+    private final BenchOptions options;
+    private final BenchServers servers;
+    private final Map<String, String> environment = new LinkedHashMap<>();
+    private final List<PathRun> runs = new ArrayList<>();
+    private final List<String> failures = new ArrayList<>();
+
+    UsersPathScenario(BenchOptions options, BenchServers servers) {
+        this.options = options;
+        this.servers = servers;
+    }
+
+    /** Every setup, its rounds, the report; true when every run indexed every record exactly once and exited cleanly. */
+    boolean run() throws Exception {
+        environment.put("load average at start (1, 5, 15 min)", loadAverage());
+        BenchServers.SingleNode stack = servers.startSingleNode(options);
+        Http es = new Http(stack.esUrl());
+        Machine.describe(es, environment);
+        EsStats stats = new EsStats(stack.esUrl(), stack.local());
+        ClientCpu clientCpu = new ClientCpu(servers::broker);
+        boolean warm = false;
+        for (int shards : options.usersPathShards) {
+            Setup setup = setup(shards);
+            BenchOptions o = options.forSetup(setup.partitions(), setup.parallelism());
+            Bench.step(String.format("%s: %,d records into topic %s once", setup.name(), o.records, o.topic()));
+            BenchTopic topic = new BenchTopic(o, stack.bootstrap());
+            topic.loadOnce();
+            IndexRouting routing = BenchElasticsearch.routingOf(es, stack.esUrl(), "kes-bench-routing-probe", "async", shards);
+            DirectLoader.Bulks bulks = DirectLoader.prepare(new SampleLogs(Bench.SEED), topic.name(), o.partitions, o.records,
+                    Bench.DOCS_PER_BULK, routing);
+            LoaderRuns loader = new LoaderRuns(es, stats, clientCpu, o.loaderThreads);
+            if (!warm) {
+                // untimed: the node's indexing path JIT-compiled, Kafka's offsets topic created, before any measured run
+                BenchElasticsearch.createIndex(es, "kes-bench-warmup", "async", shards);
+                Bench.untimed(loader.run("warm-up", 0, "kes-bench-warmup", bulks, List.of(stack.esUrl()), null));
+                es.send("DELETE", "/kes-bench-warmup", null);
+                topic.createOffsetsTopic();
+                warm = true;
+            }
+            KesProcessRuns kes = new KesProcessRuns(o, topic, es, stack.esUrl(), clientCpu);
+            try (OfficialRuns official = new OfficialRuns(o, topic, clientCpu, "1g")) {
+                servers.closeFirst(official); // also on Ctrl-C
+                for (int round = 1; round <= options.rounds; round++) {
+                    for (String mode : Bench.roundOrder(setup.modes(), round)) {
+                        String index = "kes-bench-up" + shards + "-" + mode + "-r" + round;
+                        Bench.step(setup.name() + ", " + Bench.roundName(round, options.rounds) + ": " + mode + " -> " + index);
+                        BenchElasticsearch.createIndex(es, index, "async", shards);
+                        try {
+                            PathRun run = switch (mode) {
+                                case "loader" -> loader(setup, round, index, es, stats, loader, bulks, stack.esUrl());
+                                case "official" -> official(setup, round, index, es, stats, official, topic, stack.esUrl());
+                                default -> kes(setup, mode, round, index, es, stats, kes, topic);
+                            };
+                            System.out.printf("  %,.0f docs/s (steady %,.0f), %,d of %,d counted, index_total %,d, %.0f docs per _bulk,"
+                                            + " %.2f shard ops per _bulk, peak heap %.0f MB%s%n", run.docsPerSecond(), run.steadyDocsPerSecond(),
+                                    run.counted(), run.docs(), run.indexTotal(), Stats.ratio(run.docs(), run.bulks()),
+                                    Stats.ratio(run.shardOps(), run.bulks()), run.peakHeapMb(), run.outOfMemory() ? ", OutOfMemoryError" : "");
+                            if (run.counted() != run.docs() || run.indexTotal() != run.docs() || run.outOfMemory()) {
+                                failures.add(setup.name() + " " + mode + " round " + round + ": counted " + run.counted()
+                                        + ", index_total " + run.indexTotal() + " of " + run.docs() + (run.outOfMemory() ? ", OutOfMemoryError" : ""));
+                            }
+                            runs.add(run);
+                        } catch (Exception e) {
+                            failures.add(setup.name() + " " + mode + " round " + round + ": " + e);
+                            System.out.println("  !! FAILED: " + e);
+                            e.printStackTrace(System.out);
+                        }
+                        es.send("DELETE", "/" + index, null);
+                    }
+                }
+            }
+        }
+        environment.put("load average at end (1, 5, 15 min)", loadAverage());
+        failures.forEach(f -> System.out.println("FAILED: " + f));
+        environment.put("failures", failures.isEmpty() ? "none" : String.join("; ", failures));
+        String table = new UsersPathReport(options, runs, environment).write();
+        System.out.println();
+        System.out.println(table);
+        return failures.isEmpty();
+    }
+
+    private PathRun kes(Setup setup, String mode, int round, String index, Http es, EsStats stats, KesProcessRuns kes, BenchTopic topic)
+            throws Exception {
+        long docs = topic.docsFrom(new long[setup.partitions()]);
+        EsStats.Snapshot before = stats.snapshot();
+        KesProcessRuns.Result r = kes.run(index, mode.substring("kes-".length()), "1g");
+        EsStats.Snapshot delta = stats.snapshot().minus(before);
+        if (r.exitCode() != 0) {
+            throw new IllegalStateException("bin/kes run exited with " + r.exitCode() + (r.outOfMemory() ? " after an OutOfMemoryError" : "")
+                    + " (console: " + options.work.resolve("kes-run-" + index) + ")");
+        }
+        return new PathRun(setup, mode, round, docs, es.refreshAndCount(index), OfficialRuns.indexTotal(es, index), r.seconds(),
+                r.startupSeconds(), r.steadyDocsPerSecond(), delta.bulkHttpRequests(), stats.shardBulkOperations(index),
+                delta.cpuMillis() / 1000.0, r.clientCpuSeconds(), r.peakHeapMb(), r.outOfMemory());
+    }
+
+    /** The official sink over the whole topic in 4 windows: the middle two are its steady state, as the middle half is kes's. */
+    private PathRun official(Setup setup, int round, String index, Http es, EsStats stats, OfficialRuns official, BenchTopic topic,
+                             String esUrl) throws Exception {
+        List<Run> w = official.run(stats, es, index, "official", round, List.of(esUrl), new long[setup.partitions()], 4);
+        List<Run> middle = w.subList(1, w.size() - 1);
+        return new PathRun(setup, "official", round, sum(w, Run::docs), sum(w, Run::counted), OfficialRuns.indexTotal(es, index),
+                w.stream().mapToDouble(Run::seconds).sum(), Double.NaN,
+                sum(middle, Run::docs) / middle.stream().mapToDouble(Run::seconds).sum(), sum(w, Run::bulks),
+                stats.shardBulkOperations(index), w.stream().mapToDouble(Run::cpuSeconds).sum(),
+                w.stream().mapToDouble(Run::clientCpuSeconds).sum(), Double.NaN, false);
+    }
+
+    /** The loader's {@code _bulk} requests: its shard operations over the shards per request the node counted (retries included). */
+    private PathRun loader(Setup setup, int round, String index, Http es, EsStats stats, LoaderRuns loader, DirectLoader.Bulks bulks,
+                           String esUrl) throws Exception {
+        Run r = loader.run("loader", round, index, bulks, List.of(esUrl), null);
+        long shardOps = stats.shardBulkOperations(index);
+        return new PathRun(setup, "loader", round, r.docs(), r.counted(), OfficialRuns.indexTotal(es, index), r.seconds(), Double.NaN,
+                r.docsPerSecond(), Math.round(shardOps / r.shardsPerBulk()), shardOps, r.cpuSeconds(), r.clientCpuSeconds(), Double.NaN,
+                false);
+    }
+
+    private static long sum(List<Run> runs, java.util.function.ToLongFunction<Run> f) {
+        return runs.stream().mapToLong(f).sum();
+    }
+
+    private static String loadAverage() {
+        try {
+            return String.join(", ", List.of(Files.readString(Path.of("/proc/loadavg")).split(" ")).subList(0, 3));
+        } catch (Exception e) {
+            return "?";
+        }
+    }
+}
