@@ -83,4 +83,28 @@ class FailureHandlingIT {
                 "{\"unexpected\":true}".getBytes(StandardCharsets.UTF_8))).getJobExecutionResult().get();
         assertThat(COLLECTED).hasSize(10).allSatisfy(f -> assertThat(f.errorType()).isEqualTo("strict_dynamic_mapping_exception"));
     }
+
+    /**
+     * Issue 27 item 7: a write block ({@code PUT idx/_block/write}, or an ILM read-only index)
+     * answers 403 {@code cluster_block_exception}. That is no missing privilege: the writes go to
+     * the failure handler (the dead-letter topic, when configured) like any refused write, and the
+     * default handler's message names the block.
+     */
+    @Test
+    void writesRefusedByAWriteBlockGoToTheFailureHandlerNotToAPrivilegeError(ElasticsearchNode es) throws Exception {
+        es.http().send("PUT", "/strict/_block/write", null).requireOk("write block");
+        ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(es.url()).setFailureHandler(new Collecting()).build();
+        SinkPipelines.start(sink, 20, 0, 1, null, TENTH_IS_BAD).getJobExecutionResult().get();
+
+        assertThat(COLLECTED).hasSize(20).allSatisfy(f -> {
+            assertThat(f.status()).isEqualTo(403);
+            assertThat(f.errorType()).isEqualTo("cluster_block_exception");
+        });
+        assertThatThrownBy(() -> SinkPipelines.start(ElasticsearchSink.builder().setHosts(es.url()).build(), 20, 0, 1, null, TENTH_IS_BAD)
+                .getJobExecutionResult().get())
+                .rootCause()
+                .isInstanceOf(FailureHandler.PermanentWriteException.class)
+                .hasMessageContaining("failed with 403")
+                .hasMessageContaining("index write");
+    }
 }

@@ -12,6 +12,10 @@ import java.util.List;
  * is not: the default handler would fail the job, and every restart would replay the record into
  * the same 403 for ever; a dead-letter topic would take every record of the index, one by one.
  * Only a grant (or other credentials) fixes it, so the job ends once, saying which.
+ *
+ * <p>A 403 {@code cluster_block_exception} is no missing privilege: the index has a write block
+ * ({@code PUT <index>/_block/write}, an ILM read-only phase). Those go to the next handler, as any
+ * refused write does (the dead-letter topic, or the job fails naming the block).
  */
 final class UnauthorizedWrites implements FailureHandler {
 
@@ -31,7 +35,7 @@ final class UnauthorizedWrites implements FailureHandler {
     @Override
     public void onFailures(List<FailedOperation> failures) throws Exception {
         for (FailedOperation f : failures) {
-            if (NonRecoverable.isNonRecoverableStatus(f.status())) {
+            if (NonRecoverable.isNonRecoverableStatus(f.status()) && !"cluster_block_exception".equals(f.errorType())) {
                 throw NonRecoverable.error(message(f));
             }
         }

@@ -23,9 +23,11 @@ import org.apache.flink.annotation.Internal;
  * ones under term 2; the term-1 writes are the ones at risk, and only the lowest term still shows
  * them.
  *
- * <p>Where the shard of a write is not known (not predictable, or the write landed in another
- * index than predicted: a rollover, a re-created index), every shard of its index counts as
- * written, each against its own baseline from the layout; without a layout, against the lowest
+ * <p>Every shard of a written index counts as written, each against its own baseline from the
+ * layout (the write's shard is a prediction: an index's default or final pipeline added since the
+ * layout was read may have routed it elsewhere); the predicted shard also against the term the
+ * write was applied under. Where the write landed in another index than predicted (a rollover,
+ * a re-created index), every shard of that index counts as written; without a layout, against the lowest
  * term its writes were applied under (1 when unknown). A shard-level entry whose layout is no
  * longer the index's (another uuid or shard count by the time the fence looks) counts index-wide
  * too: the prediction it was made with may have sent the write elsewhere.
@@ -42,6 +44,8 @@ public final class AcknowledgedWrites {
         long[] onShard = new long[0];
         /** Lowest baseline per shard for writes of unknown shard, from their layouts; null = none. */
         long[] anyShard;
+        /** The layout baselines last added to {@link #anyShard} (shared per layout): one write per layout does the work. */
+        long[] lastAnyShard;
         /** Lowest term of writes of unknown shard and no layout; 0 = none. */
         long floor;
 
@@ -60,6 +64,10 @@ public final class AcknowledgedWrites {
 
         /** Writes of unknown shard, each shard held against its entry of {@code baselines}. */
         void anyShard(long[] baselines) {
+            if (baselines == lastAnyShard) {
+                return;
+            }
+            lastAnyShard = baselines;
             if (anyShard == null) {
                 anyShard = new long[baselines.length];
             } else if (anyShard.length < baselines.length) {
@@ -98,6 +106,15 @@ public final class AcknowledgedWrites {
 
         /** The lowest baseline of writes that may sit on {@code shard} of the index as it is now; 0 when none may. */
         long baseline(int shard, IndexMetadata now) {
+            long baseline = predictedBaseline(shard, now);
+            if (anyShard != null) {
+                baseline = lowest(baseline, shard < anyShard.length && anyShard[shard] > 0 ? anyShard[shard] : 1);
+            }
+            return baseline;
+        }
+
+        /** {@link #baseline} of the writes predicted for {@code shard} (or of no known shard at all), not of the index-wide fence. */
+        long predictedBaseline(int shard, IndexMetadata now) {
             long baseline = floor;
             boolean layoutHolds = uuid == null || (uuid.equals(now.uuid()) && numberOfShards == now.numberOfShards());
             if (layoutHolds) {
@@ -110,9 +127,6 @@ public final class AcknowledgedWrites {
                         baseline = lowest(baseline, term);
                     }
                 }
-            }
-            if (anyShard != null) {
-                baseline = lowest(baseline, shard < anyShard.length && anyShard[shard] > 0 ? anyShard[shard] : 1);
             }
             return baseline;
         }
@@ -138,9 +152,11 @@ public final class AcknowledgedWrites {
             if (predicted.knowsShard()) {
                 writes.onShard(layout.uuid(), layout.numberOfShards(), predicted.shard(),
                         appliedTerm > 0 ? appliedTerm : layout.primaryTerm(predicted.shard()));
-            } else {
-                writes.anyShard(layout.primaryTermPerShard());
             }
+            // Every shard, not only the predicted one: an index pipeline added or changed since the
+            // layout was read (or one kes cannot read ahead) may have put the write elsewhere. Idle
+            // shards are persisted already; a shard whose primary moved fails the fence once.
+            writes.anyShard(layout.primaryTermPerShard());
         } else {
             writes.floor = IndexWrites.lowest(writes.floor, appliedTerm > 0 ? appliedTerm : 1);
         }
@@ -172,16 +188,23 @@ public final class AcknowledgedWrites {
      * @param current index → its metadata now
      */
     public String firstMovedShard(Map<String, IndexMetadata> current) {
-        for (String index : indices()) {
-            IndexMetadata now = current.get(index);
-            if (now == null) {
-                return index + " (the index disappeared)";
-            }
-            long[] terms = now.primaryTerms();
-            for (int s = 0; s < now.numberOfShards(); s++) {
-                long baseline = baseline(index, s, now);
-                if (baseline > 0 && terms[s] > baseline) {
-                    return index + "[" + s + "] (written under primary term " + baseline + " or earlier, now " + terms[s] + ")";
+        // First the shards writes were predicted for (the likeliest to have lost something), then
+        // every shard of the written indices (a write may sit elsewhere than predicted).
+        for (boolean predictedOnly : new boolean[] {true, false}) {
+            for (String index : indices()) {
+                IndexMetadata now = current.get(index);
+                if (now == null) {
+                    return index + " (the index disappeared)";
+                }
+                IndexWrites writes = byIndex.get(index);
+                long[] terms = now.primaryTerms();
+                for (int s = 0; s < now.numberOfShards(); s++) {
+                    long baseline = predictedOnly ? writes.predictedBaseline(s, now) : writes.baseline(s, now);
+                    if (baseline > 0 && terms[s] > baseline) {
+                        return index + "[" + s + "] (" + (predictedOnly ? "written" : "a shard of a written index, which may hold writes "
+                                + "predicted for another shard, when its primary term was") + " under primary term " + baseline
+                                + " or earlier, now " + terms[s] + ")";
+                    }
                 }
             }
         }
