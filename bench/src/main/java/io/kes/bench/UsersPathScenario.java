@@ -85,7 +85,9 @@ final class UsersPathScenario {
             if (!warm) {
                 // untimed: the node's indexing path JIT-compiled, Kafka's offsets topic created, before any measured run
                 BenchElasticsearch.createIndex(es, "kes-bench-warmup", "async", shards);
-                Bench.untimed(loader.run("warm-up", 0, "kes-bench-warmup", bulks, List.of(stack.esUrl()), null));
+                DirectLoader.Bulks warmUp = DirectLoader.prepare(new SampleLogs(Bench.SEED), topic.name(), o.partitions,
+                        Math.min(o.records, 200_000), Bench.DOCS_PER_BULK, routing);
+                Bench.untimed(loader.run("warm-up", 0, "kes-bench-warmup", warmUp, List.of(stack.esUrl()), null));
                 es.send("DELETE", "/kes-bench-warmup", null);
                 topic.createOffsetsTopic();
                 warm = true;
