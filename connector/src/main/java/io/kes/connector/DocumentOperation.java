@@ -29,6 +29,10 @@ public final class DocumentOperation {
     private final byte[] source;
     private final RecordOrigin origin;
     private final String pipeline;
+    private final long version;
+
+    /** {@link #version()} of an operation that names none. */
+    public static final long NO_VERSION = -1;
 
     private DocumentOperation(Builder b) {
         this.opType = Objects.requireNonNull(b.opType, "opType");
@@ -38,6 +42,12 @@ public final class DocumentOperation {
         this.source = b.source;
         this.origin = b.origin == null ? RecordOrigin.NONE : b.origin;
         this.pipeline = b.pipeline;
+        this.version = b.version;
+        if (version != NO_VERSION && (version < 0 || id == null || (opType != OpType.INDEX && opType != OpType.DELETE))) {
+            throw new IllegalArgumentException("version " + version + " (index " + index + ", id " + id + ", " + opType + "): an "
+                    + "external version is a number >= 0 on an index or delete with an id; Elasticsearch versions no create and no "
+                    + "bulk update (upsert)");
+        }
         if (id == null && opType != OpType.INDEX && opType != OpType.CREATE) {
             throw new IllegalArgumentException(opType + " needs a document id (index " + index + ", from " + this.origin + ")");
         }
@@ -87,6 +97,7 @@ public final class DocumentOperation {
         private byte[] source;
         private RecordOrigin origin;
         private String pipeline;
+        private long version = NO_VERSION;
 
         private Builder(OpType opType, String index) {
             this.opType = opType;
@@ -126,6 +137,18 @@ public final class DocumentOperation {
             return this;
         }
 
+        /**
+         * An external version (index and delete with an id only): Elasticsearch applies the write
+         * only if no write of a higher version reached the document ({@code version_type:
+         * external_gte}); one that did answers 409, which kes counts as an accepted replay. With
+         * the record's Kafka offset as the version, a replay after a restore never takes a
+         * document back to an older value (see README "Order", {@code version: kafka-offset}).
+         */
+        public Builder version(long version) {
+            this.version = version;
+            return this;
+        }
+
         public DocumentOperation build() {
             return new DocumentOperation(this);
         }
@@ -161,6 +184,11 @@ public final class DocumentOperation {
         return pipeline;
     }
 
+    /** The external version ({@code external_gte}), or {@link #NO_VERSION}. */
+    public long version() {
+        return version;
+    }
+
     @Override
     public boolean equals(Object o) {
         if (!(o instanceof DocumentOperation other)) {
@@ -168,7 +196,7 @@ public final class DocumentOperation {
         }
         return opType == other.opType && index.equals(other.index) && Objects.equals(id, other.id)
                 && Objects.equals(routing, other.routing) && java.util.Arrays.equals(source, other.source)
-                && origin.equals(other.origin) && Objects.equals(pipeline, other.pipeline);
+                && origin.equals(other.origin) && Objects.equals(pipeline, other.pipeline) && version == other.version;
     }
 
     @Override
@@ -179,6 +207,7 @@ public final class DocumentOperation {
     @Override
     public String toString() {
         return opType.bulkAction() + " " + index + "/" + id + (routing != null ? " routing=" + routing : "")
-                + (pipeline != null ? " pipeline=" + pipeline : "") + " from " + origin;
+                + (pipeline != null ? " pipeline=" + pipeline : "") + (version != NO_VERSION ? " version=" + version : "")
+                + " from " + origin;
     }
 }

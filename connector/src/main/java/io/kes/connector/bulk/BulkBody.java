@@ -112,6 +112,11 @@ final class BulkBody {
             writeAscii(",\"pipeline\":");
             writeJsonString(op.pipeline());
         }
+        if (op.version() != DocumentOperation.NO_VERSION) {
+            writeAscii(",\"version\":");
+            writeAscii(Long.toString(op.version()));
+            writeAscii(",\"version_type\":\"external_gte\"");
+        }
         if (op.opType() == OpType.UPSERT) {
             // Two writers may upsert the same id between a refresh; let Elasticsearch retry those.
             writeAscii(",\"retry_on_conflict\":3");

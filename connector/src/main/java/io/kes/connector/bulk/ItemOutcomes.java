@@ -34,7 +34,7 @@ final class ItemOutcomes {
         for (int i = 0; i < response.size(); i++) {
             DocumentOperation op = sent.operation(i);
             int status = response.status[i];
-            ItemOutcome outcome = ItemOutcome.of(status, response.errorType[i], op.opType());
+            ItemOutcome outcome = ItemOutcome.of(status, response.errorType[i], op.opType(), op.version() != DocumentOperation.NO_VERSION);
             // Once a write of an id is retried, every later write of that id in this bulk is sent
             // again after it, even one that succeeded: otherwise the retry would overwrite it.
             if (retriedIds != null && op.id() != null && retriedIds.contains(idKey(op))) {

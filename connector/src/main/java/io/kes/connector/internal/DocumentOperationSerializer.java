@@ -45,6 +45,8 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
     private static final int HAS_ORIGINAL_VALUE = 1 << 5;
     private static final int HAS_HEADERS = 1 << 6;
     private static final int HAS_PIPELINE = 1 << 7;
+    /** In the op type's byte (the flags' byte is full): an external version follows the pipeline. */
+    private static final int VERSIONED = 1 << 6;
     private static final OpType[] OP_TYPES = OpType.values();
 
     private final transient RepeatedString indexNames = new RepeatedString();
@@ -94,7 +96,7 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
                 | (!origin.headers().isEmpty() ? HAS_HEADERS : 0)
                 | (op.pipeline() != null ? HAS_PIPELINE : 0);
         out.writeByte(flags);
-        out.writeByte(op.opType().ordinal());
+        out.writeByte(op.opType().ordinal() | (op.version() != DocumentOperation.NO_VERSION ? VERSIONED : 0));
         writeBytes(indexNames.encode(op.index()), out);
         if (op.id() != null) {
             writeBytes(op.id().getBytes(StandardCharsets.UTF_8), out);
@@ -122,12 +124,16 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
         if (op.pipeline() != null) {
             writeBytes(op.pipeline().getBytes(StandardCharsets.UTF_8), out);
         }
+        if (op.version() != DocumentOperation.NO_VERSION) {
+            out.writeLong(op.version());
+        }
     }
 
     @Override
     public DocumentOperation deserialize(DataInputView in) throws IOException {
         int flags = in.readByte();
-        OpType opType = OP_TYPES[in.readByte()];
+        int opByte = in.readByte();
+        OpType opType = OP_TYPES[opByte & ~VERSIONED];
         String index = indexNames.decode(readToScratch(in));
         String id = (flags & HAS_ID) != 0 ? readString(in) : null;
         String routing = (flags & HAS_ROUTING) != 0 ? readString(in) : null;
@@ -142,8 +148,9 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
                 ? RecordOrigin.NONE
                 : new RecordOrigin(topic, partition, offset, key, originalValue, headers);
         String pipeline = (flags & HAS_PIPELINE) != 0 ? readString(in) : null;
+        long version = (opByte & VERSIONED) != 0 ? in.readLong() : DocumentOperation.NO_VERSION;
         return DocumentOperation.write(opType, index).id(id).routing(routing).source(source).origin(origin).pipeline(pipeline)
-                .build();
+                .version(version).build();
     }
 
     @Override

@@ -43,6 +43,17 @@ class BulkBodyTest {
     }
 
     @Test
+    void anExternalVersionGoesInTheActionLineAsExternalGte() {
+        BulkBody body = new BulkBody(16);
+        body.add(DocumentOperation.write(OpType.INDEX, "logs").id("k").source("{}".getBytes(StandardCharsets.UTF_8)).version(41).build(),
+                ShardPrediction.UNKNOWN);
+        body.add(DocumentOperation.write(OpType.DELETE, "logs").id("k").version(42).build(), ShardPrediction.UNKNOWN);
+        assertThat(text(body)).isEqualTo(
+                "{\"index\":{\"_index\":\"logs\",\"_id\":\"k\",\"version\":41,\"version_type\":\"external_gte\"}}\n{}\n"
+                        + "{\"delete\":{\"_index\":\"logs\",\"_id\":\"k\",\"version\":42,\"version_type\":\"external_gte\"}}\n");
+    }
+
+    @Test
     void upsertWrapsTheSourceAsDocWithDocAsUpsert() {
         BulkBody body = new BulkBody(16);
         body.add(op(OpType.UPSERT, "u", null, "{\"n\":1}"), ShardPrediction.UNKNOWN);

@@ -54,6 +54,16 @@ class DocumentOperationSerializerTest {
     }
 
     @Test
+    void anExternalVersionSurvivesTheNetworkBesideEveryOtherField() throws Exception {
+        DocumentOperation indexed = DocumentOperation.write(io.kes.connector.OpType.INDEX, "logs").id("k").source("{}".getBytes())
+                .pipeline("p").version(41).build();
+        DocumentOperation deleted = DocumentOperation.write(io.kes.connector.OpType.DELETE, "logs").id("k").version(0).build();
+        assertThat(roundTrip(indexed)).isEqualTo(indexed);
+        assertThat(roundTrip(deleted).version()).isZero();
+        assertThat(roundTrip(DocumentOperation.index("logs", "u", "{}")).version()).isEqualTo(DocumentOperation.NO_VERSION);
+    }
+
+    @Test
     void absentFieldsStayAbsent() throws Exception {
         DocumentOperation delete = DocumentOperation.delete("logs", "gone");
         DocumentOperation back = roundTrip(delete);

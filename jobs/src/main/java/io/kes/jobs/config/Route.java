@@ -39,14 +39,17 @@ import org.apache.avro.Schema;
  * @param format         {@code format} with {@code avro_schema_file} or {@code schema_registry_url}: how values are encoded
  * @param pipeline       {@code pipeline}: the ingest pipeline each document goes through (named in its bulk item), or null
  *                       (then the index's {@code index.default_pipeline}, if any, applies)
+ * @param versionByOffset {@code version: kafka-offset}: each write carries its record's offset as an external
+ *                       version ({@code external_gte}), so a replay never takes a document back to an older value
  */
 public record Route(List<String> topics, String topicPattern, String index, String dataStream, IdSpec id, String routing,
                     Op op, String timestampField, List<String> include, List<String> exclude, Map<String, String> rename,
-                    IndexTemplateSettings template, ValueFormat format, String pipeline) implements Serializable {
+                    IndexTemplateSettings template, ValueFormat format, String pipeline, boolean versionByOffset)
+        implements Serializable {
 
     static final Set<String> KEYS = Set.of("topics", "topic_pattern", "index", "data_stream", "id", "routing", "op",
             "format", "avro_schema_file", "schema_registry_url", "timestamp_field", "include", "exclude", "rename", "index_template",
-            "pipeline");
+            "pipeline", "version");
 
     /** What a record does to its document. */
     public enum Op {
@@ -127,6 +130,11 @@ public record Route(List<String> topics, String topicPattern, String index, Stri
         List<String> exclude = node.attempt(() -> node.strings("exclude"), List.of());
         IndexTemplateSettings template = node.attempt(() -> IndexTemplateSettings.from(node.section("index_template"), dataStream != null), null);
         String pipeline = node.attempt(() -> pipeline(node), null);
+        boolean versionByOffset = node.attempt(() -> node.choice("version", "none", s -> s, Set.of("none", "kafka-offset")), "none")
+                .equals("kafka-offset");
+        if (versionByOffset && op != null && id != null) {
+            checkVersionByOffset(node, op, id, dataStream);
+        }
         if (op != null && id != null) {
             checkOpAndId(node, op, id, routing, dataStream);
         }
@@ -139,7 +147,24 @@ public record Route(List<String> topics, String topicPattern, String index, Stri
         }
         return new Route(List.copyOf(topics), pattern, index, dataStream, id, routing,
                 dataStream != null ? Op.CREATE : op, timestampField, List.copyOf(include), List.copyOf(exclude), Map.copyOf(rename),
-                template, format, pipeline);
+                template, format, pipeline, versionByOffset);
+    }
+
+    /**
+     * {@code version: kafka-offset} needs writes Elasticsearch can version externally (index and
+     * delete; not create, not a bulk update) of documents whose id repeats (else there is nothing
+     * to go back in time).
+     */
+    private static void checkVersionByOffset(ConfigNode node, Op op, IdSpec id, String dataStream) {
+        if (op == Op.CREATE || op == Op.UPSERT || dataStream != null) {
+            node.problems().add(node.keyPath("version") + " kafka-offset needs op index or delete-on-tombstone: Elasticsearch "
+                    + "versions no " + (dataStream != null ? "data stream write (op create)" : "op " + op.name().toLowerCase())
+                    + "; leave version out");
+        } else if (id.kind() == IdSpec.Kind.KAFKA || id.kind() == IdSpec.Kind.NONE) {
+            node.problems().add(node.keyPath("version") + " kafka-offset needs ids that repeat (id: key, {field: ...} or {hash: "
+                    + "[...]}): with id " + id.kind().name().toLowerCase() + " every record is its own document, which no replay "
+                    + "takes back in time; leave version out");
+        }
     }
 
     private static String pipeline(ConfigNode node) {

@@ -60,7 +60,7 @@ public final class DocumentBuilder {
         byte[] json = decoder == null ? record.value() : decoder.toJson(record.value());
         if (!parse) {
             return DocumentOperation.write(opType(), indexName(null, record, null)).id(id(null, record)).source(json)
-                    .origin(origin(record, decoder != null)).pipeline(route.pipeline()).build();
+                    .origin(origin(record, decoder != null)).pipeline(route.pipeline()).version(version(record)).build();
         }
         ObjectNode doc = parseObject(json);
         Instant eventTime = eventTime(doc, record);
@@ -74,7 +74,12 @@ public final class DocumentBuilder {
         }
         // An Avro value's document is its JSON rendering, so its source is never the value.
         return DocumentOperation.write(opType(), target).id(id).routing(routing).source(source)
-                .origin(origin(record, transforms || decoder != null)).pipeline(route.pipeline()).build();
+                .origin(origin(record, transforms || decoder != null)).pipeline(route.pipeline()).version(version(record)).build();
+    }
+
+    /** With {@code version: kafka-offset}, the record's offset: a later record of a partition always has a higher one. */
+    private long version(KafkaRecord record) {
+        return route.versionByOffset() ? record.offset() : DocumentOperation.NO_VERSION;
     }
 
     /**
@@ -104,7 +109,8 @@ public final class DocumentBuilder {
             throw new DecodeException("tombstone", "a tombstone cannot name an index built from document fields (" + route.target() + ")");
         }
         String target = indexName(null, record, Instant.ofEpochMilli(record.timestamp()));
-        return DocumentOperation.write(OpType.DELETE, target).id(id(null, record)).origin(origin(record, false)).build();
+        return DocumentOperation.write(OpType.DELETE, target).id(id(null, record)).origin(origin(record, false))
+                .version(version(record)).build();
     }
 
     /**

@@ -87,6 +87,20 @@ class KesConfigTest {
     }
 
     @Test
+    void versionByKafkaOffsetNeedsIdsThatRepeatAndAnOpElasticsearchVersions() {
+        assertThat(parse(BASE + "routes: [{topics: [a], index: a, id: key, op: delete-on-tombstone, version: kafka-offset}]")
+                .routes.get(0).versionByOffset()).isTrue();
+        assertThat(parse(BASE + "routes: [{topics: [a], index: a}]").routes.get(0).versionByOffset()).isFalse();
+        assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: a, id: key, op: upsert, version: kafka-offset}]"))
+                .hasMessageContaining("routes[0].version kafka-offset needs op index or delete-on-tombstone: Elasticsearch versions "
+                        + "no op upsert");
+        assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: a, version: kafka-offset}]"))
+                .hasMessageContaining("routes[0].version kafka-offset needs ids that repeat");
+        assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: a, id: key, version: offset}]"))
+                .hasMessageContaining("routes[0].version must be one of");
+    }
+
+    @Test
     void aBadPipelineIsReportedBesideTheRoutesOtherErrors() {
         assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: a, op: upsrt, pipeline: _none}]"))
                 .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).hasSize(2)

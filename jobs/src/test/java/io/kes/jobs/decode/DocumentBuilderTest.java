@@ -44,6 +44,15 @@ class DocumentBuilderTest {
     }
 
     @Test
+    void withVersionByKafkaOffsetWritesAndTombstonesCarryTheirRecordsOffset() throws Exception {
+        DocumentBuilder versioned = builder("  - {topics: [orders], index: orders, id: key, op: delete-on-tombstone, version: kafka-offset}");
+        assertThat(versioned.build(record("k", "{}")).version()).isEqualTo(41);
+        assertThat(versioned.build(record("k", null)).version()).isEqualTo(41);
+        assertThat(builder("  - {topics: [orders], index: orders, id: key}").build(record("k", "{}")).version())
+                .isEqualTo(DocumentOperation.NO_VERSION);
+    }
+
+    @Test
     void everyDocumentOfARouteWithAPipelineNamesIt() throws Exception {
         assertThat(builder("  - {topics: [orders], index: orders, pipeline: geoip}").build(record(null, "{}")).pipeline())
                 .isEqualTo("geoip");
