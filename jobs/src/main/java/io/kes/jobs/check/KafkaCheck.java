@@ -102,6 +102,12 @@ public final class KafkaCheck {
                 return;
             }
         }
+        if (route.id().kind() == Route.IdSpec.Kind.KAFKA) {
+            collidingTopics(topics).ifPresent(pair -> report.fail(path + " id", "topics '" + pair.get(0) + "' and '" + pair.get(1)
+                    + "' have the same 32-bit topic hash, so id: kafka gives records of the same partition and offset the same id "
+                    + "and one overwrites the other in " + route.target() + ". Route them to different indices, or use id: key or "
+                    + "{field: ...}"));
+        }
         try {
             Map<String, TopicDescription> described = admin.describeTopics(topics).allTopicNames().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
             List<TopicPartition> partitions = new ArrayList<>();
@@ -118,6 +124,18 @@ public final class KafkaCheck {
         } catch (TimeoutException | ExecutionException e) {
             report.warn(path + " topics", "could not describe " + topics + ": " + ElasticsearchCheck.describe(e));
         }
+    }
+
+    /** Two topics whose {@link io.kes.connector.KafkaCoordinateId} prefixes are equal (String.hashCode), if any. */
+    static java.util.Optional<List<String>> collidingTopics(List<String> topics) {
+        Map<Integer, String> byHash = new java.util.HashMap<>();
+        for (String topic : topics) {
+            String other = byHash.putIfAbsent(topic.hashCode(), topic);
+            if (other != null && !other.equals(topic)) {
+                return java.util.Optional.of(List.of(other, topic));
+            }
+        }
+        return java.util.Optional.empty();
     }
 
     /** The group's committed offsets against the partitions' ends; without commits, where the job will start. */

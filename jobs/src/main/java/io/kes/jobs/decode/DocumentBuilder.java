@@ -193,7 +193,7 @@ public final class DocumentBuilder {
                 if (record.key() == null || record.key().length == 0) {
                     throw new DecodeException("missing_id", "the route takes ids from record keys, and this record has none");
                 }
-                return new String(record.key(), StandardCharsets.UTF_8);
+                return keyId(record.key());
             case FIELD:
                 return requiredText(doc, spec.fields().get(0), "id");
             case HASH:
@@ -205,6 +205,31 @@ public final class DocumentBuilder {
             default:
                 return null;
         }
+    }
+
+    /** Marks an id made from a key that is not UTF-8 text; a text key that starts so is written the same way. */
+    static final String BINARY_KEY_PREFIX = "\uFFFDb64:";
+
+    /**
+     * The id of a record key: the key as text when it is valid UTF-8 (a string key, as most
+     * producers write them); otherwise (a Confluent Avro or other binary key) the marker and the
+     * key in URL-safe base64, so distinct binary keys stay distinct ids (decoding them as text
+     * would turn every invalid byte into U+FFFD and let keys collapse into one id). A text key that
+     * itself starts with the marker is encoded the same way, so no two keys share an id.
+     */
+    static String keyId(byte[] key) {
+        java.nio.charset.CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+                .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT);
+        try {
+            String text = utf8.decode(java.nio.ByteBuffer.wrap(key)).toString();
+            if (!text.startsWith(BINARY_KEY_PREFIX)) {
+                return text;
+            }
+        } catch (java.nio.charset.CharacterCodingException binary) {
+            // fall through: not text
+        }
+        return BINARY_KEY_PREFIX + BASE64.encodeToString(key);
     }
 
     private static String requiredText(ObjectNode doc, String path, String what) throws DecodeException {

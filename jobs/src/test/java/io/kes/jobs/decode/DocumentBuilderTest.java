@@ -52,6 +52,17 @@ class DocumentBuilderTest {
                 .isEqualTo(DocumentOperation.NO_VERSION);
     }
 
+    /** Issue 27 item 8: binary keys (a Confluent Avro key: magic byte, schema id, Avro) decoded as text collapsed into one id. */
+    @Test
+    void distinctBinaryKeysStayDistinctIdsAndTextKeysStayAsTheyAre() {
+        byte[] avroKey1 = {0, 0, 0, 0, 7, (byte) 0xFF, 0x01}; // not UTF-8: both decode as text to "\0\0\0\0\7\uFFFD\1"
+        byte[] avroKey2 = {0, 0, 0, 0, 7, (byte) 0xFE, 0x01};
+        assertThat(DocumentBuilder.keyId(avroKey1)).isNotEqualTo(DocumentBuilder.keyId(avroKey2)).startsWith("\uFFFDb64:");
+        assertThat(DocumentBuilder.keyId("order-42 \u00e9\u2603".getBytes(StandardCharsets.UTF_8))).isEqualTo("order-42 \u00e9\u2603");
+        byte[] lookalike = (DocumentBuilder.BINARY_KEY_PREFIX + "AAAAAAf_AQ").getBytes(StandardCharsets.UTF_8);
+        assertThat(DocumentBuilder.keyId(lookalike)).as("a text key that looks like an encoded one").isNotEqualTo(DocumentBuilder.keyId(avroKey1));
+    }
+
     @Test
     void everyDocumentOfARouteWithAPipelineNamesIt() throws Exception {
         assertThat(builder("  - {topics: [orders], index: orders, pipeline: geoip}").build(record(null, "{}")).pipeline())
