@@ -16,14 +16,16 @@ import java.util.regex.Pattern;
  * preflight check, the MiniCluster and web UI, the job, its final checkpoint. {@link KesRuns}
  * measures the same job in a warm shared MiniCluster instead, from the first record read.
  *
- * <p>Peak heap comes from the JVM's own GC log ({@code -Xlog:gc:file=...} through
- * {@code JAVA_TOOL_OPTIONS}, which bin/kes passes on untouched): the largest heap occupancy
- * before any collection. No attach, no polling that could miss a peak between two samples.
+ * <p>Heap comes from the JVM's own GC log ({@code -Xlog:gc:file=...} through
+ * {@code JAVA_TOOL_OPTIONS}, which bin/kes passes on untouched): the largest occupancy before any
+ * collection (how full the heap got; G1 lets it fill before it collects) and the largest after one
+ * (what was still live: the job's buffers and Flink's own). No attach, no polling that could miss
+ * a peak between two samples.
  */
 final class KesProcessRuns {
 
     /** A G1 pause line's occupancy before and after, e.g. {@code 612M->88M(1024M)}. */
-    private static final Pattern GC_OCCUPANCY = Pattern.compile("(\\d+)([KMG])->\\d+[KMG]\\(\\d+[KMG]\\)");
+    private static final Pattern GC_OCCUPANCY = Pattern.compile("(\\d+)([KMG])->(\\d+)([KMG])\\(\\d+[KMG]\\)");
 
     /**
      * One run.
@@ -33,9 +35,10 @@ final class KesProcessRuns {
      * @param steadyDocsPerSecond the middle half of the documents (25% to 75% indexed) over the time it took
      * @param clientCpuSeconds   the kes process (last reading before it exited, at most 100 ms old) plus the Kafka broker
      * @param peakHeapMb         largest heap occupancy before a GC, from the GC log; NaN with no GC
+     * @param liveHeapMb         largest heap occupancy after a GC
      */
     record Result(double seconds, double startupSeconds, double steadyDocsPerSecond, double clientCpuSeconds, double peakHeapMb,
-                  boolean outOfMemory, int exitCode) {}
+                  double liveHeapMb, boolean outOfMemory, int exitCode) {}
 
     private final BenchOptions options;
     private final BenchTopic topic;
@@ -105,7 +108,7 @@ final class KesProcessRuns {
         String printed = Files.readString(console) + logs(dir.resolve("home/logs"));
         double steady = threeQuarters > quarter && quarter > 0 ? (docs * 3 / 4 - docs / 4) / ((threeQuarters - quarter) / 1e9) : Double.NaN;
         return new Result((end - t0) / 1e9, first == 0 ? Double.NaN : (first - t0) / 1e9, steady,
-                (processCpu + clientCpu.millis() - clientBefore) / 1000.0, peakHeapMb(gcLog), printed.contains("OutOfMemoryError"),
+                (processCpu + clientCpu.millis() - clientBefore) / 1000.0, heapMb(gcLog, 1), heapMb(gcLog, 3), printed.contains("OutOfMemoryError"),
                 process.exitValue());
     }
 
@@ -134,17 +137,17 @@ final class KesProcessRuns {
         return all.toString();
     }
 
-    /** The largest heap occupancy before a collection in a {@code -Xlog:gc} file, in MB. */
-    static double peakHeapMb(Path gcLog) throws IOException {
-        return Files.exists(gcLog) ? peakHeapMb(Files.readAllLines(gcLog)) : Double.NaN;
+    /** The largest heap occupancy in a {@code -Xlog:gc} file, in MB: before a collection ({@code group} 1) or after one (3). */
+    static double heapMb(Path gcLog, int group) throws IOException {
+        return Files.exists(gcLog) ? heapMb(Files.readAllLines(gcLog), group) : Double.NaN;
     }
 
-    static double peakHeapMb(List<String> gcLog) {
+    static double heapMb(List<String> gcLog, int group) {
         double peak = Double.NaN;
         for (String line : gcLog) {
             Matcher m = GC_OCCUPANCY.matcher(line);
             if (m.find()) {
-                double mb = Long.parseLong(m.group(1)) * switch (m.group(2)) {
+                double mb = Long.parseLong(m.group(group)) * switch (m.group(group + 1)) {
                     case "K" -> 1 / 1024.0;
                     case "G" -> 1024.0;
                     default -> 1.0;

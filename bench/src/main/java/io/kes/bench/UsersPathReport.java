@@ -31,12 +31,12 @@ final class UsersPathReport {
         Files.createDirectories(options.out);
         StringBuilder md = new StringBuilder("# bin/kes bench --scenario users-path\n\n");
         environment.forEach((k, v) -> md.append("- ").append(k).append(": ").append(v).append('\n'));
-        md.append(String.format("- %,d records per topic, every run indexes all of them; %d round(s), medians over rounds (peak heap: the"
+        md.append(String.format("- %,d records per topic, every run indexes all of them; %d round(s), medians over rounds (heap: the"
                 + " largest of the rounds); kes: `bin/kes run` as its own process, KES_HEAP=1g, clock from process start to exit; official"
                 + " sink: its own JVM (1 GB heap), clock from first record read; loader: pre-serialized single-shard bulks%n%n", options.records,
                 options.rounds));
         md.append("| setup | mode | docs/s | x official | x loader | steady docs/s | steady x official | steady x loader | start-up s"
-                + " | docs per _bulk | shard ops per _bulk | docs per shard op | model: docs per bulk | peak heap MB | OOM"
+                + " | docs per _bulk | shard ops per _bulk | docs per shard op | model: docs per bulk | heap MB before / after GC | OOM"
                 + " | index_total - records | ES CPU s/M | client CPU s/M | client CPU x loader |\n");
         md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|\n");
         for (Setup setup : setups()) {
@@ -54,7 +54,7 @@ final class UsersPathReport {
                         num(median(of, PathRun::startupSeconds), "%.1f"),
                         median(of, r -> Stats.ratio(r.docs(), r.bulks())), median(of, r -> Stats.ratio(r.shardOps(), r.bulks())),
                         median(of, r -> Stats.ratio(r.docs(), r.shardOps())), model(setup, mode, steady),
-                        num(of.stream().mapToDouble(PathRun::peakHeapMb).max().orElse(Double.NaN), "%.0f"),
+                        heap(of),
                         mode.startsWith("kes") ? (of.stream().anyMatch(PathRun::outOfMemory) ? "**yes**" : "no") : "-",
                         of.stream().map(r -> String.valueOf(r.indexTotal() - r.docs())).distinct().reduce((a, b) -> a + "/" + b).orElse("-"),
                         median(of, r -> r.esCpuSeconds() / (r.docs() / 1e6)), median(of, r -> clientCpuPerMillion(r)),
@@ -67,11 +67,11 @@ final class UsersPathReport {
         targets(md);
         Files.writeString(options.out.resolve("users-path.md"), md);
         StringBuilder csv = new StringBuilder("setup,mode,round,docs,counted,index_total,seconds,startup_seconds,steady_docs_per_s,"
-                + "bulk_requests,shard_ops,es_cpu_s,client_cpu_s,peak_heap_mb,oom\n");
+                + "bulk_requests,shard_ops,es_cpu_s,client_cpu_s,peak_heap_mb,live_heap_mb,oom\n");
         for (PathRun r : runs) {
-            csv.append(String.format(Locale.ROOT, "%s,%s,%d,%d,%d,%d,%.3f,%.3f,%.1f,%d,%d,%.3f,%.3f,%.0f,%b%n", r.setup().name().replace(",", ";"),
+            csv.append(String.format(Locale.ROOT, "%s,%s,%d,%d,%d,%d,%.3f,%.3f,%.1f,%d,%d,%.3f,%.3f,%.0f,%.0f,%b%n", r.setup().name().replace(",", ";"),
                     r.mode(), r.round(), r.docs(), r.counted(), r.indexTotal(), r.seconds(), r.startupSeconds(), r.steadyDocsPerSecond(),
-                    r.bulks(), r.shardOps(), r.esCpuSeconds(), r.clientCpuSeconds(), r.peakHeapMb(), r.outOfMemory()));
+                    r.bulks(), r.shardOps(), r.esCpuSeconds(), r.clientCpuSeconds(), r.peakHeapMb(), r.liveHeapMb(), r.outOfMemory()));
         }
         Files.writeString(options.out.resolve("users-path.csv"), csv);
         return md.toString();
@@ -135,6 +135,13 @@ final class UsersPathReport {
         }
         return String.format("%.0f", ScaleModel.docsPerBulk(Bench.DOCS_PER_BULK, docsPerSecond, 1.0, setup.shards(), setup.parallelism(),
                 mode.equals("kes-keyed")));
+    }
+
+    /** The largest heap occupancy before and after a GC over the rounds. */
+    private static String heap(List<PathRun> of) {
+        double before = of.stream().mapToDouble(PathRun::peakHeapMb).max().orElse(Double.NaN);
+        return Double.isNaN(before) ? "-"
+                : String.format("%.0f / %.0f", before, of.stream().mapToDouble(PathRun::liveHeapMb).max().orElse(Double.NaN));
     }
 
     private String ratio(Setup setup, String mode, String other, ToDoubleFunction<PathRun> f) {

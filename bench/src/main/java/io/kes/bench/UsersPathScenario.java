@@ -43,10 +43,11 @@ final class UsersPathScenario {
      * @param bulks          {@code _bulk} HTTP requests the node received
      * @param shardOps       shard-level bulk operations ({@code _stats/bulk total_operations})
      * @param peakHeapMb     kes: largest heap occupancy before a GC; NaN for the others
+     * @param liveHeapMb     kes: largest heap occupancy after a GC; NaN for the others
      */
     record PathRun(Setup setup, String mode, int round, long docs, long counted, long indexTotal, double seconds, double startupSeconds,
                    double steadyDocsPerSecond, long bulks, long shardOps, double esCpuSeconds, double clientCpuSeconds, double peakHeapMb,
-                   boolean outOfMemory) {
+                   double liveHeapMb, boolean outOfMemory) {
         double docsPerSecond() {
             return docs / seconds;
         }
@@ -107,9 +108,9 @@ final class UsersPathScenario {
                                 default -> kes(setup, mode, round, index, es, stats, kes, topic);
                             };
                             System.out.printf("  %,.0f docs/s (steady %,.0f), %,d of %,d counted, index_total %,d, %.0f docs per _bulk,"
-                                            + " %.2f shard ops per _bulk, peak heap %.0f MB%s%n", run.docsPerSecond(), run.steadyDocsPerSecond(),
+                                            + " %.2f shard ops per _bulk, heap %.0f MB before GC, %.0f after%s%n", run.docsPerSecond(), run.steadyDocsPerSecond(),
                                     run.counted(), run.docs(), run.indexTotal(), Stats.ratio(run.docs(), run.bulks()),
-                                    Stats.ratio(run.shardOps(), run.bulks()), run.peakHeapMb(), run.outOfMemory() ? ", OutOfMemoryError" : "");
+                                    Stats.ratio(run.shardOps(), run.bulks()), run.peakHeapMb(), run.liveHeapMb(), run.outOfMemory() ? ", OutOfMemoryError" : "");
                             if (run.counted() != run.docs() || run.indexTotal() != run.docs() || run.outOfMemory()) {
                                 failures.add(setup.name() + " " + mode + " round " + round + ": counted " + run.counted()
                                         + ", index_total " + run.indexTotal() + " of " + run.docs() + (run.outOfMemory() ? ", OutOfMemoryError" : ""));
@@ -146,7 +147,7 @@ final class UsersPathScenario {
         }
         return new PathRun(setup, mode, round, docs, es.refreshAndCount(index), OfficialRuns.indexTotal(es, index), r.seconds(),
                 r.startupSeconds(), r.steadyDocsPerSecond(), delta.bulkHttpRequests(), stats.shardBulkOperations(index),
-                delta.cpuMillis() / 1000.0, r.clientCpuSeconds(), r.peakHeapMb(), r.outOfMemory());
+                delta.cpuMillis() / 1000.0, r.clientCpuSeconds(), r.peakHeapMb(), r.liveHeapMb(), r.outOfMemory());
     }
 
     /** The official sink over the whole topic in 4 windows: the middle two are its steady state, as the middle half is kes's. */
@@ -158,7 +159,7 @@ final class UsersPathScenario {
                 w.stream().mapToDouble(Run::seconds).sum(), Double.NaN,
                 sum(middle, Run::docs) / middle.stream().mapToDouble(Run::seconds).sum(), sum(w, Run::bulks),
                 stats.shardBulkOperations(index), w.stream().mapToDouble(Run::cpuSeconds).sum(),
-                w.stream().mapToDouble(Run::clientCpuSeconds).sum(), Double.NaN, false);
+                w.stream().mapToDouble(Run::clientCpuSeconds).sum(), Double.NaN, Double.NaN, false);
     }
 
     /** The loader's {@code _bulk} requests: its shard operations over the shards per request the node counted (retries included). */
@@ -168,7 +169,7 @@ final class UsersPathScenario {
         long shardOps = stats.shardBulkOperations(index);
         return new PathRun(setup, "loader", round, r.docs(), r.counted(), OfficialRuns.indexTotal(es, index), r.seconds(), Double.NaN,
                 r.docsPerSecond(), Math.round(shardOps / r.shardsPerBulk()), shardOps, r.cpuSeconds(), r.clientCpuSeconds(), Double.NaN,
-                false);
+                Double.NaN, false);
     }
 
     private static long sum(List<Run> runs, java.util.function.ToLongFunction<Run> f) {
