@@ -24,10 +24,10 @@ import org.apache.flink.streaming.api.datastream.DataStream;
  * routes every document itself, so a wrong guess costs speed, never data.
  *
  * <p>Order: for every document id, Elasticsearch applies the writes in the order the sink's input
- * subtask emitted them (see {@code bulk.BulkWriter}). By default ({@code bulk.topology: keyed}) a
- * router chained to the input keys each document by its shard slot and sends it to the one writer
- * that owns the slot, one id to one writer at a time; with {@code chained} the writer runs in its
- * input's subtask. Either way records of one input subtask (for Kafka, one partition's records, in
+ * subtask emitted them (see {@code bulk.BulkWriter}). Keyed ({@code bulk.topology}; the default
+ * from 4 writers up) a router chained to the input keys each document by its shard slot and sends
+ * it to the one writer that owns the slot, one id to one writer at a time; chained the writer runs
+ * in its input's subtask. Either way records of one input subtask (for Kafka, one partition's records, in
  * offset order) keep their order per id. Keep the records of one id on one input subtask (Kafka
  * partitions by key; otherwise {@code keyBy} the id before the sink): writes of one id from two
  * subtasks have no order to keep.

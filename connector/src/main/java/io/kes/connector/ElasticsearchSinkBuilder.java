@@ -81,7 +81,7 @@ public final class ElasticsearchSinkBuilder {
         return this;
     }
 
-    /** {@code KEYED} by default: see {@link ElasticsearchSinkOptions#TOPOLOGY}. */
+    /** {@code AUTO} by default (keyed from 4 writers up): see {@link ElasticsearchSinkOptions#TOPOLOGY}. */
     public ElasticsearchSinkBuilder setTopology(ElasticsearchSinkOptions.Topology topology) {
         options.set(TOPOLOGY, topology);
         return this;

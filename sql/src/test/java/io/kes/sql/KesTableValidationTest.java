@@ -185,11 +185,16 @@ class KesTableValidationTest {
                 + ", 'index' = 'x', 'sink.parallelism' = '3')");
         String plan = tables.explainSql("INSERT INTO par SELECT id, name, ts, n, bin FROM src", ExplainDetail.JSON_EXECUTION_PLAN);
         // The source runs at 2 (parallelism.default of the test's MiniCluster); the rows reach the
-        // three converters by id (HASH), each converter feeds its own slot router (FORWARD), and
-        // the routers reach the three writers by shard slot (CUSTOM).
+        // three converters by id (HASH), and each converter feeds its own writer (FORWARD; three
+        // writers are chained under bulk.topology: auto).
         assertThat(plan).containsPattern("\"type\" : \"kes: rows to documents\",[^}]*\"parallelism\" : 3,\\s*\"predecessors\" : \\[ \\{[^}]*\"HASH\"");
-        assertThat(plan).containsPattern("\"type\" : \"kes: [^\"]*: kes: shard slots\",[^}]*\"parallelism\" : 3,\\s*\"predecessors\" : \\[ \\{[^}]*\"FORWARD\"");
-        assertThat(plan).containsPattern("\"type\" : \"kes: [^\"]*: kes: bulk writer\",[^}]*\"parallelism\" : 3,\\s*\"predecessors\" : \\[ \\{[^}]*\"CUSTOM\"");
+        assertThat(plan).containsPattern("\"type\" : \"kes: [^\"]*: kes: bulk writer\",[^}]*\"parallelism\" : 3,\\s*\"predecessors\" : \\[ \\{[^}]*\"FORWARD\"");
+        // Keyed, the converters feed their slot routers (FORWARD) and the routers the writers by shard slot (CUSTOM).
+        tables.executeSql("CREATE TABLE par_keyed (" + COLUMNS + ", PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'kes', " + HOSTS
+                + ", 'index' = 'x', 'sink.parallelism' = '3', 'bulk.topology' = 'keyed')");
+        String keyed = tables.explainSql("INSERT INTO par_keyed SELECT id, name, ts, n, bin FROM src", ExplainDetail.JSON_EXECUTION_PLAN);
+        assertThat(keyed).containsPattern("\"type\" : \"kes: [^\"]*: kes: shard slots\",[^}]*\"parallelism\" : 3,\\s*\"predecessors\" : \\[ \\{[^}]*\"FORWARD\"");
+        assertThat(keyed).containsPattern("\"type\" : \"kes: [^\"]*: kes: bulk writer\",[^}]*\"parallelism\" : 3,\\s*\"predecessors\" : \\[ \\{[^}]*\"CUSTOM\"");
     }
 
     @Test

@@ -13,9 +13,15 @@ final class JobFiles {
      * The job's routes. {@code primary_node_routing: false}: with it on, kes would read the node's
      * own address from {@code _nodes/http} and send bulks straight there, around the proxy.
      * Default bulk settings except {@code max_docs: 250} (unless {@code --bulk} says otherwise),
-     * lowered so that this small stream still makes many concurrent bulks.
+     * lowered so that this small stream still makes many concurrent bulks. {@code topology}: the
+     * writers' ({@code bulk.topology}) unless {@code --bulk} names one; schedules alternate, so both
+     * are tortured.
      */
-    static Path writeJobConfig(Path dir, Names names, TortureServers servers, String bulk) throws IOException {
+    static Path writeJobConfig(Path dir, Names names, TortureServers servers, String bulk, String topology) throws IOException {
+        if (!bulk.contains("topology")) {
+            String inner = bulk.trim().replaceAll("^\\{|\\}$", "").trim();
+            bulk = "{" + (inner.isEmpty() ? "" : inner + ", ") + "topology: " + topology + "}";
+        }
         String yaml = String.join("\n",
                 "elasticsearch:",
                 "  hosts: [" + servers.proxy.url() + "]",

@@ -38,6 +38,8 @@ final class Schedule {
                   Duration took) {}
 
     private static final double UP_FRONT = 0.3;
+    /** bulk.topology by schedule: even ones keyed by shard slot, odd ones chained, so a run tortures both. */
+    private static final String[] TOPOLOGIES = {"keyed", "chained"};
 
     private final TortureServers servers;
     private final TortureOptions options;
@@ -60,14 +62,14 @@ final class Schedule {
         Names names = new Names("torture-" + Long.toString(seed & 0xffffffffL, 36) + "-" + index);
         long windowMillis = options.window().toMillis();
         FaultPlan plan = FaultPlan.draw(random, index, windowMillis, options.extraFaults());
-        out.printf("schedule %d seed %d (%s): plan %s%n", index, seed, names.prefix(), plan.faults());
+        out.printf("schedule %d seed %d (%s, %s writers): plan %s%n", index, seed, names.prefix(), TOPOLOGIES[index % 2], plan.faults());
 
         Path dir = Files.createDirectories(options.workDir().resolve(names.prefix()));
         deleteRecursively(dir.resolve("checkpoints")); // an earlier run's checkpoints must never be restored
         createTopics(names, keyedPartitions);
         int[] shards = {2};
         createRolledAlias(names, shards[0]);
-        JobProcess job = new JobProcess(root, JobFiles.writeJobConfig(dir, names, servers, options.bulk()), JobFiles.writeFlinkConf(dir),
+        JobProcess job = new JobProcess(root, JobFiles.writeJobConfig(dir, names, servers, options.bulk(), TOPOLOGIES[index % 2]), JobFiles.writeFlinkConf(dir),
                 dir.resolve("checkpoints"),
                 dir.resolve("job.log"));
 

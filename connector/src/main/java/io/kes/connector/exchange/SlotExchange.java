@@ -1,6 +1,7 @@
 package io.kes.connector.exchange;
 
 import io.kes.connector.DocumentOperation;
+import io.kes.connector.ElasticsearchSinkOptions;
 import io.kes.connector.ElasticsearchSinkOptions.Topology;
 import io.kes.connector.FailureHandler;
 import io.kes.connector.SinkSettings;
@@ -20,8 +21,9 @@ import org.apache.flink.streaming.api.datastream.DataStream;
  * keys each document by its shard slot; a custom partition sends each key to one writer
  * ({@code key mod writers}), so each slot is buffered in one writer and its bulks fill at the
  * slot's whole rate; the writers predict again (their own table) to buffer and fence.
- * {@link Topology#CHAINED}: the writer runs in its input's subtask, with no exchange. With one
- * writer, or without shard grouping, there is nothing to key: the chained topology is used.
+ * {@link Topology#CHAINED}: the writer runs in its input's subtask, with no exchange.
+ * {@link Topology#AUTO} (the default): keyed from 4 writers up. With one writer, or without shard
+ * grouping, there is nothing to key: the chained topology is used.
  *
  * <p>Per-id order: the records of one id come from one input subtask (one Kafka partition, in
  * offset order). Chained, they stay in that subtask. Keyed, they pass one router, which sends an
@@ -49,9 +51,17 @@ public final class SlotExchange {
                 .setParallelism(parallelism);
     }
 
-    /** Whether {@code settings} at {@code parallelism} writers run keyed. */
+    /**
+     * Whether {@code settings} at {@code parallelism} writers run keyed ({@code -1}: left to the
+     * cluster, which {@link Topology#AUTO} takes for a large one).
+     */
     public static boolean keyed(SinkSettings settings, int parallelism) {
-        return settings.topology == Topology.KEYED && settings.shardGrouping && parallelism != 1;
+        boolean wanted = switch (settings.topology) {
+            case KEYED -> true;
+            case CHAINED -> false;
+            case AUTO -> parallelism < 0 || parallelism >= ElasticsearchSinkOptions.KEYED_FROM_WRITERS;
+        };
+        return wanted && settings.shardGrouping && parallelism != 1;
     }
 
     /** A slot key to its writer. */
