@@ -12,7 +12,11 @@ import org.apache.flink.api.common.typeinfo.BasicTypeInfo;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.api.java.typeutils.TupleTypeInfo;
+import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.CheckpointConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The sink's pre-write topology: how documents reach the bulk writers.
@@ -32,12 +36,14 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 @Internal
 public final class SlotExchange {
 
+    private static final Logger LOG = LoggerFactory.getLogger(SlotExchange.class);
+
     private SlotExchange() {}
 
     public static DataStream<DocumentOperation> writers(DataStream<DocumentOperation> input, SinkSettings settings,
                                                         FailureHandler failureHandler) {
         int parallelism = input.getParallelism();
-        if (!keyed(settings, parallelism)) {
+        if (!keyed(settings, parallelism, unalignedCheckpoints(input.getExecutionEnvironment().getCheckpointConfig()))) {
             // The input's parallelism, so the writer is chained to it: any other would put a
             // round-robin shuffle in between, and writes of one id could reach two writers.
             return input.transform("kes: bulk writer", input.getType(), BulkWriterOperator.factory(settings, failureHandler))
@@ -54,14 +60,37 @@ public final class SlotExchange {
     /**
      * Whether {@code settings} at {@code parallelism} writers run keyed ({@code -1}: left to the
      * cluster, which {@link Topology#AUTO} takes for a large one).
+     *
+     * <p>Not with unaligned checkpoints: when a layout change moves an id to another writer, the
+     * router waits for a checkpoint that covers the id's last write to its old writer, and only an
+     * aligned barrier has every record before it processed when the checkpoint completes (an
+     * unaligned one may overtake them, leaving them in the channel's state). {@code auto} then
+     * chains the writers; {@code keyed} is refused, saying what to change.
      */
-    public static boolean keyed(SinkSettings settings, int parallelism) {
+    static boolean keyed(SinkSettings settings, int parallelism, boolean unalignedCheckpoints) {
         boolean wanted = switch (settings.topology) {
             case KEYED -> true;
             case CHAINED -> false;
             case AUTO -> parallelism < 0 || parallelism >= ElasticsearchSinkOptions.KEYED_FROM_WRITERS;
         };
-        return wanted && settings.shardGrouping && parallelism != 1;
+        if (!wanted || !settings.shardGrouping || parallelism == 1) {
+            return false;
+        }
+        if (unalignedCheckpoints) {
+            if (settings.topology == Topology.KEYED) {
+                throw new IllegalArgumentException("bulk.topology: keyed needs aligned checkpoints (per-id order across the exchange "
+                        + "rests on them), and unaligned checkpoints are enabled: set execution.checkpointing.unaligned.enabled: false, "
+                        + "or bulk.topology: chained (or auto, which then chains the writers)");
+            }
+            LOG.info("Unaligned checkpoints are enabled: kes's writers run chained to their input, not keyed by shard slot "
+                    + "(bulk.topology: auto); keyed writers need aligned checkpoints to keep per-id order across the exchange");
+            return false;
+        }
+        return true;
+    }
+
+    private static boolean unalignedCheckpoints(CheckpointConfig checkpoints) {
+        return checkpoints.isUnalignedCheckpointsEnabled() && checkpoints.getCheckpointingConsistencyMode() == CheckpointingMode.EXACTLY_ONCE;
     }
 
     /** A slot key to its writer. */
