@@ -8,6 +8,7 @@ import io.kes.stack.Engine;
 import io.kes.stack.Http;
 import io.kes.stack.SearchNode;
 import io.kes.stack.junit.SearchTarget;
+import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -51,8 +52,9 @@ class SingleShardBulksIT {
         int shards = 48;
         int docs = shards * 1_000;
         Http http = target.node().http();
-        long[] bulks = new long[2];
-        for (ElasticsearchSinkOptions.Topology topology : ElasticsearchSinkOptions.Topology.values()) {
+        long[] bulks = new long[ElasticsearchSinkOptions.Topology.values().length];
+        for (ElasticsearchSinkOptions.Topology topology : List.of(ElasticsearchSinkOptions.Topology.CHAINED,
+                ElasticsearchSinkOptions.Topology.KEYED)) {
             String index = "bulk-fill-" + topology.name().toLowerCase(java.util.Locale.ROOT);
             http.send("DELETE", "/" + index + "?ignore_unavailable=true", null);
             http.send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":" + shards + ",\"number_of_replicas\":0},"
