@@ -4,6 +4,7 @@ import io.kes.connector.DocumentOperation;
 import io.kes.connector.routing.IndexLayout;
 import io.kes.connector.routing.IndexRouting;
 import io.kes.connector.routing.ShardPrediction;
+import io.kes.connector.routing.ShardPredictor;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
@@ -49,11 +50,8 @@ final class SlotKeys {
 
         /** The key of {@code op}, predicted under another layout than this rule's. */
         int key(DocumentOperation op, SlotKeys keys) {
-            if (routing == null || (op.id() == null && op.routing() == null)
-                    || (routing.partitioned() && (op.id() == null || op.routing() == null))) {
-                return keys.byId(op);
-            }
-            return base + routing.shardOf(op.id(), op.routing());
+            int shard = ShardPredictor.shardOf(routing, op);
+            return shard < 0 ? keys.byId(op) : base + shard;
         }
 
         /** The key of {@code op}, predicted as {@code prediction} under this rule's layout. */

@@ -72,16 +72,27 @@ public final class ShardPredictor implements AutoCloseable {
             return ShardPrediction.UNKNOWN;
         }
         IndexLayout layout = found.get();
-        IndexRouting routing = layout.routing();
-        if (routing == null || (op.id() == null && op.routing() == null)
-                || (routing.partitioned() && (op.id() == null || op.routing() == null))) {
+        int shard = shardOf(layout.routing(), op);
+        if (shard < 0) {
             return layout.anyShard();
         }
-        int shard = routing.shardOf(op.id(), op.routing());
         // The verdict decides only how the write is fenced, never its buffer: a delete of the same
         // id names no pipeline, and a verdict can change between two writes of one id.
         return op.pipeline() != null && table.pipelineMovesDocuments(op.pipeline(), layout)
                 ? layout.mayMoveFrom(shard) : layout.shard(shard);
+    }
+
+    /**
+     * The shard {@code routing} puts {@code op} on, or -1 when that cannot be predicted: no routing
+     * (the index routes on document fields, or calibration failed), neither id nor routing
+     * (Elasticsearch makes the id), or a partitioned index missing one of the two.
+     */
+    public static int shardOf(IndexRouting routing, DocumentOperation op) {
+        if (routing == null || (op.id() == null && op.routing() == null)
+                || (routing.partitioned() && (op.id() == null || op.routing() == null))) {
+            return ShardPrediction.UNKNOWN_SHARD;
+        }
+        return routing.shardOf(op.id(), op.routing());
     }
 
     /**

@@ -218,6 +218,10 @@ public final class DocumentBuilder {
      * itself starts with the marker is encoded the same way, so no two keys share an id.
      */
     static String keyId(byte[] key) {
+        String lenient = new String(key, StandardCharsets.UTF_8);
+        if (lenient.indexOf('\uFFFD') < 0) {
+            return lenient; // the common case, one pass: valid UTF-8 (no replacement) that cannot start with the marker
+        }
         java.nio.charset.CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder()
                 .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
                 .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT);
