@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
+import org.elasticsearch.client.ResponseException;
 import org.apache.flink.annotation.PublicEvolving;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -315,6 +316,15 @@ public final class IndexRoutingTable {
             LOG.info("Routing of {} (written as '{}'): {} shards, routing_num_shards {}, partition size {}, {}", concrete, name,
                     index.numberOfShards(), index.routingNumShards(), index.routingPartitionSize(), routing.get().function());
             return new CalibrationOutcome(routing.get(), null);
+        } catch (ResponseException e) {
+            if (e.getResponse().getStatusLine().getStatusCode() == 403) {
+                // The layout (primary terms from _cluster/state) still serves: the fence then holds
+                // each shard to its own term. Without it, writes would be held against the lowest
+                // term written, and an index whose shards' terms differ would fail every checkpoint.
+                return new CalibrationOutcome(null, "kes's user or API key may not read its routing (HTTP 403 on _settings or "
+                        + "_search_shards: grant the index privilege 'view_index_metadata' for single-shard bulks)");
+            }
+            throw new RuntimeException("calibrating " + concrete + " failed: " + e.getMessage(), e);
         } catch (IOException e) {
             throw new RuntimeException("calibrating " + concrete + " failed: " + e.getMessage(), e);
         }
