@@ -383,9 +383,12 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
 
     /**
      * The end of a bounded input: {@link #checkpoint()}, then waits for it on the task thread, so
-     * the task only finishes with every write acknowledged and durable. Rethrows a failure.
+     * the task only finishes with every write acknowledged and durable (flushed at once: no later
+     * write will share the translog's next sync, so waiting for it would only delay the job's end).
+     * Rethrows a failure.
      */
     public void drainAndMakeDurable() throws Exception {
+        epochs.current().endsInput = true;
         CompletableFuture<Void> durable = checkpoint();
         while (!durable.isDone()) {
             mailbox.yield(); // responses and the finisher's wake-up arrive as mails

@@ -69,7 +69,7 @@ public final class EpochFinisher implements AutoCloseable {
         if (fence != null && !unfenced.isEmpty()) {
             long started = System.nanoTime();
             try {
-                fence.check(unfenced);
+                fence.check(unfenced, epoch.endsInput);
             } catch (CheckpointFence.FenceException e) {
                 fenceFailures.inc();
                 throw e;

@@ -29,6 +29,11 @@ class CheckpointFenceTest {
             + "\"uuid\":\"u1\",\"translog\":{\"sync_interval\":\"30s\"}}},\"routing_num_shards\":2,\"primary_terms\":{\"0\":1,\"1\":1}}}}}";
 
     private final Map<String, String> answers = new ConcurrentHashMap<>();
+    /** Answers that replace {@link #answers} once a {@code _flush} was asked for. */
+    private final Map<String, String> afterFlush = new ConcurrentHashMap<>();
+    private volatile boolean flushed;
+    /** {@code _stats} reads before the first {@code _flush}. */
+    private final java.util.concurrent.atomic.AtomicInteger statsBeforeFlush = new java.util.concurrent.atomic.AtomicInteger();
     private HttpServer server;
     private RestClient client;
 
@@ -37,7 +42,11 @@ class CheckpointFenceTest {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/", exchange -> {
             String path = exchange.getRequestURI().getPath();
-            String body = answers.entrySet().stream().filter(e -> path.endsWith(e.getKey())).map(Map.Entry::getValue).findFirst()
+            flushed |= path.endsWith("/_flush");
+            if (!flushed && path.contains("/_stats")) {
+                statsBeforeFlush.incrementAndGet();
+            }
+            String body = (flushed && afterFlush.keySet().stream().anyMatch(path::endsWith) ? afterFlush : answers).entrySet().stream().filter(e -> path.endsWith(e.getKey())).map(Map.Entry::getValue).findFirst()
                     .orElse(null);
             byte[] bytes = (body == null ? "{}" : body).getBytes(StandardCharsets.UTF_8);
             exchange.getResponseHeaders().add("Content-Type", "application/json");
@@ -94,6 +103,26 @@ class CheckpointFenceTest {
 
         fence().check(acknowledged);
 
+        assertThat(acknowledged.isEmpty()).as("vouched for, forgotten").isTrue();
+    }
+
+    /**
+     * At the end of a bounded job's input nothing more will come to share a sync: waiting for the
+     * translog's own fsync (up to index.translog.sync_interval) only delays the job's end, so the
+     * fence flushes at once.
+     */
+    @Test
+    void atTheEndOfInputTheFenceFlushesAtOnceInsteadOfWaitingForTheTranslogSync() throws Exception {
+        answers.put("/_cluster/state/metadata/idx", METADATA.replace("30s", "5s"));
+        answers.put("/_stats/translog", stats(primary(0, 3, 3) + "," + primary(1, 7, 5)));
+        afterFlush.put("/_stats/translog", stats(primary(0, 3, 3) + "," + primary(1, 7, 7)));
+        answers.put("/_flush", "{\"_shards\":{\"total\":2,\"successful\":2,\"failed\":0}}");
+        AcknowledgedWrites acknowledged = writtenOnShard1();
+
+        fence().check(acknowledged, true);
+
+        assertThat(flushed).isTrue();
+        assertThat(statsBeforeFlush).as("the seq_nos to reach read once, no polling for the 5 s sync").hasValue(1);
         assertThat(acknowledged.isEmpty()).as("vouched for, forgotten").isTrue();
     }
 }
