@@ -117,6 +117,8 @@ final class BenchOptions {
         o.docsPerRun = Math.min(o.docsPerRun, o.records);
         if (profileGiven) {
             o.profile = true;
+        } else if ("users-path".equals(o.scenario)) {
+            o.profile = false; // its runs are the measurement: an agent in them only when asked for
         }
         if (!o.multiNodeRecordsGiven) {
             o.multiNodeRecords = Math.min(o.multiNodeRecords, o.records);
@@ -135,9 +137,10 @@ final class BenchOptions {
             System.err.println("--es-url and --kafka go together");
             usage(2);
         }
+        List<String> known = "users-path".equals(o.scenario) ? UsersPathScenario.MODES : Bench.SINGLE_NODE_MODES;
         for (String m : o.modes) {
-            if (!Bench.SINGLE_NODE_MODES.contains(m)) {
-                System.err.println("unknown mode " + m + "; modes: " + Bench.SINGLE_NODE_MODES);
+            if (!known.contains(m)) {
+                System.err.println("unknown mode " + m + "; modes: " + known);
                 usage(2);
             }
         }
@@ -154,6 +157,7 @@ final class BenchOptions {
         o.loaderThreads = parallelism * ElasticsearchSinkOptions.BULK_MAX_IN_FLIGHT.defaultValue();
         o.work = work;
         o.out = out;
+        o.profile = profile;
         return o;
     }
 

@@ -76,7 +76,9 @@ final class KesProcessRuns {
         builder.environment().put("KES_HOME", dir.resolve("home").toString());
         builder.environment().put("KES_NO_BUILD", "1");
         builder.environment().put("KES_HEAP", heap);
-        builder.environment().put("JAVA_TOOL_OPTIONS", "-Xlog:gc:file=" + gcLog);
+        Path profile = dir.resolve("profile.collapsed");
+        Files.deleteIfExists(profile);
+        builder.environment().put("JAVA_TOOL_OPTIONS", "-Xlog:gc:file=" + gcLog + (options.profile ? " " + profilerAgent(profile) : ""));
         long docs = topic.docsFrom(new long[options.partitions]);
         long clientBefore = clientCpu.millis();
         long t0 = System.nanoTime();
@@ -105,11 +107,37 @@ final class KesProcessRuns {
             }
         }
         long end = System.nanoTime();
+        if (Files.exists(profile)) {
+            Files.createDirectories(options.out);
+            Files.writeString(options.out.resolve("profile-" + index.replaceAll("-r\\d+$", "") + ".md"), "# Profile of `bin/kes run` ("
+                    + index + ")\n\nasync-profiler as an agent of the kes process, process start to exit; raw collapsed stacks: `"
+                    + profile + "`.\n\n" + Profiler.cpuSummary(Files.readAllLines(profile),
+                    "every thread of the bin/kes run process (its main thread: start-up and the MiniCluster), process start to exit"));
+        }
         String printed = Files.readString(console) + logs(dir.resolve("home/logs"));
         double steady = threeQuarters > quarter && quarter > 0 ? (docs * 3 / 4 - docs / 4) / ((threeQuarters - quarter) / 1e9) : Double.NaN;
         return new Result((end - t0) / 1e9, first == 0 ? Double.NaN : (first - t0) / 1e9, steady,
                 (processCpu + clientCpu.millis() - clientBefore) / 1000.0, heapMb(gcLog, 1), heapMb(gcLog, 3), printed.contains("OutOfMemoryError"),
                 process.exitValue());
+    }
+
+    /**
+     * async-profiler as an agent of the kes process ({@code --profile}): CPU samples of every thread
+     * from JVM start, written as collapsed stacks to {@code out} when the process exits. The agent
+     * library comes out of the async-profiler jar on the bench's class path.
+     */
+    private String profilerAgent(Path out) throws IOException {
+        Path lib = options.work.resolve("libasyncProfiler.so").toAbsolutePath();
+        if (!Files.exists(lib)) {
+            try (var in = KesProcessRuns.class.getResourceAsStream("/linux-" + (System.getProperty("os.arch").contains("aarch64") ? "arm64" : "x64")
+                    + "/libasyncProfiler.so")) {
+                if (in == null) {
+                    throw new IOException("no async-profiler library for this machine in the bench's class path");
+                }
+                Files.copy(in, lib);
+            }
+        }
+        return "-agentpath:" + lib + "=start,event=cpu,interval=10ms,threads,file=" + out + ",collapsed";
     }
 
     /** checkpoints-config/local.yaml as shipped, with its checkpoint and savepoint folders in the run's folder. */

@@ -39,6 +39,8 @@ final class OfficialRuns implements AutoCloseable {
     private final BenchOptions options;
     private final BenchTopic topic;
     private final ClientCpu clientCpu;
+    /** When the latest run read its first record. */
+    private long firstRead;
     /** The job JVM's -Xmx: 2g in the rounds, 1g in the users-path scenario (as kes's KES_HEAP there). */
     private final String heap;
     private final BlockingQueue<String> said = new LinkedBlockingQueue<>();
@@ -144,6 +146,27 @@ final class OfficialRuns implements AutoCloseable {
         return run(stats, es, index, mode, round, esUrls, topic.sliceFrom(), 1).get(0);
     }
 
+    /**
+     * The official sink's job as kes's is timed by the users-path scenario: a JVM of its own started
+     * for the run and ended after it, from process start to the job's end ({@code seconds}, JVM and
+     * MiniCluster start-up included), its CPU from start to exit with the broker's and the bench's
+     * ({@code clientCpuSeconds}: JIT compilation of a fresh JVM included, as in kes's process);
+     * {@code startupSeconds} to the first record read. {@code windows} as {@link #run}'s.
+     */
+    record ColdRun(List<Run> windows, double seconds, double startupSeconds, double clientCpuSeconds) {}
+
+    ColdRun runCold(EsStats stats, Http es, String index, int round, List<String> esUrls, long[] from, int windows) throws Exception {
+        close();
+        long cpuBefore = clientCpu.millis();
+        long t0 = System.nanoTime();
+        start();
+        List<Run> runs = run(stats, es, index, "official", round, esUrls, from, windows);
+        long end = System.nanoTime();
+        long cpu = clientCpu.millis() - cpuBefore + EsStats.treeCpuMillis(process.pid());
+        close();
+        return new ColdRun(runs, (end - t0) / 1e9, (firstRead - t0) / 1e9, cpu / 1000.0);
+    }
+
     /** From {@code from} to the topic's end, in {@code windows} windows of equal documents (see KesRuns#run). */
     List<Run> run(EsStats stats, Http es, String index, String mode, int round, List<String> esUrls, long[] from, int windows)
             throws Exception {
@@ -158,7 +181,7 @@ final class OfficialRuns implements AutoCloseable {
         commands.println(String.join(" ", "run", topic.bootstrap(), topic.name(), index, String.join(",", esUrls),
                 String.valueOf(options.parallelism), "10000", fromSpec));
         expect("first-read", 120);
-        long firstRead = System.nanoTime();
+        firstRead = System.nanoTime();
         long clientBefore = clientMillis();
         long jitBefore = jitMillis();
         List<long[]> ends = new ArrayList<>(); // documents, nanos, client ms, JIT ms

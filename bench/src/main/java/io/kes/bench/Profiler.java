@@ -122,6 +122,11 @@ final class Profiler {
 
     /** Tables from async-profiler's collapsed stacks: {@code [thread tid=n];root;...;leaf count} per line. */
     static String cpuSummary(List<String> collapsedLines) {
+        return cpuSummary(collapsedLines, "every thread of the bench JVM, from the first record read to the end");
+    }
+
+    /** The same, {@code scope} saying which JVM and which part of its life the samples cover. */
+    static String cpuSummary(List<String> collapsedLines, String scope) {
         Map<String, Long> byThread = new HashMap<>();
         Map<String, Long> selfFrames = new HashMap<>();
         Map<String, Long> kesFrames = new HashMap<>();
@@ -149,7 +154,7 @@ final class Profiler {
                 }
             }
         }
-        return String.format("%,d CPU samples (10 ms), every thread of the bench JVM, from the first record read to the end.%n%n", total)
+        return String.format("%,d CPU samples (10 ms), %s.%n%n", total, scope)
                 + "**CPU samples by thread group** (JIT compiler and GC threads included)\n\n" + table(byThread, total, 15, "thread group", "samples") + '\n'
                 + "**Top frames (self time) of the job's threads** (JIT compiler, GC and the bench's own threads left out; `_[k]` is kernel code)\n\n"
                 + table(selfFrames, jobSamples, 25, "frame", "samples") + '\n'

@@ -33,7 +33,8 @@ final class UsersPathReport {
         environment.forEach((k, v) -> md.append("- ").append(k).append(": ").append(v).append('\n'));
         md.append(String.format("- %,d records per topic, every run indexes all of them; %d round(s), medians over rounds (heap: the"
                 + " largest of the rounds); kes: `bin/kes run` as its own process, KES_HEAP=1g, clock from process start to exit; official"
-                + " sink: its own JVM (1 GB heap), clock from first record read; loader: pre-serialized single-shard bulks%n%n", options.records,
+                + " sink: a JVM of its own per run (1 GB heap), timed the same way (process start to its job's end, CPU of the whole"
+                + " process: start-up and a fresh JVM's JIT included for both); loader: pre-serialized single-shard bulks%n%n", options.records,
                 options.rounds));
         md.append("| setup | mode | docs/s | x official | x loader | steady docs/s | steady x official | steady x loader | start-up s"
                 + " | docs per _bulk | shard ops per _bulk | docs per shard op | model: docs per bulk | heap MB before / after GC | OOM"

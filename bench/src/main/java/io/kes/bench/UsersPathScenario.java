@@ -27,17 +27,20 @@ final class UsersPathScenario {
         }
     }
 
+    /** Every mode of this scenario; {@code --modes} picks some of them. */
+    static final List<String> MODES = List.of("kes-keyed", "kes-chained", "official", "loader");
+
     /** The setups, by shard count. At 6 shards only the default topology: the target is about what users get. */
     static Setup setup(int shards) {
         return shards == Bench.SHARDS
                 ? new Setup(shards, 2, 4, List.of("kes-keyed", "official", "loader"))
-                : new Setup(shards, 8, 8, List.of("kes-keyed", "kes-chained", "official", "loader"));
+                : new Setup(shards, 8, 8, MODES);
     }
 
     /**
      * One measured run.
      *
-     * @param seconds        kes: process start to exit; official: first record read to every document counted; loader: first request to count
+     * @param seconds        kes: process start to exit; official: process start to its job's end; loader: first request to count
      * @param steadyDocsPerSecond the middle half of the documents over the time it took (the loader: its whole run)
      * @param indexTotal     index operations on the primaries: above {@code docs} when a document was written twice
      * @param bulks          {@code _bulk} HTTP requests the node received
@@ -74,7 +77,9 @@ final class UsersPathScenario {
         ClientCpu clientCpu = new ClientCpu(servers::broker);
         boolean warm = false;
         for (int shards : options.usersPathShards) {
-            Setup setup = setup(shards);
+            Setup all = setup(shards);
+            Setup setup = new Setup(all.shards(), all.parallelism(), all.partitions(),
+                    all.modes().stream().filter(m -> options.modes == Bench.DEFAULT_MODES || options.modes.contains(m)).toList());
             BenchOptions o = options.forSetup(setup.partitions(), setup.parallelism());
             Bench.step(String.format("%s: %,d records into topic %s once", setup.name(), o.records, o.topic()));
             BenchTopic topic = new BenchTopic(o, stack.bootstrap());
@@ -150,16 +155,21 @@ final class UsersPathScenario {
                 delta.cpuMillis() / 1000.0, r.clientCpuSeconds(), r.peakHeapMb(), r.liveHeapMb(), r.outOfMemory());
     }
 
-    /** The official sink over the whole topic in 4 windows: the middle two are its steady state, as the middle half is kes's. */
+    /**
+     * The official sink over the whole topic in a JVM of its own, timed as kes's process is (start
+     * to end, start-up and the fresh JVM's JIT included), in 4 windows: the middle two are its steady
+     * state, as the middle half is kes's.
+     */
     private PathRun official(Setup setup, int round, String index, Http es, EsStats stats, OfficialRuns official, BenchTopic topic,
                              String esUrl) throws Exception {
-        List<Run> w = official.run(stats, es, index, "official", round, List.of(esUrl), new long[setup.partitions()], 4);
+        OfficialRuns.ColdRun cold = official.runCold(stats, es, index, round, List.of(esUrl), new long[setup.partitions()], 4);
+        List<Run> w = cold.windows();
         List<Run> middle = w.subList(1, w.size() - 1);
         return new PathRun(setup, "official", round, sum(w, Run::docs), sum(w, Run::counted), OfficialRuns.indexTotal(es, index),
-                w.stream().mapToDouble(Run::seconds).sum(), Double.NaN,
+                cold.seconds(), cold.startupSeconds(),
                 sum(middle, Run::docs) / middle.stream().mapToDouble(Run::seconds).sum(), sum(w, Run::bulks),
                 stats.shardBulkOperations(index), w.stream().mapToDouble(Run::cpuSeconds).sum(),
-                w.stream().mapToDouble(Run::clientCpuSeconds).sum(), Double.NaN, Double.NaN, false);
+                cold.clientCpuSeconds(), Double.NaN, Double.NaN, false);
     }
 
     /** The loader's {@code _bulk} requests: its shard operations over the shards per request the node counted (retries included). */
