@@ -39,11 +39,14 @@ final class OfficialRuns implements AutoCloseable {
     private final BenchOptions options;
     private final BenchTopic topic;
     private final ClientCpu clientCpu;
+    /** Job JVMs started so far: each writes a log of its own. */
+    private int started;
     /** When the latest run read its first record. */
     private long firstRead;
     /** The job JVM's -Xmx: 2g in the rounds, 1g in the users-path scenario (as kes's KES_HEAP there). */
     private final String heap;
-    private final BlockingQueue<String> said = new LinkedBlockingQueue<>();
+    /** What the current job JVM said; a new queue per JVM, so that one which ended cannot speak into the next one's. */
+    private BlockingQueue<String> said = new LinkedBlockingQueue<>();
     private Process process;
     private PrintWriter commands;
 
@@ -101,7 +104,9 @@ final class OfficialRuns implements AutoCloseable {
                 "-Dkes.bench.official.compatible-with=7", // REST compatibility headers (Elasticsearch 8 runs them; see whyNot)
                 "-cp", target.resolve("classes") + ":" + Files.readString(target.resolve("classpath.txt")).trim(),
                 "io.kes.bench.official.OfficialSinkJob", String.valueOf(options.parallelism)));
-        Path log = options.work.resolve("official-sink.log").toAbsolutePath();
+        Path log = options.work.resolve("official-sink-" + ++started + ".log").toAbsolutePath();
+        BlockingQueue<String> said = new LinkedBlockingQueue<>();
+        this.said = said;
         process = new ProcessBuilder(cmd).redirectError(log.toFile()).start();
         commands = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
         Thread reader = new Thread(() -> {
@@ -159,12 +164,15 @@ final class OfficialRuns implements AutoCloseable {
         close();
         long cpuBefore = clientCpu.millis();
         long t0 = System.nanoTime();
-        start();
-        List<Run> runs = run(stats, es, index, "official", round, esUrls, from, windows);
-        long end = System.nanoTime();
-        long cpu = clientCpu.millis() - cpuBefore + EsStats.treeCpuMillis(process.pid());
-        close();
-        return new ColdRun(runs, (end - t0) / 1e9, (firstRead - t0) / 1e9, cpu / 1000.0);
+        try {
+            start();
+            List<Run> runs = run(stats, es, index, "official", round, esUrls, from, windows);
+            long end = System.nanoTime();
+            long cpu = clientCpu.millis() - cpuBefore + EsStats.treeCpuMillis(process.pid());
+            return new ColdRun(runs, (end - t0) / 1e9, (firstRead - t0) / 1e9, cpu / 1000.0);
+        } finally {
+            close(); // also after a failure: a job still running would slow the next mode's run
+        }
     }
 
     /** From {@code from} to the topic's end, in {@code windows} windows of equal documents (see KesRuns#run). */
