@@ -142,7 +142,7 @@ public final class DocumentOperation {
          * only if no write of a higher version reached the document ({@code version_type:
          * external_gte}); one that did answers 409, which kes counts as an accepted replay. With
          * the record's Kafka offset as the version, a replay after a restore never takes a
-         * document back to an older value (see README "Order", {@code version: kafka-offset}).
+         * document back to an older value (see docs/order-and-durability.md, "Order", {@code version: kafka-offset}).
          */
         public Builder version(long version) {
             this.version = version;

@@ -118,7 +118,7 @@ public final class ElasticsearchSinkOptions {
                     + "operations they keep for responses, retries and failure handling (about twice the bodies' size). Past it the "
                     + "writer sends its largest buffer at once, before it is full, so memory stays bounded however many shards "
                     + "and indices a writer sees. A writer's documents take at most max_buffered_bytes + max_queued_bytes + "
-                    + "(nodes + 1) x max_in_flight bulks in flight (README \"Memory\").");
+                    + "(nodes + 1) x max_in_flight bulks in flight (docs/operations.md, \"Topology and memory\").");
 
     public static final ConfigOption<Boolean> BULK_ADAPTIVE_CONCURRENCY = ConfigOptions.key("bulk.adaptive_concurrency")
             .booleanType().defaultValue(false)

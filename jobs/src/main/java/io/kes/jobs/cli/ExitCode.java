@@ -1,6 +1,6 @@
 package io.kes.jobs.cli;
 
-/** How {@code bin/kes run} and {@code bin/kes check} end; documented in README.md and in {@code --help}. */
+/** How {@code bin/kes run} and {@code bin/kes check} end; documented in docs/operations.md and in {@code --help}. */
 public enum ExitCode {
     /** Done: the check passed, or a bounded job finished. */
     OK(0, "ok (the check passed, or a bounded job finished)"),
