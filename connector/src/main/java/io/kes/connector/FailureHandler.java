@@ -21,6 +21,15 @@ public interface FailureHandler extends Serializable {
 
     void onFailures(List<FailedOperation> failures) throws Exception;
 
+    /**
+     * Writes a data stream refused and Elasticsearch kept in its failure store (9.1+: the bulk item
+     * answers success with {@code failure_store: used}; the failure store document holds the
+     * reason). They are not lost, so the default does nothing more than the writer's count
+     * ({@code failureStoreRedirects}) and warning; the dead-letter handler sends them to its topic
+     * too, like refused writes.
+     */
+    default void onFailureStored(List<FailedOperation> stored) throws Exception {}
+
     /** Called at each checkpoint: make everything handed over so far durable. */
     default void flush() throws Exception {}
 

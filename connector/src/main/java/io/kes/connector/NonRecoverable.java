@@ -39,14 +39,6 @@ public final class NonRecoverable {
     }
 
     /**
-     * HTTP answers of Elasticsearch that a retry or restart cannot change: 401 (wrong or expired
-     * credentials) and 403 (the user lacks a privilege). Fixing either takes a config change.
-     */
-    public static boolean isNonRecoverableStatus(int status) {
-        return status == 401 || status == 403;
-    }
-
-    /**
      * Whether {@code failure} or one of its causes cannot be cured by a restart: it is already
      * marked, or it is a {@link LinkageError} (a class missing from the classpath or incompatible
      * with another: {@code NoClassDefFoundError}, {@code UnsatisfiedLinkError},

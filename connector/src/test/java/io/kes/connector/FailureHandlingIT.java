@@ -2,8 +2,10 @@ package io.kes.connector;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.kes.stack.ElasticsearchNode;
+import io.kes.stack.Engine;
 import io.kes.stack.Http;
 import io.kes.stack.junit.ElasticsearchExtension;
 import java.nio.charset.StandardCharsets;
@@ -21,6 +23,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class FailureHandlingIT {
 
     static final Queue<FailedOperation> COLLECTED = new ConcurrentLinkedQueue<>();
+    static final Queue<FailedOperation> FAILURE_STORED = new ConcurrentLinkedQueue<>();
     private static final int DOCS = 1000;
 
     /** Every 10th document has a string where the mapping wants an integer. */
@@ -35,11 +38,17 @@ class FailureHandlingIT {
         public void onFailures(List<FailedOperation> failures) {
             COLLECTED.addAll(failures);
         }
+
+        @Override
+        public void onFailureStored(List<FailedOperation> stored) {
+            FAILURE_STORED.addAll(stored);
+        }
     }
 
     @BeforeEach
     void strictIndex(ElasticsearchNode es) throws Exception {
         COLLECTED.clear();
+        FAILURE_STORED.clear();
         Http http = es.http();
         http.send("DELETE", "/strict?ignore_unavailable=true", null);
         http.send("PUT", "/strict", "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0},"
@@ -106,5 +115,41 @@ class FailureHandlingIT {
                 .isInstanceOf(FailureHandler.PermanentWriteException.class)
                 .hasMessageContaining("failed with 403")
                 .hasMessageContaining("index write");
+    }
+
+    /**
+     * Issue 27 item 9: Elasticsearch 9.1+ keeps a document its data stream refuses in the data
+     * stream's failure store and answers success ({@code failure_store: used}). kes counts them,
+     * warns, and hands them to the failure handler (the dead-letter topic, when configured); not
+     * as refused writes: they are kept, and the job goes on.
+     */
+    @Test
+    void documentsKeptInADataStreamsFailureStoreAreCountedAndHandedToTheFailureHandler(ElasticsearchNode es) throws Exception {
+        String[] version = es.version().split("\\.");
+        assumeTrue(es.engine() == Engine.ELASTICSEARCH && (Integer.parseInt(version[0]) > 9
+                || (Integer.parseInt(version[0]) == 9 && Integer.parseInt(version[1]) >= 1)), "failure stores: Elasticsearch 9.1+");
+        Http http = es.http();
+        // The integ-test-zips carry no data-streams module (no _data_stream API, no failure store),
+        // and the default distribution is not on Maven Central: this runs where a node has it.
+        assumeTrue(http.get("/_data_stream").status() != 400, "this node has no data-streams module (an integ-test-zip): "
+                + "no failure store to test against; ItemOutcomesTest pins the response handling");
+        http.send("DELETE", "/_data_stream/kes-fs?ignore_unavailable=true", null);
+        http.send("PUT", "/_index_template/kes-fs", "{\"index_patterns\":[\"kes-fs\"],\"data_stream\":{},\"template\":{"
+                + "\"settings\":{\"number_of_shards\":2,\"number_of_replicas\":0},\"mappings\":{\"properties\":{\"n\":{\"type\":"
+                + "\"integer\"}}},\"data_stream_options\":{\"failure_store\":{\"enabled\":true}}}}").requireOk("template");
+        ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(es.url()).setFailureHandler(new Collecting()).build();
+        SinkPipelines.start(sink, DOCS, 0, 2, null, i -> DocumentOperation.create("kes-fs", "doc-" + i,
+                ("{\"@timestamp\":\"2026-11-25T00:00:00Z\",\"n\":" + (i % 10 == 0 ? "\"not a number\"" : i) + "}")
+                        .getBytes(StandardCharsets.UTF_8))).getJobExecutionResult().get();
+
+        assertThat(http.refreshAndCount("kes-fs")).isEqualTo(DOCS - DOCS / 10);
+        assertThat(COLLECTED).as("not refused: kept").isEmpty();
+        assertThat(FAILURE_STORED).hasSize(DOCS / 10).allSatisfy(f -> {
+            assertThat(f.errorType()).isEqualTo("failure_store");
+            assertThat(f.reason()).contains("failure store");
+            assertThat(Long.parseLong(f.operation().id().substring("doc-".length())) % 10).isZero();
+        });
+        assertThat(RecordingReporter.sum("kes.failureStoreRedirects")).isEqualTo(DOCS / 10);
+        assertThat(RecordingReporter.sum("kes.permanentFailures")).isZero();
     }
 }

@@ -23,6 +23,7 @@ final class BulkMetrics {
     final Counter retriesUnavailable;
     final Counter requestRetries;
     final Counter permanentFailures;
+    final Counter failureStored;
     final Counter replaysAccepted;
     final Counter docsWithUnknownShard;
     /** Documents stored in another index than the one predicted for their shard: moved by an ingest pipeline. */
@@ -45,6 +46,7 @@ final class BulkMetrics {
         retriesUnavailable = g.counter("itemRetriesUnavailable");
         requestRetries = g.counter("requestRetries");
         permanentFailures = g.counter("permanentFailures");
+        failureStored = g.counter("failureStoreRedirects");
         replaysAccepted = g.counter("replaysAccepted");
         docsWithUnknownShard = g.counter("docsWithUnknownShard");
         docsMovedByPipeline = g.counter("docsMovedByPipeline");

@@ -18,9 +18,11 @@ final class BulkResponse {
      * Only what kes uses: status, error, and the (index, primary term) that the fence checks. The
      * concrete {@code _index} is needed because a document sent to an alias or data stream lands in
      * a backing index, and that is where the fence must look. {@code result} tells a {@code noop}
-     * update, whose primary term is the stored document's, not the shard's.
+     * update, whose primary term is the stored document's, not the shard's. {@code failure_store:
+     * used} (Elasticsearch 9.1+) tells a document its data stream refused and kept in its failure
+     * store, with a success status.
      */
-    static final String FILTER_PATH = "items.*._index,items.*.status,items.*._primary_term,items.*.result,"
+    static final String FILTER_PATH = "items.*._index,items.*.status,items.*._primary_term,items.*.result,items.*.failure_store,"
             + "items.*.error.type,items.*.error.reason,items.*.error.caused_by.reason";
 
     private static final JsonFactory JSON = new JsonFactory();
@@ -31,6 +33,8 @@ final class BulkResponse {
     final String[] errorType;
     final String[] errorReason;
     final boolean[] noop;
+    /** Stored in a data stream's failure store: refused (mapping, ingest), kept aside, answered with a success status. */
+    final boolean[] failureStored;
 
     private BulkResponse(int items) {
         status = new int[items];
@@ -39,6 +43,7 @@ final class BulkResponse {
         errorType = new String[items];
         errorReason = new String[items];
         noop = new boolean[items];
+        failureStored = new boolean[items];
     }
 
     int size() {
@@ -97,6 +102,7 @@ final class BulkResponse {
                 case "status" -> r.status[item] = p.getIntValue();
                 case "_primary_term" -> r.primaryTerm[item] = p.getLongValue();
                 case "result" -> r.noop[item] = p.getTextLength() == 4 && "noop".equals(p.getText());
+                case "failure_store" -> r.failureStored[item] = "used".equals(p.getText());
                 case "error" -> {
                     if (value == JsonToken.START_OBJECT) {
                         readError(p, r, item);

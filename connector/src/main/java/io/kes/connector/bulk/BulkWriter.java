@@ -4,7 +4,6 @@ import io.kes.connector.DocumentOperation;
 import io.kes.connector.Durability;
 import io.kes.connector.FailedOperation;
 import io.kes.connector.FailureHandler;
-import io.kes.connector.NonRecoverable;
 import io.kes.connector.SinkSettings;
 import io.kes.connector.cluster.RestClients;
 import io.kes.connector.cluster.TargetNodeSelector;
@@ -13,6 +12,7 @@ import io.kes.connector.fence.EpochFinisher;
 import io.kes.connector.fence.Epochs.Epoch;
 import io.kes.connector.fence.Epochs;
 import io.kes.connector.internal.Backoff;
+import io.kes.connector.internal.StatusPolicy;
 import io.kes.connector.routing.ShardPrediction;
 import io.kes.connector.routing.ShardPredictor;
 import java.util.List;
@@ -21,7 +21,6 @@ import java.util.concurrent.ExecutionException;
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.common.operators.ProcessingTimeService;
 import org.apache.flink.metrics.MetricGroup;
-import org.elasticsearch.client.ResponseException;
 import org.elasticsearch.client.RestClient;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -200,7 +199,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
         for (int i = 0; i < response.size(); i++) {
             DocumentOperation op = sent.operation(i);
             switch (outcomes.byItem[i]) {
-                case SUCCESS -> {
+                case DONE -> {
                     batch.epoch.acknowledged.record(response.index[i] != null ? response.index[i] : op.index(), sent.prediction(i),
                             response.appliedTerm(i, op.opType()));
                     inFlightIds.release(op);
@@ -208,8 +207,8 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
                         metrics.docsMovedByPipeline.inc();
                     }
                 }
-                case PERMANENT -> inFlightIds.release(op);
-                case RETRY -> { } // still in flight
+                case PERMANENT, STOP -> inFlightIds.release(op);
+                case RETRY, SPLIT -> { } // still in flight (an item is never split)
             }
         }
         metrics.docsOut.inc(outcomes.succeeded);
@@ -218,6 +217,9 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
         metrics.retriesUnavailable.inc(outcomes.retriesUnavailable);
         if (!outcomes.permanent.isEmpty()) {
             handOver(outcomes.permanent);
+        }
+        if (!outcomes.failureStored.isEmpty()) {
+            handOverFailureStored(outcomes.failureStored);
         }
         if (outcomes.retry != null) {
             batch.body = outcomes.retry;
@@ -232,6 +234,25 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
         metrics.permanentFailures.inc(permanent.size());
         try {
             failureHandler.onFailures(permanent);
+        } catch (Exception e) {
+            failAsync(e instanceof RuntimeException re ? re : new RuntimeException(e.getMessage(), e));
+        }
+    }
+
+    /**
+     * Documents a data stream refused and kept in its failure store: counted, warned about (the
+     * first of each run, then with the running count every 1,000), and handed to the failure
+     * handler, which puts them in the dead-letter topic when there is one.
+     */
+    private void handOverFailureStored(List<FailedOperation> stored) {
+        long before = metrics.failureStored.getCount();
+        metrics.failureStored.inc(stored.size());
+        if (before == 0 || before / 1000 != metrics.failureStored.getCount() / 1000) {
+            LOG.warn("{} document(s) so far went to a data stream's failure store instead of the data stream (Elasticsearch "
+                    + "answered success with failure_store: used), latest: {}", metrics.failureStored.getCount(), stored.get(0).describe());
+        }
+        try {
+            failureHandler.onFailureStored(stored);
         } catch (Exception e) {
             failAsync(e instanceof RuntimeException re ? re : new RuntimeException(e.getMessage(), e));
         }
@@ -274,23 +295,17 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
 
     @Override
     public void onRequestFailure(Batch batch, BulkBody sent, Exception exception) {
-        int status = exception instanceof ResponseException re ? re.getResponse().getStatusLine().getStatusCode() : -1;
-        budgets.attemptEnded(batch, System.nanoTime(), -1, status == 429);
-        if (status == 413) {
-            tooLarge(batch, sent, exception);
-            return;
+        int status = StatusPolicy.statusOf(exception);
+        budgets.attemptEnded(batch, System.nanoTime(), -1, StatusPolicy.rejected(status, null));
+        switch (StatusPolicy.ofRequest(status)) {
+            case SPLIT -> tooLarge(batch, sent, exception);
+            case STOP -> giveUp(batch, WriteFailures.refusedCredentials(status, batch.slot, exception));
+            case PERMANENT, DONE -> giveUp(batch, WriteFailures.wholeBulkRefused(status, sent.itemCount(), batch.slot, exception));
+            case RETRY -> {
+                metrics.requestRetries.inc();
+                scheduleRetry(batch, status == StatusPolicy.NO_RESPONSE ? "connection error (" + exception + ")" : "HTTP " + status);
+            }
         }
-        if (NonRecoverable.isNonRecoverableStatus(status)) {
-            giveUp(batch, WriteFailures.refusedCredentials(status, batch.slot, exception));
-            return;
-        }
-        boolean retryable = status == -1 || status == 429 || status >= 500;
-        if (!retryable) {
-            giveUp(batch, WriteFailures.wholeBulkRefused(status, sent.itemCount(), batch.slot, exception));
-            return;
-        }
-        metrics.requestRetries.inc();
-        scheduleRetry(batch, status == -1 ? "connection error (" + exception + ")" : "HTTP " + status);
     }
 
     /**

@@ -1,6 +1,8 @@
 package io.kes.connector.bulk;
 
 import io.kes.connector.DocumentOperation;
+import io.kes.connector.internal.StatusPolicy;
+import io.kes.connector.internal.StatusPolicy.Action;
 import io.kes.connector.FailedOperation;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -8,12 +10,13 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * A bulk response's items sorted by what happens to them next ({@link ItemOutcome}): done, sent
- * again, or handed to the failure handler. Pure: the writer applies the result.
+ * A bulk response's items sorted by what happens to them next ({@link StatusPolicy#ofItem}): done,
+ * sent again, or handed to the failure handler (which stops the job for a {@link Action#STOP}).
+ * Pure: the writer applies the result.
  */
 final class ItemOutcomes {
 
-    final ItemOutcome[] byItem;
+    final Action[] byItem;
     int succeeded;
     int replaysAccepted;
     int retriesRejected;
@@ -23,10 +26,15 @@ final class ItemOutcomes {
     /** The items to send again, in order; null when none. */
     BulkBody retry;
     final List<FailedOperation> permanent = new ArrayList<>();
+    /** Succeeded into a data stream's failure store: refused by the data stream, kept by Elasticsearch (see {@link io.kes.connector.FailureHandler#onFailureStored}). */
+    final List<FailedOperation> failureStored = new ArrayList<>();
 
     private ItemOutcomes(int items) {
-        byItem = new ItemOutcome[items];
+        byItem = new Action[items];
     }
+
+    /** {@link FailedOperation#errorType()} of a document kept in a failure store. */
+    static final String FAILURE_STORE = "failure_store";
 
     static ItemOutcomes sort(BulkBody sent, BulkResponse response) {
         ItemOutcomes sorted = new ItemOutcomes(response.size());
@@ -34,15 +42,16 @@ final class ItemOutcomes {
         for (int i = 0; i < response.size(); i++) {
             DocumentOperation op = sent.operation(i);
             int status = response.status[i];
-            ItemOutcome outcome = ItemOutcome.of(status, response.errorType[i], op.opType(), op.version() != DocumentOperation.NO_VERSION);
+            Action outcome = StatusPolicy.ofItem(status, response.errorType[i], op.opType(), op.version() != DocumentOperation.NO_VERSION);
             // Once a write of an id is retried, every later write of that id in this bulk is sent
             // again after it, even one that succeeded: otherwise the retry would overwrite it.
             if (retriedIds != null && op.id() != null && retriedIds.contains(idKey(op))) {
-                outcome = ItemOutcome.RETRY;
-            } else if (outcome == ItemOutcome.RETRY) {
-                sorted.retryCause = ItemOutcome.retryCause(status, response.errorType[i]) + " (" + status + " "
+                outcome = Action.RETRY;
+            } else if (outcome == Action.RETRY) {
+                boolean rejected = StatusPolicy.rejected(status, response.errorType[i]);
+                sorted.retryCause = (rejected ? "rejected" : "unavailable") + " (" + status + " "
                         + response.errorType[i] + ": " + response.errorReason[i] + ")";
-                if (status == 429 || "es_rejected_execution_exception".equals(response.errorType[i])) {
+                if (rejected) {
                     sorted.retriesRejected++;
                 } else {
                     sorted.retriesUnavailable++;
@@ -50,10 +59,14 @@ final class ItemOutcomes {
             }
             sorted.byItem[i] = outcome;
             switch (outcome) {
-                case SUCCESS -> {
+                case DONE -> {
                     sorted.succeeded++;
                     if (status == 409) {
                         sorted.replaysAccepted++;
+                    }
+                    if (response.failureStored[i]) {
+                        sorted.failureStored.add(new FailedOperation(op, status, FAILURE_STORE, "Elasticsearch refused the document "
+                                + "and kept it in its data stream's failure store (" + response.index[i] + "), which holds the reason"));
                     }
                 }
                 case RETRY -> {
@@ -68,8 +81,9 @@ final class ItemOutcomes {
                         retriedIds.add(idKey(op));
                     }
                 }
-                case PERMANENT -> sorted.permanent.add(
+                case PERMANENT, STOP -> sorted.permanent.add( // STOP: the failure handler's UnauthorizedWrites ends the job
                         new FailedOperation(op, status, response.errorType[i], response.errorReason[i]));
+                case SPLIT -> throw new IllegalStateException("an item cannot be split: " + status);
             }
         }
         return sorted;

@@ -1,9 +1,12 @@
 package io.kes.connector.bulk;
 
+import io.kes.connector.DocumentOperation;
 import io.kes.connector.FailedOperation;
 import io.kes.connector.FailureHandler;
 import io.kes.connector.NonRecoverable;
 import io.kes.connector.cluster.PrivilegeCheck;
+import io.kes.connector.internal.StatusPolicy;
+import io.kes.connector.internal.StatusPolicy.Action;
 import java.util.List;
 
 /**
@@ -35,11 +38,17 @@ final class UnauthorizedWrites implements FailureHandler {
     @Override
     public void onFailures(List<FailedOperation> failures) throws Exception {
         for (FailedOperation f : failures) {
-            if (NonRecoverable.isNonRecoverableStatus(f.status()) && !"cluster_block_exception".equals(f.errorType())) {
+            DocumentOperation op = f.operation();
+            if (StatusPolicy.ofItem(f.status(), f.errorType(), op.opType(), op.version() != DocumentOperation.NO_VERSION) == Action.STOP) {
                 throw NonRecoverable.error(message(f));
             }
         }
         next.onFailures(failures);
+    }
+
+    @Override
+    public void onFailureStored(List<FailedOperation> stored) throws Exception {
+        next.onFailureStored(stored);
     }
 
     static String message(FailedOperation f) {

@@ -48,6 +48,12 @@ public final class DeadLetterFailureHandler implements FailureHandler {
         }
     }
 
+    /** Like refused writes: the topic is where a user looks for what did not reach the data stream. */
+    @Override
+    public void onFailureStored(List<FailedOperation> stored) {
+        onFailures(stored);
+    }
+
     @Override
     public void flush() {
         queue.flush();

@@ -7,6 +7,7 @@ import io.kes.connector.cluster.PrimaryShardState;
 import io.kes.connector.cluster.PrimaryShardState.ShardSeqNos;
 import io.kes.connector.cluster.PrivilegeCheck;
 import io.kes.connector.internal.Backoff;
+import io.kes.connector.internal.StatusPolicy;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.HashMap;
@@ -244,18 +245,20 @@ public final class CheckpointFence {
                 return step.run();
             } catch (IOException e) {
                 long elapsed = (System.nanoTime() - started) / 1_000_000;
-                if (e instanceof ResponseException re && re.getResponse().getStatusLine().getStatusCode() == 401) {
+                int status = StatusPolicy.statusOf(e);
+                StatusPolicy.Action action = StatusPolicy.ofRequest(status);
+                if (action == StatusPolicy.Action.STOP && status == 401) {
                     throw NonRecoverable.error("checkpoint fence: " + PrivilegeCheck.credentialsRefused("the state of " + indices) + " "
-                            + re.getMessage(), re);
+                            + e.getMessage(), e);
                 }
-                if (e instanceof ResponseException re && NonRecoverable.isNonRecoverableStatus(re.getResponse().getStatusLine().getStatusCode())) {
+                if (action == StatusPolicy.Action.STOP) {
                     throw NonRecoverable.error("checkpoint fence: Elasticsearch refused to show the state of " + indices + " (HTTP "
-                            + re.getResponse().getStatusLine().getStatusCode() + "). The fence reads _cluster/state (cluster privilege "
+                            + status + "). The fence reads _cluster/state (cluster privilege "
                             + "'monitor'), _stats (index privilege 'monitor') and may _flush (index privilege 'maintenance') of the "
                             + "indices kes writes: grant them to kes's user or API key, or set elasticsearch.durability: request "
-                            + "for indices that fsync every request. " + re.getMessage(), re);
+                            + "for indices that fsync every request. " + e.getMessage(), e);
                 }
-                if (!retryable(e) || elapsed >= maxRetryMillis) {
+                if (action != StatusPolicy.Action.RETRY || elapsed >= maxRetryMillis) {
                     throw new IOException("checkpoint fence: could not make " + indices + " durable and read their primary terms within "
                             + elapsed + " ms: " + e.getMessage(), e);
                 }
@@ -266,13 +269,5 @@ public final class CheckpointFence {
                 Thread.sleep(delay);
             }
         }
-    }
-
-    private static boolean retryable(IOException e) {
-        if (e instanceof ResponseException re) {
-            int status = re.getResponse().getStatusLine().getStatusCode();
-            return status == 429 || status >= 500;
-        }
-        return true; // connection refused, reset, timed out
     }
 }

@@ -3,6 +3,7 @@ package io.kes.connector.bulk;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kes.connector.DocumentOperation;
+import io.kes.connector.internal.StatusPolicy.Action;
 import io.kes.connector.routing.ShardPrediction;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -33,7 +34,7 @@ class ItemOutcomesTest {
                 "{\"index\":{\"status\":201}}",
                 "{\"index\":{\"status\":200}}"));
 
-        assertThat(sorted.byItem).containsExactly(ItemOutcome.RETRY, ItemOutcome.SUCCESS, ItemOutcome.RETRY);
+        assertThat(sorted.byItem).containsExactly(Action.RETRY, Action.DONE, Action.RETRY);
         assertThat(sorted.retry.operations()).containsExactly(sent.operation(0), sent.operation(2));
         assertThat(sorted.succeeded).isEqualTo(1);
         assertThat(sorted.retriesRejected).isEqualTo(1);
@@ -51,5 +52,28 @@ class ItemOutcomesTest {
         assertThat(sorted.permanent).hasSize(1);
         assertThat(sorted.permanent.get(0).operation()).isSameAs(sent.operation(0));
         assertThat(sorted.succeeded).isEqualTo(1);
+    }
+
+    /**
+     * Issue 27 item 9: Elasticsearch 9.1+ answers a document its data stream refused and kept in
+     * the failure store with a success status and {@code failure_store: used} (the shape of its
+     * bulk API). Done (it is kept, nothing to retry), and reported apart for the failure handler.
+     */
+    @Test
+    void aDocumentKeptInAFailureStoreIsDoneAndReportedApart() throws IOException {
+        BulkBody sent = body(DocumentOperation.create("logs", "a", "{\"n\":\"x\"}".getBytes(StandardCharsets.UTF_8)),
+                DocumentOperation.create("logs", "b", "{\"n\":1}".getBytes(StandardCharsets.UTF_8)));
+        ItemOutcomes sorted = ItemOutcomes.sort(sent, response(
+                "{\"create\":{\"_index\":\".fs-logs-2026.11.25-000002\",\"status\":201,\"_primary_term\":1,\"result\":\"created\","
+                        + "\"failure_store\":\"used\"}}",
+                "{\"create\":{\"_index\":\".ds-logs-2026.11.25-000001\",\"status\":201,\"_primary_term\":1,\"result\":\"created\"}}"));
+
+        assertThat(sorted.byItem).containsExactly(Action.DONE, Action.DONE);
+        assertThat(sorted.permanent).isEmpty();
+        assertThat(sorted.failureStored).singleElement().satisfies(f -> {
+            assertThat(f.operation()).isEqualTo(sent.operation(0));
+            assertThat(f.errorType()).isEqualTo("failure_store");
+            assertThat(f.reason()).contains(".fs-logs-2026.11.25-000002");
+        });
     }
 }

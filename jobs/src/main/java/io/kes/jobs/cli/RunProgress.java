@@ -98,9 +98,11 @@ public final class RunProgress {
         long retries = ProgressReporter.sum("itemRetriesUnavailable", "bulk writer") + ProgressReporter.sum("requestRetries", "bulk writer");
         long rejected = ProgressReporter.sum("itemRetriesRejected", "bulk writer");
         long deadLetters = ProgressReporter.sum("permanentFailures", "bulk writer") + ProgressReporter.sum("decodeFailures", "decode");
-        return String.format("[kes] %5.0fs read %,d | indexed %,d | %,.0f docs/s | lag %s | retries %,d, rejected (429) %,d | %s %,d | %s",
+        long failureStored = ProgressReporter.sum("failureStoreRedirects", "bulk writer");
+        return String.format("[kes] %5.0fs read %,d | indexed %,d | %,.0f docs/s | lag %s | retries %,d, rejected (429) %,d | %s %,d%s | %s",
                 (now - started) / 1e9, read, indexed, rate, lag(admin), retries, rejected,
-                config.errors.deadLetters() ? "dead letters" : "failed records", deadLetters, checkpoint());
+                config.errors.deadLetters() ? "dead letters" : "failed records", deadLetters,
+                failureStored == 0 ? "" : String.format(" | in failure stores %,d", failureStored), checkpoint());
     }
 
     /** Per route (named by its target): end offsets minus the source's position, summed over the route's partitions. */
