@@ -35,7 +35,9 @@ public final class ClusterMetadataClient {
             "metadata.indices.*.settings.index.mode",
             "metadata.indices.*.settings.index.routing_path",
             "metadata.indices.*.settings.index.logsdb.route_on_sort_fields",
-            "metadata.indices.*.settings.index.translog.sync_interval");
+            "metadata.indices.*.settings.index.translog.sync_interval",
+            "metadata.indices.*.settings.index.default_pipeline",
+            "metadata.indices.*.settings.index.final_pipeline");
     /** An Elasticsearch time value: {@code 5s}, {@code 500ms}, {@code 1m}... */
     private static final java.util.regex.Pattern TIME_VALUE = java.util.regex.Pattern.compile("(\\d+)\\s*(nanos|micros|ms|s|m|h|d)");
 
@@ -78,8 +80,16 @@ public final class ClusterMetadataClient {
             primaryTerms[s] = terms.path(Integer.toString(s)).asLong(-1);
         }
         JsonNode syncInterval = index.path("translog").path("sync_interval");
+        List<String> pipelines = new ArrayList<>(2);
+        for (String key : List.of("default_pipeline", "final_pipeline")) {
+            String id = index.path(key).asText("");
+            if (!id.isEmpty() && !"_none".equals(id)) {
+                pipelines.add(id);
+            }
+        }
         return new IndexMetadata(name, index.path("uuid").asText(""), shards, routingNumShards, partitionSize, routedByDocument, primaryTerms,
-                syncInterval.isTextual() ? timeValue(syncInterval.asText()) : IndexMetadata.DEFAULT_TRANSLOG_SYNC_INTERVAL);
+                syncInterval.isTextual() ? timeValue(syncInterval.asText()) : IndexMetadata.DEFAULT_TRANSLOG_SYNC_INTERVAL,
+                List.copyOf(pipelines));
     }
 
     /** An Elasticsearch time value such as {@code 5s}, {@code 500ms}, {@code 1m}. */

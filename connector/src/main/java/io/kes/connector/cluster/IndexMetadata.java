@@ -1,6 +1,7 @@
 package io.kes.connector.cluster;
 
 import java.time.Duration;
+import java.util.List;
 import org.apache.flink.annotation.PublicEvolving;
 
 /**
@@ -19,10 +20,19 @@ import org.apache.flink.annotation.PublicEvolving;
  * @param primaryTerms         current primary term per shard
  * @param translogSyncInterval {@code settings.index.translog.sync_interval} (Elasticsearch's 5 s when unset): how
  *                             often an async-durability index fsyncs its translog by itself
+ * @param indexPipelines       {@code settings.index.default_pipeline} and {@code final_pipeline} ({@code _none} left
+ *                             out): read with the rest, so one added or changed later is seen at the next read
  */
 @PublicEvolving
 public record IndexMetadata(String name, String uuid, int numberOfShards, int routingNumShards, int routingPartitionSize,
-                            boolean routedByDocument, long[] primaryTerms, Duration translogSyncInterval) {
+                            boolean routedByDocument, long[] primaryTerms, Duration translogSyncInterval, List<String> indexPipelines) {
+
+    /** An index without default or final pipeline. */
+    public IndexMetadata(String name, String uuid, int numberOfShards, int routingNumShards, int routingPartitionSize,
+                         boolean routedByDocument, long[] primaryTerms, Duration translogSyncInterval) {
+        this(name, uuid, numberOfShards, routingNumShards, routingPartitionSize, routedByDocument, primaryTerms, translogSyncInterval,
+                List.of());
+    }
 
     /** Elasticsearch's default {@code index.translog.sync_interval}. */
     public static final Duration DEFAULT_TRANSLOG_SYNC_INTERVAL = Duration.ofSeconds(5);

@@ -70,9 +70,11 @@ public final class IndexRoutingTable {
     }
 
     /** What identifies an index for routing: its calibration holds while these stay the same. */
-    private record Identity(String uuid, String name, int shards, int routingNumShards, int partitionSize, boolean routedByDocument) {
+    private record Identity(String uuid, String name, int shards, int routingNumShards, int partitionSize, boolean routedByDocument,
+                            List<String> indexPipelines) {
         static Identity of(IndexMetadata m) {
-            return new Identity(m.uuid(), m.name(), m.numberOfShards(), m.routingNumShards(), m.routingPartitionSize(), m.routedByDocument());
+            return new Identity(m.uuid(), m.name(), m.numberOfShards(), m.routingNumShards(), m.routingPartitionSize(), m.routedByDocument(),
+                    m.indexPipelines());
         }
     }
 
@@ -151,7 +153,17 @@ public final class IndexRoutingTable {
      * cannot be read counts as moving documents.
      */
     public boolean pipelineMovesDocuments(String pipeline, IndexLayout layout) {
-        long now = clock.getAsLong();
+        Optional<String> why = verdict(pipeline, clock.getAsLong());
+        if (why.isPresent()) {
+            markUnpredictable(layout.index(), () -> why.get() + ", so Elasticsearch may put its documents on other shards"
+                    + " than predicted");
+            return true;
+        }
+        return false;
+    }
+
+    /** Why {@code pipeline} may move documents (empty: it does not), as last read; read again once a minute. */
+    private Optional<String> verdict(String pipeline, long now) {
         PipelineVerdict verdict = pipelines.get(pipeline);
         Optional<Optional<String>> fresh = pipelineReads.next(pipeline, verdict != null,
                 verdict != null && now >= verdict.expiresAtMillis, () -> pipelineRewrite(pipeline));
@@ -159,13 +171,31 @@ public final class IndexRoutingTable {
             verdict = new PipelineVerdict(fresh.get(), now + INDEX_TTL_MILLIS);
             pipelines.put(pipeline, verdict);
         }
-        if (verdict.why.isPresent()) {
-            String why = verdict.why.get();
-            markUnpredictable(layout.index(), () -> why + ", so Elasticsearch may put its documents on other shards"
-                    + " than predicted");
-            return true;
+        return verdict.why;
+    }
+
+    /**
+     * The calibration of {@code index}, unless one of its default or final pipelines may now move
+     * documents (its definition changed since calibration: the verdicts are read again once a
+     * minute, as the layout is): then a calibration without routing replaces it, a new generation,
+     * so the writers predict again and fence the index on every shard.
+     */
+    private Calibration recheckIndexPipelines(IndexMetadata index, Calibration calibration, long now) {
+        if (calibration.routing == null) {
+            return calibration;
         }
-        return false;
+        for (String pipeline : index.indexPipelines()) {
+            Optional<String> why = verdict(pipeline, now);
+            if (why.isPresent()) {
+                Calibration replaced = new Calibration(null);
+                replaced.lastUsedMillis = now;
+                calibrated.put(Identity.of(index), replaced);
+                markUnpredictable(index.name(), () -> why.get() + " (index.default_pipeline or index.final_pipeline, changed since kes "
+                        + "calibrated the index), so Elasticsearch may put its documents on other shards than predicted");
+                return replaced;
+            }
+        }
+        return calibration;
     }
 
     /**
@@ -281,6 +311,7 @@ public final class IndexRoutingTable {
                     markUnpredictable(index.name(), read.calibration()::unpredictableWhy);
                 }
             }
+            calibration = recheckIndexPipelines(index, calibration, now);
             calibration.lastUsedMillis = now;
             entry = new Entry(new IndexLayout(index, calibration.routing, calibration), now + read.ttlMillis(), now);
         }
@@ -295,7 +326,7 @@ public final class IndexRoutingTable {
             if (!index.routedByDocument()) {
                 return new CalibrationOutcome(null, "it routes on document fields (time_series, routing_path or logsdb sort-field routing)");
             }
-            for (String pipeline : metadata.indexPipelines(concrete)) {
+            for (String pipeline : index.indexPipelines()) {
                 Optional<String> why = pipelineRewrite(pipeline);
                 if (why.isPresent()) {
                     return new CalibrationOutcome(null, why.get() + " (index.default_pipeline or index.final_pipeline), so Elasticsearch"
@@ -321,7 +352,7 @@ public final class IndexRoutingTable {
                 // The layout (primary terms from _cluster/state) still serves: the fence then holds
                 // each shard to its own term. Without it, writes would be held against the lowest
                 // term written, and an index whose shards' terms differ would fail every checkpoint.
-                return new CalibrationOutcome(null, "kes's user or API key may not read its routing (HTTP 403 on _settings or "
+                return new CalibrationOutcome(null, "kes's user or API key may not read its routing (HTTP 403 on "
                         + "_search_shards: grant the index privilege 'view_index_metadata' for single-shard bulks)");
             }
             throw new RuntimeException("calibrating " + concrete + " failed: " + e.getMessage(), e);

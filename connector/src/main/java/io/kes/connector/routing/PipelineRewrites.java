@@ -12,7 +12,9 @@ import java.util.regex.Pattern;
  * Whether an ingest pipeline may move a document away from where kes predicted it: a processor
  * that sets, renames or copies into {@code _index}, {@code _routing} or {@code _id}, a script that
  * touches them, a {@code reroute} processor, or a field name built from a template (which could
- * be any of them). Nested {@code pipeline} processors are followed. Deliberately conservative: a
+ * be any of them), a {@code csv} target, {@code grok} or {@code dissect} key naming them, or keys
+ * put into the document's root ({@code json add_to_root}, {@code kv} without a target). Nested
+ * {@code pipeline} and {@code foreach} processors are followed. Deliberately conservative: a
  * false alarm costs single-shard bulks for one index, a miss would let the checkpoint fence check
  * the wrong shard.
  */
@@ -21,6 +23,10 @@ final class PipelineRewrites {
     private static final List<String> TARGET_KEYS = List.of("field", "target_field", "target");
     private static final Pattern METADATA_FIELD = Pattern.compile("^_(index|routing|id)$");
     private static final Pattern SCRIPT_TOUCHES = Pattern.compile("_(index|routing|id)\\b");
+    /** A grok capture into a metadata field: {@code %{WORD:_routing}}, {@code (?<_id>...)}. */
+    private static final Pattern GROK_CAPTURE = Pattern.compile("%\\{\\w+:_(index|routing|id)(:\\w+)?}|\\(\\?<_(index|routing|id)>");
+    /** A dissect key naming a metadata field, with any modifier: {@code %{_id}}, {@code %{+_index}}, {@code %{_routing->}}. */
+    private static final Pattern DISSECT_KEY = Pattern.compile("%\\{[+?*&]?_(index|routing|id)(->)?(/\\d+)?}");
     private static final int MAX_DEPTH = 10;
 
     private PipelineRewrites() {}
@@ -67,6 +73,39 @@ final class PipelineRewrites {
             }
             if (field.contains("{{")) {
                 return Optional.of("pipeline '" + id + "' writes a field named by a template (" + type + " " + key + ": " + field + ")");
+            }
+        }
+        for (JsonNode field : config.path("target_fields")) { // csv
+            if (METADATA_FIELD.matcher(field.asText("")).matches() || field.asText("").contains("{{")) {
+                return Optional.of("pipeline '" + id + "' may set " + field.asText() + " (" + type + " target_fields)");
+            }
+        }
+        if (type.equals("grok")) {
+            for (JsonNode pattern : config.path("patterns")) {
+                if (GROK_CAPTURE.matcher(pattern.asText("")).find()) {
+                    return Optional.of("pipeline '" + id + "' captures into _index, _routing or _id (grok pattern " + pattern.asText() + ")");
+                }
+            }
+        }
+        if (type.equals("dissect") && DISSECT_KEY.matcher(config.path("pattern").asText("")).find()) {
+            return Optional.of("pipeline '" + id + "' dissects into _index, _routing or _id (" + config.path("pattern").asText() + ")");
+        }
+        if (type.equals("json") && config.path("add_to_root").asBoolean(false)) {
+            return Optional.of("pipeline '" + id + "' adds a parsed JSON field's keys to the document's root (json add_to_root), "
+                    + "which may set _index, _routing or _id");
+        }
+        if (type.equals("kv") && !config.has("target_field")) {
+            return Optional.of("pipeline '" + id + "' adds key-value pairs to the document's root (kv without target_field), which "
+                    + "may set _index, _routing or _id");
+        }
+        if (type.equals("foreach")) {
+            for (Iterator<Map.Entry<String, JsonNode>> it = config.path("processor").fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> p = it.next();
+                Optional<String> why = depth >= MAX_DEPTH ? Optional.of("pipeline '" + id + "' nests foreach processors too deep for kes")
+                        : processor(id, p.getKey(), p.getValue(), nested, depth + 1);
+                if (why.isPresent()) {
+                    return why;
+                }
             }
         }
         if (type.equals("pipeline")) {

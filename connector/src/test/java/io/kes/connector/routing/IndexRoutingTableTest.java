@@ -9,8 +9,11 @@ import io.kes.connector.fence.AcknowledgedWrites;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.http.HttpHost;
 import org.elasticsearch.client.RestClient;
 import org.junit.jupiter.api.AfterEach;
@@ -18,18 +21,23 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The routing table on canned answers in the shapes Elasticsearch gives a user without the index
- * privilege {@code view_index_metadata}: {@code _cluster/state} (cluster {@code monitor}) answers,
- * {@code _settings} and {@code _search_shards} answer 403.
+ * The routing table on canned answers in the shapes Elasticsearch gives (a fake is fine for the
+ * table's decisions; the ITs prove a real node's behaviour): what a user without the index
+ * privilege {@code view_index_metadata} gets, and index pipelines that change after calibration.
  */
 class IndexRoutingTableTest {
 
     /** Two shards with unequal primary terms, as after a node restart moved one primary. */
-    private static final String METADATA = "{\"metadata\":{\"indices\":{\"idx\":{\"settings\":{\"index\":{\"number_of_shards\":\"2\","
+    private static final String UNEQUAL_TERMS = "{\"metadata\":{\"indices\":{\"idx\":{\"settings\":{\"index\":{\"number_of_shards\":\"2\","
             + "\"uuid\":\"u1\"}},\"routing_num_shards\":2,\"primary_terms\":{\"0\":1,\"1\":3}}}}}";
     private static final String REFUSED = "{\"error\":{\"type\":\"security_exception\",\"reason\":\"action [indices:admin/get] is "
             + "unauthorized for user [kes]\"},\"status\":403}";
+    private static final String SETS_ROUTING = "{\"p\":{\"processors\":[{\"set\":{\"field\":\"_routing\",\"value\":\"{{user}}\"}}]}}";
+    private static final String HARMLESS = "{\"p\":{\"processors\":[{\"set\":{\"field\":\"seen\",\"value\":true}}]}}";
 
+    /** Path → body; a path with no answer is refused with 403. */
+    private final Map<String, String> answers = new ConcurrentHashMap<>();
+    private final AtomicLong clock = new AtomicLong(1_000_000);
     private HttpServer server;
     private RestClient client;
 
@@ -37,10 +45,10 @@ class IndexRoutingTableTest {
     void start() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/", exchange -> {
-            boolean metadata = exchange.getRequestURI().getPath().equals("/_cluster/state/metadata/idx");
-            byte[] bytes = (metadata ? METADATA : REFUSED).getBytes(StandardCharsets.UTF_8);
+            String body = answers.get(exchange.getRequestURI().getPath());
+            byte[] bytes = (body == null ? REFUSED : body).getBytes(StandardCharsets.UTF_8);
             exchange.getResponseHeaders().add("Content-Type", "application/json");
-            exchange.sendResponseHeaders(metadata ? 200 : 403, bytes.length);
+            exchange.sendResponseHeaders(body == null ? 403 : 200, bytes.length);
             exchange.getResponseBody().write(bytes);
             exchange.close();
         });
@@ -54,6 +62,13 @@ class IndexRoutingTableTest {
         server.stop(0);
     }
 
+    /** A one-shard index (calibrated without probes), with {@code defaultPipeline} when not null. */
+    private static String oneShard(String defaultPipeline) {
+        return "{\"metadata\":{\"indices\":{\"idx\":{\"settings\":{\"index\":{\"number_of_shards\":\"1\",\"uuid\":\"u1\""
+                + (defaultPipeline == null ? "" : ",\"default_pipeline\":\"" + defaultPipeline + "\"")
+                + "}},\"routing_num_shards\":1,\"primary_terms\":{\"0\":1}}}}}";
+    }
+
     /**
      * Issue 27 item 5: without the layout, writes were held against the lowest term written,
      * applied to every shard: a shard whose term was already higher failed every checkpoint, and
@@ -61,8 +76,9 @@ class IndexRoutingTableTest {
      */
     @Test
     void withoutViewIndexMetadataTheLayoutStillHoldsEachShardToItsOwnTermSoUnequalTermsDoNotFailEveryFence() throws IOException {
+        answers.put("/_cluster/state/metadata/idx", UNEQUAL_TERMS);
         ClusterMetadataClient metadata = new ClusterMetadataClient(client);
-        IndexRoutingTable table = new IndexRoutingTable(metadata, System::currentTimeMillis);
+        IndexRoutingTable table = new IndexRoutingTable(metadata, clock::get);
 
         Optional<IndexLayout> layout = table.layoutFor("idx");
 
@@ -70,7 +86,42 @@ class IndexRoutingTableTest {
         assertThat(layout.get().routing()).as("no calibration without _search_shards: documents go in ordinary bulks").isNull();
         AcknowledgedWrites written = new AcknowledgedWrites();
         written.record("idx", layout.get().anyShard(), 1); // applied on shard 0 under its term 1
-        Map<String, IndexMetadata> now = metadata.indices(java.util.List.of("idx"));
+        Map<String, IndexMetadata> now = metadata.indices(List.of("idx"));
         assertThat(written.firstMovedShard(now)).as("no primary moved").isNull();
+    }
+
+    /** Issue 27 item 4: index pipelines were read at calibration only; one added later went unseen. */
+    @Test
+    void aDefaultPipelineAddedAfterCalibrationThatSetsRoutingEndsThePredictionAtTheNextRead() {
+        answers.put("/_cluster/state/metadata/idx", oneShard(null));
+        answers.put("/_ingest/pipeline/p", SETS_ROUTING);
+        IndexRoutingTable table = new IndexRoutingTable(new ClusterMetadataClient(client), clock::get);
+        IndexLayout before = table.layoutFor("idx").orElseThrow();
+        assertThat(before.routing()).isNotNull();
+
+        answers.put("/_cluster/state/metadata/idx", oneShard("p"));
+        clock.addAndGet(IndexRoutingTable.INDEX_TTL_MILLIS + 1);
+        IndexLayout after = table.layoutFor("idx").orElseThrow();
+
+        assertThat(after.routing()).as("a pipeline that sets _routing: no prediction").isNull();
+        assertThat(after.generation()).as("a new generation: the writers predict again").isNotSameAs(before.generation());
+        assertThat(table.unpredictableIndices()).isEqualTo(1);
+    }
+
+    /** Issue 27 item 4: the same default pipeline, redefined to set _routing after calibration. */
+    @Test
+    void aDefaultPipelineRedefinedAfterCalibrationToSetRoutingEndsThePredictionWithinAMinute() {
+        answers.put("/_cluster/state/metadata/idx", oneShard("p"));
+        answers.put("/_ingest/pipeline/p", HARMLESS);
+        IndexRoutingTable table = new IndexRoutingTable(new ClusterMetadataClient(client), clock::get);
+        IndexLayout before = table.layoutFor("idx").orElseThrow();
+        assertThat(before.routing()).isNotNull();
+
+        answers.put("/_ingest/pipeline/p", SETS_ROUTING);
+        clock.addAndGet(IndexRoutingTable.INDEX_TTL_MILLIS + 1);
+        IndexLayout after = table.layoutFor("idx").orElseThrow();
+
+        assertThat(after.routing()).isNull();
+        assertThat(after.generation()).isNotSameAs(before.generation());
     }
 }
