@@ -30,6 +30,7 @@ public final class DocumentOperation {
     private final RecordOrigin origin;
     private final String pipeline;
     private final long version;
+    private final boolean idUnique;
 
     /** {@link #version()} of an operation that names none. */
     public static final long NO_VERSION = -1;
@@ -43,6 +44,7 @@ public final class DocumentOperation {
         this.origin = b.origin == null ? RecordOrigin.NONE : b.origin;
         this.pipeline = b.pipeline;
         this.version = b.version;
+        this.idUnique = b.idUnique && id != null;
         if (version != NO_VERSION && (version < 0 || id == null || (opType != OpType.INDEX && opType != OpType.DELETE))) {
             throw new IllegalArgumentException("version " + version + " (index " + index + ", id " + id + ", " + opType + "): an "
                     + "external version is a number >= 0 on an index or delete with an id; Elasticsearch versions no create and no "
@@ -98,6 +100,7 @@ public final class DocumentOperation {
         private RecordOrigin origin;
         private String pipeline;
         private long version = NO_VERSION;
+        private boolean idUnique;
 
         private Builder(OpType opType, String index) {
             this.opType = opType;
@@ -149,6 +152,17 @@ public final class DocumentOperation {
             return this;
         }
 
+        /**
+         * Says that no other write of this id follows within a run (an id made of the record's
+         * Kafka coordinates: a record is read once per run; its replay after a restore comes to a
+         * new writer). The writer then keeps no per-id order for it: no bookkeeping per document.
+         * Wrong for ids that may repeat: a later write could overtake an earlier one.
+         */
+        public Builder idUnique(boolean unique) {
+            this.idUnique = unique;
+            return this;
+        }
+
         public DocumentOperation build() {
             return new DocumentOperation(this);
         }
@@ -189,6 +203,11 @@ public final class DocumentOperation {
         return version;
     }
 
+    /** Whether no other write of this id follows within a run ({@link Builder#idUnique}); false without an id. */
+    public boolean idUnique() {
+        return idUnique;
+    }
+
     @Override
     public boolean equals(Object o) {
         if (!(o instanceof DocumentOperation other)) {
@@ -196,7 +215,8 @@ public final class DocumentOperation {
         }
         return opType == other.opType && index.equals(other.index) && Objects.equals(id, other.id)
                 && Objects.equals(routing, other.routing) && java.util.Arrays.equals(source, other.source)
-                && origin.equals(other.origin) && Objects.equals(pipeline, other.pipeline) && version == other.version;
+                && origin.equals(other.origin) && Objects.equals(pipeline, other.pipeline) && version == other.version
+                && idUnique == other.idUnique;
     }
 
     @Override

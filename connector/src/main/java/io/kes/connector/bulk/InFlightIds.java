@@ -13,7 +13,9 @@ import java.util.Map;
  * applies the items of a shard in order, so an id may appear in a bulk several times.
  *
  * <p>Counted per item (an id twice in a bulk is held twice). Documents without an id cannot be
- * overwritten and are not held. Task thread only.
+ * overwritten and are not held; nor are those whose id no other write follows
+ * ({@link DocumentOperation#idUnique()}, e.g. {@code id: kafka}): nothing to order, and no map
+ * work per document. Task thread only.
  */
 final class InFlightIds {
 
@@ -22,7 +24,7 @@ final class InFlightIds {
     private int held;
 
     void hold(DocumentOperation op) {
-        if (op.id() != null) {
+        if (held(op)) {
             byTarget.computeIfAbsent(op.index(), t -> new HashMap<>()).merge(op.id(), 1, Integer::sum);
             held++;
         }
@@ -35,7 +37,7 @@ final class InFlightIds {
     }
 
     void release(DocumentOperation op) {
-        if (op.id() == null) {
+        if (!held(op)) {
             return;
         }
         Map<String, Integer> ids = byTarget.get(op.index());
@@ -66,7 +68,7 @@ final class InFlightIds {
             return false;
         }
         for (DocumentOperation op : body.operations()) {
-            if (op.id() != null) {
+            if (held(op)) {
                 Map<String, Integer> ids = byTarget.get(op.index());
                 if (ids != null && ids.containsKey(op.id())) {
                     return true;
@@ -74,5 +76,10 @@ final class InFlightIds {
             }
         }
         return false;
+    }
+
+    /** Whether {@code op}'s id is held while it is in flight. */
+    private static boolean held(DocumentOperation op) {
+        return op.id() != null && !op.idUnique();
     }
 }

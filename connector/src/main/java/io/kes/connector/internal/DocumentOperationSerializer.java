@@ -47,6 +47,8 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
     private static final int HAS_PIPELINE = 1 << 7;
     /** In the op type's byte (the flags' byte is full): an external version follows the pipeline. */
     private static final int VERSIONED = 1 << 6;
+    /** In the op type's byte: {@link DocumentOperation#idUnique()}. */
+    private static final int ID_UNIQUE = 1 << 5;
     private static final OpType[] OP_TYPES = OpType.values();
 
     private final transient RepeatedString indexNames = new RepeatedString();
@@ -96,7 +98,8 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
                 | (!origin.headers().isEmpty() ? HAS_HEADERS : 0)
                 | (op.pipeline() != null ? HAS_PIPELINE : 0);
         out.writeByte(flags);
-        out.writeByte(op.opType().ordinal() | (op.version() != DocumentOperation.NO_VERSION ? VERSIONED : 0));
+        out.writeByte(op.opType().ordinal() | (op.version() != DocumentOperation.NO_VERSION ? VERSIONED : 0)
+                | (op.idUnique() ? ID_UNIQUE : 0));
         writeBytes(indexNames.encode(op.index()), out);
         if (op.id() != null) {
             writeBytes(op.id().getBytes(StandardCharsets.UTF_8), out);
@@ -133,7 +136,7 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
     public DocumentOperation deserialize(DataInputView in) throws IOException {
         int flags = in.readByte();
         int opByte = in.readByte();
-        OpType opType = OP_TYPES[opByte & ~VERSIONED];
+        OpType opType = OP_TYPES[opByte & ~(VERSIONED | ID_UNIQUE)];
         String index = indexNames.decode(readToScratch(in));
         String id = (flags & HAS_ID) != 0 ? readString(in) : null;
         String routing = (flags & HAS_ROUTING) != 0 ? readString(in) : null;
@@ -150,7 +153,7 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
         String pipeline = (flags & HAS_PIPELINE) != 0 ? readString(in) : null;
         long version = (opByte & VERSIONED) != 0 ? in.readLong() : DocumentOperation.NO_VERSION;
         return DocumentOperation.write(opType, index).id(id).routing(routing).source(source).origin(origin).pipeline(pipeline)
-                .version(version).build();
+                .version(version).idUnique((opByte & ID_UNIQUE) != 0).build();
     }
 
     @Override

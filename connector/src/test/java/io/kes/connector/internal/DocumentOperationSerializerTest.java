@@ -64,6 +64,16 @@ class DocumentOperationSerializerTest {
     }
 
     @Test
+    void anIdThatCannotRepeatStaysMarkedAcrossTheNetworkWithAVersion() throws Exception {
+        DocumentOperation unique = DocumentOperation.write(OpType.INDEX, "logs").id("t-0-7").idUnique(true).source("{}".getBytes())
+                .version(7).build();
+        assertThat(roundTrip(unique)).isEqualTo(unique);
+        assertThat(roundTrip(unique).idUnique()).isTrue();
+        assertThat(roundTrip(unique).opType()).isEqualTo(OpType.INDEX);
+        assertThat(roundTrip(DocumentOperation.index("logs", "k", "{}")).idUnique()).isFalse();
+    }
+
+    @Test
     void absentFieldsStayAbsent() throws Exception {
         DocumentOperation delete = DocumentOperation.delete("logs", "gone");
         DocumentOperation back = roundTrip(delete);

@@ -59,7 +59,7 @@ public final class DocumentBuilder {
         }
         byte[] json = decoder == null ? record.value() : decoder.toJson(record.value());
         if (!parse) {
-            return DocumentOperation.write(opType(), indexName(null, record, null)).id(id(null, record)).source(json)
+            return DocumentOperation.write(opType(), indexName(null, record, null)).id(id(null, record)).idUnique(idsUnique()).source(json)
                     .origin(origin(record, decoder != null)).pipeline(route.pipeline()).version(version(record)).build();
         }
         ObjectNode doc = parseObject(json);
@@ -73,8 +73,13 @@ public final class DocumentBuilder {
             source = serialize(doc);
         }
         // An Avro value's document is its JSON rendering, so its source is never the value.
-        return DocumentOperation.write(opType(), target).id(id).routing(routing).source(source)
+        return DocumentOperation.write(opType(), target).id(id).idUnique(idsUnique()).routing(routing).source(source)
                 .origin(origin(record, transforms || decoder != null)).pipeline(route.pipeline()).version(version(record)).build();
+    }
+
+    /** {@code id: kafka}: a record's coordinates are its alone, so no other write of its id follows in a run. */
+    private boolean idsUnique() {
+        return route.id().kind() == Route.IdSpec.Kind.KAFKA;
     }
 
     /** With {@code version: kafka-offset}, the record's offset: a later record of a partition always has a higher one. */
