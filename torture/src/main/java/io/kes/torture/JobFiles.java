@@ -35,6 +35,7 @@ final class JobFiles {
                 "    index: " + names.deletes(),
                 "    id: key",
                 "    op: delete-on-tombstone",
+                "    pipeline: " + names.deletesPipeline(),
                 "    index_template: {shards: 3, replicas: 0}",
                 "  - topics: [" + names.upserts() + "]",
                 "    index: " + names.upserts(),

@@ -33,6 +33,14 @@ record Names(String prefix) {
         return prefix + "-rolled";
     }
 
+    /**
+     * The ingest pipeline of the deletes route: its index operations name it, its tombstones'
+     * deletes name none (issue 27 item 1: the two must still meet in one buffer).
+     */
+    String deletesPipeline() {
+        return prefix + "-mark";
+    }
+
     String deadLetters() {
         return prefix + "-dead-letters";
     }

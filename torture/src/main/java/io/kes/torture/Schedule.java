@@ -69,6 +69,7 @@ final class Schedule {
         createTopics(names, keyedPartitions);
         int[] shards = {2};
         createRolledAlias(names, shards[0]);
+        createDeletesPipeline(names);
         JobProcess job = new JobProcess(root, JobFiles.writeJobConfig(dir, names, servers, options.bulk(), TOPOLOGIES[index % 2]), JobFiles.writeFlinkConf(dir),
                 dir.resolve("checkpoints"),
                 dir.resolve("job.log"));
@@ -213,6 +214,19 @@ final class Schedule {
                 + names.rolled() + "\":{\"is_write_index\":true}}}").requireOk("creating " + names.rolled() + "-000001");
     }
 
+    /**
+     * The deletes route's pipeline. Where the engine has ingest processors (OpenSearch 3.x with
+     * the build's ingest-common), one kes flags as "may move documents" (a templated field name)
+     * while it changes nothing: a {@code remove} of a field no document has. The final state is
+     * checked byte for byte, so the pipeline must leave the source as it is. Elsewhere an empty one.
+     */
+    private void createDeletesPipeline(Names names) throws IOException {
+        String processors = servers.node.engine() == io.kes.stack.Engine.OPENSEARCH
+                ? "[{\"remove\":{\"field\":\"absent{{no_such_field}}\",\"ignore_missing\":true}}]" : "[]";
+        es().send("PUT", "/_ingest/pipeline/" + names.deletesPipeline(), "{\"description\":\"kes torture: flagged, changes nothing\","
+                + "\"processors\":" + processors + "}").requireOk("creating pipeline " + names.deletesPipeline());
+    }
+
     /** As kes's index templates set them: async translog (the checkpoint fence makes writes durable). */
     static String indexSettings(int shards) {
         return "{\"index.number_of_shards\":" + shards + ",\"index.number_of_replicas\":0,"
@@ -268,6 +282,7 @@ final class Schedule {
         try {
             es().send("DELETE", "/_data_stream/" + names.events(), null);
             es().send("DELETE", "/" + names.prefix() + "-*?expand_wildcards=all", null);
+            es().send("DELETE", "/_ingest/pipeline/" + names.deletesPipeline(), null);
             try (var admin = servers.kafka.admin()) {
                 admin.deleteTopics(List.of(names.deletes(), names.upserts(), names.appends(), names.events(), names.rolled(),
                         names.deadLetters()));
