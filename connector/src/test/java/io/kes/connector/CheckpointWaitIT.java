@@ -89,7 +89,11 @@ class CheckpointWaitIT {
         long flushes = flushesWhileWriting(target.node(), "fence-sync", "1s", 20_000);
 
         assertThat(completedCheckpoints()).as("checkpoints that passed the fence").isPositive();
-        assertThat(flushes).as("_flush calls on an index that syncs its translog every second").isZero();
+        // The end of this bounded input is flushed (nothing later shares the next sync): one
+        // _flush, counted once per shard (3). A fence flushing at its checkpoints (one every 500 ms
+        // here) would count far more.
+        assertThat(flushes).as("_flush calls on an index that syncs its translog every second, beside the end of input's")
+                .isLessThanOrEqualTo(3);
     }
 
     @ParameterizedTest(name = "{0}")
