@@ -3,16 +3,14 @@ package io.kes.connector.fence;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.sun.net.httpserver.HttpServer;
 import io.kes.connector.internal.Backoff;
+import io.kes.connector.testing.CannedElasticsearch;
+import io.kes.connector.testing.CannedElasticsearch.Answer;
 import io.kes.connector.routing.IndexLayout;
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import org.apache.http.HttpHost;
 import org.elasticsearch.client.RestClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -34,35 +32,26 @@ class CheckpointFenceTest {
     private volatile boolean flushed;
     /** {@code _stats} reads before the first {@code _flush}. */
     private final java.util.concurrent.atomic.AtomicInteger statsBeforeFlush = new java.util.concurrent.atomic.AtomicInteger();
-    private HttpServer server;
+    private CannedElasticsearch es;
     private RestClient client;
 
     @BeforeEach
     void start() throws IOException {
-        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        server.createContext("/", exchange -> {
-            String path = exchange.getRequestURI().getPath();
+        es = new CannedElasticsearch(path -> {
             flushed |= path.endsWith("/_flush");
             if (!flushed && path.contains("/_stats")) {
                 statsBeforeFlush.incrementAndGet();
             }
-            String body = (flushed && afterFlush.keySet().stream().anyMatch(path::endsWith) ? afterFlush : answers).entrySet().stream().filter(e -> path.endsWith(e.getKey())).map(Map.Entry::getValue).findFirst()
-                    .orElse(null);
-            byte[] bytes = (body == null ? "{}" : body).getBytes(StandardCharsets.UTF_8);
-            exchange.getResponseHeaders().add("Content-Type", "application/json");
-            exchange.sendResponseHeaders(body == null ? 404 : 200, bytes.length);
-            exchange.getResponseBody().write(bytes);
-            exchange.close();
-        });
-        server.start();
-        client = RestClient.builder(new HttpHost("127.0.0.1", server.getAddress().getPort())).build();
+            return (flushed && afterFlush.keySet().stream().anyMatch(path::endsWith) ? afterFlush : answers).entrySet().stream()
+                    .filter(e -> path.endsWith(e.getKey())).map(e -> Answer.ok(e.getValue())).findFirst().orElse(null);
+        }, new Answer(404, "{}"));
+        client = es.client();
         answers.put("/_cluster/state/metadata/idx", METADATA);
     }
 
     @AfterEach
     void stop() throws IOException {
-        client.close();
-        server.stop(0);
+        es.close();
     }
 
     private static String stats(String shards) {

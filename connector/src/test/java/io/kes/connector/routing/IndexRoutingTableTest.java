@@ -2,19 +2,17 @@ package io.kes.connector.routing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.sun.net.httpserver.HttpServer;
 import io.kes.connector.cluster.ClusterMetadataClient;
 import io.kes.connector.cluster.IndexMetadata;
 import io.kes.connector.fence.AcknowledgedWrites;
+import io.kes.connector.testing.CannedElasticsearch;
+import io.kes.connector.testing.CannedElasticsearch.Answer;
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.http.HttpHost;
 import org.elasticsearch.client.RestClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -38,28 +36,18 @@ class IndexRoutingTableTest {
     /** Path → body; a path with no answer is refused with 403. */
     private final Map<String, String> answers = new ConcurrentHashMap<>();
     private final AtomicLong clock = new AtomicLong(1_000_000);
-    private HttpServer server;
+    private CannedElasticsearch es;
     private RestClient client;
 
     @BeforeEach
     void start() throws IOException {
-        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        server.createContext("/", exchange -> {
-            String body = answers.get(exchange.getRequestURI().getPath());
-            byte[] bytes = (body == null ? REFUSED : body).getBytes(StandardCharsets.UTF_8);
-            exchange.getResponseHeaders().add("Content-Type", "application/json");
-            exchange.sendResponseHeaders(body == null ? 403 : 200, bytes.length);
-            exchange.getResponseBody().write(bytes);
-            exchange.close();
-        });
-        server.start();
-        client = RestClient.builder(new HttpHost("127.0.0.1", server.getAddress().getPort())).build();
+        es = new CannedElasticsearch(path -> answers.containsKey(path) ? Answer.ok(answers.get(path)) : null, new Answer(403, REFUSED));
+        client = es.client();
     }
 
     @AfterEach
     void stop() throws IOException {
-        client.close();
-        server.stop(0);
+        es.close();
     }
 
     /** A one-shard index (calibrated without probes), with {@code defaultPipeline} when not null. */
