@@ -1,9 +1,9 @@
 package io.kes.connector.bulk;
 
 import io.kes.connector.DocumentOperation;
+import io.kes.connector.FailedOperation;
 import io.kes.connector.internal.StatusPolicy;
 import io.kes.connector.internal.StatusPolicy.Action;
-import io.kes.connector.FailedOperation;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -15,6 +15,9 @@ import java.util.Set;
  * Pure: the writer applies the result.
  */
 final class ItemOutcomes {
+
+    /** {@link FailedOperation#errorType()} of a document kept in a failure store. */
+    static final String FAILURE_STORE = "failure_store";
 
     final Action[] byItem;
     int succeeded;
@@ -32,9 +35,6 @@ final class ItemOutcomes {
     private ItemOutcomes(int items) {
         byItem = new Action[items];
     }
-
-    /** {@link FailedOperation#errorType()} of a document kept in a failure store. */
-    static final String FAILURE_STORE = "failure_store";
 
     static ItemOutcomes sort(BulkBody sent, BulkResponse response) {
         ItemOutcomes sorted = new ItemOutcomes(response.size());
