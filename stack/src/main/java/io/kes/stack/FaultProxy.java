@@ -25,7 +25,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *       applied, but their responses never reach the client: the connection is reset instead. The
  *       client cannot tell this from a request that never arrived, so it retries an applied write;</li>
  *   <li>{@link #rejectBulksFor(Duration)}: a 429 storm: {@code _bulk} requests are answered 429
- *       with Elasticsearch's rejection body and never forwarded.</li>
+ *       with Elasticsearch's rejection body and never forwarded;</li>
+ *   <li>{@link #holdBulksInElasticsearch(int, Duration)}: the next {@code _bulk} requests stay in
+ *       Elasticsearch as running tasks, unapplied, past the client's socket timeout, and may be
+ *       applied after it gave up on them: a bulk held by a slow node.</li>
  * </ul>
  * It understands just enough HTTP to find where each request and response ends (Content-Length,
  * chunked, bodiless responses), so it works with kept-alive connections; bodies (gzip or not) are
@@ -47,12 +50,15 @@ public final class FaultProxy implements AutoCloseable {
     private final Set<Connection> open = ConcurrentHashMap.newKeySet();
     private final AtomicInteger responsesToLose = new AtomicInteger();
     private final AtomicLong rejectUntilNanos = new AtomicLong(Long.MIN_VALUE);
+    private final AtomicInteger bulksToHold = new AtomicInteger();
+    private volatile String holdParameters;
     private volatile boolean closed;
 
     private final AtomicLong forwarded = new AtomicLong();
     private final AtomicLong lost = new AtomicLong();
     private final AtomicLong rejected = new AtomicLong();
     private final AtomicLong reset = new AtomicLong();
+    private final AtomicLong held = new AtomicLong();
 
     private FaultProxy(String upstreamHost, int upstreamPort) throws IOException {
         this.upstreamHost = upstreamHost;
@@ -99,18 +105,33 @@ public final class FaultProxy implements AutoCloseable {
         rejectUntilNanos.set(System.nanoTime() + duration.toNanos());
     }
 
-    /** Ends any fault in progress: no more 429s, no more responses to lose. */
+    /**
+     * The next {@code count} {@code _bulk} requests are forwarded with {@code wait_for_active_shards=all}:
+     * Elasticsearch keeps each as a running bulk task, applying nothing, until every copy of its
+     * shards is active or {@code timeout} has passed (then it answers 503 and applies nothing). On
+     * an index with a replica that cannot be assigned (one node, {@code number_of_replicas: 1}) the
+     * held bulk is applied when {@code number_of_replicas} is lowered to 0, whenever the test
+     * chooses: after the client gave up on it, retried it and wrote newer values of its ids, as a
+     * bulk held by a slow node can be.
+     */
+    public void holdBulksInElasticsearch(int count, Duration timeout) {
+        holdParameters = "wait_for_active_shards=all&timeout=" + timeout.toMillis() + "ms";
+        bulksToHold.addAndGet(count);
+    }
+
+    /** Ends any fault in progress: no more 429s, no more responses to lose or bulks to hold. */
     public void heal() {
         rejectUntilNanos.set(Long.MIN_VALUE);
         responsesToLose.set(0);
+        bulksToHold.set(0);
     }
 
-    /** Counts so far: requests relayed, responses lost, bulks rejected, connections reset. */
+    /** Counts so far: requests relayed, responses lost, bulks rejected, connections reset, bulks held. */
     public Stats stats() {
-        return new Stats(forwarded.get(), lost.get(), rejected.get(), reset.get());
+        return new Stats(forwarded.get(), lost.get(), rejected.get(), reset.get(), held.get());
     }
 
-    public record Stats(long forwarded, long lostResponses, long rejectedBulks, long resetConnections) {}
+    public record Stats(long forwarded, long lostResponses, long rejectedBulks, long resetConnections, long heldBulks) {}
 
     @Override
     public void close() {
@@ -149,6 +170,10 @@ public final class FaultProxy implements AutoCloseable {
         return System.nanoTime() < rejectUntilNanos.get();
     }
 
+    private boolean takeBulkToHold() {
+        return bulksToHold.getAndUpdate(n -> n > 0 ? n - 1 : 0) > 0;
+    }
+
     private boolean takeResponseToLose() {
         return responsesToLose.getAndUpdate(n -> n > 0 ? n - 1 : 0) > 0;
     }
@@ -185,6 +210,10 @@ public final class FaultProxy implements AutoCloseable {
                         toClient.write(rejection());
                         toClient.flush();
                         continue;
+                    }
+                    if (bulk && takeBulkToHold()) {
+                        request = request.withQueryParameters(holdParameters);
+                        held.incrementAndGet();
                     }
                     if (upstream == null) {
                         upstream = new Socket();

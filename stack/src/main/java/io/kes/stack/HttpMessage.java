@@ -94,6 +94,19 @@ final class HttpMessage {
         return raw;
     }
 
+    /** This request with {@code parameters} ({@code a=1&b=2}) added to its target's query string, byte for byte otherwise. */
+    HttpMessage withQueryParameters(String parameters) {
+        String[] parts = startLine.split(" ", 3);
+        String target = parts[1] + (parts[1].contains("?") ? "&" : "?") + parameters;
+        String line = parts[0] + " " + target + (parts.length > 2 ? " " + parts[2] : "");
+        byte[] lineBytes = line.getBytes(StandardCharsets.ISO_8859_1);
+        int oldLength = startLine.getBytes(StandardCharsets.ISO_8859_1).length;
+        byte[] rewritten = new byte[lineBytes.length + raw.length - oldLength];
+        System.arraycopy(lineBytes, 0, rewritten, 0, lineBytes.length);
+        System.arraycopy(raw, oldLength, rewritten, lineBytes.length, raw.length - oldLength);
+        return new HttpMessage(line, line + head.substring(startLine.length()), rewritten);
+    }
+
     private static String firstLine(String head) {
         int end = head.indexOf("\r\n");
         return end < 0 ? head : head.substring(0, end);

@@ -109,6 +109,19 @@ class FaultProxyTest {
     }
 
     @Test
+    void aHeldBulkReachesElasticsearchAskingToWaitForEveryShardCopy() throws Exception {
+        proxy.holdBulksInElasticsearch(1, Duration.ofSeconds(30));
+
+        send("POST", "/_bulk?filter_path=items", "held");
+        send("POST", "/_bulk", "not held");
+
+        assertThat(received).containsExactly(
+                "POST /_bulk?filter_path=items&wait_for_active_shards=all&timeout=30000ms held",
+                "POST /_bulk not held");
+        assertThat(proxy.stats().heldBulks()).isEqualTo(1);
+    }
+
+    @Test
     void aResetBreaksTheRequestsInFlight() throws Exception {
         Thread resetter = new Thread(() -> {
             try {
