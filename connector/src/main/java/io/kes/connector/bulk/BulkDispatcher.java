@@ -1,11 +1,15 @@
 package io.kes.connector.bulk;
 
 import io.kes.connector.SinkSettings;
+import io.kes.connector.bulk.EarlierWrites.TaggedBulks;
 import io.kes.connector.cluster.PrimaryNodes;
 import io.kes.connector.cluster.TargetNodeSelector;
+import io.kes.connector.internal.StatusPolicy;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.function.Consumer;
+import java.util.function.IntConsumer;
 import java.util.zip.GZIPOutputStream;
 import org.apache.http.HttpHost;
 import org.apache.http.entity.ContentType;
@@ -39,6 +43,7 @@ final class BulkDispatcher implements AutoCloseable {
     private final BulkMetrics metrics;
     private final boolean gzip;
     private final RequestOptions requestOptions;
+    private final String opaqueId;
     private Outcomes outcomes;
 
     BulkDispatcher(SinkSettings settings, RestClient client, TargetNodeSelector selector, TaskMailbox mailbox,
@@ -51,6 +56,7 @@ final class BulkDispatcher implements AutoCloseable {
         this.mailbox = mailbox;
         this.metrics = metrics;
         this.gzip = settings.gzip;
+        this.opaqueId = opaqueId;
         RequestOptions.Builder options = RequestOptions.DEFAULT.toBuilder();
         options.addHeader("X-Opaque-Id", opaqueId); // EarlierWrites finds this job's bulks by it
         if (gzip) {
@@ -99,6 +105,29 @@ final class BulkDispatcher implements AutoCloseable {
      */
     HttpHost nodeOf(Slot slot) {
         return primaryNodes == null || slot.index == null ? null : primaryNodes.primaryOf(slot.index, slot.shard);
+    }
+
+    /** Lists the bulk tasks of this job that run in the cluster now ({@link AbandonedBulks}); answers on the task thread. */
+    void listTaggedBulks(Consumer<TaggedBulks> listed, IntConsumer failedWithStatus) {
+        client.performRequestAsync(EarlierWrites.listRequest(), new ResponseListener() {
+            @Override
+            public void onSuccess(Response response) {
+                TaggedBulks tasks;
+                try (InputStream in = response.getEntity().getContent()) {
+                    tasks = TaggedBulks.parse(in, opaqueId);
+                } catch (Exception e) {
+                    onFailure(e);
+                    return;
+                }
+                mailbox.run(() -> listed.accept(tasks), "kes bulk tasks listed");
+            }
+
+            @Override
+            public void onFailure(Exception exception) {
+                int status = StatusPolicy.statusOf(exception);
+                mailbox.run(() -> failedWithStatus.accept(status), "kes bulk tasks not listed");
+            }
+        });
     }
 
     private ResponseListener listenerFor(Batch batch, BulkBody sent) {

@@ -22,6 +22,8 @@ final class BulkMetrics {
     final Counter retriesRejected;
     final Counter retriesUnavailable;
     final Counter requestRetries;
+    /** Bulks that got no answer and were retried only once Elasticsearch no longer ran them ({@link AbandonedBulks}). */
+    final Counter bulksAwaitedAfterNoAnswer;
     final Counter permanentFailures;
     final Counter failureStored;
     final Counter replaysAccepted;
@@ -45,6 +47,7 @@ final class BulkMetrics {
         retriesRejected = g.counter("itemRetriesRejected");
         retriesUnavailable = g.counter("itemRetriesUnavailable");
         requestRetries = g.counter("requestRetries");
+        bulksAwaitedAfterNoAnswer = g.counter("bulksAwaitedAfterNoAnswer");
         permanentFailures = g.counter("permanentFailures");
         failureStored = g.counter("failureStoreRedirects");
         replaysAccepted = g.counter("replaysAccepted");

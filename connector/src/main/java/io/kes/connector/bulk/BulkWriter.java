@@ -60,7 +60,9 @@ import org.slf4j.LoggerFactory;
  * the failure handler's flush run on the {@link EpochFinisher}'s thread.
  *
  * <p>Failures: rejected (429) and unavailable (5xx, connection) writes are retried with backoff,
- * only the items that failed, for at most {@code retry.max_time}; then the job fails. Writes that
+ * only the items that failed, for at most {@code retry.max_time}; then the job fails. A bulk that
+ * got no answer at all goes out again only once Elasticsearch no longer runs it ({@link AbandonedBulks}):
+ * applied late, it would take its ids back to older values. Writes that
  * can never succeed go to the {@link FailureHandler} at once. The first asynchronous failure is
  * kept and rethrown from {@link #write}, and fails every checkpoint still waiting, so a checkpoint
  * never completes over a lost write.
@@ -84,6 +86,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
     private final BulkDispatcher dispatcher;
     private final InFlightIds inFlightIds = new InFlightIds();
     private final NodeBudgets budgets;
+    private final AbandonedBulks abandoned;
 
     /** How many sends are waiting (backpressure, or an old layout's buffer that must leave first). */
     private int waitingSends;
@@ -112,6 +115,12 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
         this.linger = new LingerTimer(time, settings.linger.toMillis(), buffers, this, () -> waitingSends > 0);
         this.dispatcher = new BulkDispatcher(settings, client, selector, this.mailbox, metrics, subtaskIndex, opaqueId);
         dispatcher.outcomesTo(this);
+        this.abandoned = new AbandonedBulks(dispatcher::listTaggedBulks,
+                (delay, action) -> time.registerTimer(time.getCurrentProcessingTime() + delay, t -> {
+                    if (!closed) {
+                        action.run();
+                    }
+                }), System::nanoTime);
         CheckpointFence fence = settings.durability == Durability.CHECKPOINT_FENCE
                 ? new CheckpointFence(client, backoff, settings.maxRetryTime, settings.fenceSyncWait) : null;
         this.finisher = new EpochFinisher(fence, failureHandler, metrics.fenceFailures, metrics.fenceMillis, this.mailbox::wake, "kes-checkpoint-fence-" + subtaskIndex);
@@ -303,7 +312,19 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
             case PERMANENT, DONE -> giveUp(batch, WriteFailures.wholeBulkRefused(status, sent.itemCount(), batch.slot, exception));
             case RETRY -> {
                 metrics.requestRetries.inc();
-                scheduleRetry(batch, status == StatusPolicy.NO_RESPONSE ? "connection error (" + exception + ")" : "HTTP " + status);
+                if (status != StatusPolicy.NO_RESPONSE) {
+                    scheduleRetry(batch, "HTTP " + status);
+                    return;
+                }
+                String cause = "no answer (" + exception + ")";
+                if (!inFlightIds.anyHeld(sent)) {
+                    scheduleRetry(batch, cause); // no id whose order matters: a late copy is harmless
+                    return;
+                }
+                metrics.bulksAwaitedAfterNoAnswer.inc();
+                long deadline = batch.firstSentNanos + settings.maxRetryTime.toNanos();
+                abandoned.awaitGone(deadline, () -> scheduleRetry(batch, cause), why -> giveUp(batch,
+                        WriteFailures.retriesExhausted(batch, (System.nanoTime() - batch.firstSentNanos) / 1_000_000, why)));
             }
         }
     }

@@ -42,14 +42,14 @@ final class EarlierWrites {
     /** Waits up to {@code maxWait} for the tasks tagged {@code tag} that run now to finish. */
     static void awaitGone(RestClient client, String tag, Duration maxWait) throws InterruptedException {
         try {
-            Set<String> earlier = running(client, tag, null);
+            Set<String> earlier = running(client, tag).ids();
             if (earlier.isEmpty()) {
                 return;
             }
             LOG.info("Waiting for {} bulk tasks of an earlier run of this job ({}) to finish in Elasticsearch before writing",
                     earlier.size(), tag);
             long deadline = System.nanoTime() + maxWait.toNanos();
-            while (!(earlier = running(client, tag, earlier)).isEmpty()) {
+            while (!(earlier = running(client, tag).among(earlier)).isEmpty()) {
                 if (System.nanoTime() > deadline) {
                     LOG.warn("{} bulk tasks of an earlier run ({}) still run after {}; writing anyway. If they are applied after "
                             + "this run's writes of the same ids, those ids keep an older value until their next write.",
@@ -66,21 +66,43 @@ final class EarlierWrites {
         }
     }
 
-    /** Ids of running bulk tasks tagged {@code tag}; only those among {@code among} when given. */
-    private static Set<String> running(RestClient client, String tag, Set<String> among) throws IOException {
+    private static TaggedBulks running(RestClient client, String tag) throws IOException {
+        try (InputStream in = client.performRequest(listRequest()).getEntity().getContent()) {
+            return TaggedBulks.parse(in, tag);
+        }
+    }
+
+    /** Lists the bulk tasks running in the cluster, with their headers. */
+    static Request listRequest() {
         Request request = new Request("GET", "/_tasks");
         request.addParameter("actions", "indices:data/write/bulk*");
         request.addParameter("group_by", "none");
-        request.addParameter("filter_path", "tasks.node,tasks.id,tasks.headers");
-        Set<String> ids = new TreeSet<>();
-        try (InputStream in = client.performRequest(request).getEntity().getContent()) {
-            for (JsonNode task : JSON.readTree(in).path("tasks")) {
-                String id = task.path("node").asText() + ":" + task.path("id").asText();
-                if (tag.equals(task.path("headers").path("X-Opaque-Id").asText(null)) && (among == null || among.contains(id))) {
-                    ids.add(id);
+        request.addParameter("filter_path", "tasks.node,tasks.id,tasks.headers,node_failures");
+        return request;
+    }
+
+    /**
+     * The bulk tasks tagged with one job's {@code X-Opaque-Id} that run now ({@code node:id}), and
+     * whether every node answered: a node that did not may still run one.
+     */
+    record TaggedBulks(Set<String> ids, boolean everyNodeAnswered) {
+
+        static TaggedBulks parse(InputStream in, String tag) throws IOException {
+            JsonNode answer = JSON.readTree(in);
+            Set<String> ids = new TreeSet<>();
+            for (JsonNode task : answer.path("tasks")) {
+                if (tag.equals(task.path("headers").path("X-Opaque-Id").asText(null))) {
+                    ids.add(task.path("node").asText() + ":" + task.path("id").asText());
                 }
             }
+            return new TaggedBulks(ids, answer.path("node_failures").isEmpty());
         }
-        return ids;
+
+        /** Those of {@code earlier} still running. */
+        Set<String> among(Set<String> earlier) {
+            Set<String> still = new TreeSet<>(ids);
+            still.retainAll(earlier);
+            return still;
+        }
     }
 }

@@ -1,0 +1,109 @@
+package io.kes.connector.bulk;
+
+import io.kes.connector.bulk.EarlierWrites.TaggedBulks;
+import io.kes.connector.internal.StatusPolicy;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.IntConsumer;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Holds back the retry of a bulk that got no answer until Elasticsearch no longer runs it.
+ *
+ * <p>A bulk kes gave up waiting for (no answer within {@code elasticsearch.socket_timeout}, a
+ * connection reset) may still be running on a slow node: queued behind a GC pause, a full write
+ * queue, a shard that waits for its copies. Retried at once, its items could be applied twice in
+ * the wrong order: the retry, then a newer write of the same id, then the abandoned attempt, which
+ * takes the document back to an older value. So before such a bulk goes out again (its ids stay
+ * held meanwhile, {@link InFlightIds}, so no newer write of them leaves either), the writer lists
+ * the bulk tasks tagged with this job's {@code X-Opaque-Id} that run when it gave up, and waits
+ * until none of them runs any more. Tasks of sibling writers are in that list too: they end in
+ * their own time, and waiting for them costs only this retry's delay.
+ *
+ * <p>What it cannot see: a request still on its way through the network (not yet a task), and any
+ * task when kes lacks the cluster privilege {@code monitor} (then it warns once and retries at
+ * once, as before). {@code version: kafka-offset} closes the gap entirely: Elasticsearch refuses
+ * a late write older than the document. A node that does not answer the listing may still run
+ * the bulk: the writer keeps asking until {@code retry.max_time}, then fails the job, whose restart
+ * waits for the same tasks ({@link EarlierWrites}).
+ *
+ * <p>Task thread only: the listing answers through the mailbox, the polls are timers.
+ */
+final class AbandonedBulks {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AbandonedBulks.class);
+    static final long POLL_MILLIS = 200;
+
+    /**
+     * Lists the running bulk tasks tagged with this job's {@code X-Opaque-Id}; answers on the task
+     * thread, with the tasks or with the listing's HTTP status ({@link StatusPolicy#NO_RESPONSE}: none).
+     */
+    interface TaskList {
+        void list(Consumer<TaggedBulks> listed, IntConsumer failedWithStatus);
+    }
+
+    /** Runs an action on the task thread after a delay. */
+    interface Timers {
+        void after(long delayMillis, Runnable action);
+    }
+
+    private final TaskList tasks;
+    private final Timers timers;
+    private final LongSupplier nanoTime;
+    private boolean warnedUnlisted;
+
+    AbandonedBulks(TaskList tasks, Timers timers, LongSupplier nanoTime) {
+        this.tasks = tasks;
+        this.timers = timers;
+        this.nanoTime = nanoTime;
+    }
+
+    /**
+     * Runs {@code retry} once no bulk task of this job that ran when this was called runs any more;
+     * or {@code giveUp} with the reason, when that is not known by {@code deadlineNanos}.
+     */
+    void awaitGone(long deadlineNanos, Runnable retry, Consumer<String> giveUp) {
+        tasks.list(first -> {
+            if (first.ids().isEmpty() && first.everyNodeAnswered()) {
+                retry.run();
+            } else {
+                poll(first.ids(), deadlineNanos, retry, giveUp);
+            }
+        }, status -> failedToList(status, null, deadlineNanos, retry, giveUp));
+    }
+
+    private void poll(Set<String> abandoned, long deadlineNanos, Runnable retry, Consumer<String> giveUp) {
+        if (nanoTime.getAsLong() - deadlineNanos > 0) {
+            giveUp.accept("no answer, and Elasticsearch still runs " + abandoned.size() + " bulk task(s) of this job that ran when "
+                    + "kes gave up waiting (or a node did not say whether it does): sending the documents again could be "
+                    + "overwritten by the late bulk");
+            return;
+        }
+        timers.after(POLL_MILLIS, () -> tasks.list(now -> {
+            // a first listing that a node did not answer named no tasks of that node: keep asking until one does
+            Set<String> still = abandoned.isEmpty() ? now.ids() : now.among(abandoned);
+            if (still.isEmpty() && now.everyNodeAnswered()) {
+                retry.run();
+            } else {
+                poll(abandoned.isEmpty() ? now.ids() : abandoned, deadlineNanos, retry, giveUp);
+            }
+        }, status -> failedToList(status, abandoned, deadlineNanos, retry, giveUp)));
+    }
+
+    private void failedToList(int status, Set<String> abandoned, long deadlineNanos, Runnable retry, Consumer<String> giveUp) {
+        if (StatusPolicy.ofRequest(status) == StatusPolicy.Action.STOP) {
+            if (!warnedUnlisted) {
+                warnedUnlisted = true;
+                LOG.warn("Cannot list Elasticsearch tasks (HTTP {}): a bulk that got no answer is retried at once, and if the node "
+                        + "still applies it later, its documents can go back to older values until their next write. Grant kes "
+                        + "the cluster privilege 'monitor', or write with version: kafka-offset, to close that gap.", status);
+            }
+            retry.run();
+            return;
+        }
+        // the node or the network: whatever the bulk's fate, a retry would fail the same way now
+        poll(abandoned == null ? Set.of() : abandoned, deadlineNanos, retry, giveUp);
+    }
+}
