@@ -52,6 +52,7 @@ public final class FaultProxy implements AutoCloseable {
     private final AtomicLong rejectUntilNanos = new AtomicLong(Long.MIN_VALUE);
     private final AtomicInteger bulksToHold = new AtomicInteger();
     private volatile String holdParameters;
+    private volatile String holdOnly;
     private volatile boolean closed;
 
     private final AtomicLong forwarded = new AtomicLong();
@@ -115,7 +116,13 @@ public final class FaultProxy implements AutoCloseable {
      * bulk held by a slow node can be.
      */
     public void holdBulksInElasticsearch(int count, Duration timeout) {
+        holdBulksInElasticsearch(count, timeout, null);
+    }
+
+    /** As {@link #holdBulksInElasticsearch(int, Duration)}, only bulks whose request contains {@code bodyContains}. */
+    public void holdBulksInElasticsearch(int count, Duration timeout, String bodyContains) {
         holdParameters = "wait_for_active_shards=all&timeout=" + timeout.toMillis() + "ms";
+        holdOnly = bodyContains;
         bulksToHold.addAndGet(count);
     }
 
@@ -170,7 +177,11 @@ public final class FaultProxy implements AutoCloseable {
         return System.nanoTime() < rejectUntilNanos.get();
     }
 
-    private boolean takeBulkToHold() {
+    private boolean takeBulkToHold(HttpMessage bulk) {
+        String only = holdOnly;
+        if (bulksToHold.get() == 0 || (only != null && !new String(bulk.raw(), StandardCharsets.ISO_8859_1).contains(only))) {
+            return false;
+        }
         return bulksToHold.getAndUpdate(n -> n > 0 ? n - 1 : 0) > 0;
     }
 
@@ -211,7 +222,7 @@ public final class FaultProxy implements AutoCloseable {
                         toClient.flush();
                         continue;
                     }
-                    if (bulk && takeBulkToHold()) {
+                    if (bulk && takeBulkToHold(request)) {
                         request = request.withQueryParameters(holdParameters);
                         held.incrementAndGet();
                     }

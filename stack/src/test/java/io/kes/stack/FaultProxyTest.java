@@ -122,6 +122,18 @@ class FaultProxyTest {
     }
 
     @Test
+    void onlyBulksNamingTheIndexAreHeldWhenOneIsNamed() throws Exception {
+        proxy.holdBulksInElasticsearch(1, Duration.ofSeconds(30), "\"_index\":\"b\"");
+
+        send("POST", "/_bulk", "{\"index\":{\"_index\":\"a\"}}");
+        send("POST", "/_bulk", "{\"index\":{\"_index\":\"b\"}}");
+
+        assertThat(received).containsExactly(
+                "POST /_bulk {\"index\":{\"_index\":\"a\"}}",
+                "POST /_bulk?wait_for_active_shards=all&timeout=30000ms {\"index\":{\"_index\":\"b\"}}");
+    }
+
+    @Test
     void aResetBreaksTheRequestsInFlight() throws Exception {
         Thread resetter = new Thread(() -> {
             try {

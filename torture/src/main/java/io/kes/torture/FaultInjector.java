@@ -1,6 +1,7 @@
 package io.kes.torture;
 
 import io.kes.stack.FaultProxy;
+import io.kes.stack.Http;
 import io.kes.torture.FaultPlan.Fault;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -74,12 +75,43 @@ final class FaultInjector {
                 }
                 proxy.heal();
             }
+            case HELD_BULK -> holdABulk(names.deletes(), proxy);
             case ROLLOVER -> {
                 int next = rolledShards[0] % 4 + 1; // 2 -> 3 -> 4 -> 1 -> 2: always a different shard count
                 servers.node.http().send("POST", "/" + names.rolled() + "/_rollover", "{\"settings\":" + Schedule.indexSettings(next) + "}")
                         .requireOk("rollover of " + names.rolled());
                 rolledShards[0] = next;
             }
+        }
+    }
+
+    /**
+     * One bulk of {@code index} is held inside Elasticsearch (it waits for a replica that one node
+     * cannot assign) until kes gave up waiting for it ({@link JobFiles#SOCKET_TIMEOUT}) and had time
+     * to send its documents again; then the replica is dropped and the held bulk is applied, late.
+     * Unless kes waited for it to end before writing its ids again, they go back to older values.
+     */
+    private void holdABulk(String index, FaultProxy proxy) throws Exception {
+        Http http = servers.node.http();
+        Http.Response replica = http.send("PUT", "/" + index + "/_settings", "{\"index\":{\"number_of_replicas\":1}}");
+        if (replica.status() == 404) {
+            out.println("  (held-bulk: " + index + " not created yet, nothing held)");
+            return;
+        }
+        replica.requireOk("adding a replica to " + index);
+        long before = proxy.stats().heldBulks();
+        try {
+            proxy.holdBulksInElasticsearch(1, Duration.ofSeconds(60), "\"_index\":\"" + index + "\"");
+            long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+            while (proxy.stats().heldBulks() == before && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+            if (proxy.stats().heldBulks() > before) {
+                Thread.sleep(JobFiles.SOCKET_TIMEOUT.toMillis() + 2_000);
+            }
+        } finally {
+            proxy.heal();
+            http.send("PUT", "/" + index + "/_settings", "{\"index\":{\"number_of_replicas\":0}}").requireOk("dropping the replica of " + index);
         }
     }
 }

@@ -8,9 +8,9 @@ import java.util.Random;
 /**
  * The faults of one schedule and when they happen, drawn from the schedule's seed (the same seed
  * gives the same plan; the moments are offsets from the start of the fault window). Schedule
- * {@code i} always contains two kinds taken in turn from {@link FaultKind}'s order, so any four
- * consecutive schedules cover every kind; a rollover happens in every schedule (the alias route
- * is always there), and 1 to {@code maxExtras} more kinds are drawn at random.
+ * {@code i} always contains two kinds taken in turn from {@link FaultKind}'s order, rollover left
+ * out, so any four consecutive schedules cover every kind; a rollover happens in every schedule
+ * (the alias route is always there), and 1 to {@code maxExtras} more kinds are drawn at random.
  */
 record FaultPlan(List<Fault> faults) {
 
@@ -27,12 +27,12 @@ record FaultPlan(List<Fault> faults) {
             return new FaultPlan(List.of());
         }
         FaultKind[] kinds = FaultKind.values();
+        List<FaultKind> inTurn = new ArrayList<>(List.of(kinds));
+        inTurn.remove(FaultKind.ROLLOVER);
         List<FaultKind> chosen = new ArrayList<>();
-        chosen.add(kinds[(2 * scheduleIndex) % kinds.length]);
-        chosen.add(kinds[(2 * scheduleIndex + 1) % kinds.length]);
-        if (!chosen.contains(FaultKind.ROLLOVER)) {
-            chosen.add(FaultKind.ROLLOVER);
-        }
+        chosen.add(inTurn.get((2 * scheduleIndex) % inTurn.size()));
+        chosen.add(inTurn.get((2 * scheduleIndex + 1) % inTurn.size()));
+        chosen.add(FaultKind.ROLLOVER);
         int extras = maxExtras <= 0 ? 0 : 1 + random.nextInt(maxExtras);
         for (int i = 0; i < extras; i++) {
             chosen.add(kinds[random.nextInt(kinds.length)]);

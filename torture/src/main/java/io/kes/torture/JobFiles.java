@@ -3,15 +3,23 @@ package io.kes.torture;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 
 /** The job's two files of one schedule: its kes config (routes) and its Flink configuration. */
 final class JobFiles {
+
+    /**
+     * {@code elasticsearch.socket_timeout} of the tortured job: short, so that a held bulk
+     * ({@link FaultKind#HELD_BULK}) or a pause makes kes give up on requests within a schedule.
+     */
+    static final Duration SOCKET_TIMEOUT = Duration.ofSeconds(5);
 
     private JobFiles() {}
 
     /**
      * The job's routes. {@code primary_node_routing: false}: with it on, kes would read the node's
      * own address from {@code _nodes/http} and send bulks straight there, around the proxy.
+     * {@code socket_timeout}: {@link #SOCKET_TIMEOUT}.
      * Default bulk settings except {@code max_docs: 250} (unless {@code --bulk} says otherwise),
      * lowered so that this small stream still makes many concurrent bulks. {@code topology}: the
      * writers' ({@code bulk.topology}) unless {@code --bulk} names one; schedules alternate, so both
@@ -26,6 +34,7 @@ final class JobFiles {
                 "elasticsearch:",
                 "  hosts: [" + servers.proxy.url() + "]",
                 "  primary_node_routing: false",
+                "  socket_timeout: " + SOCKET_TIMEOUT.toSeconds() + "s",
                 "kafka:",
                 "  bootstrap_servers: " + servers.kafka.bootstrapServers(),
                 "  group_id: " + names.group(),
