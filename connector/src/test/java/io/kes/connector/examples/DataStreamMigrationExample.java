@@ -13,8 +13,8 @@ import org.apache.flink.streaming.api.datastream.DataStream;
  * {@code Elasticsearch7SinkBuilder} and an emitter, moved to kes's sink. It lives in the test
  * sources so that the build compiles the guide's code against the real API (the official
  * connector is not on the classpath, so the guide's "Before" is not compiled). The guide shows the
- * lines between the two markers as they are; {@code DataStreamMigrationExampleTest} checks what the
- * mapping and the sink come out as.
+ * lines between the two markers as they are; {@code DataStreamMigrationExampleTest} checks that,
+ * and what the mapping and the sink come out as.
  */
 public final class DataStreamMigrationExample {
 

@@ -7,17 +7,21 @@ import io.kes.connector.DocumentOperation;
 import io.kes.connector.OpType;
 import io.kes.connector.SinkSettings;
 import io.kes.connector.examples.DataStreamMigrationExample.CustomerChange;
+import java.io.IOException;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.graph.StreamNode;
 import org.junit.jupiter.api.Test;
 
 /**
- * The migration example does what the official emitter and builder did: each change becomes the
- * write the emitter made, the sink carries the builder's settings in kes's units, and the job plans
- * without a server.
+ * The guide's "After" (docs/datastream-migration.md) does what the guide says: each change becomes
+ * the write the official emitter made, the sink carries the official builder's settings in kes's
+ * units, the job plans without a server, and the guide shows the example as it is compiled.
  */
 class DataStreamMigrationExampleTest {
 
@@ -75,5 +79,42 @@ class DataStreamMigrationExampleTest {
 
         assertThat(operators).containsExactly("Source: Collection Source", "customers to documents",
                 "Elasticsearch: customers: kes: bulk writer", "Elasticsearch: customers: Writer");
+    }
+
+    /** The guide's "After" block is the example between its markers, plus its imports: a change to one is a change to both. */
+    @Test
+    void theGuideShowsTheExampleAsTheBuildCompilesIt() throws IOException {
+        List<String> example = Files.readAllLines(Path.of("src/test/java/io/kes/connector/examples/DataStreamMigrationExample.java"));
+        int begin = example.indexOf("    // docs/datastream-migration.md, \"After\": begin");
+        int end = example.indexOf("    // docs/datastream-migration.md, \"After\": end");
+        assertThat(begin).as("the example's begin marker").isNotNegative();
+        assertThat(end).as("the example's end marker").isGreaterThan(begin);
+        List<String> region = example.subList(begin + 1, end).stream().map(l -> l.startsWith("    ") ? l.substring(4) : l).toList();
+
+        List<String> after = afterBlock(Files.readAllLines(Path.of("../docs/datastream-migration.md")));
+        List<String> imports = after.stream().filter(l -> l.startsWith("import ")).toList();
+
+        assertThat(example).as("the guide's imports, in the example").containsAll(imports);
+        assertThat(after.subList(imports.size(), after.size()).stream().dropWhile(String::isBlank).toList())
+                .as("the guide's \"After\" code, line by line, against the example between its markers")
+                .isEqualTo(region);
+    }
+
+    /** The first ```java block after the "### After" heading. */
+    private static List<String> afterBlock(List<String> guide) {
+        int heading = guide.indexOf("### After");
+        assertThat(heading).as("a '### After' heading in docs/datastream-migration.md").isNotNegative();
+        List<String> block = new ArrayList<>();
+        boolean inside = false;
+        for (String line : guide.subList(heading + 1, guide.size())) {
+            if (!inside && line.equals("```java")) {
+                inside = true;
+            } else if (inside && line.equals("```")) {
+                return block;
+            } else if (inside) {
+                block.add(line);
+            }
+        }
+        throw new AssertionError("no ```java block after '### After' in docs/datastream-migration.md");
     }
 }
