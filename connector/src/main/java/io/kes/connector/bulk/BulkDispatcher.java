@@ -25,14 +25,7 @@ import org.elasticsearch.client.RestClient;
  * where that is known, and hands the parsed response (or the failure) to the task thread. The
  * response is parsed on the REST client's I/O thread; nothing else happens there.
  */
-final class BulkDispatcher implements AutoCloseable {
-
-    /** What the task thread does with a sent body's outcome. */
-    interface Outcomes {
-        void onResponse(Batch batch, BulkBody sent, BulkResponse response);
-
-        void onRequestFailure(Batch batch, BulkBody sent, Exception failure);
-    }
+final class BulkDispatcher implements BulkTransport {
 
     private static final ContentType NDJSON = ContentType.create("application/x-ndjson");
 
@@ -65,11 +58,13 @@ final class BulkDispatcher implements AutoCloseable {
         this.requestOptions = options.build();
     }
 
-    void outcomesTo(Outcomes outcomes) {
+    @Override
+    public void outcomesTo(Outcomes outcomes) {
         this.outcomes = outcomes;
     }
 
-    void dispatch(Batch batch) {
+    @Override
+    public void dispatch(Batch batch) {
         Request request = new Request("POST", "/_bulk");
         request.addParameter("filter_path", BulkResponse.FILTER_PATH);
         byte[] bytes = batch.body.array();
@@ -103,12 +98,13 @@ final class BulkDispatcher implements AutoCloseable {
      * The node a bulk of {@code slot} goes to: the one holding its shard's primary, when known and
      * reachable; null sends it to the configured hosts.
      */
-    HttpHost nodeOf(Slot slot) {
+    @Override
+    public HttpHost nodeOf(Slot slot) {
         return primaryNodes == null || slot.index == null ? null : primaryNodes.primaryOf(slot.index, slot.shard);
     }
 
-    /** Lists the bulk tasks of this job that run in the cluster now ({@link AbandonedBulks}); answers on the task thread. */
-    void listTaggedBulks(Consumer<TaggedBulks> listed, IntConsumer failedWithStatus) {
+    @Override
+    public void listTaggedBulks(Consumer<TaggedBulks> listed, IntConsumer failedWithStatus) {
         client.performRequestAsync(EarlierWrites.listRequest(), new ResponseListener() {
             @Override
             public void onSuccess(Response response) {

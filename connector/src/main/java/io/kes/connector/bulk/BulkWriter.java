@@ -18,6 +18,8 @@ import io.kes.connector.routing.ShardPredictor;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.common.operators.ProcessingTimeService;
 import org.apache.flink.metrics.MetricGroup;
@@ -67,15 +69,16 @@ import org.slf4j.LoggerFactory;
  * kept and rethrown from {@link #write}, and fails every checkpoint still waiting, so a checkpoint
  * never completes over a lost write.
  */
-final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatcher.Outcomes, NodeBudgets.Dispatch {
+final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTransport.Outcomes, NodeBudgets.Dispatch {
 
     private static final Logger LOG = LoggerFactory.getLogger(BulkWriter.class);
     private static final long FORGET_IDLE_TARGETS_MILLIS = 10 * 60_000;
 
     private final SinkSettings settings;
-    private final ShardPredictor predictor;
+    private final ShardPredictions predictor;
     private final TaskMailbox mailbox;
     private final ProcessingTimeService time;
+    private final LongSupplier nanoTime;
     private final FailureHandler failureHandler;
     private final Backoff backoff;
     private final BulkMetrics metrics;
@@ -83,7 +86,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
     private final EpochFinisher finisher;
     private final SlotBuffers buffers;
     private final LingerTimer linger;
-    private final BulkDispatcher dispatcher;
+    private final BulkTransport dispatcher;
     private final InFlightIds inFlightIds = new InFlightIds();
     private final NodeBudgets budgets;
     private final AbandonedBulks abandoned;
@@ -95,16 +98,39 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
     private boolean closed;
 
     /**
+     * The writer of one subtask, on the REST client: single-shard bulks through {@link BulkDispatcher}
+     * and, with {@link Durability#CHECKPOINT_FENCE}, the checkpoint fence.
+     *
      * @param client    built with {@code selector} as its node selector ({@link io.kes.connector.cluster.RestClients#create})
      * @param predictor predicts each document's shard; reads index metadata through its own client
      */
-    BulkWriter(SinkSettings settings, RestClient client, TargetNodeSelector selector, ShardPredictor predictor,
-                      MailboxExecutor mailbox, ProcessingTimeService time, MetricGroup metricGroup, int subtaskIndex,
-                      FailureHandler failureHandler, String opaqueId) throws Exception {
+    static BulkWriter open(SinkSettings settings, RestClient client, TargetNodeSelector selector, ShardPredictor predictor,
+                           MailboxExecutor mailbox, ProcessingTimeService time, MetricGroup metricGroup, int subtaskIndex,
+                           FailureHandler failureHandler, String opaqueId) throws Exception {
+        TaskMailbox taskMailbox = new TaskMailbox(mailbox);
+        CheckpointFence fence = settings.durability == Durability.CHECKPOINT_FENCE
+                ? new CheckpointFence(client, new Backoff(settings.initialBackoff, settings.maxBackoff), settings.maxRetryTime,
+                        settings.fenceSyncWait)
+                : null;
+        return new BulkWriter(settings, ShardPredictions.of(predictor),
+                metrics -> new BulkDispatcher(settings, client, selector, taskMailbox, metrics, subtaskIndex, opaqueId),
+                taskMailbox, time, System::nanoTime, metricGroup, subtaskIndex, failureHandler, fence);
+    }
+
+    /**
+     * The parts a unit test replaces: the transport (built from the writer's metrics), predictions,
+     * the mailbox, timers and the clock.
+     *
+     * @param fence null: a checkpoint waits for acknowledgements only
+     */
+    BulkWriter(SinkSettings settings, ShardPredictions predictor, Function<BulkMetrics, BulkTransport> transport,
+               TaskMailbox mailbox, ProcessingTimeService time, LongSupplier nanoTime, MetricGroup metricGroup, int subtaskIndex,
+               FailureHandler failureHandler, CheckpointFence fence) throws Exception {
         this.settings = settings;
         this.predictor = predictor;
-        this.mailbox = new TaskMailbox(mailbox);
+        this.mailbox = mailbox;
         this.time = time;
+        this.nanoTime = nanoTime;
         this.failureHandler = failureHandler;
         this.backoff = new Backoff(settings.initialBackoff, settings.maxBackoff);
         this.budgets = new NodeBudgets(settings.maxInFlight, settings.adaptiveConcurrency,
@@ -113,18 +139,21 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
         this.buffers = new SlotBuffers(settings.shardGrouping, settings.maxDocs, settings.maxBytes, settings.maxBufferedBytes,
                 time::getCurrentProcessingTime);
         this.linger = new LingerTimer(time, settings.linger.toMillis(), buffers, this, () -> waitingSends > 0);
-        this.dispatcher = new BulkDispatcher(settings, client, selector, this.mailbox, metrics, subtaskIndex, opaqueId);
+        this.dispatcher = transport.apply(metrics);
         dispatcher.outcomesTo(this);
-        this.abandoned = new AbandonedBulks(dispatcher::listTaggedBulks,
-                (delay, action) -> time.registerTimer(time.getCurrentProcessingTime() + delay, t -> {
-                    if (!closed) {
-                        action.run();
-                    }
-                }), System::nanoTime);
-        CheckpointFence fence = settings.durability == Durability.CHECKPOINT_FENCE
-                ? new CheckpointFence(client, backoff, settings.maxRetryTime, settings.fenceSyncWait) : null;
-        this.finisher = new EpochFinisher(fence, failureHandler, metrics.fenceFailures, metrics.fenceMillis, this.mailbox::wake, "kes-checkpoint-fence-" + subtaskIndex);
+        this.abandoned = new AbandonedBulks(dispatcher::listTaggedBulks, this::after, nanoTime);
+        this.finisher = new EpochFinisher(fence, failureHandler, metrics.fenceFailures, metrics.fenceMillis, mailbox::wake,
+                "kes-checkpoint-fence-" + subtaskIndex);
         failureHandler.open(subtaskIndex);
+    }
+
+    /** Runs {@code action} on the task thread in {@code delayMillis}, unless the writer closed meanwhile. */
+    private void after(long delayMillis, Runnable action) {
+        time.registerTimer(time.getCurrentProcessingTime() + delayMillis, t -> {
+            if (!closed) {
+                action.run();
+            }
+        });
     }
 
     public void write(DocumentOperation op) throws InterruptedException {
@@ -195,13 +224,13 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
     public void go(Batch batch) {
         inFlightIds.holdAll(batch.body);
         batch.sent = true;
-        batch.firstSentNanos = System.nanoTime();
+        batch.firstSentNanos = nanoTime.getAsLong();
         dispatcher.dispatch(batch);
     }
 
     @Override
     public void onResponse(Batch batch, BulkBody sent, BulkResponse response) {
-        long now = System.nanoTime();
+        long now = nanoTime.getAsLong();
         metrics.bulkLatencyMillis.update((now - batch.sentNanos) / 1_000_000);
         ItemOutcomes outcomes = ItemOutcomes.sort(sent, response);
         budgets.attemptEnded(batch, now, outcomes.retry == null ? now - batch.sentNanos : -1, outcomes.retriesRejected > 0);
@@ -305,7 +334,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
     @Override
     public void onRequestFailure(Batch batch, BulkBody sent, Exception exception) {
         int status = StatusPolicy.statusOf(exception);
-        budgets.attemptEnded(batch, System.nanoTime(), -1, StatusPolicy.rejected(status, null));
+        budgets.attemptEnded(batch, nanoTime.getAsLong(), -1, StatusPolicy.rejected(status, null));
         switch (StatusPolicy.ofRequest(status)) {
             case SPLIT -> tooLarge(batch, sent, exception);
             case STOP -> giveUp(batch, WriteFailures.refusedCredentials(status, batch.slot, exception));
@@ -324,7 +353,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
                 metrics.bulksAwaitedAfterNoAnswer.inc();
                 long deadline = batch.firstSentNanos + settings.maxRetryTime.toNanos();
                 abandoned.awaitGone(deadline, () -> scheduleRetry(batch, cause), why -> giveUp(batch,
-                        WriteFailures.retriesExhausted(batch, (System.nanoTime() - batch.firstSentNanos) / 1_000_000, why)));
+                        WriteFailures.retriesExhausted(batch, (nanoTime.getAsLong() - batch.firstSentNanos) / 1_000_000, why)));
             }
         }
     }
@@ -353,7 +382,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
 
     private void scheduleRetry(Batch retry, String cause) {
         retry.attempt++;
-        long elapsedMillis = (System.nanoTime() - retry.firstSentNanos) / 1_000_000;
+        long elapsedMillis = (nanoTime.getAsLong() - retry.firstSentNanos) / 1_000_000;
         if (elapsedMillis >= settings.maxRetryTime.toMillis()) {
             giveUp(retry, WriteFailures.retriesExhausted(retry, elapsedMillis, cause));
             return;
@@ -363,11 +392,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
             LOG.warn("Retrying {} documents ({}) in {} ms, attempt {}: {}", retry.body.itemCount(), retry.slot, delay,
                     retry.attempt, cause);
         }
-        time.registerTimer(time.getCurrentProcessingTime() + delay, t -> {
-            if (!closed) {
-                dispatcher.dispatch(retry);
-            }
-        });
+        after(delay, () -> dispatcher.dispatch(retry));
     }
 
     private void failAsync(RuntimeException failure) {
@@ -402,9 +427,9 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
         }
         Epoch closing = epochs.current();
         CompletableFuture<Void> durable = closing.durable;
-        long barrierNanos = System.nanoTime();
+        long barrierNanos = nanoTime.getAsLong();
         durable.whenComplete((ok, failure) -> {
-            metrics.checkpointWaitMillis.update((System.nanoTime() - barrierNanos) / 1_000_000);
+            metrics.checkpointWaitMillis.update((nanoTime.getAsLong() - barrierNanos) / 1_000_000);
             if (failure != null) {
                 // Writes that may be lost must be replayed now, not just keep their checkpoint from
                 // completing: a declined checkpoint alone would, with tolerated checkpoint failures,

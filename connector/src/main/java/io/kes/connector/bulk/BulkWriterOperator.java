@@ -97,7 +97,7 @@ public final class BulkWriterOperator<IN> extends AbstractStreamOperator<Documen
         PrivilegeCheck.atOpen(metadataClient, settings);
         String tag = EarlierWrites.tag(getRuntimeContext().getJobInfo().getJobName());
         EarlierWrites.awaitGone(metadataClient, tag, settings.maxRetryTime);
-        writer = new BulkWriter(settings, RestClients.create(settings, selector), selector, predictor, mailbox, getProcessingTimeService(),
+        writer = BulkWriter.open(settings, RestClients.create(settings, selector), selector, predictor, mailbox, getProcessingTimeService(),
                 getMetricGroup(), subtask, new UnauthorizedWrites(failureHandler), tag);
     }
 

@@ -1,0 +1,352 @@
+package io.kes.connector.bulk;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kes.connector.DocumentOperation;
+import io.kes.connector.Durability;
+import io.kes.connector.ElasticsearchSink;
+import io.kes.connector.ElasticsearchSinkBuilder;
+import io.kes.connector.FailedOperation;
+import io.kes.connector.bulk.EarlierWrites.TaggedBulks;
+import io.kes.connector.routing.IndexLayout;
+import io.kes.connector.routing.ShardPrediction;
+import java.io.ByteArrayInputStream;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.PriorityQueue;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingDeque;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.function.IntConsumer;
+import java.util.function.UnaryOperator;
+import java.util.stream.Collectors;
+import org.apache.flink.api.common.operators.MailboxExecutor;
+import org.apache.flink.api.common.operators.ProcessingTimeService;
+import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.flink.util.function.ThrowingRunnable;
+import org.apache.http.HttpHost;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The writer's order, retry and epoch guarantees, without a server: the transport is a fake whose
+ * bulks the test answers when and how it chooses, and the timers and the clock move only when the
+ * test says so. Each test is one guarantee of docs/order-and-durability.md.
+ */
+class BulkWriterTest {
+
+    private Harness writer;
+
+    @AfterEach
+    void close() throws Exception {
+        if (writer != null) {
+            writer.close();
+        }
+    }
+
+    @Test
+    void anIdNeverOvertakesItsOwnEarlierWrite() throws Exception {
+        writer = new Harness(b -> b.setBulkMaxDocs(1));
+
+        writer.write("x", 1);
+        writer.write("x", 2);
+
+        assertThat(writer.sentBodies()).as("x=2 waits while x=1 is in flight").containsExactly("x=1");
+        writer.answer(0, 200);
+        assertThat(writer.sentBodies()).containsExactly("x=1", "x=2");
+    }
+
+    @Test
+    void aRetriedWriteTakesTheLaterWritesOfItsIdInTheSameBulkWithIt() throws Exception {
+        writer = new Harness(b -> b.setBulkMaxDocs(3));
+
+        writer.write("x", 1);
+        writer.write("y", 1);
+        writer.write("x", 2);
+        writer.answer(0, 429, 200, 200);
+        writer.time.advance(Duration.ofSeconds(10));
+
+        assertThat(writer.sentBodies()).as("x=2 succeeded, but would be overwritten by the retried x=1")
+                .containsExactly("x=1 y=1 x=2", "x=1 x=2");
+    }
+
+    @Test
+    void aCheckpointWaitsForTheBulksBeforeItsBarrierAndNotForLaterOnes() throws Exception {
+        writer = new Harness(b -> b.setBulkMaxDocs(1));
+
+        writer.write("a", 1);
+        CompletableFuture<Void> first = writer.writer.checkpoint();
+        writer.write("b", 1);
+        CompletableFuture<Void> second = writer.writer.checkpoint();
+        writer.answer(0, 200);
+
+        first.get(10, TimeUnit.SECONDS);
+        assertStaysPending(second, "b's bulk is still in flight");
+        writer.answer(1, 200);
+        second.get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aLaterCheckpointDoesNotCompleteBeforeAnEarlierOne() throws Exception {
+        writer = new Harness(b -> b.setBulkMaxDocs(1));
+
+        writer.write("a", 1);
+        CompletableFuture<Void> first = writer.writer.checkpoint();
+        writer.write("b", 1);
+        CompletableFuture<Void> second = writer.writer.checkpoint();
+        writer.answer(1, 200);
+
+        assertStaysPending(second, "its own bulk is done, an earlier one is not");
+        writer.answer(0, 200);
+        first.get(10, TimeUnit.SECONDS);
+        second.get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aBulkWithoutAnswerIsSentAgainOnlyOnceElasticsearchNoLongerRunsIt() throws Exception {
+        writer = new Harness(b -> b.setBulkMaxDocs(1));
+        writer.runningTasks.add(Set.of("n1:7"));
+        writer.runningTasks.add(Set.of("n1:7"));
+        writer.runningTasks.add(Set.of());
+
+        writer.write("x", 1);
+        writer.fail(0, new SocketTimeoutException("60,000 milliseconds timeout"));
+        writer.write("x", 2);
+        writer.time.advance(Duration.ofMillis(AbandonedBulks.POLL_MILLIS));
+
+        assertThat(writer.sentBodies()).as("the abandoned bulk still runs").containsExactly("x=1");
+        writer.time.advance(Duration.ofSeconds(10));
+        assertThat(writer.sentBodies()).as("sent again once gone; x=2 after it").containsExactly("x=1", "x=1");
+        writer.answer(1, 200);
+        assertThat(writer.sentBodies()).containsExactly("x=1", "x=1", "x=2");
+    }
+
+    @Test
+    void aBulkWithoutAnswerWhoseIdsCannotRepeatIsSentAgainAtOnce() throws Exception {
+        writer = new Harness(b -> b.setBulkMaxDocs(1));
+        writer.runningTasks.add(Set.of("n1:7"));
+
+        writer.writer.write(DocumentOperation.write(io.kes.connector.OpType.INDEX, "logs").id("t-0-1").idUnique(true)
+                .source("{}".getBytes(StandardCharsets.UTF_8)).build());
+        writer.fail(0, new SocketTimeoutException("timeout"));
+        writer.time.advance(Duration.ofSeconds(10));
+
+        assertThat(writer.sentBodies()).as("a late copy of it changes nothing").hasSize(2);
+        assertThat(writer.runningTasks).as("no task listing").hasSize(1);
+    }
+
+    @Test
+    void aDocumentRefusedForGoodGoesToTheFailureHandlerAndReleasesItsId() throws Exception {
+        writer = new Harness(b -> b.setBulkMaxDocs(1));
+
+        writer.write("x", 1);
+        writer.write("x", 2);
+        writer.answer(0, 400);
+
+        assertThat(writer.failed).extracting(f -> f.operation().id()).containsExactly("x");
+        assertThat(writer.sentBodies()).containsExactly("x=1", "x=2");
+    }
+
+    /** Epochs are completed on the finisher's thread: give it time to do it wrongly. */
+    private static void assertStaysPending(CompletableFuture<Void> checkpoint, String why) throws InterruptedException {
+        Thread.sleep(300);
+        assertThat(checkpoint).as(why).isNotDone();
+    }
+
+    /** A writer on fakes: every bulk the writer sends is kept, in order, for the test to answer. */
+    private static final class Harness {
+
+        final FakeMailbox mailbox = new FakeMailbox();
+        final FakeTime time = new FakeTime();
+        final AtomicLong nanos = new AtomicLong();
+        final List<Batch> batches = new ArrayList<>();
+        final List<BulkBody> bodies = new ArrayList<>();
+        /** What the task listing answers, in turn; no tasks once used up. */
+        final Deque<Set<String>> runningTasks = new ArrayDeque<>();
+        final List<FailedOperation> failed = new ArrayList<>();
+        final BulkWriter writer;
+        private BulkTransport.Outcomes outcomes;
+
+        Harness(UnaryOperator<ElasticsearchSinkBuilder> options) throws Exception {
+            var settings = options.apply(ElasticsearchSink.builder().setHosts("http://127.0.0.1:9200")
+                    .setDurability(Durability.REQUEST).setBulkLinger(Duration.ofHours(1))).build().settings();
+            IndexLayout layout = IndexLayout.of("logs", "uuid", new long[] {1}, null); // one shard: one slot
+            ShardPredictions predictions = new ShardPredictions() {
+                @Override
+                public ShardPrediction predict(DocumentOperation op) {
+                    return layout.shard(0);
+                }
+
+                @Override
+                public boolean movedByPipeline(DocumentOperation op, ShardPrediction predicted, String storedIn) {
+                    return false;
+                }
+
+                @Override
+                public int unpredictableIndices() {
+                    return 0;
+                }
+            };
+            writer = new BulkWriter(settings, predictions, metrics -> new Transport(), new TaskMailbox(mailbox), time, nanos::get,
+                    new UnregisteredMetricsGroup(), 0, failed::addAll, null);
+        }
+
+        void write(String id, int value) throws Exception {
+            writer.write(DocumentOperation.index("logs", id, ("{\"v\":" + value + "}").getBytes(StandardCharsets.UTF_8)));
+        }
+
+        /** Each body sent so far, as {@code id=v id=v}. */
+        List<String> sentBodies() {
+            return bodies.stream().map(body -> body.operations().stream()
+                    .map(op -> op.id() + "=" + new String(op.source(), StandardCharsets.UTF_8).replaceAll("\\D", ""))
+                    .collect(Collectors.joining(" "))).toList();
+        }
+
+        /** Answers the {@code n}th body sent, one status per item. */
+        void answer(int n, int... statuses) throws Exception {
+            StringBuilder json = new StringBuilder("{\"items\":[");
+            for (int i = 0; i < statuses.length; i++) {
+                json.append(i == 0 ? "" : ",").append("{\"index\":{\"_index\":\"logs\",\"status\":").append(statuses[i])
+                        .append(",\"_primary_term\":1");
+                if (statuses[i] >= 300) {
+                    json.append(",\"error\":{\"type\":\"").append(statuses[i] == 429 ? "es_rejected_execution_exception" : "mapper_parsing_exception")
+                            .append("\",\"reason\":\"test\"}");
+                }
+                json.append("}}");
+            }
+            json.append("]}");
+            BulkResponse response = BulkResponse.parse(new ByteArrayInputStream(json.toString().getBytes(StandardCharsets.UTF_8)),
+                    statuses.length);
+            outcomes.onResponse(batches.get(n), bodies.get(n), response);
+            mailbox.runPending();
+        }
+
+        void fail(int n, Exception failure) throws Exception {
+            outcomes.onRequestFailure(batches.get(n), bodies.get(n), failure);
+            mailbox.runPending();
+        }
+
+        void close() throws Exception {
+            writer.close();
+        }
+
+        private final class Transport implements BulkTransport {
+            @Override
+            public void outcomesTo(Outcomes outcomes) {
+                Harness.this.outcomes = outcomes;
+            }
+
+            @Override
+            public void dispatch(Batch batch) {
+                batch.sentNanos = nanos.get();
+                batches.add(batch);
+                bodies.add(batch.body);
+            }
+
+            @Override
+            public HttpHost nodeOf(Slot slot) {
+                return null;
+            }
+
+            @Override
+            public void listTaggedBulks(Consumer<TaggedBulks> listed, IntConsumer failedWithStatus) {
+                Set<String> running = runningTasks.isEmpty() ? Set.of() : runningTasks.poll();
+                mailbox.execute(() -> listed.accept(new TaggedBulks(running, true)), "listed");
+            }
+
+            @Override
+            public void close() {}
+        }
+
+        /** Timers that fire only when the test advances the time, on the test's thread (the task thread here). */
+        private final class FakeTime implements ProcessingTimeService {
+            private long now;
+            private long order;
+            private final PriorityQueue<long[]> due = new PriorityQueue<>((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1]));
+            private final List<ProcessingTimeCallback> callbacks = new ArrayList<>();
+
+            @Override
+            public long getCurrentProcessingTime() {
+                return now;
+            }
+
+            @Override
+            public ScheduledFuture<?> registerTimer(long timestamp, ProcessingTimeCallback callback) {
+                callbacks.add(callback);
+                due.add(new long[] {timestamp, order++, callbacks.size() - 1});
+                return null; // the writer never cancels a timer
+            }
+
+            void advance(Duration by) throws Exception {
+                long until = now + by.toMillis();
+                while (!due.isEmpty() && due.peek()[0] <= until) {
+                    long[] next = due.poll();
+                    now = Math.max(now, next[0]);
+                    nanos.set(TimeUnit.MILLISECONDS.toNanos(now));
+                    callbacks.get((int) next[2]).onProcessingTime(next[0]);
+                    mailbox.runPending();
+                }
+                now = until;
+                nanos.set(TimeUnit.MILLISECONDS.toNanos(now));
+            }
+        }
+    }
+
+    /** The task's mailbox: mails run when the test (or the writer's yield) says so; other threads may post. */
+    private static final class FakeMailbox implements MailboxExecutor {
+        private final LinkedBlockingDeque<ThrowingRunnable<? extends Exception>> mails = new LinkedBlockingDeque<>();
+
+        @Override
+        public void execute(MailOptions options, ThrowingRunnable<? extends Exception> command, String description, Object... args) {
+            mails.add(command);
+        }
+
+        @Override
+        public void yield() throws InterruptedException {
+            ThrowingRunnable<? extends Exception> mail = mails.poll(10, TimeUnit.SECONDS);
+            if (mail == null) {
+                throw new IllegalStateException("the writer waits for an answer no test gave");
+            }
+            run(mail);
+        }
+
+        @Override
+        public boolean tryYield() {
+            ThrowingRunnable<? extends Exception> mail = mails.poll();
+            if (mail != null) {
+                run(mail);
+            }
+            return mail != null;
+        }
+
+        @Override
+        public boolean shouldInterrupt() {
+            return false;
+        }
+
+        void runPending() {
+            while (tryYield()) {
+                // run every mail posted so far, and those they post
+            }
+        }
+
+        private static void run(ThrowingRunnable<? extends Exception> mail) {
+            try {
+                mail.run();
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+}
