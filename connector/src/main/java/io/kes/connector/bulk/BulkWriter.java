@@ -50,10 +50,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The pieces: {@link SlotBuffers} fills the per-shard buffers and says when one is ready
  * ({@link LingerTimer} when one waited long enough);
- * {@link NodeBudgets} queues them per node and says which may go; {@link BulkDispatcher} sends a
- * body to its node and hands the response back; {@link ItemOutcomes} sorts a response's items;
+ * {@link NodeBudgets} queues them per node and says which may go; a {@link BulkTransport}
+ * ({@link BulkDispatcher}) sends a body to its node and hands the response back; {@link ItemOutcomes}
+ * sorts a response's items; {@link AbandonedBulks} holds back a bulk that got no answer;
  * {@link WriteFailures} words the errors; this class holds ids, retries, closes epochs and keeps
- * the first failure, all of which every path changes together.
+ * the first failure, all of which every path changes together. The transport, the predictions,
+ * the mailbox, the timers and the clock come from outside, so that {@code BulkWriterTest} drives
+ * every order guarantee with fakes.
  *
  * <p>Threading: requests complete on the REST client's I/O threads, which only parse the response
  * and hand it to the task's mailbox; every state change (buffers, in-flight count, epochs,
