@@ -94,7 +94,8 @@ final class OfficialRuns implements AutoCloseable {
         Path target = classpath().orElseThrow();
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx" + heap, "-XX:-UseCodeCacheFlushing"));
-        // Flink 1.17 on JDK 17: its serializers and Kryo reach into these JDK packages
+        // Flink 1.17 on JDK 17: its serializers and Kryo reach into these JDK packages. Not JvmFlags (pom.xml's
+        // kes.jvm.flags) on purpose: those are what kes's Flink 2 needs, and this JVM runs the official sink on Flink 1.17.
         for (String pkg : List.of("java.util", "java.lang", "java.lang.reflect", "java.io", "java.net", "java.nio", "sun.nio.ch",
                 "java.text", "java.time", "java.util.concurrent", "java.util.concurrent.atomic", "java.util.concurrent.locks",
                 "java.lang.invoke", "java.math", "java.security")) {

@@ -2,6 +2,7 @@ package io.kes.jobs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kes.stack.JvmFlags;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -73,9 +74,9 @@ final class KesProcess implements AutoCloseable {
     }
 
     private static KesProcess java(Path home, List<Path> classpath, Path log4jConfig, String... args) throws IOException {
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx768m",
-                "--add-opens=java.base/java.util=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx768m"));
+        command.addAll(JvmFlags.forFlink());
+        command.addAll(List.of(
                 "-Dlog4j2.configurationFile=" + log4jConfig,
                 "-Dkes.log.file=" + home.resolve("logs/kes.log"), "-Dkes.cli=true",
                 "-cp", classpath.stream().map(Path::toString).collect(Collectors.joining(":")),

@@ -1,5 +1,6 @@
 package io.kes.torture;
 
+import io.kes.stack.JvmFlags;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -36,8 +37,9 @@ final class JobProcess {
 
     /** Starts the job; from this job's newest completed checkpoint when there is one and {@code restore} says so. */
     synchronized void start(boolean restore) {
-        List<String> command = new ArrayList<>(List.of(javaExecutable(), "-Xmx1g", "-XX:+UseSerialGC",
-                "--add-opens=java.base/java.util=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
+        List<String> command = new ArrayList<>(List.of(javaExecutable(), "-Xmx1g", "-XX:+UseSerialGC"));
+        command.addAll(JvmFlags.forFlink());
+        command.addAll(List.of(
                 "-Dlog4j2.configurationFile=" + root.resolve("jobs/config/log4j2-cli.properties"),
                 "-Dkes.log.file=" + log.resolveSibling("kes.log"), "-Dkes.cli=true",
                 "-cp", classpath(), "io.kes.jobs.KesJob", "--config", config.toString(), "--flink-conf", flinkConf.toString(),

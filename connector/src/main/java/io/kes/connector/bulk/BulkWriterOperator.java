@@ -7,6 +7,7 @@ import io.kes.connector.SinkSettings;
 import io.kes.connector.cluster.PrivilegeCheck;
 import io.kes.connector.cluster.RestClients;
 import io.kes.connector.cluster.TargetNodeSelector;
+import io.kes.connector.internal.OneInputOperatorFactory;
 import io.kes.connector.routing.ShardPredictor;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -21,12 +22,10 @@ import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.OperatorStateHandle;
 import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
-import org.apache.flink.streaming.api.operators.AbstractStreamOperatorFactory;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperatorFactory;
 import org.apache.flink.streaming.api.operators.OperatorSnapshotFutures;
-import org.apache.flink.streaming.api.operators.StreamOperator;
 import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.util.concurrent.FutureUtils;
@@ -78,13 +77,19 @@ public final class BulkWriterOperator<IN> extends AbstractStreamOperator<Documen
     /** The factory Flink creates the operator from, one per subtask: a writer of the operations it receives. */
     public static OneInputStreamOperatorFactory<DocumentOperation, DocumentOperation> factory(SinkSettings settings,
                                                                                             FailureHandler failureHandler) {
-        return new Factory<>(settings, failureHandler, op -> op);
+        return writerFactory(settings, failureHandler, op -> op);
     }
 
     /** A writer behind the slot exchange: it receives (slot key, operation) and writes the operation. */
     public static OneInputStreamOperatorFactory<Tuple2<Integer, DocumentOperation>, DocumentOperation> keyedFactory(
             SinkSettings settings, FailureHandler failureHandler) {
-        return new Factory<>(settings, failureHandler, keyed -> keyed.f1);
+        return writerFactory(settings, failureHandler, keyed -> keyed.f1);
+    }
+
+    private static <IN> OneInputStreamOperatorFactory<IN, DocumentOperation> writerFactory(
+            SinkSettings settings, FailureHandler failureHandler, SerializableFunction<IN, DocumentOperation> operationOf) {
+        return new OneInputOperatorFactory<>(BulkWriterOperator.class,
+                parameters -> new BulkWriterOperator<>(parameters, settings, failureHandler, operationOf));
     }
 
     @Override
@@ -169,35 +174,6 @@ public final class BulkWriterOperator<IN> extends AbstractStreamOperator<Documen
             }
         } finally {
             super.close();
-        }
-    }
-
-    private static final class Factory<IN> extends AbstractStreamOperatorFactory<DocumentOperation>
-            implements OneInputStreamOperatorFactory<IN, DocumentOperation> {
-
-        private static final long serialVersionUID = 1L;
-
-        private final SinkSettings settings;
-        private final FailureHandler failureHandler;
-        private final SerializableFunction<IN, DocumentOperation> operationOf;
-
-        Factory(SinkSettings settings, FailureHandler failureHandler, SerializableFunction<IN, DocumentOperation> operationOf) {
-            this.settings = settings;
-            this.failureHandler = failureHandler;
-            this.operationOf = operationOf;
-        }
-
-        @Override
-        @SuppressWarnings("unchecked")
-        public <T extends StreamOperator<DocumentOperation>> T createStreamOperator(
-                StreamOperatorParameters<DocumentOperation> parameters) {
-            return (T) new BulkWriterOperator<>(parameters, settings, failureHandler, operationOf);
-        }
-
-        @Override
-        @SuppressWarnings("rawtypes")
-        public Class<? extends StreamOperator> getStreamOperatorClass(ClassLoader classLoader) {
-            return BulkWriterOperator.class;
         }
     }
 }

@@ -3,13 +3,12 @@ package io.kes.connector.exchange;
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.NonRecoverable;
 import io.kes.connector.SinkSettings;
+import io.kes.connector.internal.OneInputOperatorFactory;
 import io.kes.connector.routing.ShardPredictor;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
-import org.apache.flink.streaming.api.operators.AbstractStreamOperatorFactory;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperatorFactory;
-import org.apache.flink.streaming.api.operators.StreamOperator;
 import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
@@ -37,7 +36,7 @@ final class SlotRouter extends AbstractStreamOperator<Tuple2<Integer, DocumentOp
     }
 
     static OneInputStreamOperatorFactory<DocumentOperation, Tuple2<Integer, DocumentOperation>> factory(SinkSettings settings) {
-        return new Factory(settings);
+        return new OneInputOperatorFactory<>(SlotRouter.class, parameters -> new SlotRouter(parameters, settings));
     }
 
     @Override
@@ -81,31 +80,6 @@ final class SlotRouter extends AbstractStreamOperator<Tuple2<Integer, DocumentOp
             }
         } finally {
             super.close();
-        }
-    }
-
-    private static final class Factory extends AbstractStreamOperatorFactory<Tuple2<Integer, DocumentOperation>>
-            implements OneInputStreamOperatorFactory<DocumentOperation, Tuple2<Integer, DocumentOperation>> {
-
-        private static final long serialVersionUID = 1L;
-
-        private final SinkSettings settings;
-
-        Factory(SinkSettings settings) {
-            this.settings = settings;
-        }
-
-        @Override
-        @SuppressWarnings("unchecked")
-        public <T extends StreamOperator<Tuple2<Integer, DocumentOperation>>> T createStreamOperator(
-                StreamOperatorParameters<Tuple2<Integer, DocumentOperation>> parameters) {
-            return (T) new SlotRouter(parameters, settings);
-        }
-
-        @Override
-        @SuppressWarnings("rawtypes")
-        public Class<? extends StreamOperator> getStreamOperatorClass(ClassLoader classLoader) {
-            return SlotRouter.class;
         }
     }
 }

@@ -1,2 +1,2 @@
-/** Helpers with no stage of their own (serialization, backoff); never used outside the connector. */
+/** Helpers with no stage of their own (serialization, backoff, operator factories); never used outside the connector. */
 package io.kes.connector.internal;
