@@ -105,45 +105,42 @@ final class BulkDispatcher implements BulkTransport {
 
     @Override
     public void listTaggedBulks(Consumer<TaggedBulks> listed, IntConsumer failedWithStatus) {
-        client.performRequestAsync(EarlierWrites.listRequest(), new ResponseListener() {
-            @Override
-            public void onSuccess(Response response) {
-                TaggedBulks tasks;
-                try (InputStream in = response.getEntity().getContent()) {
-                    tasks = TaggedBulks.parse(in, opaqueId);
-                } catch (Exception e) {
-                    onFailure(e);
-                    return;
-                }
-                mailbox.run(() -> listed.accept(tasks), "kes bulk tasks listed");
-            }
-
-            @Override
-            public void onFailure(Exception exception) {
-                int status = StatusPolicy.statusOf(exception);
-                mailbox.run(() -> failedWithStatus.accept(status), "kes bulk tasks not listed");
-            }
-        });
+        client.performRequestAsync(EarlierWrites.listRequest(), onTaskThread(in -> TaggedBulks.parse(in, opaqueId), listed,
+                failure -> failedWithStatus.accept(StatusPolicy.statusOf(failure)), "kes bulk tasks listed"));
     }
 
     private ResponseListener listenerFor(Batch batch, BulkBody sent) {
         int expectedItems = sent.itemCount();
+        return onTaskThread(in -> BulkResponse.parse(in, expectedItems), parsed -> outcomes.onResponse(batch, sent, parsed),
+                failure -> outcomes.onRequestFailure(batch, sent, failure), "kes bulk response");
+    }
+
+    /** Reads a response's body. */
+    private interface BodyParser<T> {
+        T parse(InputStream body) throws IOException;
+    }
+
+    /**
+     * A listener that parses the answer on the REST client's I/O thread and hands the result, or
+     * the failure (a body that cannot be parsed included), to the task thread.
+     */
+    private <T> ResponseListener onTaskThread(BodyParser<T> parser, Consumer<T> parsed, Consumer<Exception> failed, String what) {
         return new ResponseListener() {
             @Override
             public void onSuccess(Response response) {
-                BulkResponse parsed;
+                T result;
                 try (InputStream in = response.getEntity().getContent()) {
-                    parsed = BulkResponse.parse(in, expectedItems);
+                    result = parser.parse(in);
                 } catch (Exception e) {
                     onFailure(e);
                     return;
                 }
-                mailbox.run(() -> outcomes.onResponse(batch, sent, parsed), "kes bulk response");
+                mailbox.run(() -> parsed.accept(result), what);
             }
 
             @Override
             public void onFailure(Exception exception) {
-                mailbox.run(() -> outcomes.onRequestFailure(batch, sent, exception), "kes bulk failure");
+                mailbox.run(() -> failed.accept(exception), what + ": failed");
             }
         };
     }

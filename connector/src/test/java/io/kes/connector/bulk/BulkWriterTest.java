@@ -81,12 +81,9 @@ class BulkWriterTest {
 
     @Test
     void aCheckpointWaitsForTheBulksBeforeItsBarrierAndNotForLaterOnes() throws Exception {
-        writer = new Harness(b -> b.setBulkMaxDocs(1));
-
-        writer.write("a", 1);
-        CompletableFuture<Void> first = writer.writer.checkpoint();
-        writer.write("b", 1);
-        CompletableFuture<Void> second = writer.writer.checkpoint();
+        List<CompletableFuture<Void>> checkpoints = twoCheckpointsOfOneBulkEach();
+        CompletableFuture<Void> first = checkpoints.get(0);
+        CompletableFuture<Void> second = checkpoints.get(1);
         writer.answer(0, 200);
 
         first.get(10, TimeUnit.SECONDS);
@@ -97,12 +94,9 @@ class BulkWriterTest {
 
     @Test
     void aLaterCheckpointDoesNotCompleteBeforeAnEarlierOne() throws Exception {
-        writer = new Harness(b -> b.setBulkMaxDocs(1));
-
-        writer.write("a", 1);
-        CompletableFuture<Void> first = writer.writer.checkpoint();
-        writer.write("b", 1);
-        CompletableFuture<Void> second = writer.writer.checkpoint();
+        List<CompletableFuture<Void>> checkpoints = twoCheckpointsOfOneBulkEach();
+        CompletableFuture<Void> first = checkpoints.get(0);
+        CompletableFuture<Void> second = checkpoints.get(1);
         writer.answer(1, 200);
 
         assertStaysPending(second, "its own bulk is done, an earlier one is not");
@@ -154,6 +148,15 @@ class BulkWriterTest {
 
         assertThat(writer.failed).extracting(f -> f.operation().id()).containsExactly("x");
         assertThat(writer.sentBodies()).containsExactly("x=1", "x=2");
+    }
+
+    /** Writes a, closes an epoch (a checkpoint barrier), writes b, closes another: one bulk in each, both in flight. */
+    private List<CompletableFuture<Void>> twoCheckpointsOfOneBulkEach() throws Exception {
+        writer = new Harness(b -> b.setBulkMaxDocs(1));
+        writer.write("a", 1);
+        CompletableFuture<Void> first = writer.writer.checkpoint();
+        writer.write("b", 1);
+        return List.of(first, writer.writer.checkpoint());
     }
 
     /** Epochs are completed on the finisher's thread: give it time to do it wrongly. */
