@@ -7,7 +7,7 @@ import io.kes.connector.NonRecoverable;
 import io.kes.connector.SinkSettings;
 import java.io.IOException;
 import java.io.InputStream;
-import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.annotation.Internal;
 import org.apache.http.entity.ContentType;
 import org.apache.http.nio.entity.NStringEntity;
 import org.elasticsearch.client.Request;
@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * and a missing permission shows as the 403 of the first call that needs it. {@link #probe} is public so that a preflight ({@code bin/kes check}) asks exactly what the writer
  * asks, before a job starts.
  */
-@PublicEvolving
+@Internal
 public final class PrivilegeCheck {
 
     private static final Logger LOG = LoggerFactory.getLogger(PrivilegeCheck.class);

@@ -7,7 +7,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import javax.net.ssl.SSLContext;
-import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.annotation.Internal;
 import org.apache.http.Header;
 import org.apache.http.HttpHost;
 import org.apache.http.message.BasicHeader;
@@ -16,7 +16,7 @@ import org.elasticsearch.client.RestClient;
 import org.elasticsearch.client.RestClientBuilder;
 
 /** Builds the low-level REST client from the sink's settings (hosts, auth, prefix, timeouts). */
-@PublicEvolving
+@Internal
 public final class RestClients {
 
     private RestClients() {}
