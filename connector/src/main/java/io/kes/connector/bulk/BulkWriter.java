@@ -106,13 +106,13 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
         this.mailbox = new TaskMailbox(mailbox);
         this.time = time;
         this.failureHandler = failureHandler;
-        this.backoff = new Backoff(settings.initialBackoff, settings.maxBackoff);
-        this.budgets = new NodeBudgets(settings.maxInFlight, settings.adaptiveConcurrency,
-                settings.hosts.size() == 1 ? RestClients.hosts(settings)[0] : null);
+        this.backoff = new Backoff(settings.initialBackoff(), settings.maxBackoff());
+        this.budgets = new NodeBudgets(settings.maxInFlight(), settings.adaptiveConcurrency(),
+                settings.hosts().size() == 1 ? RestClients.hosts(settings)[0] : null);
         this.metrics = new BulkMetrics(metricGroup, this, budgets);
-        this.buffers = new SlotBuffers(settings.shardGrouping, settings.maxDocs, settings.maxBytes, settings.maxBufferedBytes,
+        this.buffers = new SlotBuffers(settings.shardGrouping(), settings.maxDocs(), settings.maxBytes(), settings.maxBufferedBytes(),
                 time::getCurrentProcessingTime);
-        this.linger = new LingerTimer(time, settings.linger.toMillis(), buffers, this, () -> waitingSends > 0);
+        this.linger = new LingerTimer(time, settings.linger().toMillis(), buffers, this, () -> waitingSends > 0);
         this.dispatcher = new BulkDispatcher(settings, client, selector, this.mailbox, metrics, subtaskIndex, opaqueId);
         dispatcher.outcomesTo(this);
         this.abandoned = new AbandonedBulks(dispatcher::listTaggedBulks,
@@ -121,8 +121,8 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
                         action.run();
                     }
                 }), System::nanoTime);
-        CheckpointFence fence = settings.durability == Durability.CHECKPOINT_FENCE
-                ? new CheckpointFence(client, backoff, settings.maxRetryTime, settings.fenceSyncWait) : null;
+        CheckpointFence fence = settings.durability() == Durability.CHECKPOINT_FENCE
+                ? new CheckpointFence(client, backoff, settings.maxRetryTime(), settings.fenceSyncWait()) : null;
         this.finisher = new EpochFinisher(fence, failureHandler, metrics.fenceFailures, metrics.fenceMillis, this.mailbox::wake, "kes-checkpoint-fence-" + subtaskIndex);
         failureHandler.open(subtaskIndex);
     }
@@ -153,7 +153,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
         pump();
         waitingSends++;
         try {
-            while (beforeAnyLater ? !batch.sent : budgets.queuedBytes() > settings.maxQueuedBytes) {
+            while (beforeAnyLater ? !batch.sent : budgets.queuedBytes() > settings.maxQueuedBytes()) {
                 mailbox.yield();
                 rethrowAsyncFailure();
             }
@@ -322,7 +322,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
                     return;
                 }
                 metrics.bulksAwaitedAfterNoAnswer.inc();
-                long deadline = batch.firstSentNanos + settings.maxRetryTime.toNanos();
+                long deadline = batch.firstSentNanos + settings.maxRetryTime().toNanos();
                 abandoned.awaitGone(deadline, () -> scheduleRetry(batch, cause), why -> giveUp(batch,
                         WriteFailures.retriesExhausted(batch, (System.nanoTime() - batch.firstSentNanos) / 1_000_000, why)));
             }
@@ -354,7 +354,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkDispatc
     private void scheduleRetry(Batch retry, String cause) {
         retry.attempt++;
         long elapsedMillis = (System.nanoTime() - retry.firstSentNanos) / 1_000_000;
-        if (elapsedMillis >= settings.maxRetryTime.toMillis()) {
+        if (elapsedMillis >= settings.maxRetryTime().toMillis()) {
             giveUp(retry, WriteFailures.retriesExhausted(retry, elapsedMillis, cause));
             return;
         }

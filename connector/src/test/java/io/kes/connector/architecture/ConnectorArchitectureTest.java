@@ -10,6 +10,8 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
+import io.kes.connector.SinkSettings;
+import io.kes.connector.cluster.RestClients;
 import java.util.Set;
 import java.util.TreeSet;
 import org.apache.flink.annotation.Internal;
@@ -63,6 +65,12 @@ class ConnectorArchitectureTest {
         }
         assertThat(marked).as("top-level classes marked @PublicEvolving").isEqualTo(new TreeSet<>(THE_API));
     }
+
+    @ArchTest
+    static final ArchRule onlyTheRestClientReadsTheCredentials = noClasses()
+            .that().doNotHaveFullyQualifiedName(RestClients.class.getName())
+            .should().callMethod(SinkSettings.class, "authorization")
+            .because("the password and the API key go to Elasticsearch in the REST client's header, nowhere else");
 
     @ArchTest
     static final ArchRule theConnectorNeverDependsOnTheJobOrTheTestStack = noClasses()

@@ -10,6 +10,7 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
+import io.kes.connector.SinkSettings;
 import org.apache.flink.annotation.Internal;
 
 /** The job uses the connector the way any user would: through its API, never its internals. */
@@ -42,6 +43,11 @@ class JobsArchitectureTest {
             .orShould().dependOnClassesThat(resideInAPackage("io.kes.connector..").and(annotatedWith(Internal.class))
                     .and(not(resideInAnyPackage(CLUSTER_READS))))
             .because("bin/kes check and the index templates may read the cluster like the connector, nothing more");
+
+    @ArchTest
+    static final ArchRule theJobDoesNotReadTheCredentials = noClasses()
+            .should().callMethod(SinkSettings.class, "authorization")
+            .because("only the connector's REST client puts the password or API key in a header");
 
     @ArchTest
     static final ArchRule onlyTheQuickStartStartsLocalServers = noClasses()
