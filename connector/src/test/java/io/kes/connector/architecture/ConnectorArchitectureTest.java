@@ -6,12 +6,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaCodeUnit;
+import com.tngtech.archunit.core.domain.JavaField;
+import com.tngtech.archunit.core.domain.JavaMember;
+import com.tngtech.archunit.core.domain.JavaModifier;
+import com.tngtech.archunit.core.domain.JavaType;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
 import io.kes.connector.SinkSettings;
 import io.kes.connector.cluster.RestClients;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import org.apache.flink.annotation.Internal;
@@ -64,6 +71,58 @@ class ConnectorArchitectureTest {
             }
         }
         assertThat(marked).as("top-level classes marked @PublicEvolving").isEqualTo(new TreeSet<>(THE_API));
+    }
+
+    /**
+     * An API class does not hand out or take an internal one: a public or protected member of the
+     * API (or of a public class nested in it) names only API types, the JDK's, Flink's and other
+     * libraries'. A member kes itself needs across packages is marked {@code @Internal}
+     * ({@code SinkSettings.authorization()}) and is not part of the promise.
+     */
+    @ArchTest
+    static void theApiExposesNoInternalClass(JavaClasses classes) {
+        List<String> exposed = new ArrayList<>();
+        for (JavaClass c : classes) {
+            if (!isApi(c) || !c.getModifiers().contains(JavaModifier.PUBLIC)) {
+                continue;
+            }
+            c.getRawSuperclass().filter(t -> !isApiOrForeign(t)).ifPresent(t -> exposed.add(c.getName() + " extends " + t.getName()));
+            c.getRawInterfaces().stream().filter(t -> !isApiOrForeign(t))
+                    .forEach(t -> exposed.add(c.getName() + " implements " + t.getName()));
+            for (JavaMember m : c.getMembers()) {
+                Set<JavaModifier> mod = m.getModifiers();
+                if (!(mod.contains(JavaModifier.PUBLIC) || mod.contains(JavaModifier.PROTECTED)) || m.isAnnotatedWith(Internal.class)) {
+                    continue;
+                }
+                List<JavaType> types = new ArrayList<>();
+                if (m instanceof JavaField f) {
+                    types.add(f.getType());
+                } else if (m instanceof JavaCodeUnit u) {
+                    types.add(u.getReturnType());
+                    types.addAll(u.getParameterTypes());
+                }
+                for (JavaType t : types) {
+                    for (JavaClass raw : t.getAllInvolvedRawTypes()) {
+                        if (!isApiOrForeign(raw)) {
+                            exposed.add(m.getFullName() + " names " + raw.getName());
+                        }
+                    }
+                }
+            }
+        }
+        assertThat(exposed).as("API members naming internal classes").isEmpty();
+    }
+
+    private static boolean isApi(JavaClass c) {
+        JavaClass top = c;
+        while (top.getEnclosingClass().isPresent()) {
+            top = top.getEnclosingClass().get();
+        }
+        return THE_API.contains(top.getName());
+    }
+
+    private static boolean isApiOrForeign(JavaClass c) {
+        return !c.getPackageName().startsWith("io.kes.") || isApi(c);
     }
 
     @ArchTest
