@@ -4,47 +4,51 @@ import static io.kes.connector.ElasticsearchSinkOptions.*;
 
 import java.io.Serializable;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
+import org.apache.flink.annotation.Internal;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
 
 /**
  * The sink's validated, immutable settings, read from the options in {@link ElasticsearchSinkOptions}.
- * Every check says what is wrong and how to fix it.
+ * Every check says what is wrong and how to fix it. Read through its accessors; the password and
+ * the API key have none (only the REST client gets them, as its {@code Authorization} header).
  */
 @PublicEvolving
 public final class SinkSettings implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
-    public final List<URI> hosts;
-    public final String username;
-    public final String password;
-    public final String apiKey;
-    public final String pathPrefix;
-    public final String tlsCaFile;
-    public final String tlsFingerprint;
-    public final boolean gzip;
-    public final Durability durability;
-    public final Duration fenceSyncWait;
-    public final boolean primaryNodeRouting;
-    public final Duration connectTimeout;
-    public final Duration socketTimeout;
-    public final int maxDocs;
-    public final long maxBytes;
-    public final Duration linger;
-    public final int maxInFlight;
-    public final long maxQueuedBytes;
-    public final long maxBufferedBytes;
-    public final boolean adaptiveConcurrency;
-    public final boolean shardGrouping;
-    public final ElasticsearchSinkOptions.Topology topology;
-    public final Duration initialBackoff;
-    public final Duration maxBackoff;
-    public final Duration maxRetryTime;
+    private final List<URI> hosts;
+    private final String username;
+    private final String password;
+    private final String apiKey;
+    private final String pathPrefix;
+    private final String tlsCaFile;
+    private final String tlsFingerprint;
+    private final boolean gzip;
+    private final Durability durability;
+    private final Duration fenceSyncWait;
+    private final boolean primaryNodeRouting;
+    private final Duration connectTimeout;
+    private final Duration socketTimeout;
+    private final int maxDocs;
+    private final long maxBytes;
+    private final Duration linger;
+    private final int maxInFlight;
+    private final long maxQueuedBytes;
+    private final long maxBufferedBytes;
+    private final boolean adaptiveConcurrency;
+    private final boolean shardGrouping;
+    private final ElasticsearchSinkOptions.Topology topology;
+    private final Duration initialBackoff;
+    private final Duration maxBackoff;
+    private final Duration maxRetryTime;
 
     private SinkSettings(Configuration c) {
         List<String> rawHosts = c.get(HOSTS);
@@ -115,6 +119,139 @@ public final class SinkSettings implements Serializable {
      */
     public long writerHeapBound(int nodes) {
         return maxBufferedBytes + maxQueuedBytes + (long) (Math.max(1, nodes) + 1) * maxInFlight * 2 * maxBytes;
+    }
+
+    public List<URI> hosts() {
+        return hosts;
+    }
+
+    public String username() {
+        return username;
+    }
+
+    public String pathPrefix() {
+        return pathPrefix;
+    }
+
+    public String tlsCaFile() {
+        return tlsCaFile;
+    }
+
+    public String tlsFingerprint() {
+        return tlsFingerprint;
+    }
+
+    public boolean gzip() {
+        return gzip;
+    }
+
+    public Durability durability() {
+        return durability;
+    }
+
+    public Duration fenceSyncWait() {
+        return fenceSyncWait;
+    }
+
+    public boolean primaryNodeRouting() {
+        return primaryNodeRouting;
+    }
+
+    public Duration connectTimeout() {
+        return connectTimeout;
+    }
+
+    public Duration socketTimeout() {
+        return socketTimeout;
+    }
+
+    public int maxDocs() {
+        return maxDocs;
+    }
+
+    public long maxBytes() {
+        return maxBytes;
+    }
+
+    public Duration linger() {
+        return linger;
+    }
+
+    public int maxInFlight() {
+        return maxInFlight;
+    }
+
+    public long maxQueuedBytes() {
+        return maxQueuedBytes;
+    }
+
+    public long maxBufferedBytes() {
+        return maxBufferedBytes;
+    }
+
+    public boolean adaptiveConcurrency() {
+        return adaptiveConcurrency;
+    }
+
+    public boolean shardGrouping() {
+        return shardGrouping;
+    }
+
+    public ElasticsearchSinkOptions.Topology topology() {
+        return topology;
+    }
+
+    public Duration initialBackoff() {
+        return initialBackoff;
+    }
+
+    public Duration maxBackoff() {
+        return maxBackoff;
+    }
+
+    public Duration maxRetryTime() {
+        return maxRetryTime;
+    }
+
+    /** Whether {@code elasticsearch.api_key} is set (the key itself is not readable here). */
+    public boolean hasApiKey() {
+        return apiKey != null;
+    }
+
+    /**
+     * The {@code Authorization} header's value the credentials make ({@code ApiKey ...} or
+     * {@code Basic ...}), or null without credentials. For {@code RestClients} only, which
+     * ConnectorArchitectureTest holds: the password and the API key have no accessor and
+     * {@link #toString} leaves them out, so they do not end up in a log or a user's code.
+     */
+    @Internal
+    public String authorization() {
+        if (apiKey != null) {
+            return "ApiKey " + apiKey;
+        }
+        if (username != null) {
+            return "Basic " + Base64.getEncoder().encodeToString((username + ":" + password).getBytes(StandardCharsets.UTF_8));
+        }
+        return null;
+    }
+
+    /** The settings without their secrets: the password and the API key show as {@code <hidden>} when set. */
+    @Override
+    public String toString() {
+        return "SinkSettings{hosts=" + hosts + ", username=" + username + ", password=" + hidden(password)
+                + ", apiKey=" + hidden(apiKey) + ", pathPrefix=" + pathPrefix + ", tlsCaFile=" + tlsCaFile
+                + ", tlsFingerprint=" + tlsFingerprint + ", gzip=" + gzip + ", durability=" + durability
+                + ", fenceSyncWait=" + fenceSyncWait + ", primaryNodeRouting=" + primaryNodeRouting
+                + ", connectTimeout=" + connectTimeout + ", socketTimeout=" + socketTimeout + ", maxDocs=" + maxDocs
+                + ", maxBytes=" + maxBytes + ", linger=" + linger + ", maxInFlight=" + maxInFlight
+                + ", maxQueuedBytes=" + maxQueuedBytes + ", maxBufferedBytes=" + maxBufferedBytes
+                + ", adaptiveConcurrency=" + adaptiveConcurrency + ", shardGrouping=" + shardGrouping
+                + ", topology=" + topology + ", initialBackoff=" + initialBackoff + ", maxBackoff=" + maxBackoff
+                + ", maxRetryTime=" + maxRetryTime + "}";
+    }
+
+    private static String hidden(String secret) {
+        return secret == null ? null : "<hidden>";
     }
 
     public static SinkSettings from(Configuration configuration) {

@@ -12,10 +12,10 @@ class ElasticsearchSinkBuilderTest {
     @Test
     void defaultsAreSingleShardBulksOfAboutOneMegabyte() {
         SinkSettings s = ElasticsearchSink.builder().setHosts("http://localhost:9200").build().settings();
-        assertThat(s.shardGrouping).isTrue();
-        assertThat(s.maxBytes).isEqualTo(1024 * 1024);
-        assertThat(s.maxDocs).isEqualTo(1000);
-        assertThat(s.maxInFlight).isEqualTo(4);
+        assertThat(s.shardGrouping()).isTrue();
+        assertThat(s.maxBytes()).isEqualTo(1024 * 1024);
+        assertThat(s.maxDocs()).isEqualTo(1000);
+        assertThat(s.maxInFlight()).isEqualTo(4);
     }
 
     @Test

@@ -34,15 +34,15 @@ class ElasticsearchSinkOptionsTest {
     @Test
     void durabilityIsTypedAndDefaultsToTheFence() {
         assertThat(ElasticsearchSinkOptions.DURABILITY.defaultValue()).isEqualTo(Durability.CHECKPOINT_FENCE);
-        assertThat(settingsWithDurability("request").durability).isEqualTo(Durability.REQUEST);
-        assertThat(settingsWithDurability("Checkpoint-Fence").durability).isEqualTo(Durability.CHECKPOINT_FENCE);
+        assertThat(settingsWithDurability("request").durability()).isEqualTo(Durability.REQUEST);
+        assertThat(settingsWithDurability("Checkpoint-Fence").durability()).isEqualTo(Durability.CHECKPOINT_FENCE);
     }
 
     /** Before the option was typed, the constant's name was accepted too; configs that use it must still load. */
     @Test
     void durabilityStillTakesTheConstantsName() {
-        assertThat(settingsWithDurability("checkpoint_fence").durability).isEqualTo(Durability.CHECKPOINT_FENCE);
-        assertThat(settingsWithDurability(" REQUEST ").durability).isEqualTo(Durability.REQUEST);
+        assertThat(settingsWithDurability("checkpoint_fence").durability()).isEqualTo(Durability.CHECKPOINT_FENCE);
+        assertThat(settingsWithDurability(" REQUEST ").durability()).isEqualTo(Durability.REQUEST);
     }
 
     @Test

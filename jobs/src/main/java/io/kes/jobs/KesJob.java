@@ -202,7 +202,7 @@ public final class KesJob {
                 .uid("kes-kafka-source")
                 .process(new RecordDecoder(config)).name("decode").uid("kes-decode")
                 .sinkTo(ElasticsearchSink.of(config.sink, failures))
-                .name("es").setDescription("elasticsearch: " + String.join(",", config.sink.hosts.stream()
+                .name("es").setDescription("elasticsearch: " + String.join(",", config.sink.hosts().stream()
                         .map(Object::toString).toList()))
                 .uid("kes-elasticsearch-sink");
     }

@@ -44,11 +44,11 @@ final class BulkDispatcher implements BulkTransport {
         this.client = client;
         this.selector = selector;
         // Behind a path prefix the cluster sits behind a proxy: its nodes' own addresses are not the way in.
-        this.primaryNodes = settings.primaryNodeRouting && settings.shardGrouping && settings.pathPrefix == null
+        this.primaryNodes = settings.primaryNodeRouting() && settings.shardGrouping() && settings.pathPrefix() == null
                 ? new PrimaryNodes(client, selector, "kes-primary-nodes-" + subtaskIndex) : null;
         this.mailbox = mailbox;
         this.metrics = metrics;
-        this.gzip = settings.gzip;
+        this.gzip = settings.gzip();
         this.opaqueId = opaqueId;
         RequestOptions.Builder options = RequestOptions.DEFAULT.toBuilder();
         options.addHeader("X-Opaque-Id", opaqueId); // EarlierWrites finds this job's bulks by it

@@ -111,9 +111,9 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTranspo
                            MailboxExecutor mailbox, ProcessingTimeService time, MetricGroup metricGroup, int subtaskIndex,
                            FailureHandler failureHandler, String opaqueId) throws Exception {
         TaskMailbox taskMailbox = new TaskMailbox(mailbox);
-        CheckpointFence fence = settings.durability == Durability.CHECKPOINT_FENCE
-                ? new CheckpointFence(client, new Backoff(settings.initialBackoff, settings.maxBackoff), settings.maxRetryTime,
-                        settings.fenceSyncWait)
+        CheckpointFence fence = settings.durability() == Durability.CHECKPOINT_FENCE
+                ? new CheckpointFence(client, new Backoff(settings.initialBackoff(), settings.maxBackoff()), settings.maxRetryTime(),
+                        settings.fenceSyncWait())
                 : null;
         return new BulkWriter(settings, ShardPredictions.of(predictor),
                 metrics -> new BulkDispatcher(settings, client, selector, taskMailbox, metrics, subtaskIndex, opaqueId),
@@ -135,13 +135,13 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTranspo
         this.time = time;
         this.nanoTime = nanoTime;
         this.failureHandler = failureHandler;
-        this.backoff = new Backoff(settings.initialBackoff, settings.maxBackoff);
-        this.budgets = new NodeBudgets(settings.maxInFlight, settings.adaptiveConcurrency,
-                settings.hosts.size() == 1 ? RestClients.hosts(settings)[0] : null);
+        this.backoff = new Backoff(settings.initialBackoff(), settings.maxBackoff());
+        this.budgets = new NodeBudgets(settings.maxInFlight(), settings.adaptiveConcurrency(),
+                settings.hosts().size() == 1 ? RestClients.hosts(settings)[0] : null);
         this.metrics = new BulkMetrics(metricGroup, this, budgets);
-        this.buffers = new SlotBuffers(settings.shardGrouping, settings.maxDocs, settings.maxBytes, settings.maxBufferedBytes,
+        this.buffers = new SlotBuffers(settings.shardGrouping(), settings.maxDocs(), settings.maxBytes(), settings.maxBufferedBytes(),
                 time::getCurrentProcessingTime);
-        this.linger = new LingerTimer(time, settings.linger.toMillis(), buffers, this, () -> waitingSends > 0);
+        this.linger = new LingerTimer(time, settings.linger().toMillis(), buffers, this, () -> waitingSends > 0);
         this.dispatcher = transport.apply(metrics);
         dispatcher.outcomesTo(this);
         this.abandoned = new AbandonedBulks(dispatcher::listTaggedBulks, this::after, nanoTime);
@@ -185,7 +185,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTranspo
         pump();
         waitingSends++;
         try {
-            while (beforeAnyLater ? !batch.sent : budgets.queuedBytes() > settings.maxQueuedBytes) {
+            while (beforeAnyLater ? !batch.sent : budgets.queuedBytes() > settings.maxQueuedBytes()) {
                 mailbox.yield();
                 rethrowAsyncFailure();
             }
@@ -354,7 +354,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTranspo
                     return;
                 }
                 metrics.bulksAwaitedAfterNoAnswer.inc();
-                long deadline = batch.firstSentNanos + settings.maxRetryTime.toNanos();
+                long deadline = batch.firstSentNanos + settings.maxRetryTime().toNanos();
                 abandoned.awaitGone(deadline, () -> scheduleRetry(batch, cause), why -> giveUp(batch,
                         WriteFailures.retriesExhausted(batch, (nanoTime.getAsLong() - batch.firstSentNanos) / 1_000_000, why)));
             }
@@ -386,7 +386,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTranspo
     private void scheduleRetry(Batch retry, String cause) {
         retry.attempt++;
         long elapsedMillis = (nanoTime.getAsLong() - retry.firstSentNanos) / 1_000_000;
-        if (elapsedMillis >= settings.maxRetryTime.toMillis()) {
+        if (elapsedMillis >= settings.maxRetryTime().toMillis()) {
             giveUp(retry, WriteFailures.retriesExhausted(retry, elapsedMillis, cause));
             return;
         }

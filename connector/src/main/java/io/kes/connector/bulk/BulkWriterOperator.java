@@ -101,7 +101,7 @@ public final class BulkWriterOperator<IN> extends AbstractStreamOperator<Documen
         RestClient metadataClient = predictor.metadataClient();
         PrivilegeCheck.atOpen(metadataClient, settings);
         String tag = EarlierWrites.tag(getRuntimeContext().getJobInfo().getJobName());
-        EarlierWrites.awaitGone(metadataClient, tag, settings.maxRetryTime);
+        EarlierWrites.awaitGone(metadataClient, tag, settings.maxRetryTime());
         writer = BulkWriter.open(settings, RestClients.create(settings, selector), selector, predictor, mailbox, getProcessingTimeService(),
                 getMetricGroup(), subtask, new UnauthorizedWrites(failureHandler), tag);
     }

@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.annotation.Internal;
 import org.elasticsearch.client.Request;
 import org.elasticsearch.client.RestClient;
 
@@ -23,7 +23,7 @@ import org.elasticsearch.client.RestClient;
  * cached metadata expires, never per document. The fence's reads are {@link PrimaryShardState}'s,
  * the nodes' addresses and primaries {@link NodePlacement}'s.
  */
-@PublicEvolving
+@Internal
 public final class ClusterMetadataClient {
 
     private static final String FILTER = String.join(",",

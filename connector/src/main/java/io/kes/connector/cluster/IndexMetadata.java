@@ -2,7 +2,7 @@ package io.kes.connector.cluster;
 
 import java.time.Duration;
 import java.util.List;
-import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.annotation.Internal;
 
 /**
  * What kes needs to know about one concrete index, as the cluster state has it. Note that
@@ -23,7 +23,7 @@ import org.apache.flink.annotation.PublicEvolving;
  * @param indexPipelines       {@code settings.index.default_pipeline} and {@code final_pipeline} ({@code _none} left
  *                             out): read with the rest, so one added or changed later is seen at the next read
  */
-@PublicEvolving
+@Internal
 public record IndexMetadata(String name, String uuid, int numberOfShards, int routingNumShards, int routingPartitionSize,
                             boolean routedByDocument, long[] primaryTerms, Duration translogSyncInterval, List<String> indexPipelines) {
 

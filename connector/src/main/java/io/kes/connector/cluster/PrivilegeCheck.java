@@ -7,7 +7,7 @@ import io.kes.connector.NonRecoverable;
 import io.kes.connector.SinkSettings;
 import java.io.IOException;
 import java.io.InputStream;
-import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.annotation.Internal;
 import org.apache.http.entity.ContentType;
 import org.apache.http.nio.entity.NStringEntity;
 import org.elasticsearch.client.Request;
@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * and a missing permission shows as the 403 of the first call that needs it. {@link #probe} is public so that a preflight ({@code bin/kes check}) asks exactly what the writer
  * asks, before a job starts.
  */
-@PublicEvolving
+@Internal
 public final class PrivilegeCheck {
 
     private static final Logger LOG = LoggerFactory.getLogger(PrivilegeCheck.class);
@@ -61,12 +61,12 @@ public final class PrivilegeCheck {
      * settings that hold them. {@link #credentialsRefused} is the same refusal while the job runs.
      */
     public static String refusedCredentials(SinkSettings settings) {
-        if (settings.apiKey != null) {
+        if (settings.hasApiKey()) {
             return "Elasticsearch refused kes's API key (HTTP 401: the key is wrong, expired or invalidated): set elasticsearch.api_key "
                     + "to a valid key (the 'encoded' value of POST _security/api_key).";
         }
-        if (settings.username != null) {
-            return "Elasticsearch refused user '" + settings.username + "' (HTTP 401: unknown user or wrong password): check "
+        if (settings.username() != null) {
+            return "Elasticsearch refused user '" + settings.username() + "' (HTTP 401: unknown user or wrong password): check "
                     + "elasticsearch.username and elasticsearch.password.";
         }
         return "Elasticsearch requires credentials (HTTP 401): set elasticsearch.username and elasticsearch.password, or "
@@ -134,10 +134,10 @@ public final class PrivilegeCheck {
         switch (result.outcome()) {
             case UNAUTHORIZED, TLS_REFUSED -> throw NonRecoverable.error(result.message(), result.cause());
             case MISSING_MONITOR -> {
-                if (settings.durability == Durability.CHECKPOINT_FENCE) {
-                    throw NonRecoverable.error(missingMonitorFix(settings.durability));
+                if (settings.durability() == Durability.CHECKPOINT_FENCE) {
+                    throw NonRecoverable.error(missingMonitorFix(settings.durability()));
                 }
-                LOG.warn("{}", missingMonitorFix(settings.durability));
+                LOG.warn("{}", missingMonitorFix(settings.durability()));
             }
             default -> { } // granted, security off, or not reachable now (the writer rides that out as usual)
         }

@@ -2,12 +2,10 @@ package io.kes.connector.cluster;
 
 import io.kes.connector.SinkSettings;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import javax.net.ssl.SSLContext;
-import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.annotation.Internal;
 import org.apache.http.Header;
 import org.apache.http.HttpHost;
 import org.apache.http.message.BasicHeader;
@@ -16,7 +14,7 @@ import org.elasticsearch.client.RestClient;
 import org.elasticsearch.client.RestClientBuilder;
 
 /** Builds the low-level REST client from the sink's settings (hosts, auth, prefix, timeouts). */
-@PublicEvolving
+@Internal
 public final class RestClients {
 
     private RestClients() {}
@@ -29,12 +27,9 @@ public final class RestClients {
     public static RestClient create(SinkSettings settings, NodeSelector nodeSelector) {
         HttpHost[] hosts = hosts(settings);
         List<Header> headers = new ArrayList<>();
-        if (settings.apiKey != null) {
-            headers.add(new BasicHeader("Authorization", "ApiKey " + settings.apiKey));
-        } else if (settings.username != null) {
-            String token = Base64.getEncoder().encodeToString(
-                    (settings.username + ":" + settings.password).getBytes(StandardCharsets.UTF_8));
-            headers.add(new BasicHeader("Authorization", "Basic " + token));
+        String authorization = settings.authorization();
+        if (authorization != null) {
+            headers.add(new BasicHeader("Authorization", authorization));
         }
         SSLContext ssl = TlsContexts.forSettings(settings);
         RestClientBuilder builder = RestClient.builder(hosts)
@@ -42,26 +37,26 @@ public final class RestClients {
                 .setDefaultHeaders(headers.toArray(Header[]::new))
                 .setCompressionEnabled(false)
                 .setRequestConfigCallback(rc -> rc
-                        .setConnectTimeout((int) settings.connectTimeout.toMillis())
-                        .setSocketTimeout((int) settings.socketTimeout.toMillis()))
+                        .setConnectTimeout((int) settings.connectTimeout().toMillis())
+                        .setSocketTimeout((int) settings.socketTimeout().toMillis()))
                 .setHttpClientConfigCallback(hc -> {
                     // every node holding primaries gets its own max_in_flight bulks, not only the configured hosts
-                    hc.setMaxConnTotal(Math.max(30, settings.maxInFlight * Math.max(hosts.length, 8) * 2))
-                            .setMaxConnPerRoute(Math.max(10, settings.maxInFlight * 2));
+                    hc.setMaxConnTotal(Math.max(30, settings.maxInFlight() * Math.max(hosts.length, 8) * 2))
+                            .setMaxConnPerRoute(Math.max(10, settings.maxInFlight() * 2));
                     if (ssl != null) {
                         hc.setSSLContext(ssl);
                     }
                     return hc;
                 });
-        if (settings.pathPrefix != null) {
-            builder.setPathPrefix(settings.pathPrefix);
+        if (settings.pathPrefix() != null) {
+            builder.setPathPrefix(settings.pathPrefix());
         }
         return builder.build();
     }
 
     /** The configured {@code elasticsearch.hosts}. */
     public static HttpHost[] hosts(SinkSettings settings) {
-        return settings.hosts.stream()
+        return settings.hosts().stream()
                 .map(u -> new HttpHost(u.getHost(), u.getPort() > 0 ? u.getPort() : defaultPort(u), u.getScheme()))
                 .toArray(HttpHost[]::new);
     }

@@ -33,11 +33,11 @@ public final class TlsContexts {
     /** Null when the defaults apply. */
     public static SSLContext forSettings(SinkSettings settings) {
         try {
-            if (settings.tlsCaFile != null) {
-                return withTrustManagers(fromCaFile(Path.of(settings.tlsCaFile)));
+            if (settings.tlsCaFile() != null) {
+                return withTrustManagers(fromCaFile(Path.of(settings.tlsCaFile())));
             }
-            if (settings.tlsFingerprint != null) {
-                return withTrustManagers(new TrustManager[] {new FingerprintTrustManager(settings.tlsFingerprint)});
+            if (settings.tlsFingerprint() != null) {
+                return withTrustManagers(new TrustManager[] {new FingerprintTrustManager(settings.tlsFingerprint())});
             }
             return null;
         } catch (GeneralSecurityException | IOException e) {

@@ -24,8 +24,8 @@ final class TlsRefusal {
                         + "alternative name), or reissue the certificate with that name.";
             }
             if (t instanceof SSLHandshakeException && hasCause(t, CertificateException.class)) {
-                String trust = settings.tlsFingerprint != null ? "elasticsearch.tls_fingerprint"
-                        : settings.tlsCaFile != null ? "elasticsearch.tls_ca_file" : "the JVM's default trust store (set elasticsearch.tls_ca_file)";
+                String trust = settings.tlsFingerprint() != null ? "elasticsearch.tls_fingerprint"
+                        : settings.tlsCaFile() != null ? "elasticsearch.tls_ca_file" : "the JVM's default trust store (set elasticsearch.tls_ca_file)";
                 return "Elasticsearch's TLS certificate is not trusted by " + trust + ", so kes did not send anything: "
                         + firstCertificateProblem(t) + ". Set elasticsearch.tls_ca_file to the CA that signed the node's HTTP certificate or "
                         + "elasticsearch.tls_fingerprint to its SHA-256 fingerprint; if you did, something else answers at "

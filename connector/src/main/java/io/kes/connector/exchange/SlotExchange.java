@@ -68,16 +68,16 @@ public final class SlotExchange {
      * chains the writers; {@code keyed} is refused, saying what to change.
      */
     static boolean keyed(SinkSettings settings, int parallelism, boolean unalignedCheckpoints) {
-        boolean wanted = switch (settings.topology) {
+        boolean wanted = switch (settings.topology()) {
             case KEYED -> true;
             case CHAINED -> false;
             case AUTO -> parallelism < 0 || parallelism >= ElasticsearchSinkOptions.KEYED_FROM_WRITERS;
         };
-        if (!wanted || !settings.shardGrouping || parallelism == 1) {
+        if (!wanted || !settings.shardGrouping() || parallelism == 1) {
             return false;
         }
         if (unalignedCheckpoints) {
-            if (settings.topology == Topology.KEYED) {
+            if (settings.topology() == Topology.KEYED) {
                 throw new IllegalArgumentException("bulk.topology: keyed needs aligned checkpoints (per-id order across the exchange "
                         + "rests on them), and unaligned checkpoints are enabled: set execution.checkpointing.unaligned.enabled: false, "
                         + "or bulk.topology: chained (or auto, which then chains the writers)");

@@ -2,7 +2,7 @@ package io.kes.connector.routing;
 
 import io.kes.connector.cluster.IndexMetadata;
 import java.util.Arrays;
-import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.annotation.Internal;
 
 /**
  * One concrete index as the routing step saw it when it predicted shards: which index exactly
@@ -17,7 +17,7 @@ import org.apache.flink.annotation.PublicEvolving;
  * same, across reloads of its metadata: the writer compares it to see whether predictions for a
  * target name may have moved.
  */
-@PublicEvolving
+@Internal
 public final class IndexLayout {
 
     private final String index;

@@ -4,7 +4,7 @@ import java.util.Collections;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
-import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.annotation.Internal;
 
 /**
  * Everything needed to compute, on the client, the shard Elasticsearch will put a document in, for
@@ -28,7 +28,7 @@ import org.apache.flink.annotation.PublicEvolving;
  * @param routingPartitionSize {@code settings.index.routing_partition_size}; 1 means not partitioned
  * @param function             how this index maps a hash to a shard (depends on its created version)
  */
-@PublicEvolving
+@Internal
 public record IndexRouting(String name, int numberOfShards, int routingNumShards, int routingPartitionSize,
                            RoutingFunction function) {
 

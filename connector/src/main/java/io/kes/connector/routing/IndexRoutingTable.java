@@ -16,7 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
 import org.elasticsearch.client.ResponseException;
-import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.annotation.Internal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,7 +46,7 @@ import org.slf4j.LoggerFactory;
  * calls this on its task thread. A name seen for the first time is read on the caller's thread:
  * there is nothing to use meanwhile.
  */
-@PublicEvolving
+@Internal
 public final class IndexRoutingTable {
 
     private static final Logger LOG = LoggerFactory.getLogger(IndexRoutingTable.class);

@@ -1,6 +1,6 @@
 package io.kes.connector.routing;
 
-import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.annotation.Internal;
 
 /**
  * How an index turns a routing hash into a shard number.
@@ -13,7 +13,7 @@ import org.apache.flink.annotation.PublicEvolving;
  * ({@link RoutingCalibrator}). Both functions are identical when
  * {@code routingNumShards == numberOfShards}.
  */
-@PublicEvolving
+@Internal
 public enum RoutingFunction {
 
     /**

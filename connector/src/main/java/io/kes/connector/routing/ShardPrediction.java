@@ -1,6 +1,6 @@
 package io.kes.connector.routing;
 
-import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.annotation.Internal;
 
 /**
  * Where the routing step expects a document to land: a shard of one {@link IndexLayout}, any
@@ -9,7 +9,7 @@ import org.apache.flink.annotation.PublicEvolving;
  * metadata could not be read). Instances are shared (one per layout and shard), so carrying one
  * per document allocates nothing.
  */
-@PublicEvolving
+@Internal
 public final class ShardPrediction {
 
     public static final int UNKNOWN_SHARD = -1;

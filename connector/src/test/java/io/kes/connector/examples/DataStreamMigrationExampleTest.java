@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.graph.StreamNode;
@@ -52,17 +53,18 @@ class DataStreamMigrationExampleTest {
     void theSinkCarriesTheOfficialBuildersSettingsInKesUnits() {
         SinkSettings s = DataStreamMigrationExample.sink("secret").settings();
 
-        assertThat(s.hosts).containsExactly(URI.create("http://es-1:9200"), URI.create("http://es-2:9200"));
-        assertThat(s.username).isEqualTo("writer");
-        assertThat(s.password).isEqualTo("secret");
-        assertThat(s.maxDocs).isEqualTo(1000);
-        assertThat(s.maxBytes).as("kes's default, not the official 5 MB").isEqualTo(1024 * 1024);
-        assertThat(s.linger).isEqualTo(Duration.ofSeconds(1));
-        assertThat(s.initialBackoff).isEqualTo(Duration.ofSeconds(1));
-        assertThat(s.maxBackoff).isEqualTo(Duration.ofSeconds(10));
-        assertThat(s.maxRetryTime).as("what a SQL table makes of 'sink.bulk-flush.backoff.max-retries' = '5' with a 1 s delay")
+        assertThat(s.hosts()).containsExactly(URI.create("http://es-1:9200"), URI.create("http://es-2:9200"));
+        assertThat(s.username()).isEqualTo("writer");
+        assertThat(s.authorization()).as("the password, readable only as the REST client's header")
+                .isEqualTo("Basic " + Base64.getEncoder().encodeToString("writer:secret".getBytes(UTF_8)));
+        assertThat(s.maxDocs()).isEqualTo(1000);
+        assertThat(s.maxBytes()).as("kes's default, not the official 5 MB").isEqualTo(1024 * 1024);
+        assertThat(s.linger()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(s.initialBackoff()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(s.maxBackoff()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(s.maxRetryTime()).as("what a SQL table makes of 'sink.bulk-flush.backoff.max-retries' = '5' with a 1 s delay")
                 .isEqualTo(Duration.ofSeconds(25));
-        assertThat(s.socketTimeout).isEqualTo(Duration.ofSeconds(30));
+        assertThat(s.socketTimeout()).isEqualTo(Duration.ofSeconds(30));
     }
 
     /**

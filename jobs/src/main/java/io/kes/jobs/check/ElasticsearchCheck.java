@@ -44,7 +44,7 @@ final class ElasticsearchCheck {
      */
     Optional<URI> hosts(PreflightReport report, boolean outageTolerated) {
         URI usable = null;
-        List<URI> hosts = settings.hosts;
+        List<URI> hosts = settings.hosts();
         int unreachable = 0;
         for (int i = 0; i < hosts.size(); i++) {
             URI host = hosts.get(i);
@@ -68,12 +68,12 @@ final class ElasticsearchCheck {
                     report.fail(subject, PrivilegeCheck.refusedCredentials(settings));
                 } else if (status == 403) {
                     report.fail(subject, "Elasticsearch refused kes's credentials (HTTP " + status + "): check "
-                            + (settings.apiKey != null ? "elasticsearch.api_key" : settings.username != null
+                            + (settings.hasApiKey() ? "elasticsearch.api_key" : settings.username() != null
                             ? "elasticsearch.username and elasticsearch.password" : "elasticsearch.username/password or elasticsearch.api_key "
                             + "(none is set and this cluster requires one)"));
                 } else {
                     report.fail(subject, "answered HTTP " + status + " to GET /: is this Elasticsearch? check elasticsearch.hosts["
-                            + i + "]" + (settings.pathPrefix != null ? " and elasticsearch.path_prefix" : ""));
+                            + i + "]" + (settings.pathPrefix() != null ? " and elasticsearch.path_prefix" : ""));
                 }
             } catch (IOException e) {
                 LOG.info("check of {} failed", host, e);
@@ -106,10 +106,10 @@ final class ElasticsearchCheck {
                 case NO_SECURITY -> report.ok("elasticsearch privileges", result.message()); // security off, or OpenSearch
                 case UNAUTHORIZED, TLS_REFUSED -> report.fail("elasticsearch privileges", result.message());
                 case MISSING_MONITOR -> {
-                    if (settings.durability == Durability.CHECKPOINT_FENCE) {
-                        report.fail("elasticsearch privileges", PrivilegeCheck.missingMonitorFix(settings.durability));
+                    if (settings.durability() == Durability.CHECKPOINT_FENCE) {
+                        report.fail("elasticsearch privileges", PrivilegeCheck.missingMonitorFix(settings.durability()));
                     } else {
-                        report.warn("elasticsearch privileges", PrivilegeCheck.missingMonitorFix(settings.durability));
+                        report.warn("elasticsearch privileges", PrivilegeCheck.missingMonitorFix(settings.durability()));
                     }
                 }
                 case UNREACHABLE -> report.warn("elasticsearch privileges", "could not ask: " + result.message());
@@ -120,7 +120,7 @@ final class ElasticsearchCheck {
     }
 
     private String authDescription() {
-        return settings.apiKey != null ? "API key accepted" : settings.username != null ? "user " + settings.username + " accepted" : "no credentials";
+        return settings.hasApiKey() ? "API key accepted" : settings.username() != null ? "user " + settings.username() + " accepted" : "no credentials";
     }
 
     /** A client for one host, with kes's auth, TLS and path prefix. */

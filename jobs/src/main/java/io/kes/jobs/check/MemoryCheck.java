@@ -17,7 +17,7 @@ final class MemoryCheck {
 
     static void check(PreflightReport report, KesConfig config, long maxHeapBytes) {
         int parallelism = config.job.parallelism() > 0 ? config.job.parallelism() : Runtime.getRuntime().availableProcessors();
-        long perWriter = config.sink.writerHeapBound(config.sink.hosts.size());
+        long perWriter = config.sink.writerHeapBound(config.sink.hosts().size());
         long needed = parallelism * perWriter + OVERHEAD_BYTES;
         String detail = parallelism + " writer(s) x " + mb(perWriter) + " MB (bulk.max_buffered_bytes + bulk.max_queued_bytes + "
                 + "in-flight bulks per node) + " + mb(OVERHEAD_BYTES) + " MB for Flink = " + mb(needed) + " MB; this JVM's heap is "

@@ -38,7 +38,7 @@ final class RouteTargetCheck {
         String subject = path + " target";
         String target = route.target();
         String kind = route.dataStream() != null ? "data stream" : "index";
-        String durability = "durability " + settings.durability.value();
+        String durability = "durability " + settings.durability().value();
         if (target.contains("{")) {
             String template = route.template() != null ? "index_template puts " + route.template().shards() + " shards, translog "
                     + route.template().translogDurability() : "the cluster's templates decide shards";
@@ -63,7 +63,7 @@ final class RouteTargetCheck {
                     ? "shard prediction calibrated (" + index.routing().function().name().toLowerCase() + ")"
                     : "shard prediction off: " + whyNot(index.index()) + "; its documents go in ordinary bulks";
             String line = name + ": " + index.numberOfShards() + " shard(s), " + prediction + "; " + durability + " (translog " + translog + ")";
-            if (settings.durability == Durability.REQUEST && "async".equals(translog)) {
+            if (settings.durability() == Durability.REQUEST && "async".equals(translog)) {
                 report.warn(subject, line + ": with elasticsearch.durability: request and an async translog, a crash can lose "
                         + "acknowledged writes; use durability checkpoint-fence or index.translog.durability: request");
             } else {

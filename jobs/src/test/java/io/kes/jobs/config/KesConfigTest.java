@@ -143,9 +143,9 @@ class KesConfigTest {
     void theSinkSettingsAreValidatedAtLoadAndKept() {
         KesConfig config = parse("elasticsearch: {hosts: [http://h:9200], durability: request}\nbulk: {max_docs: 50}\n"
                 + "kafka: {bootstrap_servers: localhost:9092}\nroutes: [{topics: [a], index: a}]");
-        assertThat(config.sink.durability).isEqualTo(io.kes.connector.Durability.REQUEST);
-        assertThat(config.sink.maxDocs).isEqualTo(50);
-        assertThat(config.sink.hosts).containsExactly(java.net.URI.create("http://h:9200"));
+        assertThat(config.sink.durability()).isEqualTo(io.kes.connector.Durability.REQUEST);
+        assertThat(config.sink.maxDocs()).isEqualTo(50);
+        assertThat(config.sink.hosts()).containsExactly(java.net.URI.create("http://h:9200"));
     }
 
     /** Older configs spelt durability by the enum's name; they load as before the option was typed. */
@@ -153,7 +153,7 @@ class KesConfigTest {
     void durabilityKeepsTheSpellingsOlderConfigsUse() {
         KesConfig config = parse("elasticsearch: {hosts: [http://h:9200], durability: CHECKPOINT_FENCE}\n"
                 + "kafka: {bootstrap_servers: localhost:9092}\nroutes: [{topics: [a], index: a}]");
-        assertThat(config.sink.durability).isEqualTo(io.kes.connector.Durability.CHECKPOINT_FENCE);
+        assertThat(config.sink.durability()).isEqualTo(io.kes.connector.Durability.CHECKPOINT_FENCE);
         assertThatThrownBy(() -> parse("elasticsearch: {hosts: [http://h:9200], durability: sometimes}\n"
                 + "kafka: {bootstrap_servers: localhost:9092}\nroutes: [{topics: [a], index: a}]"))
                 .hasMessage("elasticsearch.durability must be checkpoint-fence or request, got 'sometimes'");

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.kes.connector.SinkSettings;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -75,20 +77,25 @@ class OfficialOptionsTest {
     /** Official key, a value as its documentation writes it, and the kes setting it sets. */
     static Stream<Arguments> mappedOptions() {
         return Stream.of(
-                row("hosts", "http://es1:9200;http://es2:9200", s -> s.hosts, List.of(URI.create("http://es1:9200"), URI.create("http://es2:9200"))),
-                row("username", "elastic", s -> s.username, "elastic", "password", "secret"),
-                row("password", "secret", s -> s.password, "secret", "username", "elastic"),
-                row("sink.bulk-flush.max-actions", "500", s -> s.maxDocs, 500),
-                row("sink.bulk-flush.max-size", "2mb", s -> s.maxBytes, 2L * 1024 * 1024),
-                row("sink.bulk-flush.interval", "2s", s -> s.linger, Duration.ofSeconds(2)),
-                row("sink.bulk-flush.max-in-flight-actions", "8", s -> s.maxInFlight, 8),
-                row("sink.bulk-flush.backoff.delay", "200ms", s -> s.initialBackoff, Duration.ofMillis(200)),
+                row("hosts", "http://es1:9200;http://es2:9200", SinkSettings::hosts, List.of(URI.create("http://es1:9200"), URI.create("http://es2:9200"))),
+                row("username", "elastic", SinkSettings::username, "elastic", "password", "secret"),
+                row("password", "secret", SinkSettings::authorization, basic("elastic:secret"), "username", "elastic"),
+                row("sink.bulk-flush.max-actions", "500", SinkSettings::maxDocs, 500),
+                row("sink.bulk-flush.max-size", "2mb", SinkSettings::maxBytes, 2L * 1024 * 1024),
+                row("sink.bulk-flush.interval", "2s", SinkSettings::linger, Duration.ofSeconds(2)),
+                row("sink.bulk-flush.max-in-flight-actions", "8", SinkSettings::maxInFlight, 8),
+                row("sink.bulk-flush.backoff.delay", "200ms", SinkSettings::initialBackoff, Duration.ofMillis(200)),
                 // three retries of kes's own schedule: 100ms + 200ms + 400ms
-                row("sink.bulk-flush.backoff.max-retries", "3", s -> s.maxRetryTime, Duration.ofMillis(700)),
-                row("connection.path-prefix", "/v1", s -> s.pathPrefix, "/v1"),
-                row("connection.timeout", "3s", s -> s.connectTimeout, Duration.ofSeconds(3)),
-                row("socket.timeout", "30s", s -> s.socketTimeout, Duration.ofSeconds(30)),
-                row("ssl.certificate-fingerprint", "AA:" + "ab".repeat(30) + "cd", s -> s.tlsFingerprint, "aa" + "ab".repeat(30) + "cd"));
+                row("sink.bulk-flush.backoff.max-retries", "3", SinkSettings::maxRetryTime, Duration.ofMillis(700)),
+                row("connection.path-prefix", "/v1", SinkSettings::pathPrefix, "/v1"),
+                row("connection.timeout", "3s", SinkSettings::connectTimeout, Duration.ofSeconds(3)),
+                row("socket.timeout", "30s", SinkSettings::socketTimeout, Duration.ofSeconds(30)),
+                row("ssl.certificate-fingerprint", "AA:" + "ab".repeat(30) + "cd", SinkSettings::tlsFingerprint, "aa" + "ab".repeat(30) + "cd"));
+    }
+
+    /** The password is readable only as the REST client's {@code Authorization} header. */
+    private static String basic(String credentials) {
+        return "Basic " + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8));
     }
 
     private static Arguments row(String key, String value, Function<SinkSettings, Object> setting, Object expected, String... more) {
@@ -135,17 +142,17 @@ class OfficialOptionsTest {
     void theDocumentedBackoffTrioMapsToKesRetries() {
         SinkSettings s = settings(Map.of("sink.bulk-flush.backoff.strategy", "EXPONENTIAL", "sink.bulk-flush.backoff.max-retries", "5",
                 "sink.bulk-flush.backoff.delay", "1s"));
-        assertThat(s.initialBackoff).isEqualTo(Duration.ofSeconds(1));
+        assertThat(s.initialBackoff()).isEqualTo(Duration.ofSeconds(1));
         // 1s + 2s + 4s + 8s + 10s (retry.max-backoff caps each wait)
-        assertThat(s.maxRetryTime).isEqualTo(Duration.ofSeconds(25));
+        assertThat(s.maxRetryTime()).isEqualTo(Duration.ofSeconds(25));
     }
 
     @Test
     void kesKeysWinOverTheOfficialOnesAndRetryMaxTimeOverMaxRetries() {
         SinkSettings s = settings(Map.of("bulk.max-docs", "10", "sink.bulk-flush.max-actions", "500",
                 "retry.max-time", "1min", "sink.bulk-flush.backoff.max-retries", "3"));
-        assertThat(s.maxDocs).isEqualTo(10);
-        assertThat(s.maxRetryTime).isEqualTo(Duration.ofMinutes(1));
+        assertThat(s.maxDocs()).isEqualTo(10);
+        assertThat(s.maxRetryTime()).isEqualTo(Duration.ofMinutes(1));
     }
 
     @Test
