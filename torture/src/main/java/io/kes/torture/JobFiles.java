@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** The job's two files of one schedule: its kes config (routes) and its Flink configuration. */
 final class JobFiles {
@@ -13,6 +15,8 @@ final class JobFiles {
      * ({@link FaultKind#HELD_BULK}) or a pause makes kes give up on requests within a schedule.
      */
     static final Duration SOCKET_TIMEOUT = Duration.ofSeconds(5);
+
+    private static final Pattern NAMED_TOPOLOGY = Pattern.compile("topology\\s*:\\s*([a-z]+)");
 
     private JobFiles() {}
 
@@ -26,7 +30,7 @@ final class JobFiles {
      * are tortured.
      */
     static Path writeJobConfig(Path dir, Names names, TortureServers servers, String bulk, String topology) throws IOException {
-        if (!bulk.contains("topology")) {
+        if (namedTopology(bulk) == null) {
             String inner = bulk.trim().replaceAll("^\\{|\\}$", "").trim();
             bulk = "{" + (inner.isEmpty() ? "" : inner + ", ") + "topology: " + topology + "}";
         }
@@ -74,6 +78,17 @@ final class JobFiles {
         Path file = dir.resolve("job.yaml");
         Files.writeString(file, yaml);
         return file;
+    }
+
+    /** The writers' topology a schedule runs: the one {@code --bulk} names, else {@code alternate}. */
+    static String topology(String bulk, String alternate) {
+        String named = namedTopology(bulk);
+        return named != null ? named : alternate;
+    }
+
+    private static String namedTopology(String bulk) {
+        Matcher m = NAMED_TOPOLOGY.matcher(bulk);
+        return m.find() ? m.group(1) : null;
     }
 
     /** checkpoints-config/local.yaml's keys, with a short interval and a checkpoint folder of this schedule's own. */

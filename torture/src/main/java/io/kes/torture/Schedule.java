@@ -62,7 +62,8 @@ final class Schedule {
         Names names = new Names("torture-" + Long.toString(seed & 0xffffffffL, 36) + "-" + index);
         long windowMillis = options.window().toMillis();
         FaultPlan plan = FaultPlan.draw(random, index, windowMillis, options.extraFaults());
-        out.printf("schedule %d seed %d (%s, %s writers): plan %s%n", index, seed, names.prefix(), TOPOLOGIES[index % 2], plan.faults());
+        out.printf("schedule %d seed %d (%s, %s writers): plan %s%n", index, seed, names.prefix(),
+                JobFiles.topology(options.bulk(), TOPOLOGIES[index % 2]), plan.faults());
 
         Path dir = Files.createDirectories(options.workDir().resolve(names.prefix()));
         deleteRecursively(dir.resolve("checkpoints")); // an earlier run's checkpoints must never be restored
