@@ -84,6 +84,16 @@ class CheckpointFenceTest {
                 .hasMessageContaining("_flush of idx did not reach written shard 1: it has no started primary");
     }
 
+    /** A primary that answered the flush but has not persisted the acknowledged writes does not vouch for them. */
+    @Test
+    void aWrittenPrimaryWhosePersistedCheckpointStaysBehindTheWritesDoesNotCompleteTheCheckpoint() {
+        answers.put("/_stats/translog", stats(primary(0, 3, 3) + "," + primary(1, 7, 5)));
+        answers.put("/_flush", "{\"_shards\":{\"total\":2,\"successful\":2,\"failed\":0}}");
+
+        assertThatThrownBy(() -> fence().check(writtenOnShard1()))
+                .hasMessageContaining("did not reach written shard 1: its primary persisted up to seq_no 5, the writes reach 7");
+    }
+
     @Test
     void aFlushThatReachedEveryWrittenPrimaryCompletesTheCheckpoint() throws Exception {
         answers.put("/_stats/translog", stats(primary(0, 3, 3) + "," + primary(1, 7, 7)));
