@@ -82,12 +82,13 @@ final class AbandonedBulks {
             return;
         }
         timers.after(POLL_MILLIS, () -> tasks.list(now -> {
-            // a first listing that a node did not answer named no tasks of that node: keep asking until one does
-            Set<String> still = abandoned.isEmpty() ? now.ids() : now.among(abandoned);
-            if (still.isEmpty() && now.everyNodeAnswered()) {
+            // None known yet (the first listing failed, or a node did not answer it): wait for every
+            // bulk of the job that runs now, since one of them may be the abandoned one.
+            Set<String> watched = abandoned.isEmpty() ? now.ids() : abandoned;
+            if (now.among(watched).isEmpty() && now.everyNodeAnswered()) {
                 retry.run();
             } else {
-                poll(abandoned.isEmpty() ? now.ids() : abandoned, deadlineNanos, retry, giveUp);
+                poll(watched, deadlineNanos, retry, giveUp);
             }
         }, status -> failedToList(status, abandoned, deadlineNanos, retry, giveUp)));
     }

@@ -349,8 +349,10 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTranspo
                     return;
                 }
                 String cause = "no answer (" + exception + ")";
+                // The batch holds its own ids while in flight, so none held means none whose order
+                // matters (id: kafka, ids Elasticsearch makes): a late copy of them is harmless.
                 if (!inFlightIds.anyHeld(sent)) {
-                    scheduleRetry(batch, cause); // no id whose order matters: a late copy is harmless
+                    scheduleRetry(batch, cause);
                     return;
                 }
                 metrics.bulksAwaitedAfterNoAnswer.inc();

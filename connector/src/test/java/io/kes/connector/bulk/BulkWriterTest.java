@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Deque;
 import java.util.List;
 import java.util.PriorityQueue;
@@ -272,10 +273,13 @@ class BulkWriterTest {
 
         /** Timers that fire only when the test advances the time, on the test's thread (the task thread here). */
         private final class FakeTime implements ProcessingTimeService {
+            /** One registered timer; {@code order} keeps timers due at the same moment in registration order. */
+            private record Timer(long at, long order, ProcessingTimeCallback callback) {}
+
             private long now;
-            private long order;
-            private final PriorityQueue<long[]> due = new PriorityQueue<>((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1]));
-            private final List<ProcessingTimeCallback> callbacks = new ArrayList<>();
+            private long registered;
+            private final PriorityQueue<Timer> due = new PriorityQueue<>(
+                    Comparator.comparingLong(Timer::at).thenComparingLong(Timer::order));
 
             @Override
             public long getCurrentProcessingTime() {
@@ -284,18 +288,17 @@ class BulkWriterTest {
 
             @Override
             public ScheduledFuture<?> registerTimer(long timestamp, ProcessingTimeCallback callback) {
-                callbacks.add(callback);
-                due.add(new long[] {timestamp, order++, callbacks.size() - 1});
+                due.add(new Timer(timestamp, registered++, callback));
                 return null; // the writer never cancels a timer
             }
 
             void advance(Duration by) throws Exception {
                 long until = now + by.toMillis();
-                while (!due.isEmpty() && due.peek()[0] <= until) {
-                    long[] next = due.poll();
-                    now = Math.max(now, next[0]);
+                while (!due.isEmpty() && due.peek().at() <= until) {
+                    Timer next = due.poll();
+                    now = Math.max(now, next.at());
                     nanos.set(TimeUnit.MILLISECONDS.toNanos(now));
-                    callbacks.get((int) next[2]).onProcessingTime(next[0]);
+                    next.callback().onProcessingTime(next.at());
                     mailbox.runPending();
                 }
                 now = until;
