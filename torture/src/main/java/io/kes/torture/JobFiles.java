@@ -30,7 +30,7 @@ final class JobFiles {
      * are tortured.
      */
     static Path writeJobConfig(Path dir, Names names, TortureServers servers, String bulk, String topology) throws IOException {
-        if (namedTopology(bulk) == null) {
+        if (namedTopology(bulk) == null) { // else it names this very topology
             String inner = bulk.trim().replaceAll("^\\{|\\}$", "").trim();
             bulk = "{" + (inner.isEmpty() ? "" : inner + ", ") + "topology: " + topology + "}";
         }

@@ -62,8 +62,8 @@ final class Schedule {
         Names names = new Names("torture-" + Long.toString(seed & 0xffffffffL, 36) + "-" + index);
         long windowMillis = options.window().toMillis();
         FaultPlan plan = FaultPlan.draw(random, index, windowMillis, options.extraFaults());
-        out.printf("schedule %d seed %d (%s, %s writers): plan %s%n", index, seed, names.prefix(),
-                JobFiles.topology(options.bulk(), TOPOLOGIES[index % 2]), plan.faults());
+        String topology = JobFiles.topology(options.bulk(), TOPOLOGIES[index % 2]);
+        out.printf("schedule %d seed %d (%s, %s writers): plan %s%n", index, seed, names.prefix(), topology, plan.faults());
 
         Path dir = Files.createDirectories(options.workDir().resolve(names.prefix()));
         deleteRecursively(dir.resolve("checkpoints")); // an earlier run's checkpoints must never be restored
@@ -71,7 +71,7 @@ final class Schedule {
         int[] shards = {2};
         createRolledAlias(names, shards[0]);
         createDeletesPipeline(names);
-        JobProcess job = new JobProcess(root, JobFiles.writeJobConfig(dir, names, servers, options.bulk(), TOPOLOGIES[index % 2]), JobFiles.writeFlinkConf(dir),
+        JobProcess job = new JobProcess(root, JobFiles.writeJobConfig(dir, names, servers, options.bulk(), topology), JobFiles.writeFlinkConf(dir),
                 dir.resolve("checkpoints"),
                 dir.resolve("job.log"));
 
