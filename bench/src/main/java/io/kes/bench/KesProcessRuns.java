@@ -54,8 +54,11 @@ final class KesProcessRuns {
         this.clientCpu = clientCpu;
     }
 
-    /** Runs the job with {@code topology} (keyed or chained) into {@code index} (created by the caller) until the process exits. */
-    Result run(String index, String topology, String heap) throws Exception {
+    /**
+     * Runs the job with {@code topology} (keyed or chained) and {@code bulk.linger} into {@code index}
+     * (created by the caller) until the process exits.
+     */
+    Result run(String index, String topology, double lingerSeconds, String heap) throws Exception {
         Path dir = options.work.resolve("kes-run-" + index).toAbsolutePath();
         Files.createDirectories(dir);
         Path config = dir.resolve("kes.yaml");
@@ -64,7 +67,7 @@ final class KesProcessRuns {
                 "kafka: {bootstrap_servers: \"" + topic.bootstrap() + "\", group_id: " + index + "-" + System.currentTimeMillis()
                         + ", starting_offsets: earliest}",
                 "job: {name: " + index + ", parallelism: " + options.parallelism + ", checkpoint_interval: 10s, bounded: true}",
-                "bulk: {topology: " + topology + "}",
+                "bulk: {topology: " + topology + ", linger: " + Math.round(lingerSeconds * 1000) + "ms}",
                 "routes:",
                 "  - {topics: [" + topic.name() + "], index: " + index + ", id: kafka}",
                 ""));

@@ -134,8 +134,8 @@ final class UsersPathReport {
         if (!mode.startsWith("kes")) {
             return "-";
         }
-        return String.format("%.0f", ScaleModel.docsPerBulk(Bench.DOCS_PER_BULK, docsPerSecond, 1.0, setup.shards(), setup.parallelism(),
-                mode.equals("kes-keyed")));
+        return String.format("%.0f", ScaleModel.docsPerBulk(Bench.DOCS_PER_BULK, docsPerSecond, UsersPathScenario.lingerSeconds(mode), setup.shards(),
+                setup.parallelism(), UsersPathScenario.topology(mode).equals("keyed")));
     }
 
     /** The largest heap occupancy before and after a GC over the rounds. */

@@ -27,8 +27,25 @@ final class UsersPathScenario {
         }
     }
 
+    /**
+     * kes keyed with {@code bulk.linger: 5s}: at 96 shards a slot gets too few documents per second
+     * to fill {@code bulk.max_docs} within the default 1 s linger; this mode shows whether waiting
+     * longer fills the bulks (the scale model says it should).
+     */
+    static final String KEYED_LONG_LINGER = "kes-keyed-linger5s";
+
     /** Every mode of this scenario; {@code --modes} picks some of them. */
-    static final List<String> MODES = List.of("kes-keyed", "kes-chained", "official", "loader");
+    static final List<String> MODES = List.of("kes-keyed", KEYED_LONG_LINGER, "kes-chained", "official", "loader");
+
+    /** The writer topology a kes mode runs with. */
+    static String topology(String mode) {
+        return mode.startsWith("kes-keyed") ? "keyed" : "chained";
+    }
+
+    /** The {@code bulk.linger} a kes mode runs with, in seconds. */
+    static double lingerSeconds(String mode) {
+        return mode.equals(KEYED_LONG_LINGER) ? 5 : 1;
+    }
 
     /** The setups, by shard count. At 6 shards only the default topology: the target is about what users get. */
     static Setup setup(int shards) {
@@ -144,7 +161,7 @@ final class UsersPathScenario {
             throws Exception {
         long docs = topic.docsFrom(new long[setup.partitions()]);
         EsStats.Snapshot before = stats.snapshot();
-        KesProcessRuns.Result r = kes.run(index, mode.substring("kes-".length()), "1g");
+        KesProcessRuns.Result r = kes.run(index, topology(mode), lingerSeconds(mode), "1g");
         EsStats.Snapshot delta = stats.snapshot().minus(before);
         if (r.exitCode() != 0) {
             throw new IllegalStateException("bin/kes run exited with " + r.exitCode() + (r.outOfMemory() ? " after an OutOfMemoryError" : "")
