@@ -66,6 +66,14 @@ class KesTableValidationTest {
     }
 
     @Test
+    void anEscapedKeyNeedsADelimiterWhoseFirstCharacterCanBeEscaped() {
+        assertThat(failureOf(COLUMNS + ", PRIMARY KEY (id, name) NOT ENFORCED",
+                HOSTS + ", 'index' = 'x', 'document-id.key-escape' = 'true', 'document-id.key-delimiter' = '\\|'"))
+                .isEqualTo("document-id.key-escape needs a document-id.key-delimiter that is not empty and does not start with a "
+                        + "backslash (it is '\\|'): use the default '_' or another text");
+    }
+
+    @Test
     void sinkValidationSpeaksInTheTablesOptionNames() {
         assertThat(failureOf(COLUMNS, HOSTS + ", 'index' = 'x', 'bulk.max-docs' = '0'")).isEqualTo("bulk.max-docs must be at least 1, got 0");
         assertThat(failureOf(COLUMNS, "'hosts' = 'localhost:9200', 'index' = 'x'"))

@@ -151,6 +151,37 @@ class SqlSinkIT {
         assertThat(actual).isEqualTo(expected);
     }
 
+    @Test
+    void compositeKeysWhoseJoinedValuesCollideStayApartWithKeyEscape(ElasticsearchNode es) throws Exception {
+        Http http = es.http();
+        for (String index : new String[] {"sql-keys-joined", "sql-keys-escaped"}) {
+            http.send("DELETE", "/" + index + "?ignore_unavailable=true", null);
+        }
+        SqlFile.run("""
+                CREATE TABLE joined (a STRING, b STRING, v INT, PRIMARY KEY (a, b) NOT ENFORCED)
+                WITH ('connector' = 'kes', 'hosts' = '%1$s', 'index' = 'sql-keys-joined');
+                CREATE TABLE escaped (a STRING, b STRING, v INT, PRIMARY KEY (a, b) NOT ENFORCED)
+                WITH ('connector' = 'kes', 'hosts' = '%1$s', 'index' = 'sql-keys-escaped', 'document-id.key-escape' = 'true');
+                EXECUTE STATEMENT SET BEGIN
+                INSERT INTO joined VALUES ('a_b', 'c', 1), ('a', 'b_c', 2), ('x', 'y', 3);
+                INSERT INTO escaped VALUES ('a_b', 'c', 1), ('a', 'b_c', 2), ('x', 'y', 3);
+                END;
+                """.formatted(es.url()));
+
+        http.send("POST", "/sql-keys-*/_refresh", null).requireOk("refresh");
+        assertThat(idsAndValues(http, "sql-keys-joined")).as("joined as Flink's own connectors join them: one id for two keys")
+                .containsOnlyKeys("a_b_c", "x_y").containsEntry("x_y", 3);
+        assertThat(idsAndValues(http, "sql-keys-escaped"))
+                .isEqualTo(Map.of("a\\_b_c", 1, "a_b\\_c", 2, "x_y", 3));
+    }
+
+    private static Map<String, Integer> idsAndValues(Http http, String index) throws Exception {
+        Map<String, Integer> out = new HashMap<>();
+        JSON.readTree(http.send("POST", "/" + index + "/_search", "{\"size\":100}").requireOk("search").body()).path("hits").path("hits")
+                .forEach(h -> out.put(h.path("_id").asText(), h.path("_source").path("v").asInt()));
+        return out;
+    }
+
     private static KafkaProducer<String, String> producer(KafkaBroker kafka) {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());

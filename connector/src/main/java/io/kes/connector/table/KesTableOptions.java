@@ -53,6 +53,14 @@ public final class KesTableOptions {
             .stringType().defaultValue("_")
             .withDescription("With a PRIMARY KEY of several columns: the text between their values in the document id.");
 
+    public static final ConfigOption<Boolean> KEY_ESCAPE = ConfigOptions.key("document-id.key-escape")
+            .booleanType().defaultValue(false)
+            .withDescription("With a PRIMARY KEY of several columns: escape a backslash and the delimiter's first character "
+                    + "inside each value with a backslash, so that two different keys never make the same id (joined as is, "
+                    + "('a_b', 'c') and ('a', 'b_c') both make a_b_c). Off by default: the ids are then those of Flink's "
+                    + "Elasticsearch and OpenSearch connectors. Turning it on changes the ids of keys whose values contain "
+                    + "the delimiter's first character or a backslash.");
+
     public static final ConfigOption<String> ROUTING = ConfigOptions.key("routing")
             .stringType().noDefaultValue()
             .withDescription("A column whose value is the document's _routing (kes predicts the shard from it). "

@@ -60,7 +60,7 @@ public final class KesTableSinkFactory implements DynamicTableSinkFactory {
     @Override
     public Set<ConfigOption<?>> optionalOptions() {
         Set<ConfigOption<?>> options = new HashSet<>();
-        options.addAll(List.of(KEY_DELIMITER, ROUTING, OP, FORMAT, PIPELINE, FAILURE_HANDLER, DEAD_LETTER_TOPIC,
+        options.addAll(List.of(KEY_DELIMITER, KEY_ESCAPE, ROUTING, OP, FORMAT, PIPELINE, FAILURE_HANDLER, DEAD_LETTER_TOPIC,
                 DEAD_LETTER_BOOTSTRAP_SERVERS, SINK_PARALLELISM));
         SINK_OPTIONS.forEach(o -> options.add(o.table()));
         options.remove(TABLE_HOSTS);
@@ -167,9 +167,20 @@ public final class KesTableSinkFactory implements DynamicTableSinkFactory {
             routing = names.indexOf(routingColumn);
         }
         RowToDocument.Spec spec = new RowToDocument.Spec(indexOption, names, physical.stream().map(c -> c.getDataType().getLogicalType()).toList(),
-                key, options.get(KEY_DELIMITER), routing, op, pipeline);
+                key, keyId(options), routing, op, pipeline);
         return new KesDynamicSink(sink, spec, encoding, context.getPhysicalRowDataType(), context.getObjectIdentifier().asSummaryString(),
                 parallelism);
+    }
+
+    /** The composite key's id rule; an escaped id needs a delimiter whose first character can be escaped. */
+    private static CompositeKeyId keyId(ReadableConfig options) {
+        String delimiter = options.get(KEY_DELIMITER);
+        boolean escape = options.get(KEY_ESCAPE);
+        if (escape && (delimiter.isEmpty() || delimiter.charAt(0) == '\\')) {
+            throw new ValidationException(KEY_ESCAPE.key() + " needs a " + KEY_DELIMITER.key() + " that is not empty and does not "
+                    + "start with a backslash (it is '" + delimiter + "'): use the default '_' or another text");
+        }
+        return new CompositeKeyId(delimiter, escape);
     }
 
     /** {@code fail}, or the dead-letter topic with its brokers and producer settings, each checked. */

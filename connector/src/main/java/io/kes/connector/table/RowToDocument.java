@@ -48,10 +48,11 @@ final class RowToDocument extends RichFlatMapFunction<RowData, DocumentOperation
      * @param columns the physical columns, in row order
      * @param types   their types
      * @param key     positions of the PRIMARY KEY columns, empty without one
+     * @param keyId   how the values of a key of several columns make the id
      * @param routing position of the routing column, or -1
      * @param pipeline the ingest pipeline of every indexed row, or null
      */
-    record Spec(String index, List<String> columns, List<LogicalType> types, int[] key, String keyDelimiter, int routing,
+    record Spec(String index, List<String> columns, List<LogicalType> types, int[] key, CompositeKeyId keyId, int routing,
                 KesTableOptions.Op op, String pipeline) implements Serializable {
         boolean hasKey() {
             return key.length > 0;
@@ -133,14 +134,11 @@ final class RowToDocument extends RichFlatMapFunction<RowData, DocumentOperation
         if (spec.key().length == 1) {
             return ColumnText.of(spec.key()[0], spec.types().get(spec.key()[0])).of(row);
         }
-        StringBuilder id = new StringBuilder();
-        for (int i = 0; i < spec.key().length; i++) {
-            if (i > 0) {
-                id.append(spec.keyDelimiter());
-            }
-            id.append(ColumnText.of(spec.key()[i], spec.types().get(spec.key()[i])).of(row));
+        String[] values = new String[spec.key().length];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = ColumnText.of(spec.key()[i], spec.types().get(spec.key()[i])).of(row);
         }
-        return id.toString();
+        return spec.keyId().of(values);
     }
 
     /** The document id of a row: what the rows are partitioned by before the writer. */
