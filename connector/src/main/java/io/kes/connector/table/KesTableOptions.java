@@ -4,6 +4,7 @@ import static io.kes.connector.ElasticsearchSinkOptions.*;
 
 import io.kes.connector.ElasticsearchSinkOptions;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -244,6 +245,18 @@ public final class KesTableOptions {
             new SinkOption<>(TABLE_RETRY_INITIAL_BACKOFF, RETRY_INITIAL_BACKOFF),
             new SinkOption<>(TABLE_RETRY_MAX_BACKOFF, RETRY_MAX_BACKOFF),
             new SinkOption<>(TABLE_RETRY_MAX_TIME, RETRY_MAX_TIME));
+
+    /**
+     * Every option of a kes table, in the order docs/config-reference.md lists them: how rows become
+     * documents, then the sink's own. The factory's required and optional options are these (and
+     * {@link OfficialOptions}); the reference's rows are generated from this list.
+     */
+    static List<ConfigOption<?>> all() {
+        List<ConfigOption<?>> all = new ArrayList<>(List.of(TABLE_HOSTS, INDEX, KEY_DELIMITER, KEY_ESCAPE, ROUTING, OP, FORMAT, PIPELINE,
+                FAILURE_HANDLER, DEAD_LETTER_TOPIC, DEAD_LETTER_BOOTSTRAP_SERVERS, SINK_PARALLELISM));
+        SINK_OPTIONS.stream().map(SinkOption::table).filter(option -> option != TABLE_HOSTS).forEach(all::add);
+        return all;
+    }
 
     /** The table options as the DataStream sink knows them. */
     static Configuration sinkConfiguration(ReadableConfig tableOptions) {

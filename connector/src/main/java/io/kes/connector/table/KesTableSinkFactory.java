@@ -59,11 +59,8 @@ public final class KesTableSinkFactory implements DynamicTableSinkFactory {
 
     @Override
     public Set<ConfigOption<?>> optionalOptions() {
-        Set<ConfigOption<?>> options = new HashSet<>();
-        options.addAll(List.of(KEY_DELIMITER, KEY_ESCAPE, ROUTING, OP, FORMAT, PIPELINE, FAILURE_HANDLER, DEAD_LETTER_TOPIC,
-                DEAD_LETTER_BOOTSTRAP_SERVERS, SINK_PARALLELISM));
-        SINK_OPTIONS.forEach(o -> options.add(o.table()));
-        options.remove(TABLE_HOSTS);
+        Set<ConfigOption<?>> options = new HashSet<>(KesTableOptions.all());
+        options.removeAll(requiredOptions());
         options.addAll(OfficialOptions.all());
         return options;
     }

@@ -2,35 +2,100 @@ package io.kes.connector.table;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kes.connector.testing.OptionCells;
+import io.kes.connector.testing.ReferenceTables;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.apache.flink.configuration.ConfigOption;
-import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.FallbackKey;
 import org.junit.jupiter.api.Test;
 
 /**
- * docs/config-reference.md lists every option of a {@code 'connector' = 'kes'} table with its type
- * and default, as the factory declares them, so the reference cannot drift from the code.
+ * The SQL tables of docs/config-reference.md are generated from the options a {@code 'connector' =
+ * 'kes'} table declares: kes's own ({@link KesTableOptions#all()}, with the official connectors'
+ * names of an option as its fallback keys) and the official connectors' options kes has no key for
+ * ({@link OfficialOptions}), each row's key(s), type and default as declared.
  */
 class SqlOptionsReferenceTest {
 
+    private static final Pattern BACKTICKED = Pattern.compile("`([^`]+)`");
+
     @Test
-    void everyTableOptionIsDocumentedWithItsTypeAndDefault() throws Exception {
-        String reference = Files.readString(Path.of("../docs/config-reference.md"));
+    void theTablesHaveTheDeclaredKeysTypesAndDefaults() throws Exception {
+        Set<ConfigOption<?>> required = new KesTableSinkFactory().requiredOptions();
+        List<ReferenceTables.Row> kes = new ArrayList<>();
+        for (ConfigOption<?> option : KesTableOptions.all()) {
+            kes.add(ReferenceTables.Row.of(option, OptionCells.type(option, "list (`;`-separated)"),
+                    OptionCells.defaultValue(option, required.contains(option))));
+            if (option == KesTableOptions.DEAD_LETTER_BOOTSTRAP_SERVERS) {
+                // Not an option but a prefix, read by the dead-letter queue: its row follows the other dead-letter options.
+                String properties = KesTableOptions.DEAD_LETTER_PROPERTIES_PREFIX + "*";
+                kes.add(new ReferenceTables.Row(properties, "`" + properties + "`", "string", "none", "any Kafka producer setting"));
+            }
+        }
+        List<ReferenceTables.Row> official = OfficialOptions.all().stream().map(option -> ReferenceTables.Row.of(option,
+                OfficialOptions.WITHOUT_EQUIVALENT.containsKey(option.key()) ? "any" : OptionCells.type(option, "list"),
+                OptionCells.defaultValue(option, false))).toList();
+        new ReferenceTables(Path.of("../docs/config-reference.md")).generate("sql", kes).generate("sql-official", official).verify();
+    }
+
+    /** The tables above are the factory's options: one it takes but the reference does not list would go undocumented. */
+    @Test
+    void theTablesListEveryOptionTheFactoryTakes() {
         KesTableSinkFactory factory = new KesTableSinkFactory();
-        List<ConfigOption<?>> options = new ArrayList<>(factory.requiredOptions());
-        options.addAll(factory.optionalOptions());
-        options.sort(Comparator.comparing(ConfigOption::key));
-        List<String> missing = options.stream()
-                .map(o -> "| `" + o.key() + "` | " + type(o) + " | " + (factory.requiredOptions().contains(o) ? "required" : defaultOf(o)) + " |")
-                .filter(row -> !reference.contains(row)).toList();
-        assertThat(missing).as("rows missing from the SQL table of docs/config-reference.md (key | type | default |)").isEmpty();
+        List<String> listed = new ArrayList<>();
+        KesTableOptions.all().forEach(option -> listed.add(option.key()));
+        OfficialOptions.all().forEach(option -> listed.add(option.key()));
+        List<String> taken = new ArrayList<>();
+        factory.requiredOptions().forEach(option -> taken.add(option.key()));
+        factory.optionalOptions().forEach(option -> taken.add(option.key()));
+        assertThat(listed).containsExactlyInAnyOrderElementsOf(taken);
+    }
+
+    /**
+     * docs/sql.md's migration table has a row for every official option a kes table takes, and the
+     * row of a fallback key names the kes option it is read as.
+     */
+    @Test
+    void theMigrationTableHasEveryOfficialKeyAndWhatKesReadsItAs() throws Exception {
+        List<String> rows = Files.readAllLines(Path.of("../docs/sql.md")).stream().filter(line -> line.startsWith("| `")).toList();
+        List<String> wrong = new ArrayList<>();
+        for (ConfigOption<?> option : KesTableOptions.all()) {
+            for (FallbackKey fallback : option.fallbackKeys()) {
+                String row = migrationRow(rows, fallback.getKey());
+                if (row == null || !row.substring(row.indexOf('|', 1)).contains("`" + option.key() + "`")) {
+                    wrong.add("| `" + fallback.getKey() + "` (connectors) | `" + option.key() + "` ... |" + (row == null ? " (no row)" : " (found: " + row + ")"));
+                }
+            }
+        }
+        for (ConfigOption<?> option : OfficialOptions.all()) {
+            if (migrationRow(rows, option.key()) == null) {
+                wrong.add("| `" + option.key() + "` (connectors) | what kes does with it |");
+            }
+        }
+        assertThat(wrong).as("rows docs/sql.md's migration table lacks (official option | what kes does with it)").isEmpty();
+    }
+
+    /** The row whose first cell names the key, or a {@code prefix.*} it falls under; null when none does. */
+    private static String migrationRow(List<String> rows, String key) {
+        for (String row : rows) {
+            String first = row.substring(1, row.indexOf('|', 1));
+            Matcher named = BACKTICKED.matcher(first);
+            while (named.find()) {
+                String name = named.group(1);
+                if (name.equals(key) || name.endsWith(".*") && key.startsWith(name.substring(0, name.length() - 1))) {
+                    return row;
+                }
+            }
+        }
+        return null;
     }
 
     @Test
@@ -44,54 +109,5 @@ class SqlOptionsReferenceTest {
                                 throw new AssertionError(e);
                             }
                         }).toList());
-    }
-
-    private static String type(ConfigOption<?> option) {
-        if (option == KesTableOptions.TABLE_HOSTS) {
-            return "list (`;`-separated)";
-        }
-        if (option == KesTableOptions.SINK_PARALLELISM || option == OfficialOptions.BACKOFF_MAX_RETRIES) {
-            return "int"; // no default to tell its type by
-        }
-        if (OfficialOptions.WITHOUT_EQUIVALENT.containsKey(option.key())) {
-            return "any"; // refused whatever the value
-        }
-        Object d = option.hasDefaultValue() ? option.defaultValue() : null;
-        if (d instanceof Enum<?> e) {
-            return Arrays.stream(e.getDeclaringClass().getEnumConstants()).map(v -> "`" + v.name().toLowerCase() + "`")
-                    .collect(Collectors.joining(" \\| "));
-        }
-        if (d instanceof Duration) {
-            return "duration";
-        }
-        if (d instanceof MemorySize) {
-            return "size";
-        }
-        if (d instanceof Integer) {
-            return "int";
-        }
-        if (d instanceof Boolean) {
-            return "boolean";
-        }
-        return "string";
-    }
-
-    private static String defaultOf(ConfigOption<?> option) {
-        if (!option.hasDefaultValue()) {
-            return "none";
-        }
-        Object d = option.defaultValue();
-        if (d instanceof Duration duration) {
-            return "`" + (duration.toMillis() % 60_000 == 0 ? duration.toMinutes() + "min"
-                    : duration.toMillis() % 1000 == 0 ? duration.toSeconds() + "s" : duration.toMillis() + "ms") + "`";
-        }
-        if (d instanceof MemorySize size) {
-            long bytes = size.getBytes();
-            return "`" + (bytes % (1 << 20) == 0 ? bytes / (1 << 20) + "mb" : bytes % 1024 == 0 ? bytes / 1024 + "kb" : bytes + "b") + "`";
-        }
-        if (d instanceof Enum<?> e) {
-            return "`" + e.name().toLowerCase() + "`";
-        }
-        return "`" + d + "`";
     }
 }
