@@ -9,7 +9,6 @@ import io.kes.connector.cluster.RestClients;
 import io.kes.connector.cluster.TargetNodeSelector;
 import io.kes.connector.fence.CheckpointFence;
 import io.kes.connector.fence.EpochFinisher;
-import io.kes.connector.fence.Epochs.Epoch;
 import io.kes.connector.fence.Epochs;
 import io.kes.connector.internal.Backoff;
 import io.kes.connector.internal.StatusPolicy;
@@ -17,7 +16,6 @@ import io.kes.connector.routing.ShardPrediction;
 import io.kes.connector.routing.ShardPredictor;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import org.apache.flink.api.common.operators.MailboxExecutor;
@@ -85,14 +83,13 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTranspo
     private final FailureHandler failureHandler;
     private final Backoff backoff;
     private final BulkMetrics metrics;
-    private final Epochs epochs = new Epochs();
-    private final EpochFinisher finisher;
     private final SlotBuffers buffers;
     private final LingerTimer linger;
     private final BulkTransport dispatcher;
     private final InFlightIds inFlightIds = new InFlightIds();
     private final NodeBudgets budgets;
     private final AbandonedBulks abandoned;
+    private final CheckpointDrain drain;
 
     /** How many sends are waiting (backpressure, or an old layout's buffer that must leave first). */
     private int waitingSends;
@@ -145,8 +142,8 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTranspo
         this.dispatcher = transport.apply(metrics);
         dispatcher.outcomesTo(this);
         this.abandoned = new AbandonedBulks(dispatcher::listTaggedBulks, this::after, nanoTime);
-        this.finisher = new EpochFinisher(fence, failureHandler, metrics.fenceFailures, metrics.fenceMillis, mailbox::wake,
-                "kes-checkpoint-fence-" + subtaskIndex);
+        this.drain = new CheckpointDrain(new EpochFinisher(fence, failureHandler, metrics.fenceFailures, metrics.fenceMillis, mailbox::wake,
+                "kes-checkpoint-fence-" + subtaskIndex), mailbox, nanoTime, metrics.checkpointWaitMillis, () -> asyncFailure);
         failureHandler.open(subtaskIndex);
     }
 
@@ -180,7 +177,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTranspo
     public void send(Slot slot, BulkBody body, boolean beforeAnyLater) throws InterruptedException {
         metrics.docsPerBulk.update(body.itemCount());
         metrics.shardsPerBulk.update(body.distinctShards());
-        Batch batch = new Batch(body, slot, epochs.bulkSent());
+        Batch batch = new Batch(body, slot, drain.bulkQueued());
         budgets.enqueue(batch, dispatcher.nodeOf(slot));
         pump();
         waitingSends++;
@@ -214,7 +211,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTranspo
             return;
         }
         for (Batch dropped : budgets.dropQueued()) {
-            finishDrained(epochs.bulkDone(dropped.epoch));
+            drain.bulkDone(dropped.epoch);
         }
     }
 
@@ -311,7 +308,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTranspo
     /** The batch is over: every item succeeded, went to the failure handler, or failed the job. */
     private void done(Batch batch) {
         budgets.done(batch);
-        finishDrained(epochs.bulkDone(batch.epoch));
+        drain.bulkDone(batch.epoch);
         pump(); // room in its node's budget
     }
 
@@ -322,16 +319,6 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTranspo
         batch.laterParts.forEach(inFlightIds::releaseAll);
         batch.laterParts.clear();
         done(batch);
-    }
-
-    private void finishDrained(List<Epoch> drained) {
-        for (Epoch epoch : drained) {
-            if (asyncFailure != null) {
-                epoch.durable.completeExceptionally(asyncFailure);
-            } else {
-                finisher.finish(epoch);
-            }
-        }
     }
 
     @Override
@@ -430,21 +417,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTranspo
             buffers.forgetIdleTargets();
             budgets.forgetIdleNodes();
         }
-        Epoch closing = epochs.current();
-        CompletableFuture<Void> durable = closing.durable;
-        long barrierNanos = nanoTime.getAsLong();
-        durable.whenComplete((ok, failure) -> {
-            metrics.checkpointWaitMillis.update((nanoTime.getAsLong() - barrierNanos) / 1_000_000);
-            if (failure != null) {
-                // Writes that may be lost must be replayed now, not just keep their checkpoint from
-                // completing: a declined checkpoint alone would, with tolerated checkpoint failures,
-                // leave the job running without progress. A failed task restarts from the last
-                // completed checkpoint, as a failed write does.
-                mailbox.failTask(failure, "kes: writes of a checkpoint are not safe");
-            }
-        });
-        finishDrained(epochs.closeCurrent());
-        return durable;
+        return drain.closeEpoch();
     }
 
     /**
@@ -454,16 +427,8 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTranspo
      * Rethrows a failure.
      */
     public void drainAndMakeDurable() throws Exception {
-        epochs.current().endsInput = true;
-        CompletableFuture<Void> durable = checkpoint();
-        while (!durable.isDone()) {
-            mailbox.yield(); // responses and the finisher's wake-up arrive as mails
-        }
-        try {
-            durable.get();
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof Exception cause ? cause : e;
-        }
+        drain.endInput();
+        drain.awaitOnTaskThread(checkpoint());
     }
 
     int bufferedDocs() {
@@ -479,7 +444,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTranspo
         closed = true;
         linger.close();
         mailbox.close();
-        finisher.close();
+        drain.close();
         try {
             dispatcher.close();
         } finally {
