@@ -88,14 +88,13 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTranspo
     private final BulkTransport dispatcher;
     private final InFlightIds inFlightIds = new InFlightIds();
     private final NodeBudgets budgets;
-    private final AbandonedBulks abandoned;
+    private final Retries retries;
     private final CheckpointDrain drain;
 
     /** How many sends are waiting (backpressure, or an old layout's buffer that must leave first). */
     private int waitingSends;
     private long lastForgetMillis;
     private RuntimeException asyncFailure;
-    private boolean closed;
 
     /**
      * The writer of one subtask, on the REST client: single-shard bulks through {@link BulkDispatcher}
@@ -140,20 +139,11 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTranspo
                 time::getCurrentProcessingTime);
         this.linger = new LingerTimer(time, settings.linger().toMillis(), buffers, this, () -> waitingSends > 0);
         this.dispatcher = transport.apply(metrics);
+        this.retries = new Retries(settings.maxRetryTime(), backoff, time, nanoTime, dispatcher, inFlightIds, metrics, this::giveUp);
         dispatcher.outcomesTo(this);
-        this.abandoned = new AbandonedBulks(dispatcher::listTaggedBulks, this::after, nanoTime);
         this.drain = new CheckpointDrain(new EpochFinisher(fence, failureHandler, metrics.fenceFailures, metrics.fenceMillis, mailbox::wake,
                 "kes-checkpoint-fence-" + subtaskIndex), mailbox, nanoTime, metrics.checkpointWaitMillis, () -> asyncFailure);
         failureHandler.open(subtaskIndex);
-    }
-
-    /** Runs {@code action} on the task thread in {@code delayMillis}, unless the writer closed meanwhile. */
-    private void after(long delayMillis, Runnable action) {
-        time.registerTimer(time.getCurrentProcessingTime() + delayMillis, t -> {
-            if (!closed) {
-                action.run();
-            }
-        });
     }
 
     public void write(DocumentOperation op) throws InterruptedException {
@@ -261,7 +251,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTranspo
         }
         if (outcomes.retry != null) {
             batch.body = outcomes.retry;
-            scheduleRetry(batch, outcomes.retryCause);
+            retries.schedule(batch, outcomes.retryCause);
         } else {
             partDone(batch);
         }
@@ -331,21 +321,11 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTranspo
             case PERMANENT, DONE -> giveUp(batch, WriteFailures.wholeBulkRefused(status, sent.itemCount(), batch.slot, exception));
             case RETRY -> {
                 metrics.requestRetries.inc();
-                if (status != StatusPolicy.NO_RESPONSE) {
-                    scheduleRetry(batch, "HTTP " + status);
-                    return;
+                if (status == StatusPolicy.NO_RESPONSE) {
+                    retries.afterNoAnswer(batch, sent, exception);
+                } else {
+                    retries.schedule(batch, "HTTP " + status);
                 }
-                String cause = "no answer (" + exception + ")";
-                // The batch holds its own ids while in flight, so none held means none whose order
-                // matters (id: kafka, ids Elasticsearch makes): a late copy of them is harmless.
-                if (!inFlightIds.anyHeld(sent)) {
-                    scheduleRetry(batch, cause);
-                    return;
-                }
-                metrics.bulksAwaitedAfterNoAnswer.inc();
-                long deadline = batch.firstSentNanos + settings.maxRetryTime().toNanos();
-                abandoned.awaitGone(deadline, () -> scheduleRetry(batch, cause), why -> giveUp(batch,
-                        WriteFailures.retriesExhausted(batch, (nanoTime.getAsLong() - batch.firstSentNanos) / 1_000_000, why)));
             }
         }
     }
@@ -370,21 +350,6 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTranspo
         inFlightIds.release(op);
         handOver(List.of(WriteFailures.documentTooLarge(op, sent.sizeInBytes(), exception)));
         partDone(batch);
-    }
-
-    private void scheduleRetry(Batch retry, String cause) {
-        retry.attempt++;
-        long elapsedMillis = (nanoTime.getAsLong() - retry.firstSentNanos) / 1_000_000;
-        if (elapsedMillis >= settings.maxRetryTime().toMillis()) {
-            giveUp(retry, WriteFailures.retriesExhausted(retry, elapsedMillis, cause));
-            return;
-        }
-        long delay = backoff.delayMillis(retry.attempt - 1);
-        if (retry.attempt == 1 || retry.attempt % 10 == 0) {
-            LOG.warn("Retrying {} documents ({}) in {} ms, attempt {}: {}", retry.body.itemCount(), retry.slot, delay,
-                    retry.attempt, cause);
-        }
-        after(delay, () -> dispatcher.dispatch(retry));
     }
 
     private void failAsync(RuntimeException failure) {
@@ -441,7 +406,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTranspo
 
     @Override
     public void close() throws Exception {
-        closed = true;
+        retries.close();
         linger.close();
         mailbox.close();
         drain.close();
