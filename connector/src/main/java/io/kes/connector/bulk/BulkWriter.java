@@ -2,7 +2,6 @@ package io.kes.connector.bulk;
 
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.Durability;
-import io.kes.connector.FailedOperation;
 import io.kes.connector.FailureHandler;
 import io.kes.connector.SinkSettings;
 import io.kes.connector.cluster.RestClients;
@@ -11,10 +10,8 @@ import io.kes.connector.fence.CheckpointFence;
 import io.kes.connector.fence.EpochFinisher;
 import io.kes.connector.fence.Epochs;
 import io.kes.connector.internal.Backoff;
-import io.kes.connector.internal.StatusPolicy;
 import io.kes.connector.routing.ShardPrediction;
 import io.kes.connector.routing.ShardPredictor;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -22,8 +19,6 @@ import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.common.operators.ProcessingTimeService;
 import org.apache.flink.metrics.MetricGroup;
 import org.elasticsearch.client.RestClient;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Predicts each document's shard, buffers documents per (index, shard) slot and sends each full
@@ -49,12 +44,15 @@ import org.slf4j.LoggerFactory;
  * <p>The pieces: {@link SlotBuffers} fills the per-shard buffers and says when one is ready
  * ({@link LingerTimer} when one waited long enough);
  * {@link NodeBudgets} queues them per node and says which may go; a {@link BulkTransport}
- * ({@link BulkDispatcher}) sends a body to its node and hands the response back; {@link ItemOutcomes}
- * sorts a response's items; {@link AbandonedBulks} holds back a bulk that got no answer;
- * {@link WriteFailures} words the errors; this class holds ids, retries, closes epochs and keeps
- * the first failure, all of which every path changes together. The transport, the predictions,
- * the mailbox, the timers and the clock come from outside, so that {@code BulkWriterTest} drives
- * every order guarantee with fakes.
+ * ({@link BulkDispatcher}) sends a body to its node and hands the answer to {@link BulkAnswers},
+ * which decides what each item's answer does ({@link ItemOutcomes}, 413 splits, the failure
+ * handler); {@link Retries} sends failed items again after their backoff, a bulk without answer
+ * only once Elasticsearch no longer runs it ({@link AbandonedBulks}); {@link CheckpointDrain}
+ * puts each bulk in an epoch and finishes an epoch once its bulks are done; {@link WriteFailures}
+ * words the errors. This class owns the task-thread state they share: the buffers, the ids in
+ * flight, the node budgets and the first failure; and it sends, ends and gives up batches. The
+ * transport, the predictions, the mailbox, the timers and the clock come from outside, so that
+ * {@code BulkWriterTest} drives every order guarantee with fakes.
  *
  * <p>Threading: requests complete on the REST client's I/O threads, which only parse the response
  * and hand it to the task's mailbox; every state change (buffers, in-flight count, epochs,
@@ -70,9 +68,8 @@ import org.slf4j.LoggerFactory;
  * kept and rethrown from {@link #write}, and fails every checkpoint still waiting, so a checkpoint
  * never completes over a lost write.
  */
-final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTransport.Outcomes, NodeBudgets.Dispatch {
+final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, NodeBudgets.Dispatch, BulkAnswers.Writer {
 
-    private static final Logger LOG = LoggerFactory.getLogger(BulkWriter.class);
     private static final long FORGET_IDLE_TARGETS_MILLIS = 10 * 60_000;
 
     private final SinkSettings settings;
@@ -81,7 +78,6 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTranspo
     private final ProcessingTimeService time;
     private final LongSupplier nanoTime;
     private final FailureHandler failureHandler;
-    private final Backoff backoff;
     private final BulkMetrics metrics;
     private final SlotBuffers buffers;
     private final LingerTimer linger;
@@ -131,7 +127,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTranspo
         this.time = time;
         this.nanoTime = nanoTime;
         this.failureHandler = failureHandler;
-        this.backoff = new Backoff(settings.initialBackoff(), settings.maxBackoff());
+        Backoff backoff = new Backoff(settings.initialBackoff(), settings.maxBackoff());
         this.budgets = new NodeBudgets(settings.maxInFlight(), settings.adaptiveConcurrency(),
                 settings.hosts().size() == 1 ? RestClients.hosts(settings)[0] : null);
         this.metrics = new BulkMetrics(metricGroup, this, budgets);
@@ -140,7 +136,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTranspo
         this.linger = new LingerTimer(time, settings.linger().toMillis(), buffers, this, () -> waitingSends > 0);
         this.dispatcher = transport.apply(metrics);
         this.retries = new Retries(settings.maxRetryTime(), backoff, time, nanoTime, dispatcher, inFlightIds, metrics, this::giveUp);
-        dispatcher.outcomesTo(this);
+        dispatcher.outcomesTo(new BulkAnswers(nanoTime, metrics, budgets, inFlightIds, predictor, failureHandler, dispatcher, retries, this));
         this.drain = new CheckpointDrain(new EpochFinisher(fence, failureHandler, metrics.fenceFailures, metrics.fenceMillis, mailbox::wake,
                 "kes-checkpoint-fence-" + subtaskIndex), mailbox, nanoTime, metrics.checkpointWaitMillis, () -> asyncFailure);
         failureHandler.open(subtaskIndex);
@@ -195,7 +191,8 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTranspo
     }
 
     /** Sends what may go now; after a failure, drops what waits instead (a restart replays it). */
-    private void pump() {
+    @Override
+    public void pump() {
         if (asyncFailure == null) {
             budgets.pump(this);
             return;
@@ -219,92 +216,15 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTranspo
     }
 
     @Override
-    public void onResponse(Batch batch, BulkBody sent, BulkResponse response) {
-        long now = nanoTime.getAsLong();
-        metrics.bulkLatencyMillis.update((now - batch.sentNanos) / 1_000_000);
-        ItemOutcomes outcomes = ItemOutcomes.sort(sent, response);
-        budgets.attemptEnded(batch, now, outcomes.retry == null ? now - batch.sentNanos : -1, outcomes.retriesRejected > 0);
-        for (int i = 0; i < response.size(); i++) {
-            DocumentOperation op = sent.operation(i);
-            switch (outcomes.byItem[i]) {
-                case DONE -> {
-                    batch.epoch.acknowledged.record(response.index[i] != null ? response.index[i] : op.index(), sent.prediction(i),
-                            response.appliedTerm(i, op.opType()));
-                    inFlightIds.release(op);
-                    if (predictor.movedByPipeline(op, sent.prediction(i), response.index[i])) {
-                        metrics.docsMovedByPipeline.inc();
-                    }
-                }
-                case PERMANENT, STOP -> inFlightIds.release(op);
-                case RETRY, SPLIT -> { } // still in flight (an item is never split)
-            }
-        }
-        metrics.docsOut.inc(outcomes.succeeded);
-        metrics.replaysAccepted.inc(outcomes.replaysAccepted);
-        metrics.retriesRejected.inc(outcomes.retriesRejected);
-        metrics.retriesUnavailable.inc(outcomes.retriesUnavailable);
-        if (!outcomes.permanent.isEmpty()) {
-            handOver(outcomes.permanent);
-        }
-        if (!outcomes.failureStored.isEmpty()) {
-            handOverFailureStored(outcomes.failureStored);
-        }
-        if (outcomes.retry != null) {
-            batch.body = outcomes.retry;
-            retries.schedule(batch, outcomes.retryCause);
-        } else {
-            partDone(batch);
-        }
-        pump(); // ids released, maybe room in the budget
-    }
-
-    private void handOver(List<FailedOperation> permanent) {
-        metrics.permanentFailures.inc(permanent.size());
-        try {
-            failureHandler.onFailures(permanent);
-        } catch (Exception e) {
-            failAsync(e instanceof RuntimeException re ? re : new RuntimeException(e.getMessage(), e));
-        }
-    }
-
-    /**
-     * Documents a data stream refused and kept in its failure store: counted, warned about (the
-     * first of each run, then with the running count every 1,000), and handed to the failure
-     * handler, which puts them in the dead-letter topic when there is one.
-     */
-    private void handOverFailureStored(List<FailedOperation> stored) {
-        long before = metrics.failureStored.getCount();
-        metrics.failureStored.inc(stored.size());
-        if (before == 0 || before / 1000 != metrics.failureStored.getCount() / 1000) {
-            LOG.warn("{} document(s) so far went to a data stream's failure store instead of the data stream (Elasticsearch "
-                    + "answered success with failure_store: used), latest: {}", metrics.failureStored.getCount(), stored.get(0).describe());
-        }
-        try {
-            failureHandler.onFailureStored(stored);
-        } catch (Exception e) {
-            failAsync(e instanceof RuntimeException re ? re : new RuntimeException(e.getMessage(), e));
-        }
-    }
-
-    /** The current part is over; the next part of a split bulk goes out now, or the bulk is done. */
-    private void partDone(Batch batch) {
-        if (batch.nextPart()) {
-            dispatcher.dispatch(batch);
-        } else {
-            done(batch);
-        }
-    }
-
-    /** The batch is over: every item succeeded, went to the failure handler, or failed the job. */
-    private void done(Batch batch) {
+    public void done(Batch batch) {
         budgets.done(batch);
         drain.bulkDone(batch.epoch);
         pump(); // room in its node's budget
     }
 
-    /** The job fails: what is left of the batch is no longer in flight (a restart replays it). */
-    private void giveUp(Batch batch, RuntimeException failure) {
-        failAsync(failure);
+    @Override
+    public void giveUp(Batch batch, RuntimeException failure) {
+        fail(failure);
         inFlightIds.releaseAll(batch.body);
         batch.laterParts.forEach(inFlightIds::releaseAll);
         batch.laterParts.clear();
@@ -312,47 +232,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTranspo
     }
 
     @Override
-    public void onRequestFailure(Batch batch, BulkBody sent, Exception exception) {
-        int status = StatusPolicy.statusOf(exception);
-        budgets.attemptEnded(batch, nanoTime.getAsLong(), -1, StatusPolicy.rejected(status, null));
-        switch (StatusPolicy.ofRequest(status)) {
-            case SPLIT -> tooLarge(batch, sent, exception);
-            case STOP -> giveUp(batch, WriteFailures.refusedCredentials(status, batch.slot, exception));
-            case PERMANENT, DONE -> giveUp(batch, WriteFailures.wholeBulkRefused(status, sent.itemCount(), batch.slot, exception));
-            case RETRY -> {
-                metrics.requestRetries.inc();
-                if (status == StatusPolicy.NO_RESPONSE) {
-                    retries.afterNoAnswer(batch, sent, exception);
-                } else {
-                    retries.schedule(batch, "HTTP " + status);
-                }
-            }
-        }
-    }
-
-    /**
-     * HTTP 413: the body is larger than the node's {@code http.max_content_length}. Split in halves,
-     * sent one after the other (the items keep their order); a single document that is still too
-     * large can never be written and goes to the failure handler.
-     */
-    private void tooLarge(Batch batch, BulkBody sent, Exception exception) {
-        if (sent.itemCount() > 1) {
-            int half = sent.itemCount() / 2;
-            batch.laterParts.addFirst(sent.slice(half, sent.itemCount()));
-            batch.body = sent.slice(0, half);
-            metrics.bulksSplit.inc();
-            LOG.warn("Elasticsearch refused a bulk of {} bytes as too large (HTTP 413, {}); sending it in parts."
-                    + " Lower bulk.max_bytes below the node's http.max_content_length.", sent.sizeInBytes(), batch.slot);
-            dispatcher.dispatch(batch);
-            return;
-        }
-        DocumentOperation op = sent.operation(0);
-        inFlightIds.release(op);
-        handOver(List.of(WriteFailures.documentTooLarge(op, sent.sizeInBytes(), exception)));
-        partDone(batch);
-    }
-
-    private void failAsync(RuntimeException failure) {
+    public void fail(RuntimeException failure) {
         if (asyncFailure == null) {
             asyncFailure = failure;
         } else if (asyncFailure != failure) {
