@@ -103,30 +103,28 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, NodeBudgets
                            MailboxExecutor mailbox, ProcessingTimeService time, MetricGroup metricGroup, int subtaskIndex,
                            FailureHandler failureHandler, String opaqueId) throws Exception {
         TaskMailbox taskMailbox = new TaskMailbox(mailbox);
-        CheckpointFence fence = settings.durability() == Durability.CHECKPOINT_FENCE
-                ? new CheckpointFence(client, new Backoff(settings.initialBackoff(), settings.maxBackoff()), settings.maxRetryTime(),
-                        settings.fenceSyncWait())
-                : null;
         return new BulkWriter(settings, ShardPredictions.of(predictor),
                 metrics -> new BulkDispatcher(settings, client, selector, taskMailbox, metrics, subtaskIndex, opaqueId),
-                taskMailbox, time, System::nanoTime, metricGroup, subtaskIndex, failureHandler, fence);
+                taskMailbox, time, System::nanoTime, metricGroup, subtaskIndex, failureHandler, client);
     }
 
     /**
      * The parts a unit test replaces: the transport (built from the writer's metrics), predictions,
      * the mailbox, timers and the clock.
      *
-     * @param fence null: a checkpoint waits for acknowledgements only
+     * @param fenceClient what the checkpoint fence asks, with {@link Durability#CHECKPOINT_FENCE}; with
+     *                    any other durability a checkpoint waits for acknowledgements only and this may be null
      */
     BulkWriter(SinkSettings settings, ShardPredictions predictor, Function<BulkMetrics, BulkTransport> transport,
                TaskMailbox mailbox, ProcessingTimeService time, LongSupplier nanoTime, MetricGroup metricGroup, int subtaskIndex,
-               FailureHandler failureHandler, CheckpointFence fence) throws Exception {
+               FailureHandler failureHandler, RestClient fenceClient) throws Exception {
         this.settings = settings;
         this.predictor = predictor;
         this.mailbox = mailbox;
         this.time = time;
         this.nanoTime = nanoTime;
         this.failureHandler = failureHandler;
+        // retry.initial_backoff and retry.max_backoff pace the writes' retries and the fence's alike.
         Backoff backoff = new Backoff(settings.initialBackoff(), settings.maxBackoff());
         this.budgets = new NodeBudgets(settings.maxInFlight(), settings.adaptiveConcurrency(),
                 settings.hosts().size() == 1 ? RestClients.hosts(settings)[0] : null);
@@ -137,6 +135,9 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, NodeBudgets
         this.dispatcher = transport.apply(metrics);
         this.retries = new Retries(settings.maxRetryTime(), backoff, time, nanoTime, dispatcher, inFlightIds, metrics, this::giveUp);
         dispatcher.outcomesTo(new BulkAnswers(nanoTime, metrics, budgets, inFlightIds, predictor, failureHandler, dispatcher, retries, this));
+        CheckpointFence fence = settings.durability() == Durability.CHECKPOINT_FENCE
+                ? new CheckpointFence(fenceClient, backoff, settings.maxRetryTime(), settings.fenceSyncWait())
+                : null;
         this.drain = new CheckpointDrain(new EpochFinisher(fence, failureHandler, metrics.fenceFailures, metrics.fenceMillis, mailbox::wake,
                 "kes-checkpoint-fence-" + subtaskIndex), mailbox, nanoTime, metrics.checkpointWaitMillis, () -> asyncFailure);
         failureHandler.open(subtaskIndex);
