@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * once, as before). {@code version: kafka-offset} closes the gap entirely: Elasticsearch refuses
  * a late write older than the document. A node that does not answer the listing may still run
  * the bulk: the writer keeps asking until {@code retry.max_time}, then fails the job, whose restart
- * waits for the same tasks ({@link EarlierWrites}).
+ * waits for the same tasks on the nodes that answer by then ({@link EarlierWrites} does not wait
+ * for a node that does not).
  *
  * <p>Task thread only: the listing answers through the mailbox, the polls are timers.
  */

@@ -2,30 +2,23 @@ package io.kes.connector.bulk;
 
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.Durability;
-import io.kes.connector.FailedOperation;
 import io.kes.connector.FailureHandler;
 import io.kes.connector.SinkSettings;
 import io.kes.connector.cluster.RestClients;
 import io.kes.connector.cluster.TargetNodeSelector;
 import io.kes.connector.fence.CheckpointFence;
 import io.kes.connector.fence.EpochFinisher;
-import io.kes.connector.fence.Epochs.Epoch;
 import io.kes.connector.fence.Epochs;
 import io.kes.connector.internal.Backoff;
-import io.kes.connector.internal.StatusPolicy;
 import io.kes.connector.routing.ShardPrediction;
 import io.kes.connector.routing.ShardPredictor;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.common.operators.ProcessingTimeService;
 import org.apache.flink.metrics.MetricGroup;
 import org.elasticsearch.client.RestClient;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Predicts each document's shard, buffers documents per (index, shard) slot and sends each full
@@ -51,12 +44,15 @@ import org.slf4j.LoggerFactory;
  * <p>The pieces: {@link SlotBuffers} fills the per-shard buffers and says when one is ready
  * ({@link LingerTimer} when one waited long enough);
  * {@link NodeBudgets} queues them per node and says which may go; a {@link BulkTransport}
- * ({@link BulkDispatcher}) sends a body to its node and hands the response back; {@link ItemOutcomes}
- * sorts a response's items; {@link AbandonedBulks} holds back a bulk that got no answer;
- * {@link WriteFailures} words the errors; this class holds ids, retries, closes epochs and keeps
- * the first failure, all of which every path changes together. The transport, the predictions,
- * the mailbox, the timers and the clock come from outside, so that {@code BulkWriterTest} drives
- * every order guarantee with fakes.
+ * ({@link BulkDispatcher}) sends a body to its node and hands the answer to {@link BulkAnswers},
+ * which decides what each item's answer does ({@link ItemOutcomes}, 413 splits, the failure
+ * handler); {@link Retries} sends failed items again after their backoff, a bulk without answer
+ * only once Elasticsearch no longer runs it ({@link AbandonedBulks}); {@link CheckpointDrain}
+ * puts each bulk in an epoch and finishes an epoch once its bulks are done; {@link WriteFailures}
+ * words the errors. This class owns the task-thread state they share: the buffers, the ids in
+ * flight, the node budgets and the first failure; and it sends, ends and gives up batches. The
+ * transport, the predictions, the mailbox, the timers and the clock come from outside, so that
+ * {@code BulkWriterTest} drives every order guarantee with fakes.
  *
  * <p>Threading: requests complete on the REST client's I/O threads, which only parse the response
  * and hand it to the task's mailbox; every state change (buffers, in-flight count, epochs,
@@ -72,9 +68,8 @@ import org.slf4j.LoggerFactory;
  * kept and rethrown from {@link #write}, and fails every checkpoint still waiting, so a checkpoint
  * never completes over a lost write.
  */
-final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTransport.Outcomes, NodeBudgets.Dispatch {
+final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, NodeBudgets.Dispatch, BulkAnswers.Writer {
 
-    private static final Logger LOG = LoggerFactory.getLogger(BulkWriter.class);
     private static final long FORGET_IDLE_TARGETS_MILLIS = 10 * 60_000;
 
     private final SinkSettings settings;
@@ -83,22 +78,19 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTranspo
     private final ProcessingTimeService time;
     private final LongSupplier nanoTime;
     private final FailureHandler failureHandler;
-    private final Backoff backoff;
     private final BulkMetrics metrics;
-    private final Epochs epochs = new Epochs();
-    private final EpochFinisher finisher;
     private final SlotBuffers buffers;
     private final LingerTimer linger;
     private final BulkTransport dispatcher;
     private final InFlightIds inFlightIds = new InFlightIds();
     private final NodeBudgets budgets;
-    private final AbandonedBulks abandoned;
+    private final Retries retries;
+    private final CheckpointDrain drain;
 
     /** How many sends are waiting (backpressure, or an old layout's buffer that must leave first). */
     private int waitingSends;
     private long lastForgetMillis;
     private RuntimeException asyncFailure;
-    private boolean closed;
 
     /**
      * The writer of one subtask, on the REST client: single-shard bulks through {@link BulkDispatcher}
@@ -111,31 +103,29 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTranspo
                            MailboxExecutor mailbox, ProcessingTimeService time, MetricGroup metricGroup, int subtaskIndex,
                            FailureHandler failureHandler, String opaqueId) throws Exception {
         TaskMailbox taskMailbox = new TaskMailbox(mailbox);
-        CheckpointFence fence = settings.durability() == Durability.CHECKPOINT_FENCE
-                ? new CheckpointFence(client, new Backoff(settings.initialBackoff(), settings.maxBackoff()), settings.maxRetryTime(),
-                        settings.fenceSyncWait())
-                : null;
         return new BulkWriter(settings, ShardPredictions.of(predictor),
                 metrics -> new BulkDispatcher(settings, client, selector, taskMailbox, metrics, subtaskIndex, opaqueId),
-                taskMailbox, time, System::nanoTime, metricGroup, subtaskIndex, failureHandler, fence);
+                taskMailbox, time, System::nanoTime, metricGroup, subtaskIndex, failureHandler, client);
     }
 
     /**
      * The parts a unit test replaces: the transport (built from the writer's metrics), predictions,
      * the mailbox, timers and the clock.
      *
-     * @param fence null: a checkpoint waits for acknowledgements only
+     * @param fenceClient what the checkpoint fence asks, with {@link Durability#CHECKPOINT_FENCE}; with
+     *                    any other durability a checkpoint waits for acknowledgements only and this may be null
      */
     BulkWriter(SinkSettings settings, ShardPredictions predictor, Function<BulkMetrics, BulkTransport> transport,
                TaskMailbox mailbox, ProcessingTimeService time, LongSupplier nanoTime, MetricGroup metricGroup, int subtaskIndex,
-               FailureHandler failureHandler, CheckpointFence fence) throws Exception {
+               FailureHandler failureHandler, RestClient fenceClient) throws Exception {
         this.settings = settings;
         this.predictor = predictor;
         this.mailbox = mailbox;
         this.time = time;
         this.nanoTime = nanoTime;
         this.failureHandler = failureHandler;
-        this.backoff = new Backoff(settings.initialBackoff(), settings.maxBackoff());
+        // retry.initial_backoff and retry.max_backoff pace the writes' retries and the fence's alike.
+        Backoff backoff = new Backoff(settings.initialBackoff(), settings.maxBackoff());
         this.budgets = new NodeBudgets(settings.maxInFlight(), settings.adaptiveConcurrency(),
                 settings.hosts().size() == 1 ? RestClients.hosts(settings)[0] : null);
         this.metrics = new BulkMetrics(metricGroup, this, budgets);
@@ -143,20 +133,14 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTranspo
                 time::getCurrentProcessingTime);
         this.linger = new LingerTimer(time, settings.linger().toMillis(), buffers, this, () -> waitingSends > 0);
         this.dispatcher = transport.apply(metrics);
-        dispatcher.outcomesTo(this);
-        this.abandoned = new AbandonedBulks(dispatcher::listTaggedBulks, this::after, nanoTime);
-        this.finisher = new EpochFinisher(fence, failureHandler, metrics.fenceFailures, metrics.fenceMillis, mailbox::wake,
-                "kes-checkpoint-fence-" + subtaskIndex);
+        this.retries = new Retries(settings.maxRetryTime(), backoff, time, nanoTime, dispatcher, inFlightIds, metrics, this::giveUp);
+        dispatcher.outcomesTo(new BulkAnswers(nanoTime, metrics, budgets, inFlightIds, predictor, failureHandler, dispatcher, retries, this));
+        CheckpointFence fence = settings.durability() == Durability.CHECKPOINT_FENCE
+                ? new CheckpointFence(fenceClient, backoff, settings.maxRetryTime(), settings.fenceSyncWait())
+                : null;
+        this.drain = new CheckpointDrain(new EpochFinisher(fence, failureHandler, metrics.fenceFailures, metrics.fenceMillis, mailbox::wake,
+                "kes-checkpoint-fence-" + subtaskIndex), mailbox, nanoTime, metrics.checkpointWaitMillis, () -> asyncFailure);
         failureHandler.open(subtaskIndex);
-    }
-
-    /** Runs {@code action} on the task thread in {@code delayMillis}, unless the writer closed meanwhile. */
-    private void after(long delayMillis, Runnable action) {
-        time.registerTimer(time.getCurrentProcessingTime() + delayMillis, t -> {
-            if (!closed) {
-                action.run();
-            }
-        });
     }
 
     public void write(DocumentOperation op) throws InterruptedException {
@@ -180,7 +164,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTranspo
     public void send(Slot slot, BulkBody body, boolean beforeAnyLater) throws InterruptedException {
         metrics.docsPerBulk.update(body.itemCount());
         metrics.shardsPerBulk.update(body.distinctShards());
-        Batch batch = new Batch(body, slot, epochs.bulkSent());
+        Batch batch = new Batch(body, slot, drain.bulkQueued());
         budgets.enqueue(batch, dispatcher.nodeOf(slot));
         pump();
         waitingSends++;
@@ -208,13 +192,14 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTranspo
     }
 
     /** Sends what may go now; after a failure, drops what waits instead (a restart replays it). */
-    private void pump() {
+    @Override
+    public void pump() {
         if (asyncFailure == null) {
             budgets.pump(this);
             return;
         }
         for (Batch dropped : budgets.dropQueued()) {
-            finishDrained(epochs.bulkDone(dropped.epoch));
+            drain.bulkDone(dropped.epoch);
         }
     }
 
@@ -232,175 +217,23 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTranspo
     }
 
     @Override
-    public void onResponse(Batch batch, BulkBody sent, BulkResponse response) {
-        long now = nanoTime.getAsLong();
-        metrics.bulkLatencyMillis.update((now - batch.sentNanos) / 1_000_000);
-        ItemOutcomes outcomes = ItemOutcomes.sort(sent, response);
-        budgets.attemptEnded(batch, now, outcomes.retry == null ? now - batch.sentNanos : -1, outcomes.retriesRejected > 0);
-        for (int i = 0; i < response.size(); i++) {
-            DocumentOperation op = sent.operation(i);
-            switch (outcomes.byItem[i]) {
-                case DONE -> {
-                    batch.epoch.acknowledged.record(response.index[i] != null ? response.index[i] : op.index(), sent.prediction(i),
-                            response.appliedTerm(i, op.opType()));
-                    inFlightIds.release(op);
-                    if (predictor.movedByPipeline(op, sent.prediction(i), response.index[i])) {
-                        metrics.docsMovedByPipeline.inc();
-                    }
-                }
-                case PERMANENT, STOP -> inFlightIds.release(op);
-                case RETRY, SPLIT -> { } // still in flight (an item is never split)
-            }
-        }
-        metrics.docsOut.inc(outcomes.succeeded);
-        metrics.replaysAccepted.inc(outcomes.replaysAccepted);
-        metrics.retriesRejected.inc(outcomes.retriesRejected);
-        metrics.retriesUnavailable.inc(outcomes.retriesUnavailable);
-        if (!outcomes.permanent.isEmpty()) {
-            handOver(outcomes.permanent);
-        }
-        if (!outcomes.failureStored.isEmpty()) {
-            handOverFailureStored(outcomes.failureStored);
-        }
-        if (outcomes.retry != null) {
-            batch.body = outcomes.retry;
-            scheduleRetry(batch, outcomes.retryCause);
-        } else {
-            partDone(batch);
-        }
-        pump(); // ids released, maybe room in the budget
-    }
-
-    private void handOver(List<FailedOperation> permanent) {
-        metrics.permanentFailures.inc(permanent.size());
-        try {
-            failureHandler.onFailures(permanent);
-        } catch (Exception e) {
-            failAsync(e instanceof RuntimeException re ? re : new RuntimeException(e.getMessage(), e));
-        }
-    }
-
-    /**
-     * Documents a data stream refused and kept in its failure store: counted, warned about (the
-     * first of each run, then with the running count every 1,000), and handed to the failure
-     * handler, which puts them in the dead-letter topic when there is one.
-     */
-    private void handOverFailureStored(List<FailedOperation> stored) {
-        long before = metrics.failureStored.getCount();
-        metrics.failureStored.inc(stored.size());
-        if (before == 0 || before / 1000 != metrics.failureStored.getCount() / 1000) {
-            LOG.warn("{} document(s) so far went to a data stream's failure store instead of the data stream (Elasticsearch "
-                    + "answered success with failure_store: used), latest: {}", metrics.failureStored.getCount(), stored.get(0).describe());
-        }
-        try {
-            failureHandler.onFailureStored(stored);
-        } catch (Exception e) {
-            failAsync(e instanceof RuntimeException re ? re : new RuntimeException(e.getMessage(), e));
-        }
-    }
-
-    /** The current part is over; the next part of a split bulk goes out now, or the bulk is done. */
-    private void partDone(Batch batch) {
-        if (batch.nextPart()) {
-            dispatcher.dispatch(batch);
-        } else {
-            done(batch);
-        }
-    }
-
-    /** The batch is over: every item succeeded, went to the failure handler, or failed the job. */
-    private void done(Batch batch) {
+    public void done(Batch batch) {
         budgets.done(batch);
-        finishDrained(epochs.bulkDone(batch.epoch));
+        drain.bulkDone(batch.epoch);
         pump(); // room in its node's budget
     }
 
-    /** The job fails: what is left of the batch is no longer in flight (a restart replays it). */
-    private void giveUp(Batch batch, RuntimeException failure) {
-        failAsync(failure);
+    @Override
+    public void giveUp(Batch batch, RuntimeException failure) {
+        fail(failure);
         inFlightIds.releaseAll(batch.body);
         batch.laterParts.forEach(inFlightIds::releaseAll);
         batch.laterParts.clear();
         done(batch);
     }
 
-    private void finishDrained(List<Epoch> drained) {
-        for (Epoch epoch : drained) {
-            if (asyncFailure != null) {
-                epoch.durable.completeExceptionally(asyncFailure);
-            } else {
-                finisher.finish(epoch);
-            }
-        }
-    }
-
     @Override
-    public void onRequestFailure(Batch batch, BulkBody sent, Exception exception) {
-        int status = StatusPolicy.statusOf(exception);
-        budgets.attemptEnded(batch, nanoTime.getAsLong(), -1, StatusPolicy.rejected(status, null));
-        switch (StatusPolicy.ofRequest(status)) {
-            case SPLIT -> tooLarge(batch, sent, exception);
-            case STOP -> giveUp(batch, WriteFailures.refusedCredentials(status, batch.slot, exception));
-            case PERMANENT, DONE -> giveUp(batch, WriteFailures.wholeBulkRefused(status, sent.itemCount(), batch.slot, exception));
-            case RETRY -> {
-                metrics.requestRetries.inc();
-                if (status != StatusPolicy.NO_RESPONSE) {
-                    scheduleRetry(batch, "HTTP " + status);
-                    return;
-                }
-                String cause = "no answer (" + exception + ")";
-                // The batch holds its own ids while in flight, so none held means none whose order
-                // matters (id: kafka, ids Elasticsearch makes): a late copy of them is harmless.
-                if (!inFlightIds.anyHeld(sent)) {
-                    scheduleRetry(batch, cause);
-                    return;
-                }
-                metrics.bulksAwaitedAfterNoAnswer.inc();
-                long deadline = batch.firstSentNanos + settings.maxRetryTime().toNanos();
-                abandoned.awaitGone(deadline, () -> scheduleRetry(batch, cause), why -> giveUp(batch,
-                        WriteFailures.retriesExhausted(batch, (nanoTime.getAsLong() - batch.firstSentNanos) / 1_000_000, why)));
-            }
-        }
-    }
-
-    /**
-     * HTTP 413: the body is larger than the node's {@code http.max_content_length}. Split in halves,
-     * sent one after the other (the items keep their order); a single document that is still too
-     * large can never be written and goes to the failure handler.
-     */
-    private void tooLarge(Batch batch, BulkBody sent, Exception exception) {
-        if (sent.itemCount() > 1) {
-            int half = sent.itemCount() / 2;
-            batch.laterParts.addFirst(sent.slice(half, sent.itemCount()));
-            batch.body = sent.slice(0, half);
-            metrics.bulksSplit.inc();
-            LOG.warn("Elasticsearch refused a bulk of {} bytes as too large (HTTP 413, {}); sending it in parts."
-                    + " Lower bulk.max_bytes below the node's http.max_content_length.", sent.sizeInBytes(), batch.slot);
-            dispatcher.dispatch(batch);
-            return;
-        }
-        DocumentOperation op = sent.operation(0);
-        inFlightIds.release(op);
-        handOver(List.of(WriteFailures.documentTooLarge(op, sent.sizeInBytes(), exception)));
-        partDone(batch);
-    }
-
-    private void scheduleRetry(Batch retry, String cause) {
-        retry.attempt++;
-        long elapsedMillis = (nanoTime.getAsLong() - retry.firstSentNanos) / 1_000_000;
-        if (elapsedMillis >= settings.maxRetryTime().toMillis()) {
-            giveUp(retry, WriteFailures.retriesExhausted(retry, elapsedMillis, cause));
-            return;
-        }
-        long delay = backoff.delayMillis(retry.attempt - 1);
-        if (retry.attempt == 1 || retry.attempt % 10 == 0) {
-            LOG.warn("Retrying {} documents ({}) in {} ms, attempt {}: {}", retry.body.itemCount(), retry.slot, delay,
-                    retry.attempt, cause);
-        }
-        after(delay, () -> dispatcher.dispatch(retry));
-    }
-
-    private void failAsync(RuntimeException failure) {
+    public void fail(RuntimeException failure) {
         if (asyncFailure == null) {
             asyncFailure = failure;
         } else if (asyncFailure != failure) {
@@ -430,21 +263,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTranspo
             buffers.forgetIdleTargets();
             budgets.forgetIdleNodes();
         }
-        Epoch closing = epochs.current();
-        CompletableFuture<Void> durable = closing.durable;
-        long barrierNanos = nanoTime.getAsLong();
-        durable.whenComplete((ok, failure) -> {
-            metrics.checkpointWaitMillis.update((nanoTime.getAsLong() - barrierNanos) / 1_000_000);
-            if (failure != null) {
-                // Writes that may be lost must be replayed now, not just keep their checkpoint from
-                // completing: a declined checkpoint alone would, with tolerated checkpoint failures,
-                // leave the job running without progress. A failed task restarts from the last
-                // completed checkpoint, as a failed write does.
-                mailbox.failTask(failure, "kes: writes of a checkpoint are not safe");
-            }
-        });
-        finishDrained(epochs.closeCurrent());
-        return durable;
+        return drain.closeEpoch();
     }
 
     /**
@@ -454,16 +273,8 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTranspo
      * Rethrows a failure.
      */
     public void drainAndMakeDurable() throws Exception {
-        epochs.current().endsInput = true;
-        CompletableFuture<Void> durable = checkpoint();
-        while (!durable.isDone()) {
-            mailbox.yield(); // responses and the finisher's wake-up arrive as mails
-        }
-        try {
-            durable.get();
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof Exception cause ? cause : e;
-        }
+        drain.endInput();
+        drain.awaitOnTaskThread(checkpoint());
     }
 
     int bufferedDocs() {
@@ -476,10 +287,10 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, BulkTranspo
 
     @Override
     public void close() throws Exception {
-        closed = true;
+        retries.close();
         linger.close();
         mailbox.close();
-        finisher.close();
+        drain.close();
         try {
             dispatcher.close();
         } finally {

@@ -25,6 +25,14 @@ import org.slf4j.LoggerFactory;
  * gone (not the ones sibling writers start meanwhile). Listing tasks needs the cluster
  * {@code monitor} privilege; without it, or when the node does not answer, the writer says so and
  * goes on.
+ *
+ * <p>Nodes that do not answer the listing (its {@code node_failures}) are left out on purpose,
+ * although one of them may still run an old bulk, and although {@link AbandonedBulks} waits for
+ * them. This wait is best effort: after {@code maxWait} the writer writes anyway. Waiting for a
+ * node that does not answer would end the same way, only {@code retry.max_time} later, and a node
+ * that is down would add that to every restart while it stays down. {@link AbandonedBulks} has a
+ * better choice than writing anyway, failing the job, so it waits; the restart after that failure
+ * already spent {@code retry.max_time} waiting for the same node.
  */
 final class EarlierWrites {
 

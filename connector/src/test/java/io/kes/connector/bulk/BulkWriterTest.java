@@ -81,6 +81,34 @@ class BulkWriterTest {
     }
 
     @Test
+    void aLaterWriteOfAnIdWaitsWhileItsEarlierWriteWaitsForItsRetry() throws Exception {
+        writer = new Harness(b -> b.setBulkMaxDocs(1));
+
+        writer.write("x", 1);
+        writer.answer(0, 429);
+        writer.write("x", 2);
+
+        assertThat(writer.sentBodies()).as("x=2 would be overwritten by the retried x=1").containsExactly("x=1");
+        writer.time.advance(Duration.ofSeconds(10));
+        assertThat(writer.sentBodies()).containsExactly("x=1", "x=1");
+        writer.answer(1, 200);
+        assertThat(writer.sentBodies()).containsExactly("x=1", "x=1", "x=2");
+    }
+
+    @Test
+    void aCheckpointWaitsForTheRetriesOfItsBulks() throws Exception {
+        writer = new Harness(b -> b.setBulkMaxDocs(1));
+        writer.write("a", 1);
+        CompletableFuture<Void> checkpoint = writer.writer.checkpoint();
+        writer.answer(0, 429);
+
+        assertStaysPending(checkpoint, "a=1 is still to be retried");
+        writer.time.advance(Duration.ofSeconds(10));
+        writer.answer(1, 200);
+        checkpoint.get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
     void aCheckpointWaitsForTheBulksBeforeItsBarrierAndNotForLaterOnes() throws Exception {
         List<CompletableFuture<Void>> checkpoints = twoCheckpointsOfOneBulkEach();
         CompletableFuture<Void> first = checkpoints.get(0);

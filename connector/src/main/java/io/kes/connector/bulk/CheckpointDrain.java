@@ -1,0 +1,106 @@
+package io.kes.connector.bulk;
+
+import io.kes.connector.fence.EpochFinisher;
+import io.kes.connector.fence.Epochs;
+import io.kes.connector.fence.Epochs.Epoch;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import org.apache.flink.metrics.Histogram;
+
+/**
+ * The writer's side of a checkpoint, without stopping the writes. A bulk joins the {@link Epochs epoch}
+ * current when it is queued; a barrier closes that epoch. An epoch drains once its bulks and every
+ * older epoch's are done, retries included, so a checkpoint waits for exactly the bulks before its
+ * barrier and never completes before an earlier one. A drained epoch goes to the
+ * {@link EpochFinisher} (the fence, the failure handler's flush) on its own thread, or fails with
+ * the writer's first failure: a checkpoint never completes over a lost write.
+ *
+ * <p>Task thread only, except the futures, which complete on the finisher's thread.
+ */
+final class CheckpointDrain implements AutoCloseable {
+
+    private final Epochs epochs = new Epochs();
+    private final EpochFinisher finisher;
+    private final TaskMailbox mailbox;
+    private final LongSupplier nanoTime;
+    private final Histogram checkpointWaitMillis;
+    private final Supplier<RuntimeException> firstFailure;
+
+    /** @param firstFailure the writer's first asynchronous failure, null while there is none */
+    CheckpointDrain(EpochFinisher finisher, TaskMailbox mailbox, LongSupplier nanoTime, Histogram checkpointWaitMillis,
+                    Supplier<RuntimeException> firstFailure) {
+        this.finisher = finisher;
+        this.mailbox = mailbox;
+        this.nanoTime = nanoTime;
+        this.checkpointWaitMillis = checkpointWaitMillis;
+        this.firstFailure = firstFailure;
+    }
+
+    /** The epoch a bulk queued now belongs to, for good: its retries and parts stay in it. */
+    Epoch bulkQueued() {
+        return epochs.bulkSent();
+    }
+
+    /** A bulk of {@code epoch} is over (done, given up, or dropped after a failure). */
+    void bulkDone(Epoch epoch) {
+        finishDrained(epochs.bulkDone(epoch));
+    }
+
+    /**
+     * A barrier: closes the current epoch. The future completes once every bulk queued before it is
+     * done and the finisher made them durable; a failure of it fails the task.
+     */
+    CompletableFuture<Void> closeEpoch() {
+        Epoch closing = epochs.current();
+        CompletableFuture<Void> durable = closing.durable;
+        long barrierNanos = nanoTime.getAsLong();
+        durable.whenComplete((ok, failure) -> {
+            checkpointWaitMillis.update((nanoTime.getAsLong() - barrierNanos) / 1_000_000);
+            if (failure != null) {
+                // Writes that may be lost must be replayed now, not just keep their checkpoint from
+                // completing: a declined checkpoint alone would, with tolerated checkpoint failures,
+                // leave the job running without progress. A failed task restarts from the last
+                // completed checkpoint, as a failed write does.
+                mailbox.failTask(failure, "kes: writes of a checkpoint are not safe");
+            }
+        });
+        finishDrained(epochs.closeCurrent());
+        return durable;
+    }
+
+    /** The next barrier is the input's end: nothing follows to share the translog's next sync. */
+    void endInput() {
+        epochs.current().endsInput = true;
+    }
+
+    /** Waits for {@code durable} on the task thread, which runs responses and the finisher's wake-ups meanwhile; rethrows a failure. */
+    void awaitOnTaskThread(CompletableFuture<Void> durable) throws Exception {
+        while (!durable.isDone()) {
+            mailbox.yield(); // responses and the finisher's wake-up arrive as mails
+        }
+        try {
+            durable.get();
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof Exception cause ? cause : e;
+        }
+    }
+
+    private void finishDrained(List<Epoch> drained) {
+        for (Epoch epoch : drained) {
+            RuntimeException failure = firstFailure.get();
+            if (failure != null) {
+                epoch.durable.completeExceptionally(failure);
+            } else {
+                finisher.finish(epoch);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        finisher.close();
+    }
+}
