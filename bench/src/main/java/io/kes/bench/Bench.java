@@ -1,30 +1,16 @@
 package io.kes.bench;
 
-import io.kes.connector.cluster.ClusterMetadataClient;
-import io.kes.connector.routing.IndexRouting;
-import io.kes.connector.routing.IndexRoutingTable;
-import io.kes.jobs.quickstart.SampleLogs;
-import io.kes.stack.ElasticsearchNode;
-import io.kes.stack.Http;
-import io.kes.stack.KafkaBroker;
-import io.kes.stack.Ports;
 import java.io.IOException;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import org.apache.http.HttpHost;
-import org.elasticsearch.client.RestClient;
 
 /**
  * {@code bin/kes bench}: kes against a raw bulk loader on a real local stack (or one given by URL),
@@ -38,7 +24,8 @@ public final class Bench {
     static final int DOCS_PER_BULK = 1000;
     static final long SEED = 42;
 
-    static final List<String> SINGLE_NODE_MODES = List.of("kes", "kes-30s", "kes-mixed", "kes-request", "official", "ceiling");
+    static final List<String> SINGLE_NODE_MODES =
+            List.of("kes", "kes-30s", "kes-mixed", "kes-request", "official", "ceiling");
     /**
      * The modes of the issue. {@code kes-30s} (checkpoints every 30 s) is left out by default: since
      * the fence runs while the job writes, the interval no longer shows in docs/s, and its run time
@@ -46,6 +33,7 @@ public final class Bench {
      * two runs of the same code.
      */
     static final List<String> DEFAULT_MODES = List.of("kes", "kes-mixed", "kes-request", "official", "ceiling");
+
     static final List<String> MULTI_NODE_MODES = List.of("3n-single", "3n-mixed", "3n-single-pause", "3n-mixed-pause");
     static final List<String> PRIMARY_AWARE_MODES = List.of("3n-primary", "3n-primary-pause");
     /**
@@ -53,8 +41,14 @@ public final class Bench {
      * pauses; and kes with adaptive concurrency per node under pauses (against 3n-kes-pause: the
      * same job with bulk.adaptive_concurrency on).
      */
-    static final List<String> MULTI_NODE_JOB_MODES = List.of("3n-kes", "3n-kes-mixed", "3n-official",
-            "3n-kes-pause", "3n-kes-mixed-pause", "3n-official-pause", "3n-kes-aimd-pause");
+    static final List<String> MULTI_NODE_JOB_MODES = List.of(
+            "3n-kes",
+            "3n-kes-mixed",
+            "3n-official",
+            "3n-kes-pause",
+            "3n-kes-mixed-pause",
+            "3n-official-pause",
+            "3n-kes-aimd-pause");
 
     private final BenchOptions options;
     private final BenchServers servers = new BenchServers();
@@ -63,6 +57,7 @@ public final class Bench {
     private final Map<String, String> environment = new LinkedHashMap<>();
     /** Modes that could not run against this cluster, and why (the table says so in their row). */
     private final Map<String, String> notRun = new LinkedHashMap<>();
+
     private String profileSummary;
     private String nodeProfileSummary;
     private long started;
@@ -75,7 +70,8 @@ public final class Bench {
         if (args.length == 2 && args[0].equals("--model-from")) {
             Path csv = Path.of(args[1]);
             Path rounds = csv.resolveSibling("rounds.csv");
-            System.out.println(ScaleModel.write(csv, Files.exists(rounds) ? Report.docsPerSecondFromCsv(rounds) : Map.of()));
+            System.out.println(
+                    ScaleModel.write(csv, Files.exists(rounds) ? Report.docsPerSecondFromCsv(rounds) : Map.of()));
             return;
         }
         if (args.length == 2 && args[0].equals("--chart-from")) {
@@ -98,10 +94,13 @@ public final class Bench {
         try {
             if (options.scenario.equals("users-path")) {
                 boolean ok = new UsersPathScenario(options, servers).run();
-                System.out.printf("Bench wall time: %.1f min. Results in %s%n", (System.nanoTime() - started) / 60e9, options.out.toAbsolutePath());
+                System.out.printf(
+                        "Bench wall time: %.1f min. Results in %s%n",
+                        (System.nanoTime() - started) / 60e9, options.out.toAbsolutePath());
                 return ok;
             }
-            SingleNodeScenario singleNode = new SingleNodeScenario(options, servers, environment, notRun, failures, this::measured);
+            SingleNodeScenario singleNode =
+                    new SingleNodeScenario(options, servers, environment, notRun, failures, this::measured);
             singleNode.run();
             profileSummary = singleNode.profileSummary();
             nodeProfileSummary = singleNode.nodeProfileSummary();
@@ -112,7 +111,8 @@ public final class Bench {
                     step("3-node scenario skipped: it needs nodes started by the bench (not --es-url)");
                 } else {
                     try {
-                        new ThreeNodeScenario(options, servers, environment, started, topic, clientCpu, notRun).run(this::measured);
+                        new ThreeNodeScenario(options, servers, environment, started, topic, clientCpu, notRun)
+                                .run(this::measured);
                     } catch (Exception e) {
                         // the single-node results still get their table
                         failures.add("3-node scenario: " + e);
@@ -169,7 +169,8 @@ public final class Bench {
     private void measured(Run run) {
         System.out.println("  " + run);
         if (run.counted() != run.docs()) {
-            System.out.println("  !! COUNT MISMATCH: expected " + run.docs() + ", Elasticsearch holds " + run.counted());
+            System.out.println(
+                    "  !! COUNT MISMATCH: expected " + run.docs() + ", Elasticsearch holds " + run.counted());
         }
         runs.add(run);
     }

@@ -10,6 +10,7 @@ final class BenchOptions {
     long records = 2_000_000;
     /** Documents each timed single-node run indexes: the last ones of the topic (all when >= records). */
     long docsPerRun = 500_000;
+
     int rounds = 5;
     int partitions = 6;
     int parallelism = 2;
@@ -17,6 +18,7 @@ final class BenchOptions {
     int loaderThreads = -1;
     /** CPU quota per node of the 3-node cluster, in cores; 0 = none. */
     double nodeCpus = 0.6;
+
     List<String> modes = Bench.DEFAULT_MODES;
     boolean skipMultiNode;
     long multiNodeRecords = 500_000;
@@ -32,6 +34,7 @@ final class BenchOptions {
     boolean quick;
     /** An untimed round of every mode before the measured ones; --quick leaves it out (a smoke, not a measurement). */
     boolean warmUpRound = true;
+
     boolean primaryAware = true;
     /** kes, kes-mixed and the official sink on the 3-node cluster too (with and without pauses). */
     boolean multiNodeJobs = true;
@@ -55,16 +58,28 @@ final class BenchOptions {
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
-                case "--records" -> { o.records = parseCount(args[++i]); recordsGiven = true; }
-                case "--docs-per-run" -> { o.docsPerRun = parseCount(args[++i]); perRunGiven = true; }
-                case "--rounds" -> { o.rounds = Integer.parseInt(args[++i]); roundsGiven = true; }
+                case "--records" -> {
+                    o.records = parseCount(args[++i]);
+                    recordsGiven = true;
+                }
+                case "--docs-per-run" -> {
+                    o.docsPerRun = parseCount(args[++i]);
+                    perRunGiven = true;
+                }
+                case "--rounds" -> {
+                    o.rounds = Integer.parseInt(args[++i]);
+                    roundsGiven = true;
+                }
                 case "--partitions" -> o.partitions = Integer.parseInt(args[++i]);
                 case "--parallelism" -> o.parallelism = Integer.parseInt(args[++i]);
                 case "--loader-threads" -> o.loaderThreads = Integer.parseInt(args[++i]);
                 case "--node-cpus" -> o.nodeCpus = Double.parseDouble(args[++i]);
                 case "--modes" -> o.modes = List.of(args[++i].split(","));
                 case "--skip-multinode" -> o.skipMultiNode = true;
-                case "--multinode-records" -> { o.multiNodeRecords = parseCount(args[++i]); o.multiNodeRecordsGiven = true; }
+                case "--multinode-records" -> {
+                    o.multiNodeRecords = parseCount(args[++i]);
+                    o.multiNodeRecordsGiven = true;
+                }
                 case "--multinode-rounds" -> o.multiNodeRounds = Integer.parseInt(args[++i]);
                 case "--es-url" -> o.esUrl = args[++i];
                 case "--kafka" -> o.kafka = args[++i];
@@ -75,11 +90,17 @@ final class BenchOptions {
                 case "--profile" -> profileGiven = true;
                 case "--no-primary-aware" -> o.primaryAware = false;
                 case "--no-multinode-jobs" -> o.multiNodeJobs = false;
-                case "--windows" -> { o.windows = Integer.parseInt(args[++i]); windowsGiven = true; }
+                case "--windows" -> {
+                    o.windows = Integer.parseInt(args[++i]);
+                    windowsGiven = true;
+                }
                 case "--budget-minutes" -> o.budgetMinutes = Double.parseDouble(args[++i]);
                 case "--quick" -> o.quick = true;
                 case "--scenario" -> o.scenario = args[++i];
-                case "--shards" -> o.usersPathShards = java.util.Arrays.stream(args[++i].split(",")).map(Integer::valueOf).toList();
+                case "--shards" ->
+                    o.usersPathShards = java.util.Arrays.stream(args[++i].split(","))
+                            .map(Integer::valueOf)
+                            .toList();
                 case "-h", "--help" -> usage(0);
                 default -> {
                     System.err.println("unknown option " + a);
@@ -88,7 +109,8 @@ final class BenchOptions {
             }
         }
         if (o.scenario.equals("users-path")) {
-            // every run reads the whole topic, with a process start each for kes: 1M records x 3 rounds fit ~25 minutes on 2 cores
+            // every run reads the whole topic, with a process start each for kes: 1M records x 3 rounds fit ~25 minutes
+            // on 2 cores
             o.records = recordsGiven ? o.records : 1_000_000;
             o.rounds = roundsGiven ? o.rounds : 3;
         } else if (!o.scenario.equals("rounds")) {
@@ -127,7 +149,8 @@ final class BenchOptions {
             o.loaderThreads = o.parallelism * ElasticsearchSinkOptions.BULK_MAX_IN_FLIGHT.defaultValue();
         }
         if (o.multiNodeRounds < 0) {
-            o.multiNodeRounds = Math.min(o.rounds, 3); // six 3-node modes: more rounds would leave fewer documents per run
+            o.multiNodeRounds =
+                    Math.min(o.rounds, 3); // six 3-node modes: more rounds would leave fewer documents per run
         }
         if (o.esVersion == null && o.esUrl == null && o.modes.contains("official")) {
             // the official sink runs on Elasticsearch 8 only (OfficialRuns.whyNot): the comparison needs 8.19
@@ -179,18 +202,20 @@ final class BenchOptions {
     }
 
     static void usage(int code) {
-        System.err.println(String.join("\n",
-                "usage: kes bench [--records N] [--docs-per-run N] [--rounds R] [--partitions P] [--parallelism P] [--modes kes,kes-30s,kes-mixed,kes-request,official,ceiling]",
-                "                 [--skip-multinode] [--multinode-records N] [--multinode-rounds R] [--loader-threads T] [--node-cpus C] [--no-primary-aware]",
-                "                 [--no-multinode-jobs] [--windows W] [--scenario users-path [--shards 6,48,96]]",
-                "                 [--quick] [--no-profile] [--budget-minutes M] [--out DIR] [--es-url URL --kafka BOOTSTRAP] [--es-version V]",
-                "defaults: 2,000,000 records in Kafka, each single-node run indexes the last 500,000 of them, 5 rounds, 6 partitions, parallelism 2,",
-                "modes kes,kes-mixed,kes-request,official,ceiling (kes-30s when asked for; with official, Elasticsearch 8.19 unless --es-version), 3-node scenario with 3 rounds of up to 500,000 docs",
-                "per run (fewer when the single-node part left less than enough of the --budget-minutes 24 for it; 0 = no budget),",
-                "kes, kes-mixed and official on 3 nodes too (--no-multinode-jobs: loader only), long-running mode: one kes and one",
-                "official job over the whole topic in --windows 4 windows (0 = off; off with --quick).",
-                "--scenario users-path: kes through bin/kes run as its own process (keyed, and chained beside it at 48 and 96 shards) against the",
-                "official sink and the loader, 6 shards at parallelism 2 and 48/96 shards at parallelism 8; 1,000,000 records, 3 rounds by default"));
+        System.err.println(
+                String.join(
+                        "\n",
+                        "usage: kes bench [--records N] [--docs-per-run N] [--rounds R] [--partitions P] [--parallelism P] [--modes kes,kes-30s,kes-mixed,kes-request,official,ceiling]",
+                        "                 [--skip-multinode] [--multinode-records N] [--multinode-rounds R] [--loader-threads T] [--node-cpus C] [--no-primary-aware]",
+                        "                 [--no-multinode-jobs] [--windows W] [--scenario users-path [--shards 6,48,96]]",
+                        "                 [--quick] [--no-profile] [--budget-minutes M] [--out DIR] [--es-url URL --kafka BOOTSTRAP] [--es-version V]",
+                        "defaults: 2,000,000 records in Kafka, each single-node run indexes the last 500,000 of them, 5 rounds, 6 partitions, parallelism 2,",
+                        "modes kes,kes-mixed,kes-request,official,ceiling (kes-30s when asked for; with official, Elasticsearch 8.19 unless --es-version), 3-node scenario with 3 rounds of up to 500,000 docs",
+                        "per run (fewer when the single-node part left less than enough of the --budget-minutes 24 for it; 0 = no budget),",
+                        "kes, kes-mixed and official on 3 nodes too (--no-multinode-jobs: loader only), long-running mode: one kes and one",
+                        "official job over the whole topic in --windows 4 windows (0 = off; off with --quick).",
+                        "--scenario users-path: kes through bin/kes run as its own process (keyed, and chained beside it at 48 and 96 shards) against the",
+                        "official sink and the loader, 6 shards at parallelism 2 and 48/96 shards at parallelism 8; 1,000,000 records, 3 rounds by default"));
         System.exit(code);
     }
 }

@@ -30,7 +30,8 @@ final class BenchServers {
         Bench.deleteRecursively(options.work);
         Files.createDirectories(options.work);
         Bench.step("Starting Kafka and one Elasticsearch node (1 GB heap) under " + options.work);
-        KafkaBroker kafka = KafkaBroker.fixed(options.work.resolve("kafka").toAbsolutePath(), Ports.free(), Ports.free());
+        KafkaBroker kafka =
+                KafkaBroker.fixed(options.work.resolve("kafka").toAbsolutePath(), Ports.free(), Ports.free());
         broker(kafka);
         Thread kafkaStart = new Thread(kafka::start);
         kafkaStart.start();

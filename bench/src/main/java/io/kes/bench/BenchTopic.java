@@ -65,7 +65,9 @@ final class BenchTopic {
     }
 
     String describeSlice() {
-        return String.format("the last %,d records of the topic (offsets %s onwards per partition)", sliceDocs(), Arrays.toString(sliceFrom));
+        return String.format(
+                "the last %,d records of the topic (offsets %s onwards per partition)",
+                sliceDocs(), Arrays.toString(sliceFrom));
     }
 
     /** Records of partition p: record i goes to partition i % P. */
@@ -96,13 +98,15 @@ final class BenchTopic {
         SampleLogs logs = new SampleLogs(Bench.SEED);
         long t0 = System.nanoTime();
         AtomicReference<Exception> failure = new AtomicReference<>();
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             for (long i = 0; i < options.records && failure.get() == null; i++) {
-                producer.send(new ProducerRecord<>(topic, (int) (i % options.partitions), null, logs.record(i)), (md, e) -> {
-                    if (e != null) {
-                        failure.compareAndSet(null, e);
-                    }
-                });
+                producer.send(
+                        new ProducerRecord<>(topic, (int) (i % options.partitions), null, logs.record(i)), (md, e) -> {
+                            if (e != null) {
+                                failure.compareAndSet(null, e);
+                            }
+                        });
             }
             producer.flush();
         }
@@ -112,7 +116,8 @@ final class BenchTopic {
         long total = records();
         System.out.printf("  produced %,d records in %.1f s%n", total, (System.nanoTime() - t0) / 1e9);
         if (total != options.records) {
-            throw new IllegalStateException("topic " + topic + " holds " + total + " records, expected " + options.records);
+            throw new IllegalStateException(
+                    "topic " + topic + " holds " + total + " records, expected " + options.records);
         }
     }
 
@@ -137,7 +142,8 @@ final class BenchTopic {
         Properties props = new Properties();
         props.put("bootstrap.servers", bootstrap);
         props.put("group.id", "kes-bench-warmup");
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             TopicPartition tp = new TopicPartition(name(), 0);
             consumer.assign(List.of(tp));
             consumer.commitSync(Map.of(tp, new OffsetAndMetadata(0)), Duration.ofSeconds(60));
@@ -159,7 +165,9 @@ final class BenchTopic {
             for (int p = 0; p < options.partitions; p++) {
                 request.put(new TopicPartition(name(), p), OffsetSpec.latest());
             }
-            return admin.listOffsets(request).all().get(30, TimeUnit.SECONDS).values().stream().mapToLong(o -> o.offset()).sum();
+            return admin.listOffsets(request).all().get(30, TimeUnit.SECONDS).values().stream()
+                    .mapToLong(o -> o.offset())
+                    .sum();
         }
     }
 }

@@ -24,7 +24,9 @@ final class ClientCpu {
     /** The Kafka broker's part: serving the fetches (and, for kes, the offset commits); 0 for a broker not started here. */
     long brokerMillis() {
         KafkaBroker b = broker.get();
-        return b == null ? 0 : b.process().map(p -> EsStats.treeCpuMillis(p.pid())).orElse(0L);
+        return b == null
+                ? 0
+                : b.process().map(p -> EsStats.treeCpuMillis(p.pid())).orElse(0L);
     }
 
     /**
@@ -33,7 +35,9 @@ final class ClientCpu {
      * thresholds run after run: seconds of C2 time per run that a long-running job pays once.
      */
     static long jitMillis() {
-        return Profiler.threadCpu().values().stream().filter(t -> t.name().contains("CompilerThre"))
-                .mapToLong(t -> t.ticks() * 1000 / EsStats.CLOCK_TICKS).sum();
+        return Profiler.threadCpu().values().stream()
+                .filter(t -> t.name().contains("CompilerThre"))
+                .mapToLong(t -> t.ticks() * 1000 / EsStats.CLOCK_TICKS)
+                .sum();
     }
 }

@@ -1,7 +1,7 @@
 package io.kes.bench;
 
-import io.kes.connector.routing.IndexRouting;
 import io.kes.connector.KafkaCoordinateId;
+import io.kes.connector.routing.IndexRouting;
 import io.kes.jobs.quickstart.SampleLogs;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -41,15 +41,22 @@ final class DirectLoader {
      * @param routing   how the target indices route (all fresh indices of one shard count route alike);
      *                  null for mixed bulks: consecutive documents, whatever their shards
      */
-    static Bulks prepare(SampleLogs logs, String topic, int partitions, long records, int docsPerBulk, IndexRouting routing) {
+    static Bulks prepare(
+            SampleLogs logs, String topic, int partitions, long records, int docsPerBulk, IndexRouting routing) {
         return prepare(logs, topic, partitions, records, null, docsPerBulk, routing);
     }
 
     /**
      * @param fromOffset per partition, the first offset to include (the slice a kes run reads); null: all
      */
-    static Bulks prepare(SampleLogs logs, String topic, int partitions, long records, long[] fromOffset, int docsPerBulk,
-                         IndexRouting routing) {
+    static Bulks prepare(
+            SampleLogs logs,
+            String topic,
+            int partitions,
+            long records,
+            long[] fromOffset,
+            int docsPerBulk,
+            IndexRouting routing) {
         return prepare(logs, topic, partitions, 0, records, fromOffset, docsPerBulk, routing);
     }
 
@@ -58,12 +65,26 @@ final class DirectLoader {
      * (record {@code i} is offset {@code i / partitions} of partition {@code i % partitions}): one
      * window of the long-running ceiling.
      */
-    static Bulks prepare(SampleLogs logs, String topic, int partitions, long first, long end, int docsPerBulk, IndexRouting routing) {
+    static Bulks prepare(
+            SampleLogs logs,
+            String topic,
+            int partitions,
+            long first,
+            long end,
+            int docsPerBulk,
+            IndexRouting routing) {
         return prepare(logs, topic, partitions, first, end, null, docsPerBulk, routing);
     }
 
-    private static Bulks prepare(SampleLogs logs, String topic, int partitions, long first, long end, long[] fromOffset,
-                                 int docsPerBulk, IndexRouting routing) {
+    private static Bulks prepare(
+            SampleLogs logs,
+            String topic,
+            int partitions,
+            long first,
+            long end,
+            long[] fromOffset,
+            int docsPerBulk,
+            IndexRouting routing) {
         int shards = routing == null ? 1 : routing.numberOfShards();
         List<List<byte[]>> perShard = new ArrayList<>();
         List<ByteArrayOutputStream> open = new ArrayList<>();
@@ -116,7 +137,8 @@ final class DirectLoader {
                 break;
             }
         }
-        return new Bulks(bodies, shardOfBody.stream().mapToInt(Integer::intValue).toArray(), included, routing != null);
+        return new Bulks(
+                bodies, shardOfBody.stream().mapToInt(Integer::intValue).toArray(), included, routing != null);
     }
 
     /** Sends every bulk of {@code bulks} into {@code index}, {@code threads} at a time, round-robin over {@code nodeUrls}. */
@@ -128,26 +150,33 @@ final class DirectLoader {
      * @param primaryUrlByShard when given, each single-shard bulk goes to the node holding its shard's
      *                          primary (no hop from a coordinating node); else round-robin
      */
-    static Result load(Bulks bulks, String index, List<String> nodeUrls, String[] primaryUrlByShard, int threads) throws Exception {
+    static Result load(Bulks bulks, String index, List<String> nodeUrls, String[] primaryUrlByShard, int threads)
+            throws Exception {
         AtomicInteger next = new AtomicInteger();
         long[] latencyNanos = new long[bulks.bodies().size()];
         AtomicReference<Exception> failure = new AtomicReference<>();
         List<Thread> workers = new ArrayList<>();
         long started = System.nanoTime();
         for (int t = 0; t < threads; t++) {
-            Thread worker = new Thread(() -> {
-                try {
-                    for (int k = next.getAndIncrement(); k < latencyNanos.length && failure.get() == null; k = next.getAndIncrement()) {
-                        int shard = bulks.shards()[k];
-                        String url = primaryUrlByShard != null && shard >= 0 ? primaryUrlByShard[shard] : nodeUrls.get(k % nodeUrls.size());
-                        long t0 = System.nanoTime();
-                        send(url, index, bulks.bodies().get(k));
-                        latencyNanos[k] = System.nanoTime() - t0;
-                    }
-                } catch (Exception e) {
-                    failure.compareAndSet(null, e);
-                }
-            }, "bench-loader-" + t);
+            Thread worker = new Thread(
+                    () -> {
+                        try {
+                            for (int k = next.getAndIncrement();
+                                    k < latencyNanos.length && failure.get() == null;
+                                    k = next.getAndIncrement()) {
+                                int shard = bulks.shards()[k];
+                                String url = primaryUrlByShard != null && shard >= 0
+                                        ? primaryUrlByShard[shard]
+                                        : nodeUrls.get(k % nodeUrls.size());
+                                long t0 = System.nanoTime();
+                                send(url, index, bulks.bodies().get(k));
+                                latencyNanos[k] = System.nanoTime() - t0;
+                            }
+                        } catch (Exception e) {
+                            failure.compareAndSet(null, e);
+                        }
+                    },
+                    "bench-loader-" + t);
             worker.start();
             workers.add(worker);
         }
@@ -167,7 +196,8 @@ final class DirectLoader {
 
     /** One bulk; on item errors (429s) the whole bulk is sent again after a pause: ids make that an overwrite. */
     private static void send(String url, String index, byte[] body) throws IOException, InterruptedException {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(url + "/" + index + "/_bulk?filter_path=errors,items.*.error.type"))
+        HttpRequest request = HttpRequest.newBuilder(
+                        URI.create(url + "/" + index + "/_bulk?filter_path=errors,items.*.error.type"))
                 .timeout(Duration.ofSeconds(120))
                 .header("Content-Type", "application/x-ndjson")
                 .POST(HttpRequest.BodyPublishers.ofByteArray(body))
@@ -178,11 +208,14 @@ final class DirectLoader {
             if (ok) {
                 return;
             }
-            boolean retryable = response.statusCode() == 429 || response.statusCode() == 503
+            boolean retryable = response.statusCode() == 429
+                    || response.statusCode() == 503
                     || (response.statusCode() == 200 && response.body().contains("rejected"));
             if (!retryable || attempt >= 30) {
                 throw new IOException("bulk to " + url + "/" + index + " failed (attempt " + attempt + "): HTTP "
-                        + response.statusCode() + " " + response.body().substring(0, Math.min(500, response.body().length())));
+                        + response.statusCode() + " "
+                        + response.body()
+                                .substring(0, Math.min(500, response.body().length())));
             }
             Thread.sleep(Math.min(1000, 20L * attempt));
         }

@@ -23,7 +23,9 @@ final class EsStats {
     /** Counters at one moment; deltas between two of them describe a run. */
     record Snapshot(long cpuMillis, long bulkHttpRequests, long writeRejected) {
         Snapshot minus(Snapshot before) {
-            return new Snapshot(cpuMillis - before.cpuMillis, bulkHttpRequests - before.bulkHttpRequests,
+            return new Snapshot(
+                    cpuMillis - before.cpuMillis,
+                    bulkHttpRequests - before.bulkHttpRequests,
                     writeRejected - before.writeRejected);
         }
     }
@@ -56,7 +58,8 @@ final class EsStats {
                 }
             }
             rejected += node.path("thread_pool").path("write").path("rejected").asLong();
-            cpuFromStats += node.path("process").path("cpu").path("total_in_millis").asLong();
+            cpuFromStats +=
+                    node.path("process").path("cpu").path("total_in_millis").asLong();
         }
         long cpu = localNodes.isEmpty() ? cpuFromStats : localCpuMillis();
         return new Snapshot(cpu, bulk, rejected);
@@ -66,21 +69,32 @@ final class EsStats {
     record IndexWork(long flushes, long periodicFlushes, long merges, long mergeMillis, long segments) {
         @Override
         public String toString() {
-            return String.format("%d Lucene commits (%d by the node's own translog size or age, %d asked for by _flush), %d merges (%.1f s),"
-                    + " %d segments", flushes, periodicFlushes, flushes - periodicFlushes, merges, mergeMillis / 1000.0, segments);
+            return String.format(
+                    "%d Lucene commits (%d by the node's own translog size or age, %d asked for by _flush), %d merges (%.1f s),"
+                            + " %d segments",
+                    flushes, periodicFlushes, flushes - periodicFlushes, merges, mergeMillis / 1000.0, segments);
         }
     }
 
     IndexWork indexWork(String index) throws IOException {
-        JsonNode p = json("/" + index + "/_stats/flush,merge,segments").path("_all").path("primaries");
-        return new IndexWork(p.path("flush").path("total").asLong(), p.path("flush").path("periodic").asLong(),
+        JsonNode p =
+                json("/" + index + "/_stats/flush,merge,segments").path("_all").path("primaries");
+        return new IndexWork(
+                p.path("flush").path("total").asLong(),
+                p.path("flush").path("periodic").asLong(),
                 p.path("merges").path("total").asLong(),
-                p.path("merges").path("total_time_in_millis").asLong(), p.path("segments").path("count").asLong());
+                p.path("merges").path("total_time_in_millis").asLong(),
+                p.path("segments").path("count").asLong());
     }
 
     /** Shard-level bulk operations on the primaries of {@code index} (1 per single-shard bulk). */
     long shardBulkOperations(String index) throws IOException {
-        return json("/" + index + "/_stats/bulk").path("_all").path("primaries").path("bulk").path("total_operations").asLong();
+        return json("/" + index + "/_stats/bulk")
+                .path("_all")
+                .path("primaries")
+                .path("bulk")
+                .path("total_operations")
+                .asLong();
     }
 
     private JsonNode json(String path) throws IOException {
@@ -132,7 +146,9 @@ final class EsStats {
 
     private static long clockTicks() {
         try {
-            Process p = new ProcessBuilder("getconf", "CLK_TCK").redirectErrorStream(true).start();
+            Process p = new ProcessBuilder("getconf", "CLK_TCK")
+                    .redirectErrorStream(true)
+                    .start();
             String out = new String(p.getInputStream().readAllBytes()).trim();
             p.waitFor();
             return Long.parseLong(out);

@@ -37,8 +37,15 @@ final class KesProcessRuns {
      * @param peakHeapMb         largest heap occupancy before a GC, from the GC log; NaN with no GC
      * @param liveHeapMb         largest heap occupancy after a GC
      */
-    record Result(double seconds, double startupSeconds, double steadyDocsPerSecond, double clientCpuSeconds, double peakHeapMb,
-                  double liveHeapMb, boolean outOfMemory, int exitCode) {}
+    record Result(
+            double seconds,
+            double startupSeconds,
+            double steadyDocsPerSecond,
+            double clientCpuSeconds,
+            double peakHeapMb,
+            double liveHeapMb,
+            boolean outOfMemory,
+            int exitCode) {}
 
     private final BenchOptions options;
     private final BenchTopic topic;
@@ -62,26 +69,40 @@ final class KesProcessRuns {
         Path dir = options.work.resolve("kes-run-" + index).toAbsolutePath();
         Files.createDirectories(dir);
         Path config = dir.resolve("kes.yaml");
-        Files.writeString(config, String.join("\n",
-                "elasticsearch: {hosts: [" + esUrl + "]}",
-                "kafka: {bootstrap_servers: \"" + topic.bootstrap() + "\", group_id: " + index + "-" + System.currentTimeMillis()
-                        + ", starting_offsets: earliest}",
-                "job: {name: " + index + ", parallelism: " + options.parallelism + ", checkpoint_interval: 10s, bounded: true}",
-                "bulk: {topology: " + topology + ", linger: " + Math.round(lingerSeconds * 1000) + "ms}",
-                "routes:",
-                "  - {topics: [" + topic.name() + "], index: " + index + ", id: kafka}",
-                ""));
+        Files.writeString(
+                config,
+                String.join(
+                        "\n",
+                        "elasticsearch: {hosts: [" + esUrl + "]}",
+                        "kafka: {bootstrap_servers: \"" + topic.bootstrap() + "\", group_id: " + index + "-"
+                                + System.currentTimeMillis() + ", starting_offsets: earliest}",
+                        "job: {name: " + index + ", parallelism: " + options.parallelism
+                                + ", checkpoint_interval: 10s, bounded: true}",
+                        "bulk: {topology: " + topology + ", linger: " + Math.round(lingerSeconds * 1000) + "ms}",
+                        "routes:",
+                        "  - {topics: [" + topic.name() + "], index: " + index + ", id: kafka}",
+                        ""));
         Path gcLog = dir.resolve("gc.log");
         Path console = dir.resolve("console.txt");
-        ProcessBuilder builder = new ProcessBuilder("bash", "bin/kes", "run", "--config", config.toString(),
-                "--flink-conf", flinkConf(dir).toString())
-                .redirectErrorStream(true).redirectOutput(console.toFile());
+        ProcessBuilder builder = new ProcessBuilder(
+                        "bash",
+                        "bin/kes",
+                        "run",
+                        "--config",
+                        config.toString(),
+                        "--flink-conf",
+                        flinkConf(dir).toString())
+                .redirectErrorStream(true)
+                .redirectOutput(console.toFile());
         builder.environment().put("KES_HOME", dir.resolve("home").toString());
         builder.environment().put("KES_NO_BUILD", "1");
         builder.environment().put("KES_HEAP", heap);
         Path profile = dir.resolve("profile.collapsed");
         Files.deleteIfExists(profile);
-        builder.environment().put("JAVA_TOOL_OPTIONS", "-Xlog:gc:file=" + gcLog + (options.profile ? " " + profilerAgent(profile) : ""));
+        builder.environment()
+                .put(
+                        "JAVA_TOOL_OPTIONS",
+                        "-Xlog:gc:file=" + gcLog + (options.profile ? " " + profilerAgent(profile) : ""));
         long docs = topic.docsFrom(new long[options.partitions]);
         long clientBefore = clientCpu.millis();
         long t0 = System.nanoTime();
@@ -112,15 +133,28 @@ final class KesProcessRuns {
         long end = System.nanoTime();
         if (Files.exists(profile)) {
             Files.createDirectories(options.out);
-            Files.writeString(options.out.resolve("profile-" + index.replaceAll("-r\\d+$", "") + ".md"), "# Profile of `bin/kes run` ("
-                    + index + ")\n\nasync-profiler as an agent of the kes process, process start to exit; raw collapsed stacks: `"
-                    + profile + "`.\n\n" + Profiler.cpuSummary(Files.readAllLines(profile),
-                    "every thread of the bin/kes run process (its main thread: start-up and the MiniCluster), process start to exit"));
+            Files.writeString(
+                    options.out.resolve("profile-" + index.replaceAll("-r\\d+$", "") + ".md"),
+                    "# Profile of `bin/kes run` ("
+                            + index
+                            + ")\n\nasync-profiler as an agent of the kes process, process start to exit; raw collapsed stacks: `"
+                            + profile + "`.\n\n"
+                            + Profiler.cpuSummary(
+                                    Files.readAllLines(profile),
+                                    "every thread of the bin/kes run process (its main thread: start-up and the MiniCluster), process start to exit"));
         }
         String printed = Files.readString(console) + logs(dir.resolve("home/logs"));
-        double steady = threeQuarters > quarter && quarter > 0 ? (docs * 3 / 4 - docs / 4) / ((threeQuarters - quarter) / 1e9) : Double.NaN;
-        return new Result((end - t0) / 1e9, first == 0 ? Double.NaN : (first - t0) / 1e9, steady,
-                (processCpu + clientCpu.millis() - clientBefore) / 1000.0, heapMb(gcLog, 1), heapMb(gcLog, 3), printed.contains("OutOfMemoryError"),
+        double steady = threeQuarters > quarter && quarter > 0
+                ? (docs * 3 / 4 - docs / 4) / ((threeQuarters - quarter) / 1e9)
+                : Double.NaN;
+        return new Result(
+                (end - t0) / 1e9,
+                first == 0 ? Double.NaN : (first - t0) / 1e9,
+                steady,
+                (processCpu + clientCpu.millis() - clientBefore) / 1000.0,
+                heapMb(gcLog, 1),
+                heapMb(gcLog, 3),
+                printed.contains("OutOfMemoryError"),
                 process.exitValue());
     }
 
@@ -132,8 +166,8 @@ final class KesProcessRuns {
     private String profilerAgent(Path out) throws IOException {
         Path lib = options.work.resolve("libasyncProfiler.so").toAbsolutePath();
         if (!Files.exists(lib)) {
-            try (var in = KesProcessRuns.class.getResourceAsStream("/linux-" + (System.getProperty("os.arch").contains("aarch64") ? "arm64" : "x64")
-                    + "/libasyncProfiler.so")) {
+            try (var in = KesProcessRuns.class.getResourceAsStream("/linux-"
+                    + (System.getProperty("os.arch").contains("aarch64") ? "arm64" : "x64") + "/libasyncProfiler.so")) {
                 if (in == null) {
                     throw new IOException("no async-profiler library for this machine in the bench's class path");
                 }
@@ -146,9 +180,14 @@ final class KesProcessRuns {
     /** checkpoints-config/local.yaml as shipped, with its checkpoint and savepoint folders in the run's folder. */
     private static Path flinkConf(Path dir) throws IOException {
         String conf = Files.readString(Path.of("checkpoints-config/local.yaml"))
-                .replaceAll("(?m)^execution\\.checkpointing\\.dir:.*$", "execution.checkpointing.dir: " + dir.resolve("checkpoints").toUri())
-                .replaceAll("(?m)^execution\\.checkpointing\\.savepoint-dir:.*$",
-                        "execution.checkpointing.savepoint-dir: " + dir.resolve("savepoints").toUri());
+                .replaceAll(
+                        "(?m)^execution\\.checkpointing\\.dir:.*$",
+                        "execution.checkpointing.dir: "
+                                + dir.resolve("checkpoints").toUri())
+                .replaceAll(
+                        "(?m)^execution\\.checkpointing\\.savepoint-dir:.*$",
+                        "execution.checkpointing.savepoint-dir: "
+                                + dir.resolve("savepoints").toUri());
         Path file = dir.resolve("flink-conf.yaml");
         Files.writeString(file, conf);
         return file;
@@ -178,11 +217,12 @@ final class KesProcessRuns {
         for (String line : gcLog) {
             Matcher m = GC_OCCUPANCY.matcher(line);
             if (m.find()) {
-                double mb = Long.parseLong(m.group(group)) * switch (m.group(group + 1)) {
-                    case "K" -> 1 / 1024.0;
-                    case "G" -> 1024.0;
-                    default -> 1.0;
-                };
+                double mb = Long.parseLong(m.group(group))
+                        * switch (m.group(group + 1)) {
+                            case "K" -> 1 / 1024.0;
+                            case "G" -> 1024.0;
+                            default -> 1.0;
+                        };
                 peak = Double.isNaN(peak) ? mb : Math.max(peak, mb);
             }
         }

@@ -42,7 +42,13 @@ final class KesRuns {
     private MiniCluster cluster;
     private String profileSummary;
 
-    KesRuns(BenchOptions options, BenchTopic topic, Http es, List<String> esUrls, String bootstrap, ClientCpu clientCpu,
+    KesRuns(
+            BenchOptions options,
+            BenchTopic topic,
+            Http es,
+            List<String> esUrls,
+            String bootstrap,
+            ClientCpu clientCpu,
             BenchServers servers) {
         this.options = options;
         this.topic = topic;
@@ -82,7 +88,8 @@ final class KesRuns {
      * one window, the clock stops after the refresh and count; with more, each window ends when the
      * writers' acknowledged documents reach it, and only the last one's count is checked.
      */
-    List<Run> run(EsStats stats, String index, String mode, int round, boolean profile, long[] from, int windows) throws Exception {
+    List<Run> run(EsStats stats, String index, String mode, int round, boolean profile, long[] from, int windows)
+            throws Exception {
         long docs = topic.docsFrom(from);
         String group = "kes-bench-" + index + "-" + System.currentTimeMillis();
         topic.commitStart(group, from);
@@ -105,8 +112,8 @@ final class KesRuns {
         for (long acked; (acked = ProgressReporter.sum("numRecordsSend", WRITER)) < docs; ) {
             if (result.isDone()) {
                 result.get(); // rethrows a failure
-                throw new IllegalStateException("the job finished with " + ProgressReporter.sum("numRecordsSend", WRITER)
-                        + " of " + docs + " documents acknowledged");
+                throw new IllegalStateException("the job finished with "
+                        + ProgressReporter.sum("numRecordsSend", WRITER) + " of " + docs + " documents acknowledged");
             }
             long now = System.nanoTime();
             if (firstRead == 0 && ProgressReporter.sum("numRecordsOut", SOURCE) > 0) {
@@ -123,7 +130,8 @@ final class KesRuns {
             }
             if (windows > 1 && firstRead != 0 && ends.size() < windows && acked >= docs * ends.size() / windows) {
                 ends.add(new Window(acked, now, clientCpu.millis(), ClientCpu.jitMillis(), stats.snapshot()));
-                System.out.printf("  window %d/%d ended at %,d documents acknowledged%n", ends.size() - 1, windows, acked);
+                System.out.printf(
+                        "  window %d/%d ended at %,d documents acknowledged%n", ends.size() - 1, windows, acked);
             }
             if (profiler != null && now - lastThreadSample >= 1_000_000_000) {
                 // once a second: reading /proc for each of the JVM's ~100 threads every 100 ms took a
@@ -133,8 +141,9 @@ final class KesRuns {
             }
             if (firstRead != 0 && now - lastSample >= 100_000_000) {
                 lastSample = now;
-                timeline.append(String.format("%d,%d,%d%n", (now - firstRead) / 1_000_000,
-                        ProgressReporter.sum("numRecordsOut", SOURCE), acked));
+                timeline.append(String.format(
+                        "%d,%d,%d%n",
+                        (now - firstRead) / 1_000_000, ProgressReporter.sum("numRecordsOut", SOURCE), acked));
             }
             if (now - lastPrint > 10e9) {
                 lastPrint = now;
@@ -151,16 +160,23 @@ final class KesRuns {
         EsStats.Snapshot delta = after.minus(before);
         if (profiler != null) {
             double perMillion = docs / 1e6;
-            profileSummary = profiler.stopAndSummarise(options.out, options.work, String.format(
-                    "Client CPU of this run from the first record read: %.1f s / M docs, of which the Kafka broker (its own process,"
-                            + " serving the fetches and offset commits) %.1f and this JVM (the job in its MiniCluster) %.1f.%n%n",
-                    (clientMillis - clientAtFirstRead) / 1000.0 / perMillion, (brokerMillis - brokerAtFirstRead) / 1000.0 / perMillion,
-                    (clientMillis - clientAtFirstRead - brokerMillis + brokerAtFirstRead) / 1000.0 / perMillion));
+            profileSummary = profiler.stopAndSummarise(
+                    options.out,
+                    options.work,
+                    String.format(
+                            "Client CPU of this run from the first record read: %.1f s / M docs, of which the Kafka broker (its own process,"
+                                    + " serving the fetches and offset commits) %.1f and this JVM (the job in its MiniCluster) %.1f.%n%n",
+                            (clientMillis - clientAtFirstRead) / 1000.0 / perMillion,
+                            (brokerMillis - brokerAtFirstRead) / 1000.0 / perMillion,
+                            (clientMillis - clientAtFirstRead - brokerMillis + brokerAtFirstRead)
+                                    / 1000.0
+                                    / perMillion));
         }
         result.get(); // the job's tail: the last fence, the final checkpoint
         double tailSeconds = (System.nanoTime() - done) / 1e9;
-        timeline.append(String.format("%d,visible%n%d,job finished%n", (done - firstRead) / 1_000_000,
-                (System.nanoTime() - firstRead) / 1_000_000));
+        timeline.append(String.format(
+                "%d,visible%n%d,job finished%n",
+                (done - firstRead) / 1_000_000, (System.nanoTime() - firstRead) / 1_000_000));
         Files.writeString(options.work.resolve("timeline-" + index + ".csv"), timeline);
         long[] latency = ProgressReporter.values("bulkLatencyMs");
         long[] fence = ProgressReporter.values("fenceMs");
@@ -170,10 +186,23 @@ final class KesRuns {
         double fenceMs = fence.length == 0 ? Double.NaN : Stats.percentile(fence, 50);
         long bulks = ProgressReporter.sum("bulksSent", WRITER);
         if (windows == 1) {
-            return List.of(new Run(mode, round, docs, counted, (done - firstRead) / 1e9, delta.cpuMillis() / 1000.0,
-                    (clientMillis - clientAtFirstRead) / 1000.0, (jitMillis - jitAtFirstRead) / 1000.0,
-                    Stats.percentile(latency, 50), Stats.percentile(latency, 99), shardsPerBulk, delta.writeRejected(),
-                    fenceMs, checkpointMs, tailSeconds, bulks));
+            return List.of(new Run(
+                    mode,
+                    round,
+                    docs,
+                    counted,
+                    (done - firstRead) / 1e9,
+                    delta.cpuMillis() / 1000.0,
+                    (clientMillis - clientAtFirstRead) / 1000.0,
+                    (jitMillis - jitAtFirstRead) / 1000.0,
+                    Stats.percentile(latency, 50),
+                    Stats.percentile(latency, 99),
+                    shardsPerBulk,
+                    delta.writeRejected(),
+                    fenceMs,
+                    checkpointMs,
+                    tailSeconds,
+                    bulks));
         }
         // the last window ends with the run: every document acknowledged (the count is checked over the whole run)
         ends.add(new Window(docs, done, clientMillis, jitMillis, after));
@@ -183,10 +212,23 @@ final class KesRuns {
             Window b = ends.get(w);
             EsStats.Snapshot es = b.es().minus(a.es());
             long windowDocs = b.acked() - a.acked();
-            runs.add(new Run(mode, w, windowDocs, w == ends.size() - 1 && counted != docs ? counted - a.acked() : windowDocs,
-                    (b.nanos() - a.nanos()) / 1e9, es.cpuMillis() / 1000.0, (b.clientMillis() - a.clientMillis()) / 1000.0,
-                    (b.jitMillis() - a.jitMillis()) / 1000.0, Double.NaN, Double.NaN, shardsPerBulk, es.writeRejected(),
-                    fenceMs, checkpointMs, w == ends.size() - 1 ? tailSeconds : Double.NaN, 0));
+            runs.add(new Run(
+                    mode,
+                    w,
+                    windowDocs,
+                    w == ends.size() - 1 && counted != docs ? counted - a.acked() : windowDocs,
+                    (b.nanos() - a.nanos()) / 1e9,
+                    es.cpuMillis() / 1000.0,
+                    (b.clientMillis() - a.clientMillis()) / 1000.0,
+                    (b.jitMillis() - a.jitMillis()) / 1000.0,
+                    Double.NaN,
+                    Double.NaN,
+                    shardsPerBulk,
+                    es.writeRejected(),
+                    fenceMs,
+                    checkpointMs,
+                    w == ends.size() - 1 ? tailSeconds : Double.NaN,
+                    0));
         }
         return runs;
     }
@@ -201,9 +243,7 @@ final class KesRuns {
 
     /** The job's mapping: the slice of the topic into {@code index}, bounded, the mode's settings on top of kes's defaults. */
     private String yaml(String mode, String index, String group) {
-        List<String> yaml = new ArrayList<>(List.of(
-                "elasticsearch:",
-                "  hosts: [" + String.join(", ", esUrls) + "]"));
+        List<String> yaml = new ArrayList<>(List.of("elasticsearch:", "  hosts: [" + String.join(", ", esUrls) + "]"));
         if (mode.equals("kes-request")) {
             yaml.add("  durability: request");
         }
@@ -230,8 +270,11 @@ final class KesRuns {
 
     /** Median end-to-end duration of the job's completed checkpoints, from Flink's REST API ({@code /jobs/<id>/checkpoints}). */
     private double checkpointMillisP50(JobClient job) throws Exception {
-        JsonNode history = JSON.readTree(flinkRest().get("/jobs/" + job.getJobID() + "/checkpoints")
-                .requireOk("checkpoint statistics").body()).path("history");
+        JsonNode history = JSON.readTree(flinkRest()
+                        .get("/jobs/" + job.getJobID() + "/checkpoints")
+                        .requireOk("checkpoint statistics")
+                        .body())
+                .path("history");
         List<Long> durations = new ArrayList<>();
         history.forEach(c -> {
             if ("COMPLETED".equals(c.path("status").asText())) {
@@ -254,8 +297,11 @@ final class KesRuns {
             flink.setString("metrics.reporter.kesbench.interval", "60 s");
             flink.setString("taskmanager.memory.network.max", "256mb");
             flink.set(RestOptions.BIND_PORT, "0");
-            cluster = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(flink)
-                    .setNumTaskManagers(1).setNumSlotsPerTaskManager(options.parallelism).build());
+            cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
+                    .setConfiguration(flink)
+                    .setNumTaskManagers(1)
+                    .setNumSlotsPerTaskManager(options.parallelism)
+                    .build());
             cluster.start();
             servers.closeFirst(this::stop);
         }

@@ -31,7 +31,13 @@ final class LoaderRuns {
      *
      * @param primaryUrlByShard when given, each single-shard bulk goes to the node holding its shard's primary
      */
-    Run run(String mode, int round, String index, DirectLoader.Bulks bulks, List<String> nodeUrls, String[] primaryUrlByShard)
+    Run run(
+            String mode,
+            int round,
+            String index,
+            DirectLoader.Bulks bulks,
+            List<String> nodeUrls,
+            String[] primaryUrlByShard)
             throws Exception {
         EsStats.Snapshot before = stats.snapshot();
         long clientCpuBefore = clientCpu.millis();
@@ -43,9 +49,22 @@ final class LoaderRuns {
         long done = System.nanoTime();
         EsStats.Snapshot delta = stats.snapshot().minus(before);
         long shardOps = stats.shardBulkOperations(index);
-        return new Run(mode, round, bulks.docs(), counted, (done - t0) / 1e9, delta.cpuMillis() / 1000.0, clientMillis / 1000.0,
-                Double.NaN, Stats.percentile(r.latencyMillis(), 50), Stats.percentile(r.latencyMillis(), 99),
-                Stats.ratio(shardOps, delta.bulkHttpRequests()), delta.writeRejected(), Double.NaN, Double.NaN, Double.NaN,
+        return new Run(
+                mode,
+                round,
+                bulks.docs(),
+                counted,
+                (done - t0) / 1e9,
+                delta.cpuMillis() / 1000.0,
+                clientMillis / 1000.0,
+                Double.NaN,
+                Stats.percentile(r.latencyMillis(), 50),
+                Stats.percentile(r.latencyMillis(), 99),
+                Stats.ratio(shardOps, delta.bulkHttpRequests()),
+                delta.writeRejected(),
+                Double.NaN,
+                Double.NaN,
+                Double.NaN,
                 bulks.bodies().size());
     }
 
@@ -70,10 +89,23 @@ final class LoaderRuns {
             long done = System.nanoTime();
             EsStats.Snapshot delta = stats.snapshot().minus(start);
             long shardOps = stats.shardBulkOperations(index) - shardOpsBefore;
-            runs.add(new Run(mode, w + 1, bulks.docs(), counted, (done - t0) / 1e9, delta.cpuMillis() / 1000.0, clientMillis / 1000.0,
-                    Double.NaN, Stats.percentile(r.latencyMillis(), 50), Stats.percentile(r.latencyMillis(), 99),
+            runs.add(new Run(
+                    mode,
+                    w + 1,
+                    bulks.docs(),
+                    counted,
+                    (done - t0) / 1e9,
+                    delta.cpuMillis() / 1000.0,
+                    clientMillis / 1000.0,
+                    Double.NaN,
+                    Stats.percentile(r.latencyMillis(), 50),
+                    Stats.percentile(r.latencyMillis(), 99),
                     Stats.ratio(shardOps, delta.bulkHttpRequests()),
-                    delta.writeRejected(), Double.NaN, Double.NaN, Double.NaN, bulks.bodies().size()));
+                    delta.writeRejected(),
+                    Double.NaN,
+                    Double.NaN,
+                    Double.NaN,
+                    bulks.bodies().size()));
             before += bulks.docs();
         }
         return runs;

@@ -36,19 +36,31 @@ final class NodeProfiler {
 
     static {
         stage("Lucene merges", "MergeScheduler|SegmentMerger|IndexWriter\\.merge");
-        stage("segment flush (indexing buffer full)", "DocumentsWriterPerThread\\.flush|DocumentsWriter\\.(flush|doFlush)|IndexWriter\\.(flush|getReader)|flushAllThreads|Refresh");
+        stage(
+                "segment flush (indexing buffer full)",
+                "DocumentsWriterPerThread\\.flush|DocumentsWriter\\.(flush|doFlush)|IndexWriter\\.(flush|getReader)|flushAllThreads|Refresh");
         stage("GC", "^\\[?(G1|GC )|G1[A-Z][A-Za-z]+::|GCTaskThread|ConcurrentGCThread");
         stage("JIT compiler", "CompileBroker|C2Compiler|C1Compiler");
         stage("bulk request parse (action lines)", "BulkRequestParser");
-        stage("Lucene: index the document", "IndexWriter\\.(addDocument|updateDocument|softUpdateDocument|updateDocuments|softUpdateDocuments|addDocuments)");
-        stage("document parse and mapping", "DocumentParser|SourceToParse|DocumentMapper\\.parse|MapperService\\.parse");
-        stage("id and version lookup", "VersionsAndSeqNoResolver|PerThreadIDVersionAndSeqNoLookup|LiveVersionMap|resolveDocVersion");
+        stage(
+                "Lucene: index the document",
+                "IndexWriter\\.(addDocument|updateDocument|softUpdateDocument|updateDocuments|softUpdateDocuments|addDocuments)");
+        stage(
+                "document parse and mapping",
+                "DocumentParser|SourceToParse|DocumentMapper\\.parse|MapperService\\.parse");
+        stage(
+                "id and version lookup",
+                "VersionsAndSeqNoResolver|PerThreadIDVersionAndSeqNoLookup|LiveVersionMap|resolveDocVersion");
         stage("translog", "translog\\.Translog|TranslogWriter");
         stage("shard bulk: the rest", "TransportShardBulkAction");
-        stage("bulk response", "BulkResponse\\.toXContent|BulkItemResponse|RestToXContentListener|ChunkedRestResponseBody|FilterPath");
+        stage(
+                "bulk response",
+                "BulkResponse\\.toXContent|BulkItemResponse|RestToXContentListener|ChunkedRestResponseBody|FilterPath");
         stage("bulk coordination (split by shard)", "TransportBulkAction|BulkOperation");
         stage("HTTP (Netty)", "netty|Netty4");
-        stage("other REST calls (stats, metadata)", "RestController|TransportNodesAction|IndicesStats|TransportBroadcast");
+        stage(
+                "other REST calls (stats, metadata)",
+                "RestController|TransportNodesAction|IndicesStats|TransportBroadcast");
     }
 
     private static void stage(String name, String regex) {
@@ -63,9 +75,11 @@ final class NodeProfiler {
     private final Path dir;
     /** mode → one entry per profiled run: stage → CPU seconds per million documents. */
     private final Map<String, List<Map<String, Double>>> byMode = new LinkedHashMap<>();
+
     private final List<String> problems = new ArrayList<>();
     /** mode → what Lucene did to each profiled run's index. */
     private final Map<String, List<EsStats.IndexWork>> indexWork = new LinkedHashMap<>();
+
     private String running;
 
     private NodeProfiler(long serverPid, Path library, Path dir) {
@@ -83,10 +97,14 @@ final class NodeProfiler {
             long launcher = node.process().orElseThrow().pid();
             Optional<ProcessHandle> server = ProcessHandle.of(launcher).stream()
                     .flatMap(p -> Stream.concat(Stream.of(p), p.descendants()))
-                    .filter(p -> p.info().commandLine().map(c -> c.contains("org.elasticsearch.bootstrap.Elasticsearch")).orElse(false))
+                    .filter(p -> p.info()
+                            .commandLine()
+                            .map(c -> c.contains("org.elasticsearch.bootstrap.Elasticsearch"))
+                            .orElse(false))
                     .findFirst();
             if (server.isEmpty()) {
-                System.out.println("  [node profile] no Elasticsearch server JVM under pid " + launcher + ": not profiled");
+                System.out.println(
+                        "  [node profile] no Elasticsearch server JVM under pid " + launcher + ": not profiled");
                 return Optional.empty();
             }
             // The node runs as an unprivileged user: it must read the library and write its output here.
@@ -95,7 +113,8 @@ final class NodeProfiler {
             Path library = dir.resolve("libasyncProfiler.so");
             try (InputStream in = AsyncProfiler.class.getResourceAsStream("/linux-x64/libasyncProfiler.so")) {
                 if (in == null) {
-                    System.out.println("  [node profile] the async-profiler jar has no linux-x64 library: not profiled");
+                    System.out.println(
+                            "  [node profile] the async-profiler jar has no linux-x64 library: not profiled");
                     return Optional.empty();
                 }
                 Files.copy(in, library, StandardCopyOption.REPLACE_EXISTING);
@@ -132,13 +151,15 @@ final class NodeProfiler {
         String mode = running;
         running = null;
         try {
-            Path out = dir.resolve(mode + "-" + (byMode.getOrDefault(mode, List.of()).size() + 1) + ".collapsed");
+            Path out = dir.resolve(
+                    mode + "-" + (byMode.getOrDefault(mode, List.of()).size() + 1) + ".collapsed");
             command("stop,file=" + out + ",collapsed");
             if (docs <= 0) {
                 return; // the run failed: nothing to divide by
             }
             Map<String, Double> perMillion = new LinkedHashMap<>();
-            byStage(Files.readAllLines(out)).forEach((stage, samples) -> perMillion.put(stage, samples * INTERVAL_MS / 1000.0 / (docs / 1e6)));
+            byStage(Files.readAllLines(out))
+                    .forEach((stage, samples) -> perMillion.put(stage, samples * INTERVAL_MS / 1000.0 / (docs / 1e6)));
             byMode.computeIfAbsent(mode, m -> new ArrayList<>()).add(perMillion);
         } catch (Exception e) {
             problems.add(mode + ": " + e);
@@ -162,8 +183,11 @@ final class NodeProfiler {
             }
             String stack = line.substring(0, space);
             long n = Long.parseLong(line.substring(space + 1));
-            String stage = STAGES.entrySet().stream().filter(e -> e.getValue().matcher(stack).find())
-                    .map(Map.Entry::getKey).findFirst().orElse(OTHER);
+            String stage = STAGES.entrySet().stream()
+                    .filter(e -> e.getValue().matcher(stack).find())
+                    .map(Map.Entry::getKey)
+                    .findFirst()
+                    .orElse(OTHER);
             samples.merge(stage, n, Long::sum);
         }
         return samples;
@@ -188,20 +212,33 @@ final class NodeProfiler {
             md.append("| ").append(stage.equals("total") ? "**total**" : stage).append(" |");
             for (String mode : modes) {
                 double[] values = byMode.get(mode).stream()
-                        .mapToDouble(run -> stage.equals("total") ? run.values().stream().mapToDouble(Double::doubleValue).sum() : run.get(stage))
+                        .mapToDouble(run -> stage.equals("total")
+                                ? run.values().stream()
+                                        .mapToDouble(Double::doubleValue)
+                                        .sum()
+                                : run.get(stage))
                         .toArray();
                 md.append(String.format(" %.1f |", Stats.median(values)));
             }
             md.append('\n');
         }
-        md.append(String.format("%nasync-profiler in the node's server JVM, every thread, %d ms samples, from just before each measured"
-                + " run to just after it (index creation, refresh and count included, as in the ES CPU column); runs per mode: %s.%s%n",
-                INTERVAL_MS, byMode.entrySet().stream().map(e -> e.getKey() + " " + e.getValue().size()).toList(),
+        md.append(String.format(
+                "%nasync-profiler in the node's server JVM, every thread, %d ms samples, from just before each measured"
+                        + " run to just after it (index creation, refresh and count included, as in the ES CPU column); runs per mode: %s.%s%n",
+                INTERVAL_MS,
+                byMode.entrySet().stream()
+                        .map(e -> e.getKey() + " " + e.getValue().size())
+                        .toList(),
                 problems.isEmpty() ? "" : " Not profiled: " + String.join("; ", problems) + "."));
         if (!indexWork.isEmpty()) {
-            md.append("\nWhat Lucene did to each run's index (`_stats` at the run's end; a commit is a flush, the fence's `_flush` included):\n\n");
-            indexWork.forEach((mode, runs) -> md.append("- ").append(mode).append(": ")
-                    .append(String.join("; ", runs.stream().map(EsStats.IndexWork::toString).toList())).append('\n'));
+            md.append(
+                    "\nWhat Lucene did to each run's index (`_stats` at the run's end; a commit is a flush, the fence's `_flush` included):\n\n");
+            indexWork.forEach((mode, runs) -> md.append("- ")
+                    .append(mode)
+                    .append(": ")
+                    .append(String.join(
+                            "; ", runs.stream().map(EsStats.IndexWork::toString).toList()))
+                    .append('\n'));
         }
         return md.toString();
     }

@@ -47,6 +47,7 @@ final class OfficialRuns implements AutoCloseable {
     private final String heap;
     /** What the current job JVM said; a new queue per JVM, so that one which ended cannot speak into the next one's. */
     private BlockingQueue<String> said = new LinkedBlockingQueue<>();
+
     private Process process;
     private PrintWriter commands;
 
@@ -74,7 +75,8 @@ final class OfficialRuns implements AutoCloseable {
                     + " (compatible-with=7 is refused); run the bench with --es-version 8.19.21");
         }
         if (classpath().isEmpty()) {
-            return Optional.of("not built: bench-official/target/classpath.txt is missing (./mvnw -pl bench-official package)");
+            return Optional.of(
+                    "not built: bench-official/target/classpath.txt is missing (./mvnw -pl bench-official package)");
         }
         return Optional.empty();
     }
@@ -92,36 +94,60 @@ final class OfficialRuns implements AutoCloseable {
     /** Starts the job's JVM and its MiniCluster (untimed). */
     private void start() throws Exception {
         Path target = classpath().orElseThrow();
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx" + heap, "-XX:-UseCodeCacheFlushing"));
+        List<String> cmd = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx" + heap,
+                "-XX:-UseCodeCacheFlushing"));
         // Flink 1.17 on JDK 17: its serializers and Kryo reach into these JDK packages. Not JvmFlags (pom.xml's
-        // kes.jvm.flags) on purpose: those are what kes's Flink 2 needs, and this JVM runs the official sink on Flink 1.17.
-        for (String pkg : List.of("java.util", "java.lang", "java.lang.reflect", "java.io", "java.net", "java.nio", "sun.nio.ch",
-                "java.text", "java.time", "java.util.concurrent", "java.util.concurrent.atomic", "java.util.concurrent.locks",
-                "java.lang.invoke", "java.math", "java.security")) {
+        // kes.jvm.flags) on purpose: those are what kes's Flink 2 needs, and this JVM runs the official sink on Flink
+        // 1.17.
+        for (String pkg : List.of(
+                "java.util",
+                "java.lang",
+                "java.lang.reflect",
+                "java.io",
+                "java.net",
+                "java.nio",
+                "sun.nio.ch",
+                "java.text",
+                "java.time",
+                "java.util.concurrent",
+                "java.util.concurrent.atomic",
+                "java.util.concurrent.locks",
+                "java.lang.invoke",
+                "java.math",
+                "java.security")) {
             cmd.add("--add-opens=java.base/" + pkg + "=ALL-UNNAMED");
         }
-        cmd.addAll(List.of("-Dlog4j2.configurationFile=" + log4jConfig(),
-                "-Dkes.bench.official.compatible-with=7", // REST compatibility headers (Elasticsearch 8 runs them; see whyNot)
-                "-cp", target.resolve("classes") + ":" + Files.readString(target.resolve("classpath.txt")).trim(),
-                "io.kes.bench.official.OfficialSinkJob", String.valueOf(options.parallelism)));
+        cmd.addAll(List.of(
+                "-Dlog4j2.configurationFile=" + log4jConfig(),
+                "-Dkes.bench.official.compatible-with=7", // REST compatibility headers (Elasticsearch 8 runs them; see
+                // whyNot)
+                "-cp",
+                target.resolve("classes") + ":"
+                        + Files.readString(target.resolve("classpath.txt")).trim(),
+                "io.kes.bench.official.OfficialSinkJob",
+                String.valueOf(options.parallelism)));
         Path log = options.work.resolve("official-sink-" + ++started + ".log").toAbsolutePath();
         BlockingQueue<String> said = new LinkedBlockingQueue<>();
         this.said = said;
         process = new ProcessBuilder(cmd).redirectError(log.toFile()).start();
         commands = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
-        Thread reader = new Thread(() -> {
-            try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line; (line = out.readLine()) != null; ) {
-                    if (line.startsWith("official: ")) {
-                        said.add(line.substring("official: ".length()));
+        Thread reader = new Thread(
+                () -> {
+                    try (BufferedReader out = new BufferedReader(
+                            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                        for (String line; (line = out.readLine()) != null; ) {
+                            if (line.startsWith("official: ")) {
+                                said.add(line.substring("official: ".length()));
+                            }
+                        }
+                    } catch (IOException ignored) {
+                        // the process ended
                     }
-                }
-            } catch (IOException ignored) {
-                // the process ended
-            }
-            said.add("failed the official sink's JVM exited (log: " + log + ")");
-        }, "official-sink-stdout");
+                    said.add("failed the official sink's JVM exited (log: " + log + ")");
+                },
+                "official-sink-stdout");
         reader.setDaemon(true);
         reader.start();
         expect("ready", 120);
@@ -130,16 +156,26 @@ final class OfficialRuns implements AutoCloseable {
     /** A log4j2 configuration that writes to stderr (the job's log file) at WARN: the job's own logging is not what is measured. */
     private Path log4jConfig() throws IOException {
         Path config = options.work.resolve("official-log4j2.properties").toAbsolutePath();
-        Files.writeString(config, String.join("\n", "rootLogger.level = WARN", "rootLogger.appenderRef.err.ref = err",
-                "appender.err.type = Console", "appender.err.name = err", "appender.err.target = SYSTEM_ERR",
-                "appender.err.layout.type = PatternLayout", "appender.err.layout.pattern = %d %-5p %c{1} - %m%n", ""));
+        Files.writeString(
+                config,
+                String.join(
+                        "\n",
+                        "rootLogger.level = WARN",
+                        "rootLogger.appenderRef.err.ref = err",
+                        "appender.err.type = Console",
+                        "appender.err.name = err",
+                        "appender.err.target = SYSTEM_ERR",
+                        "appender.err.layout.type = PatternLayout",
+                        "appender.err.layout.pattern = %d %-5p %c{1} - %m%n",
+                        ""));
         return config;
     }
 
     private String expect(String what, long seconds) throws Exception {
         String line = said.poll(seconds, TimeUnit.SECONDS);
         if (line == null) {
-            throw new IllegalStateException("the official sink's JVM did not say '" + what + "' within " + seconds + " s");
+            throw new IllegalStateException(
+                    "the official sink's JVM did not say '" + what + "' within " + seconds + " s");
         }
         if (!line.startsWith(what)) {
             throw new IllegalStateException("the official sink: expected '" + what + "', got '" + line + "'");
@@ -161,7 +197,8 @@ final class OfficialRuns implements AutoCloseable {
      */
     record ColdRun(List<Run> windows, double seconds, double startupSeconds, double clientCpuSeconds) {}
 
-    ColdRun runCold(EsStats stats, Http es, String index, int round, List<String> esUrls, long[] from, int windows) throws Exception {
+    ColdRun runCold(EsStats stats, Http es, String index, int round, List<String> esUrls, long[] from, int windows)
+            throws Exception {
         close();
         long cpuBefore = clientCpu.millis();
         long t0 = System.nanoTime();
@@ -177,18 +214,28 @@ final class OfficialRuns implements AutoCloseable {
     }
 
     /** From {@code from} to the topic's end, in {@code windows} windows of equal documents (see KesRuns#run). */
-    List<Run> run(EsStats stats, Http es, String index, String mode, int round, List<String> esUrls, long[] from, int windows)
+    List<Run> run(
+            EsStats stats, Http es, String index, String mode, int round, List<String> esUrls, long[] from, int windows)
             throws Exception {
         if (process == null) {
             start();
         }
         said.clear();
         long docs = topic.docsFrom(from);
-        String fromSpec = java.util.stream.IntStream.range(0, from.length).mapToObj(p -> p + ":" + from[p])
+        String fromSpec = java.util.stream.IntStream.range(0, from.length)
+                .mapToObj(p -> p + ":" + from[p])
                 .collect(Collectors.joining(","));
         EsStats.Snapshot before = stats.snapshot();
-        commands.println(String.join(" ", "run", topic.bootstrap(), topic.name(), index, String.join(",", esUrls),
-                String.valueOf(options.parallelism), "10000", fromSpec));
+        commands.println(String.join(
+                " ",
+                "run",
+                topic.bootstrap(),
+                topic.name(),
+                index,
+                String.join(",", esUrls),
+                String.valueOf(options.parallelism),
+                "10000",
+                fromSpec));
         expect("first-read", 120);
         firstRead = System.nanoTime();
         long clientBefore = clientMillis();
@@ -203,8 +250,8 @@ final class OfficialRuns implements AutoCloseable {
         for (long indexed; (indexed = indexTotal(es, index)) < docs; ) {
             String line = said.peek();
             if (line != null) {
-                throw new IllegalStateException("the official sink " + line.replaceFirst("^failed ", "failed: ") + " with "
-                        + indexed + " of " + docs + " documents indexed");
+                throw new IllegalStateException("the official sink " + line.replaceFirst("^failed ", "failed: ")
+                        + " with " + indexed + " of " + docs + " documents indexed");
             }
             if (windows > 1 && ends.size() < windows && indexed >= docs * ends.size() / windows) {
                 ends.add(new long[] {indexed, System.nanoTime(), clientMillis(), jitMillis()});
@@ -233,9 +280,23 @@ final class OfficialRuns implements AutoCloseable {
         long bulks = delta.bulkHttpRequests();
         double shardsPerBulk = Stats.ratio(shardOps, bulks);
         if (windows == 1) {
-            return List.of(new Run(mode, round, docs, counted, (done - firstRead) / 1e9, delta.cpuMillis() / 1000.0,
-                    (clientAfter - clientBefore) / 1000.0, (jitAfter - jitBefore) / 1000.0, Double.NaN, Double.NaN, shardsPerBulk,
-                    delta.writeRejected(), Double.NaN, Double.NaN, tail, bulks));
+            return List.of(new Run(
+                    mode,
+                    round,
+                    docs,
+                    counted,
+                    (done - firstRead) / 1e9,
+                    delta.cpuMillis() / 1000.0,
+                    (clientAfter - clientBefore) / 1000.0,
+                    (jitAfter - jitBefore) / 1000.0,
+                    Double.NaN,
+                    Double.NaN,
+                    shardsPerBulk,
+                    delta.writeRejected(),
+                    Double.NaN,
+                    Double.NaN,
+                    tail,
+                    bulks));
         }
         ends.add(new long[] {docs, done, clientAfter, jitAfter});
         esAt.add(after);
@@ -245,10 +306,23 @@ final class OfficialRuns implements AutoCloseable {
             long[] b = ends.get(w);
             EsStats.Snapshot d = esAt.get(w).minus(esAt.get(w - 1));
             long windowDocs = b[0] - a[0];
-            runs.add(new Run(mode, w, windowDocs, w == ends.size() - 1 && counted != docs ? counted - a[0] : windowDocs,
-                    (b[1] - a[1]) / 1e9, d.cpuMillis() / 1000.0, (b[2] - a[2]) / 1000.0, (b[3] - a[3]) / 1000.0,
-                    Double.NaN, Double.NaN, shardsPerBulk, d.writeRejected(), Double.NaN, Double.NaN,
-                    w == ends.size() - 1 ? tail : Double.NaN, d.bulkHttpRequests()));
+            runs.add(new Run(
+                    mode,
+                    w,
+                    windowDocs,
+                    w == ends.size() - 1 && counted != docs ? counted - a[0] : windowDocs,
+                    (b[1] - a[1]) / 1e9,
+                    d.cpuMillis() / 1000.0,
+                    (b[2] - a[2]) / 1000.0,
+                    (b[3] - a[3]) / 1000.0,
+                    Double.NaN,
+                    Double.NaN,
+                    shardsPerBulk,
+                    d.writeRejected(),
+                    Double.NaN,
+                    Double.NaN,
+                    w == ends.size() - 1 ? tail : Double.NaN,
+                    d.bulkHttpRequests()));
         }
         return runs;
     }
@@ -272,8 +346,10 @@ final class OfficialRuns implements AutoCloseable {
 
     /** Index operations on the primaries of {@code index} so far: above the documents when some were written twice. */
     static long indexTotal(Http es, String index) throws IOException {
-        Matcher m = INDEX_TOTAL.matcher(es.get("/" + index + "/_stats/indexing?filter_path=_all.primaries.indexing.index_total")
-                .requireOk("indexing stats of " + index).body());
+        Matcher m = INDEX_TOTAL.matcher(
+                es.get("/" + index + "/_stats/indexing?filter_path=_all.primaries.indexing.index_total")
+                        .requireOk("indexing stats of " + index)
+                        .body());
         return m.find() ? Long.parseLong(m.group(1)) : 0;
     }
 

@@ -12,6 +12,7 @@ final class PauseInjector {
 
     /** How long each pause lasts, and how often one starts (the scale model simulates the same pattern). */
     static final int PAUSE_MS = 200;
+
     static final int PERIOD_MS = 2000;
 
     private final ElasticsearchNode node;

@@ -107,16 +107,21 @@ final class Profiler {
         StringBuilder summary = new StringBuilder(preface).append(cpuByThread(threadsAtStart, threadsLastSeen));
         if (cpu != null) {
             cpu.execute("dump,file=" + collapsed + ",collapsed");
-            cpu.execute("stop,file=" + results.resolve(FLAME_GRAPH).toAbsolutePath() + ",flamegraph,title=kes job, one bench run");
+            cpu.execute("stop,file=" + results.resolve(FLAME_GRAPH).toAbsolutePath()
+                    + ",flamegraph,title=kes job, one bench run");
             summary.append(cpuSummary(Files.readAllLines(collapsed)));
         } else {
             summary.append(cpuProblem).append("\n\n");
         }
         recording.dump(jfrFile);
         summary.append(jfrSummary(jfrFile, windowStart));
-        Files.writeString(results.resolve("profile.md"), "# Profile of one kes run (default mode)\n\n"
-                + "CPU flame graph: [`" + FLAME_GRAPH + "`](" + FLAME_GRAPH + "). Raw data: `" + shown(collapsed) + "` (async-profiler, "
-                + "collapsed stacks) and `" + shown(jfrFile) + "` (JFR: allocations, GC, locks).\n\n" + summary);
+        Files.writeString(
+                results.resolve("profile.md"),
+                "# Profile of one kes run (default mode)\n\n"
+                        + "CPU flame graph: [`" + FLAME_GRAPH + "`](" + FLAME_GRAPH + "). Raw data: `"
+                        + shown(collapsed) + "` (async-profiler, "
+                        + "collapsed stacks) and `" + shown(jfrFile) + "` (JFR: allocations, GC, locks).\n\n"
+                        + summary);
         return summary.toString();
     }
 
@@ -155,7 +160,8 @@ final class Profiler {
             }
         }
         return String.format("%,d CPU samples (10 ms), %s.%n%n", total, scope)
-                + "**CPU samples by thread group** (JIT compiler and GC threads included)\n\n" + table(byThread, total, 15, "thread group", "samples") + '\n'
+                + "**CPU samples by thread group** (JIT compiler and GC threads included)\n\n"
+                + table(byThread, total, 15, "thread group", "samples") + '\n'
                 + "**Top frames (self time) of the job's threads** (JIT compiler, GC and the bench's own threads left out; `_[k]` is kernel code)\n\n"
                 + table(selfFrames, jobSamples, 25, "frame", "samples") + '\n'
                 + "**Innermost kes frame on the stack (inclusive of what it calls), job's threads**\n\n"
@@ -182,7 +188,8 @@ final class Profiler {
             }
             switch (e.getEventType().getName()) {
                 case "jdk.ObjectAllocationSample" -> {
-                    if (e.getThread("eventThread") != null && isBenchThread(e.getThread("eventThread").getJavaName())) {
+                    if (e.getThread("eventThread") != null
+                            && isBenchThread(e.getThread("eventThread").getJavaName())) {
                         continue; // the bench's own polling, not the job
                     }
                     long weight = e.getLong("weight");
@@ -191,24 +198,42 @@ final class Profiler {
                     RecordedStackTrace st = e.getStackTrace();
                     if (st != null) {
                         String kes = firstMatching(st.getFrames(), "io.kes.");
-                        String top = st.getFrames().isEmpty() ? "?" : frame(st.getFrames().get(0));
+                        String top = st.getFrames().isEmpty()
+                                ? "?"
+                                : frame(st.getFrames().get(0));
                         allocByFrame.merge(kes != null ? kes + " (via " + top + ")" : top, weight, Long::sum);
                     }
                 }
-                case "jdk.JavaMonitorEnter" -> locks.merge(e.getClass("monitorClass").getName(), e.getDuration().toMillis(), Long::sum);
+                case "jdk.JavaMonitorEnter" ->
+                    locks.merge(
+                            e.getClass("monitorClass").getName(),
+                            e.getDuration().toMillis(),
+                            Long::sum);
                 case "jdk.GarbageCollection" -> {
                     gcs++;
                     gcPauseMillis += e.getDuration("sumOfPauses").toMillis();
                 }
-                default -> { }
+                default -> {}
             }
         }
-        return String.format("GC: %d collections, %,d ms of pauses. Sampled allocation: %,.0f MB.%n%n", gcs, gcPauseMillis, allocTotal / 1e6)
-                + "**Allocation by class (sampled weight)**\n\n" + table(allocByClass, allocTotal, 15, "class", "bytes") + '\n'
-                + "**Allocation by site (innermost kes frame, else top frame)**\n\n" + table(allocByFrame, allocTotal, 15, "site", "bytes") + '\n'
+        return String.format(
+                        "GC: %d collections, %,d ms of pauses. Sampled allocation: %,.0f MB.%n%n",
+                        gcs, gcPauseMillis, allocTotal / 1e6)
+                + "**Allocation by class (sampled weight)**\n\n" + table(allocByClass, allocTotal, 15, "class", "bytes")
+                + '\n'
+                + "**Allocation by site (innermost kes frame, else top frame)**\n\n"
+                + table(allocByFrame, allocTotal, 15, "site", "bytes") + '\n'
                 + "**Monitor contention (jdk.JavaMonitorEnter, total ms by lock class)**\n\n"
-                + (locks.isEmpty() ? "none recorded above the 10 ms threshold\n"
-                        : table(locks, locks.values().stream().mapToLong(Long::longValue).sum(), 10, "lock class", "ms"));
+                + (locks.isEmpty()
+                        ? "none recorded above the 10 ms threshold\n"
+                        : table(
+                                locks,
+                                locks.values().stream()
+                                        .mapToLong(Long::longValue)
+                                        .sum(),
+                                10,
+                                "lock class",
+                                "ms"));
     }
 
     /** CPU ticks of one thread of this JVM, with its (15-character) kernel name. */
@@ -256,8 +281,11 @@ final class Profiler {
     }
 
     private static boolean isJvmThread(String name) {
-        return name.contains("CompilerThre") || name.startsWith("GC Thread") || name.startsWith("G1 ")
-                || name.startsWith("VM ") || name.equals("Sweeper thread");
+        return name.contains("CompilerThre")
+                || name.startsWith("GC Thread")
+                || name.startsWith("G1 ")
+                || name.startsWith("VM ")
+                || name.equals("Sweeper thread");
     }
 
     private static String threadGroup(String name) {
@@ -282,9 +310,12 @@ final class Profiler {
 
     private static String table(Map<String, Long> counts, long total, int limit, String what, String unit) {
         StringBuilder s = new StringBuilder("| " + what + " | " + unit + " | share |\n|---|---:|---:|\n");
-        counts.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(limit)
-                .forEach(e -> s.append(String.format("| `%s` | %,d | %.1f%% |%n", e.getKey().replace("|", "\\|"), e.getValue(),
-                        100.0 * e.getValue() / Math.max(total, 1))));
+        counts.entrySet().stream()
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                .limit(limit)
+                .forEach(e -> s.append(String.format(
+                        "| `%s` | %,d | %.1f%% |%n",
+                        e.getKey().replace("|", "\\|"), e.getValue(), 100.0 * e.getValue() / Math.max(total, 1))));
         return s.toString();
     }
 }

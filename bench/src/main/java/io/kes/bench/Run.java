@@ -13,13 +13,42 @@ package io.kes.bench;
  * @param checkpointMs     median end-to-end duration of the job's completed checkpoints (Flink's statistics)
  * @param tailSeconds      how long the bounded job ran on after the clock stopped (last fence, final checkpoint)
  */
-record Run(String mode, int round, long docs, long counted, double seconds, double cpuSeconds, double clientCpuSeconds,
-           double jitSeconds, double p50, double p99, double shardsPerBulk, long rejections, double fenceMs,
-           double checkpointMs, double tailSeconds, long bulks) {
+record Run(
+        String mode,
+        int round,
+        long docs,
+        long counted,
+        double seconds,
+        double cpuSeconds,
+        double clientCpuSeconds,
+        double jitSeconds,
+        double p50,
+        double p99,
+        double shardsPerBulk,
+        long rejections,
+        double fenceMs,
+        double checkpointMs,
+        double tailSeconds,
+        long bulks) {
 
     Run withMode(String other) {
-        return new Run(other, round, docs, counted, seconds, cpuSeconds, clientCpuSeconds, jitSeconds, p50, p99, shardsPerBulk,
-                rejections, fenceMs, checkpointMs, tailSeconds, bulks);
+        return new Run(
+                other,
+                round,
+                docs,
+                counted,
+                seconds,
+                cpuSeconds,
+                clientCpuSeconds,
+                jitSeconds,
+                p50,
+                p99,
+                shardsPerBulk,
+                rejections,
+                fenceMs,
+                checkpointMs,
+                tailSeconds,
+                bulks);
     }
 
     double docsPerSecond() {
@@ -49,10 +78,23 @@ record Run(String mode, int round, long docs, long counted, double seconds, doub
 
     @Override
     public String toString() {
-        return String.format("%s round %d: %,d docs (%,d counted) in %.1f s = %,.0f docs/s | ES CPU %.1f s = %.1f s/M docs | "
+        return String.format(
+                "%s round %d: %,d docs (%,d counted) in %.1f s = %,.0f docs/s | ES CPU %.1f s = %.1f s/M docs | "
                         + "client CPU %.1f s/M docs%s | bulk p50 %.0f ms p99 %.0f ms | shards/bulk %.2f | rejections %d | checkpoint p50 %s ms",
-                mode, round, docs, counted, seconds, docsPerSecond(), cpuSeconds, cpuPerMillion(), clientCpuPerMillion(),
+                mode,
+                round,
+                docs,
+                counted,
+                seconds,
+                docsPerSecond(),
+                cpuSeconds,
+                cpuPerMillion(),
+                clientCpuPerMillion(),
                 Double.isNaN(jitSeconds) ? "" : String.format(" (JIT %.1f)", jitPerMillion()),
-                p50, p99, shardsPerBulk, rejections, Double.isNaN(checkpointMs) ? "-" : String.format("%.0f", checkpointMs));
+                p50,
+                p99,
+                shardsPerBulk,
+                rejections,
+                Double.isNaN(checkpointMs) ? "-" : String.format("%.0f", checkpointMs));
     }
 }

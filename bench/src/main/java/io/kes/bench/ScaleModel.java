@@ -73,7 +73,8 @@ final class ScaleModel {
      * against the documents per shard operation it measures; not modelled: checkpoints, which send
      * every buffer, and bulk.max_buffered_bytes, which sends the largest buffer early.
      */
-    static double docsPerBulk(int maxDocs, double docsPerSecond, double lingerSeconds, int shards, int writers, boolean keyed) {
+    static double docsPerBulk(
+            int maxDocs, double docsPerSecond, double lingerSeconds, int shards, int writers, boolean keyed) {
         int buffers = keyed ? shards : shards * writers;
         return Math.min(maxDocs, docsPerSecond * lingerSeconds / buffers);
     }
@@ -98,7 +99,11 @@ final class ScaleModel {
     }
 
     Prediction predict(int nodes, int shardsPerBulk, boolean pauses) {
-        return new Prediction(nodes, shardsPerBulk, pauses, single(nodes, pauses, random.split(), SAMPLES),
+        return new Prediction(
+                nodes,
+                shardsPerBulk,
+                pauses,
+                single(nodes, pauses, random.split(), SAMPLES),
                 mixed(nodes, shardsPerBulk, pauses, fixedShare, random.split(), SAMPLES));
     }
 
@@ -185,7 +190,8 @@ final class ScaleModel {
      */
     static String write(Path latencyCsv, Map<String, Double> measuredDocsPerSecond) throws IOException {
         Map<String, List<Long>> byMode = new LinkedHashMap<>();
-        for (String line : Files.readAllLines(latencyCsv).subList(1, Files.readAllLines(latencyCsv).size())) {
+        for (String line : Files.readAllLines(latencyCsv)
+                .subList(1, Files.readAllLines(latencyCsv).size())) {
             String[] f = line.split(",");
             byMode.computeIfAbsent(f[0], k -> new ArrayList<>()).add(Long.parseLong(f[2]));
         }
@@ -196,16 +202,26 @@ final class ScaleModel {
         }
         ScaleModel model = new ScaleModel(single, mean(mixed));
         StringBuilder md = new StringBuilder("# Scale model: single-shard vs mixed bulks on N data nodes\n\n");
-        md.append(String.format(Locale.ROOT, "Input: %,d single-shard and %,d mixed bulk latencies measured on 3 nodes without pauses "
-                + "(`%s`); fitted fixed share of a shard request's time f = %.2f. Assumptions: see `ScaleModel` and docs/benchmark.md.%n%n",
-                single.length, mixed.length, latencyCsv.getFileName(), model.fixedShare()));
+        md.append(String.format(
+                Locale.ROOT,
+                "Input: %,d single-shard and %,d mixed bulk latencies measured on 3 nodes without pauses "
+                        + "(`%s`); fitted fixed share of a shard request's time f = %.2f. Assumptions: see `ScaleModel` and docs/benchmark.md.%n%n",
+                single.length,
+                mixed.length,
+                latencyCsv.getFileName(),
+                model.fixedShare()));
         if (model.fixedShare() > 0.99 || model.fixedShare() < 0.01) {
-            md.append(String.format(Locale.ROOT, "**The fit hit its bound (f = %.2f): the measured mixed latency (%.0f ms) is outside what the model "
-                    + "can produce from the single-shard draws (%.0f ms mean). Too few bulks, or a stall in the measurement: the "
-                    + "predictions below are not worth much; measure more bulks (`--multinode-records`).**%n%n",
-                    model.fixedShare(), mean(mixed), mean(single)));
+            md.append(String.format(
+                    Locale.ROOT,
+                    "**The fit hit its bound (f = %.2f): the measured mixed latency (%.0f ms) is outside what the model "
+                            + "can produce from the single-shard draws (%.0f ms mean). Too few bulks, or a stall in the measurement: the "
+                            + "predictions below are not worth much; measure more bulks (`--multinode-records`).**%n%n",
+                    model.fixedShare(),
+                    mean(mixed),
+                    mean(single)));
         }
-        md.append("## Check against the 3-node measurement (mean bulk latency, ms)\n\n| what | measured | model |\n|---|---:|---:|\n");
+        md.append(
+                "## Check against the 3-node measurement (mean bulk latency, ms)\n\n| what | measured | model |\n|---|---:|---:|\n");
         Prediction p3 = model.predict(3, 6, false);
         Prediction p3p = model.predict(3, 6, true);
         md.append(row("single-shard, no pauses", mean(single), p3.singleMs()));
@@ -217,18 +233,28 @@ final class ScaleModel {
         md.append(row("kes job, mixed bulks, pauses", mean(values(byMode, "3n-kes-mixed-pause")), p3p.mixedMs()));
         md.append("\nThroughput ratio single-shard / mixed on 3 nodes: measured (docs/s, loader) ");
         md.append(ratioText(measuredDocsPerSecond, "3n-single", "3n-mixed")).append(" without pauses, ");
-        md.append(ratioText(measuredDocsPerSecond, "3n-single-pause", "3n-mixed-pause")).append(" with; kes job / kes mixed ");
+        md.append(ratioText(measuredDocsPerSecond, "3n-single-pause", "3n-mixed-pause"))
+                .append(" with; kes job / kes mixed ");
         md.append(ratioText(measuredDocsPerSecond, "3n-kes", "3n-kes-mixed")).append(" without, ");
-        md.append(ratioText(measuredDocsPerSecond, "3n-kes-pause", "3n-kes-mixed-pause")).append(" with. Model: ");
+        md.append(ratioText(measuredDocsPerSecond, "3n-kes-pause", "3n-kes-mixed-pause"))
+                .append(" with. Model: ");
         md.append(String.format(Locale.ROOT, "%.2f without, %.2f with.%n%n", p3.ratio(), p3p.ratio()));
-        md.append("## Predicted single-shard / mixed throughput ratio\n\n| data nodes | index shards | shards per mixed bulk | no pauses | pauses (1 node in 3) |\n|---:|---:|---:|---:|---:|\n");
+        md.append(
+                "## Predicted single-shard / mixed throughput ratio\n\n| data nodes | index shards | shards per mixed bulk | no pauses | pauses (1 node in 3) |\n|---:|---:|---:|---:|---:|\n");
         List<double[]> all = new ArrayList<>();
         List<double[]> six = new ArrayList<>();
         for (int n : NODES) {
             for (int shardsPerBulk : n == 3 ? new int[] {6} : new int[] {6, 2 * n}) {
                 Prediction quiet = model.predict(n, shardsPerBulk, false);
                 Prediction paused = model.predict(n, shardsPerBulk, true);
-                md.append(String.format(Locale.ROOT, "| %d | %d | %d | %.2f | %.2f |%n", n, 2 * n, shardsPerBulk, quiet.ratio(), paused.ratio()));
+                md.append(String.format(
+                        Locale.ROOT,
+                        "| %d | %d | %d | %.2f | %.2f |%n",
+                        n,
+                        2 * n,
+                        shardsPerBulk,
+                        quiet.ratio(),
+                        paused.ratio()));
                 if (shardsPerBulk == 2 * n || n == 3) {
                     all.add(new double[] {n, quiet.ratio(), paused.ratio()});
                 }
@@ -250,11 +276,18 @@ final class ScaleModel {
     }
 
     private static String row(String what, double measured, double model) {
-        return String.format(Locale.ROOT, "| %s | %s | %.0f |%n", what, Double.isNaN(measured) ? "-" : String.format(Locale.ROOT, "%.0f", measured), model);
+        return String.format(
+                Locale.ROOT,
+                "| %s | %s | %.0f |%n",
+                what,
+                Double.isNaN(measured) ? "-" : String.format(Locale.ROOT, "%.0f", measured),
+                model);
     }
 
     private static long[] values(Map<String, List<Long>> byMode, String mode) {
-        return byMode.getOrDefault(mode, List.of()).stream().mapToLong(Long::longValue).toArray();
+        return byMode.getOrDefault(mode, List.of()).stream()
+                .mapToLong(Long::longValue)
+                .toArray();
     }
 
     private static double mean(long[] v) {

@@ -48,10 +48,11 @@ final class ScaleModelChart {
         }
         g.drawString("data nodes (log scale); y: single-shard docs/s / mixed docs/s", left, bottom + 40);
         Object[][] series = {
-                {all, 2, new Color(0xd62728), "pauses, bulk over every shard"},
-                {all, 1, new Color(0x1f77b4), "no pauses, bulk over every shard"},
-                {six, 2, new Color(0xff7f0e), "pauses, 6-shard index"},
-                {six, 1, new Color(0x2ca02c), "no pauses, 6-shard index"}};
+            {all, 2, new Color(0xd62728), "pauses, bulk over every shard"},
+            {all, 1, new Color(0x1f77b4), "no pauses, bulk over every shard"},
+            {six, 2, new Color(0xff7f0e), "pauses, 6-shard index"},
+            {six, 1, new Color(0x2ca02c), "no pauses, 6-shard index"}
+        };
         int legendY = top + 10;
         for (Object[] s : series) {
             @SuppressWarnings("unchecked")

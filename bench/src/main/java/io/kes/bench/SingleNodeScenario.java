@@ -28,6 +28,7 @@ final class SingleNodeScenario {
     private String profileSummary;
     /** Samples the node in every measured round: where its CPU goes, per mode. */
     private Optional<NodeProfiler> nodeProfiler = Optional.empty();
+
     private BenchTopic topic;
     private ClientCpu clientCpu;
 
@@ -36,8 +37,13 @@ final class SingleNodeScenario {
      * @param failures gets each failed run; the others go on
      * @param measured gets each timed run
      */
-    SingleNodeScenario(BenchOptions options, BenchServers servers, Map<String, String> environment, Map<String, String> notRun,
-                       List<String> failures, Consumer<Run> measured) {
+    SingleNodeScenario(
+            BenchOptions options,
+            BenchServers servers,
+            Map<String, String> environment,
+            Map<String, String> notRun,
+            List<String> failures,
+            Consumer<Run> measured) {
         this.options = options;
         this.servers = servers;
         this.environment = environment;
@@ -76,7 +82,8 @@ final class SingleNodeScenario {
         EsStats stats = new EsStats(esUrl, local);
         clientCpu = new ClientCpu(servers::broker);
 
-        Bench.step(String.format("Loading %,d JSON log records (~500 bytes, seed %d) into topic %s (%d partitions) once",
+        Bench.step(String.format(
+                "Loading %,d JSON log records (~500 bytes, seed %d) into topic %s (%d partitions) once",
                 options.records, Bench.SEED, options.topic(), options.partitions));
         topic = new BenchTopic(options, bootstrap);
         topic.loadOnce();
@@ -84,9 +91,17 @@ final class SingleNodeScenario {
         DirectLoader.Bulks ceilingBulks = null;
         if (options.modes.contains("ceiling")) {
             IndexRouting routing = BenchElasticsearch.routingOf(es, esUrl, "kes-bench-routing-probe", "async");
-            Bench.step(String.format("Pre-serializing %,d documents into single-shard bulks of %d for the ceiling", topic.sliceDocs(), Bench.DOCS_PER_BULK));
-            ceilingBulks = DirectLoader.prepare(new SampleLogs(Bench.SEED), topic.name(), options.partitions, options.records,
-                    topic.sliceFrom(), Bench.DOCS_PER_BULK, routing);
+            Bench.step(String.format(
+                    "Pre-serializing %,d documents into single-shard bulks of %d for the ceiling",
+                    topic.sliceDocs(), Bench.DOCS_PER_BULK));
+            ceilingBulks = DirectLoader.prepare(
+                    new SampleLogs(Bench.SEED),
+                    topic.name(),
+                    options.partitions,
+                    options.records,
+                    topic.sliceFrom(),
+                    Bench.DOCS_PER_BULK,
+                    routing);
         }
         KesRuns kes = new KesRuns(options, topic, es, List.of(esUrl), bootstrap, clientCpu, servers);
         OfficialRuns official = new OfficialRuns(options, topic, clientCpu);
@@ -101,7 +116,8 @@ final class SingleNodeScenario {
         }
         LoaderRuns loader = new LoaderRuns(es, stats, clientCpu, options.loaderThreads);
         warmUp(es, esUrl, topic);
-        nodeProfiler = options.profile && local.size() == 1 ? NodeProfiler.of(local.get(0), options.work) : Optional.empty();
+        nodeProfiler =
+                options.profile && local.size() == 1 ? NodeProfiler.of(local.get(0), options.work) : Optional.empty();
         // Round 0 runs every mode untimed: both Elasticsearch and the job keep warming for several
         // runs (with one warm-up run per kes code path, every kes mode's round 1 still ran at 80% of
         // its round 3, with 4-5 s of JIT compilation).
@@ -171,7 +187,8 @@ final class SingleNodeScenario {
      * Rows {@code kes-long-w1} (the first window) and {@code kes-long} (median of the others), the
      * same for {@code official-long} and for {@code ceiling-long}, the direct loader's windows.
      */
-    private void longRunning(Http es, String esUrl, EsStats stats, KesRuns kes, OfficialRuns official, LoaderRuns loader)
+    private void longRunning(
+            Http es, String esUrl, EsStats stats, KesRuns kes, OfficialRuns official, LoaderRuns loader)
             throws Exception {
         long[] all = new long[options.partitions];
         List<String> longModes = new ArrayList<>(List.of("kes-long"));
@@ -184,7 +201,8 @@ final class SingleNodeScenario {
         warmUpMerges(es, esUrl, loader);
         for (String mode : longModes) {
             String index = "kes-bench-" + mode;
-            Bench.step(String.format("Long-running mode: %s, one job over the whole topic (%,d docs) in %d windows -> %s",
+            Bench.step(String.format(
+                    "Long-running mode: %s, one job over the whole topic (%,d docs) in %d windows -> %s",
                     mode, topic.docsFrom(all), options.windows, index));
             List<DirectLoader.Bulks> ceilingWindows = mode.equals("ceiling-long") ? ceilingWindows(es, esUrl) : null;
             BenchElasticsearch.createIndex(es, index, "async");
@@ -192,10 +210,12 @@ final class SingleNodeScenario {
             try {
                 List<Run> windows = switch (mode) {
                     case "kes-long" -> kes.run(stats, index, mode, 0, false, all, options.windows);
-                    case "official-long" -> official.run(stats, es, index, mode, 0, List.of(esUrl), all, options.windows);
+                    case "official-long" ->
+                        official.run(stats, es, index, mode, 0, List.of(esUrl), all, options.windows);
                     default -> loader.windows(mode, index, ceilingWindows, esUrl);
                 };
-                nodeProfiler.ifPresent(p -> p.stop(windows.stream().mapToLong(Run::docs).sum()));
+                nodeProfiler.ifPresent(
+                        p -> p.stop(windows.stream().mapToLong(Run::docs).sum()));
                 indexWork(stats, mode, index);
                 measured.accept(windows.get(0).withMode(mode + "-w1"));
                 windows.subList(1, windows.size()).forEach(measured);
@@ -217,10 +237,13 @@ final class SingleNodeScenario {
      * against the later ceiling-long's 2 and 17, all other stages equal.
      */
     private void warmUpMerges(Http es, String esUrl, LoaderRuns loader) throws Exception {
-        Bench.step(String.format("Warm-up (untimed): the whole topic (%,d docs) into a throw-away index, so the node has merged before"
-                + " the long-running modes", options.records));
+        Bench.step(String.format(
+                "Warm-up (untimed): the whole topic (%,d docs) into a throw-away index, so the node has merged before"
+                        + " the long-running modes",
+                options.records));
         BenchElasticsearch.createIndex(es, "kes-bench-merge-warmup", "async");
-        Bench.untimed(loader.windows("merge-warmup", "kes-bench-merge-warmup", ceilingWindows(es, esUrl), esUrl).get(0));
+        Bench.untimed(loader.windows("merge-warmup", "kes-bench-merge-warmup", ceilingWindows(es, esUrl), esUrl)
+                .get(0));
         es.send("DELETE", "/kes-bench-merge-warmup", null);
     }
 
@@ -246,11 +269,19 @@ final class SingleNodeScenario {
      */
     private List<DirectLoader.Bulks> ceilingWindows(Http es, String esUrl) throws Exception {
         IndexRouting routing = BenchElasticsearch.routingOf(es, esUrl, "kes-bench-routing-probe", "async");
-        System.out.printf("  pre-serializing %,d documents into %d windows of single-shard bulks%n", options.records, options.windows);
+        System.out.printf(
+                "  pre-serializing %,d documents into %d windows of single-shard bulks%n",
+                options.records, options.windows);
         List<DirectLoader.Bulks> windows = new ArrayList<>();
         for (int w = 0; w < options.windows; w++) {
-            windows.add(DirectLoader.prepare(new SampleLogs(Bench.SEED), topic.name(), options.partitions,
-                    options.records * w / options.windows, options.records * (w + 1) / options.windows, Bench.DOCS_PER_BULK, routing));
+            windows.add(DirectLoader.prepare(
+                    new SampleLogs(Bench.SEED),
+                    topic.name(),
+                    options.partitions,
+                    options.records * w / options.windows,
+                    options.records * (w + 1) / options.windows,
+                    Bench.DOCS_PER_BULK,
+                    routing));
         }
         return windows;
     }
@@ -262,9 +293,11 @@ final class SingleNodeScenario {
      */
     private void warmUp(Http es, String esUrl, BenchTopic topic) throws Exception {
         long docs = Math.min(options.records, 200_000);
-        Bench.step(String.format("Warm-up (untimed): %,d documents by the direct loader, and Kafka's offsets topic", docs));
+        Bench.step(String.format(
+                "Warm-up (untimed): %,d documents by the direct loader, and Kafka's offsets topic", docs));
         IndexRouting routing = BenchElasticsearch.routingOf(es, esUrl, "kes-bench-warmup", "async");
-        DirectLoader.Bulks bulks = DirectLoader.prepare(new SampleLogs(Bench.SEED), topic.name(), options.partitions, docs, Bench.DOCS_PER_BULK, routing);
+        DirectLoader.Bulks bulks = DirectLoader.prepare(
+                new SampleLogs(Bench.SEED), topic.name(), options.partitions, docs, Bench.DOCS_PER_BULK, routing);
         BenchElasticsearch.createIndex(es, "kes-bench-warmup", "async");
         DirectLoader.load(bulks, "kes-bench-warmup", List.of(esUrl), options.loaderThreads);
         es.send("DELETE", "/kes-bench-warmup", null);

@@ -19,7 +19,8 @@ final class Stats {
 
     /** The median of the values that are numbers; NaN when none is. */
     static double median(double[] values) {
-        double[] v = Arrays.stream(values).filter(d -> !Double.isNaN(d)).sorted().toArray();
+        double[] v =
+                Arrays.stream(values).filter(d -> !Double.isNaN(d)).sorted().toArray();
         if (v.length == 0) {
             return Double.NaN;
         }

@@ -33,8 +33,14 @@ final class ThreeNodeScenario {
     private final StringBuilder latencies = new StringBuilder("mode,round,ms\n");
 
     /** @param topic the Kafka topic the jobs read, or null when they cannot run here (then the loader modes only) */
-    ThreeNodeScenario(BenchOptions options, BenchServers servers, Map<String, String> environment, long benchStarted,
-                      BenchTopic topic, ClientCpu clientCpu, Map<String, String> notRun) {
+    ThreeNodeScenario(
+            BenchOptions options,
+            BenchServers servers,
+            Map<String, String> environment,
+            long benchStarted,
+            BenchTopic topic,
+            ClientCpu clientCpu,
+            Map<String, String> notRun) {
         this.options = options;
         this.servers = servers;
         this.environment = environment;
@@ -46,8 +52,8 @@ final class ThreeNodeScenario {
 
     void run(Consumer<Run> measured) throws Exception {
         Bench.step("Starting a 3-node Elasticsearch cluster (1 GB heaps) on this machine");
-        ElasticsearchCluster cluster = ElasticsearchCluster.start("kes-bench-3n", 3, options.work, "mn", "1g", options.esVersion,
-                servers::node);
+        ElasticsearchCluster cluster = ElasticsearchCluster.start(
+                "kes-bench-3n", 3, options.work, "mn", "1g", options.esVersion, servers::node);
         List<CpuQuota> quotas = limitCpu(cluster);
         try {
             measure(cluster, measured);
@@ -80,7 +86,9 @@ final class ThreeNodeScenario {
             quota.get().add(ProcessHandle.of(n.process().orElseThrow().pid()).orElseThrow());
             quotas.add(quota.get());
         }
-        System.out.printf("  [cpu] each node limited to %.2f cores (cgroup cpu quota), as if on a machine of its own%n", options.nodeCpus);
+        System.out.printf(
+                "  [cpu] each node limited to %.2f cores (cgroup cpu quota), as if on a machine of its own%n",
+                options.nodeCpus);
         environment.put("3-node CPU", String.format("%.2f cores per node (cgroup quota)", options.nodeCpus));
         return quotas;
     }
@@ -93,9 +101,13 @@ final class ThreeNodeScenario {
         LoaderRuns loader = new LoaderRuns(es, stats, new ClientCpu(() -> null), options.loaderThreads);
         IndexRouting routing = BenchElasticsearch.routingOf(es, urls.get(0), "kes-bench-3n-routing-probe", "async");
 
-        // The paused node: one that is not the elected master, so the pauses hit writes, not the cluster's coordination.
+        // The paused node: one that is not the elected master, so the pauses hit writes, not the cluster's
+        // coordination.
         String master = es.get("/_cat/master?h=node").requireOk("master").body().trim();
-        ElasticsearchNode victim = nodes.stream().filter(n -> n != cluster.node(master)).findFirst().orElseThrow();
+        ElasticsearchNode victim = nodes.stream()
+                .filter(n -> n != cluster.node(master))
+                .findFirst()
+                .orElseThrow();
         List<String> modes = new ArrayList<>(Bench.MULTI_NODE_MODES);
         if (options.primaryAware) {
             modes.addAll(Bench.PRIMARY_AWARE_MODES);
@@ -108,10 +120,13 @@ final class ThreeNodeScenario {
             servers.closeFirst(kes::stop);
             servers.closeFirst(official);
             for (String mode : Bench.MULTI_NODE_JOB_MODES) {
-                var why = mode.contains("official") ? OfficialRuns.whyNot(BenchElasticsearch.esMajor(es)) : java.util.Optional.<String>empty();
+                var why = mode.contains("official")
+                        ? OfficialRuns.whyNot(BenchElasticsearch.esMajor(es))
+                        : java.util.Optional.<String>empty();
                 if (why.isPresent()) {
                     notRun.put(mode, why.get());
-                } else if (options.modes.contains(KesRuns.baseMode(mode).replace("-aimd", ""))) { // kes-aimd runs with kes
+                } else if (options.modes.contains(
+                        KesRuns.baseMode(mode).replace("-aimd", ""))) { // kes-aimd runs with kes
                     modes.add(mode);
                 }
             }
@@ -128,9 +143,19 @@ final class ThreeNodeScenario {
         }
     }
 
-    private void rounds(ElasticsearchCluster cluster, Http es, List<String> urls, EsStats stats, LoaderRuns loader, IndexRouting routing,
-                        ElasticsearchNode victim, List<String> modes, KesRuns kes, OfficialRuns official,
-                        Consumer<Run> measured) throws Exception {
+    private void rounds(
+            ElasticsearchCluster cluster,
+            Http es,
+            List<String> urls,
+            EsStats stats,
+            LoaderRuns loader,
+            IndexRouting routing,
+            ElasticsearchNode victim,
+            List<String> modes,
+            KesRuns kes,
+            OfficialRuns official,
+            Consumer<Run> measured)
+            throws Exception {
         // Round 0 runs every mode untimed: fresh nodes are cold, and with a CPU quota each node's JIT
         // warms slowly (after three warm-up loads the first measured round still ran at half the
         // speed of the second). Its times, warm and per mode, size the measured runs.
@@ -164,7 +189,12 @@ final class ThreeNodeScenario {
                     } else if (mode.startsWith("3n-official")) {
                         run = official.run(stats, es, index, mode, round, urls);
                     } else {
-                        run = loader.run(mode, round, index, bulks.get(!mode.startsWith("3n-mixed")), urls,
+                        run = loader.run(
+                                mode,
+                                round,
+                                index,
+                                bulks.get(!mode.startsWith("3n-mixed")),
+                                urls,
                                 mode.startsWith("3n-primary") ? primaries(es, index, cluster) : null);
                         record(mode, round, loader.lastLatencies());
                     }
@@ -177,7 +207,8 @@ final class ThreeNodeScenario {
                 if (round > 0) {
                     measured.accept(run);
                 } else {
-                    (Bench.MULTI_NODE_JOB_MODES.contains(mode) ? jobSeconds : warmSeconds).put(mode, (System.nanoTime() - started) / 1e9);
+                    (Bench.MULTI_NODE_JOB_MODES.contains(mode) ? jobSeconds : warmSeconds)
+                            .put(mode, (System.nanoTime() - started) / 1e9);
                     Bench.untimed(run);
                 }
             }
@@ -188,7 +219,13 @@ final class ThreeNodeScenario {
     private void record(String mode, int round, long[] millis) {
         if (round > 0) {
             for (long ms : millis) {
-                latencies.append(mode).append(',').append(round).append(',').append(ms).append('\n');
+                latencies
+                        .append(mode)
+                        .append(',')
+                        .append(round)
+                        .append(',')
+                        .append(ms)
+                        .append('\n');
             }
         }
     }
@@ -197,8 +234,22 @@ final class ThreeNodeScenario {
     private Map<Boolean, DirectLoader.Bulks> prepare(long docs, IndexRouting routing) {
         Bench.step(String.format("Pre-serializing %,d documents as single-shard and as mixed bulks", docs));
         return Map.of(
-                true, DirectLoader.prepare(new SampleLogs(Bench.SEED), options.topic(), options.partitions, docs, Bench.DOCS_PER_BULK, routing),
-                false, DirectLoader.prepare(new SampleLogs(Bench.SEED), options.topic(), options.partitions, docs, Bench.DOCS_PER_BULK, null));
+                true,
+                        DirectLoader.prepare(
+                                new SampleLogs(Bench.SEED),
+                                options.topic(),
+                                options.partitions,
+                                docs,
+                                Bench.DOCS_PER_BULK,
+                                routing),
+                false,
+                        DirectLoader.prepare(
+                                new SampleLogs(Bench.SEED),
+                                options.topic(),
+                                options.partitions,
+                                docs,
+                                Bench.DOCS_PER_BULK,
+                                null));
     }
 
     /**
@@ -225,10 +276,21 @@ final class ThreeNodeScenario {
         double preparePerDoc = 6e-5; // both sets of bulks, measured ~3 s per 100k documents each
         long fit = (long) ((leftSeconds - rounds * fixedPerRound) / (rounds * secondsPerDocPerRound + preparePerDoc));
         long docs = Math.min(options.multiNodeRecords, Math.max(50_000, fit / 10_000 * 10_000));
-        System.out.printf("  [budget] %.1f min left of %.0f, warm 3-node runs at %,.0f-%,.0f docs/s: %,d docs per measured 3-node run%n",
-                leftSeconds / 60, options.budgetMinutes,
-                warmDocs / warmSeconds.values().stream().mapToDouble(Double::doubleValue).max().orElse(1),
-                warmDocs / warmSeconds.values().stream().mapToDouble(Double::doubleValue).min().orElse(1), docs);
+        System.out.printf(
+                "  [budget] %.1f min left of %.0f, warm 3-node runs at %,.0f-%,.0f docs/s: %,d docs per measured 3-node run%n",
+                leftSeconds / 60,
+                options.budgetMinutes,
+                warmDocs
+                        / warmSeconds.values().stream()
+                                .mapToDouble(Double::doubleValue)
+                                .max()
+                                .orElse(1),
+                warmDocs
+                        / warmSeconds.values().stream()
+                                .mapToDouble(Double::doubleValue)
+                                .min()
+                                .orElse(1),
+                docs);
         options.multiNodeRecords = docs;
         return docs;
     }
@@ -236,7 +298,10 @@ final class ThreeNodeScenario {
     /** The URL of the node holding each shard's primary, from {@code _cat/shards}. */
     private static String[] primaries(Http es, String index, ElasticsearchCluster cluster) throws IOException {
         String[] urls = new String[Bench.SHARDS];
-        for (String line : es.get("/_cat/shards/" + index + "?h=shard,prirep,node").requireOk("_cat/shards").body().split("\n")) {
+        for (String line : es.get("/_cat/shards/" + index + "?h=shard,prirep,node")
+                .requireOk("_cat/shards")
+                .body()
+                .split("\n")) {
             String[] f = line.trim().split("\\s+");
             if (f.length == 3 && f[1].equals("p")) {
                 urls[Integer.parseInt(f[0])] = cluster.node(f[2]).url();

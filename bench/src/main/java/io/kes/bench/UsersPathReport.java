@@ -30,15 +30,18 @@ final class UsersPathReport {
     String write() throws IOException {
         Files.createDirectories(options.out);
         StringBuilder md = new StringBuilder("# bin/kes bench --scenario users-path\n\n");
-        environment.forEach((k, v) -> md.append("- ").append(k).append(": ").append(v).append('\n'));
-        md.append(String.format("- %,d records per topic, every run indexes all of them; %d round(s), medians over rounds (heap: the"
-                + " largest of the rounds); kes: `bin/kes run` as its own process, KES_HEAP=1g, clock from process start to exit; official"
-                + " sink: a JVM of its own per run (1 GB heap), timed the same way (process start to its job's end, CPU of the whole"
-                + " process: start-up and a fresh JVM's JIT included for both); loader: pre-serialized single-shard bulks%n%n", options.records,
-                options.rounds));
-        md.append("| setup | mode | docs/s | x official | x loader | steady docs/s | steady x official | steady x loader | start-up s"
-                + " | docs per _bulk | shard ops per _bulk | docs per shard op | model: docs per bulk | heap MB before / after GC | OOM"
-                + " | index_total - records | ES CPU s/M | client CPU s/M | client CPU x loader |\n");
+        environment.forEach(
+                (k, v) -> md.append("- ").append(k).append(": ").append(v).append('\n'));
+        md.append(String.format(
+                "- %,d records per topic, every run indexes all of them; %d round(s), medians over rounds (heap: the"
+                        + " largest of the rounds); kes: `bin/kes run` as its own process, KES_HEAP=1g, clock from process start to exit; official"
+                        + " sink: a JVM of its own per run (1 GB heap), timed the same way (process start to its job's end, CPU of the whole"
+                        + " process: start-up and a fresh JVM's JIT included for both); loader: pre-serialized single-shard bulks%n%n",
+                options.records, options.rounds));
+        md.append(
+                "| setup | mode | docs/s | x official | x loader | steady docs/s | steady x official | steady x loader | start-up s"
+                        + " | docs per _bulk | shard ops per _bulk | docs per shard op | model: docs per bulk | heap MB before / after GC | OOM"
+                        + " | index_total - records | ES CPU s/M | client CPU s/M | client CPU x loader |\n");
         md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|\n");
         for (Setup setup : setups()) {
             for (String mode : setup.modes()) {
@@ -47,32 +50,62 @@ final class UsersPathReport {
                     continue;
                 }
                 double steady = median(of, PathRun::steadyDocsPerSecond);
-                md.append(String.format("| %s | %s | %,.0f | %s | %s | %,.0f | %s | %s | %s | %.0f | %.2f | %.0f | %s | %s | %s | %s | %.1f | %.1f | %s |%n",
-                        setup.name(), mode, median(of, PathRun::docsPerSecond),
-                        ratio(setup, mode, "official", PathRun::docsPerSecond), ratio(setup, mode, "loader", PathRun::docsPerSecond),
-                        steady, ratio(setup, mode, "official", PathRun::steadyDocsPerSecond),
+                md.append(String.format(
+                        "| %s | %s | %,.0f | %s | %s | %,.0f | %s | %s | %s | %.0f | %.2f | %.0f | %s | %s | %s | %s | %.1f | %.1f | %s |%n",
+                        setup.name(),
+                        mode,
+                        median(of, PathRun::docsPerSecond),
+                        ratio(setup, mode, "official", PathRun::docsPerSecond),
+                        ratio(setup, mode, "loader", PathRun::docsPerSecond),
+                        steady,
+                        ratio(setup, mode, "official", PathRun::steadyDocsPerSecond),
                         ratio(setup, mode, "loader", PathRun::steadyDocsPerSecond),
                         num(median(of, PathRun::startupSeconds), "%.1f"),
-                        median(of, r -> Stats.ratio(r.docs(), r.bulks())), median(of, r -> Stats.ratio(r.shardOps(), r.bulks())),
-                        median(of, r -> Stats.ratio(r.docs(), r.shardOps())), model(setup, mode, steady),
+                        median(of, r -> Stats.ratio(r.docs(), r.bulks())),
+                        median(of, r -> Stats.ratio(r.shardOps(), r.bulks())),
+                        median(of, r -> Stats.ratio(r.docs(), r.shardOps())),
+                        model(setup, mode, steady),
                         heap(of),
                         mode.startsWith("kes") ? (of.stream().anyMatch(PathRun::outOfMemory) ? "**yes**" : "no") : "-",
-                        of.stream().map(r -> String.valueOf(r.indexTotal() - r.docs())).distinct().reduce((a, b) -> a + "/" + b).orElse("-"),
-                        median(of, r -> r.esCpuSeconds() / (r.docs() / 1e6)), median(of, r -> clientCpuPerMillion(r)),
+                        of.stream()
+                                .map(r -> String.valueOf(r.indexTotal() - r.docs()))
+                                .distinct()
+                                .reduce((a, b) -> a + "/" + b)
+                                .orElse("-"),
+                        median(of, r -> r.esCpuSeconds() / (r.docs() / 1e6)),
+                        median(of, r -> clientCpuPerMillion(r)),
                         ratio(setup, mode, "loader", UsersPathReport::clientCpuPerMillion)));
             }
         }
-        md.append("\n`steady`: the middle half of the documents (25% to 75% indexed, from the index's `index_total`) over the time it"
-                + " took (official: its middle two of four windows; the loader: its whole run). `model: docs per bulk`: `ScaleModel.docsPerBulk`"
-                + " at the steady rate, bulk.linger 1 s. `index_total - records` over the rounds: 0 = no document written twice.\n\n");
+        md.append(
+                "\n`steady`: the middle half of the documents (25% to 75% indexed, from the index's `index_total`) over the time it"
+                        + " took (official: its middle two of four windows; the loader: its whole run). `model: docs per bulk`: `ScaleModel.docsPerBulk`"
+                        + " at the steady rate, bulk.linger 1 s. `index_total - records` over the rounds: 0 = no document written twice.\n\n");
         targets(md);
         Files.writeString(options.out.resolve("users-path.md"), md);
-        StringBuilder csv = new StringBuilder("setup,mode,round,docs,counted,index_total,seconds,startup_seconds,steady_docs_per_s,"
-                + "bulk_requests,shard_ops,es_cpu_s,client_cpu_s,peak_heap_mb,live_heap_mb,oom\n");
+        StringBuilder csv =
+                new StringBuilder("setup,mode,round,docs,counted,index_total,seconds,startup_seconds,steady_docs_per_s,"
+                        + "bulk_requests,shard_ops,es_cpu_s,client_cpu_s,peak_heap_mb,live_heap_mb,oom\n");
         for (PathRun r : runs) {
-            csv.append(String.format(Locale.ROOT, "%s,%s,%d,%d,%d,%d,%.3f,%.3f,%.1f,%d,%d,%.3f,%.3f,%.0f,%.0f,%b%n", r.setup().name().replace(",", ";"),
-                    r.mode(), r.round(), r.docs(), r.counted(), r.indexTotal(), r.seconds(), r.startupSeconds(), r.steadyDocsPerSecond(),
-                    r.bulks(), r.shardOps(), r.esCpuSeconds(), r.clientCpuSeconds(), r.peakHeapMb(), r.liveHeapMb(), r.outOfMemory()));
+            csv.append(String.format(
+                    Locale.ROOT,
+                    "%s,%s,%d,%d,%d,%d,%.3f,%.3f,%.1f,%d,%d,%.3f,%.3f,%.0f,%.0f,%b%n",
+                    r.setup().name().replace(",", ";"),
+                    r.mode(),
+                    r.round(),
+                    r.docs(),
+                    r.counted(),
+                    r.indexTotal(),
+                    r.seconds(),
+                    r.startupSeconds(),
+                    r.steadyDocsPerSecond(),
+                    r.bulks(),
+                    r.shardOps(),
+                    r.esCpuSeconds(),
+                    r.clientCpuSeconds(),
+                    r.peakHeapMb(),
+                    r.liveHeapMb(),
+                    r.outOfMemory()));
         }
         Files.writeString(options.out.resolve("users-path.csv"), csv);
         return md.toString();
@@ -82,20 +115,46 @@ final class UsersPathReport {
     private void targets(StringBuilder md) {
         md.append("| target | setup | measured | met |\n|---|---|---|---|\n");
         for (Setup setup : setups()) {
-            target(md, setup, "kes / official sink (docs/s, process start to exit) >= 1.3", value(setup, "official", PathRun::docsPerSecond), 1.3, true);
+            target(
+                    md,
+                    setup,
+                    "kes / official sink (docs/s, process start to exit) >= 1.3",
+                    value(setup, "official", PathRun::docsPerSecond),
+                    1.3,
+                    true);
             if (setup.shards() == Bench.SHARDS) {
-                target(md, setup, "kes / loader (docs/s) >= 0.95", value(setup, "loader", PathRun::docsPerSecond), 0.95, true);
+                target(
+                        md,
+                        setup,
+                        "kes / loader (docs/s) >= 0.95",
+                        value(setup, "loader", PathRun::docsPerSecond),
+                        0.95,
+                        true);
             } else {
                 boolean oom = runs.stream().anyMatch(r -> r.setup().equals(setup) && r.outOfMemory())
                         || environment.getOrDefault("failures", "").contains("OutOfMemoryError");
                 boolean twice = runs.stream().anyMatch(r -> r.setup().equals(setup) && r.indexTotal() > r.docs());
-                md.append(String.format("| no OutOfMemoryError, no document written twice | %s | %s, %s | %s |%n", setup.name(),
-                        oom ? "OutOfMemoryError" : "no OOM", twice ? "index_total above records" : "index_total = records",
+                md.append(String.format(
+                        "| no OutOfMemoryError, no document written twice | %s | %s, %s | %s |%n",
+                        setup.name(),
+                        oom ? "OutOfMemoryError" : "no OOM",
+                        twice ? "index_total above records" : "index_total = records",
                         oom || twice ? "**no**" : "yes"));
-                target(md, setup, "docs per single-shard bulk >= 900", topologies(setup, r -> Stats.ratio(r.docs(), r.shardOps()), "%.0f"),
-                        900, true);
+                target(
+                        md,
+                        setup,
+                        "docs per single-shard bulk >= 900",
+                        topologies(setup, r -> Stats.ratio(r.docs(), r.shardOps()), "%.0f"),
+                        900,
+                        true);
             }
-            target(md, setup, "client CPU per doc kes / loader <= 1.5", value(setup, "loader", UsersPathReport::clientCpuPerMillion), 1.5, false);
+            target(
+                    md,
+                    setup,
+                    "client CPU per doc kes / loader <= 1.5",
+                    value(setup, "loader", UsersPathReport::clientCpuPerMillion),
+                    1.5,
+                    false);
         }
     }
 
@@ -112,10 +171,13 @@ final class UsersPathReport {
 
     private String topologies(Setup setup, ToDoubleFunction<PathRun> f, String format) {
         String keyed = num(median(of(setup, "kes-keyed"), f), format);
-        return setup.modes().contains("kes-chained") ? keyed + " (chained " + num(median(of(setup, "kes-chained"), f), format) + ")" : keyed;
+        return setup.modes().contains("kes-chained")
+                ? keyed + " (chained " + num(median(of(setup, "kes-chained"), f), format) + ")"
+                : keyed;
     }
 
-    private static void target(StringBuilder md, Setup setup, String name, String measured, double bound, boolean atLeast) {
+    private static void target(
+            StringBuilder md, Setup setup, String name, String measured, double bound, boolean atLeast) {
         double v = parse(measured);
         boolean met = !Double.isNaN(v) && (atLeast ? v >= bound : v <= bound);
         md.append(String.format("| %s | %s | %s | %s |%n", name, setup.name(), measured, met ? "yes" : "**no**"));
@@ -134,15 +196,26 @@ final class UsersPathReport {
         if (!mode.startsWith("kes")) {
             return "-";
         }
-        return String.format("%.0f", ScaleModel.docsPerBulk(Bench.DOCS_PER_BULK, docsPerSecond, UsersPathScenario.lingerSeconds(mode), setup.shards(),
-                setup.parallelism(), UsersPathScenario.topology(mode).equals("keyed")));
+        return String.format(
+                "%.0f",
+                ScaleModel.docsPerBulk(
+                        Bench.DOCS_PER_BULK,
+                        docsPerSecond,
+                        UsersPathScenario.lingerSeconds(mode),
+                        setup.shards(),
+                        setup.parallelism(),
+                        UsersPathScenario.topology(mode).equals("keyed")));
     }
 
     /** The largest heap occupancy before and after a GC over the rounds. */
     private static String heap(List<PathRun> of) {
         double before = of.stream().mapToDouble(PathRun::peakHeapMb).max().orElse(Double.NaN);
-        return Double.isNaN(before) ? "-"
-                : String.format("%.0f / %.0f", before, of.stream().mapToDouble(PathRun::liveHeapMb).max().orElse(Double.NaN));
+        return Double.isNaN(before)
+                ? "-"
+                : String.format(
+                        "%.0f / %.0f",
+                        before,
+                        of.stream().mapToDouble(PathRun::liveHeapMb).max().orElse(Double.NaN));
     }
 
     private String ratio(Setup setup, String mode, String other, ToDoubleFunction<PathRun> f) {
@@ -158,7 +231,9 @@ final class UsersPathReport {
     }
 
     private List<PathRun> of(Setup setup, String mode) {
-        return runs.stream().filter(r -> r.setup().equals(setup) && r.mode().equals(mode)).toList();
+        return runs.stream()
+                .filter(r -> r.setup().equals(setup) && r.mode().equals(mode))
+                .toList();
     }
 
     private static double median(List<PathRun> of, ToDoubleFunction<PathRun> f) {

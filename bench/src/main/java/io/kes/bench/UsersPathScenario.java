@@ -65,9 +65,23 @@ final class UsersPathScenario {
      * @param peakHeapMb     kes: largest heap occupancy before a GC; NaN for the others
      * @param liveHeapMb     kes: largest heap occupancy after a GC; NaN for the others
      */
-    record PathRun(Setup setup, String mode, int round, long docs, long counted, long indexTotal, double seconds, double startupSeconds,
-                   double steadyDocsPerSecond, long bulks, long shardOps, double esCpuSeconds, double clientCpuSeconds, double peakHeapMb,
-                   double liveHeapMb, boolean outOfMemory) {
+    record PathRun(
+            Setup setup,
+            String mode,
+            int round,
+            long docs,
+            long counted,
+            long indexTotal,
+            double seconds,
+            double startupSeconds,
+            double steadyDocsPerSecond,
+            long bulks,
+            long shardOps,
+            double esCpuSeconds,
+            double clientCpuSeconds,
+            double peakHeapMb,
+            double liveHeapMb,
+            boolean outOfMemory) {
         double docsPerSecond() {
             return docs / seconds;
         }
@@ -95,21 +109,33 @@ final class UsersPathScenario {
         boolean warm = false;
         for (int shards : options.usersPathShards) {
             Setup all = setup(shards);
-            Setup setup = new Setup(all.shards(), all.parallelism(), all.partitions(),
-                    all.modes().stream().filter(m -> options.modes == Bench.DEFAULT_MODES || options.modes.contains(m)).toList());
+            Setup setup = new Setup(
+                    all.shards(),
+                    all.parallelism(),
+                    all.partitions(),
+                    all.modes().stream()
+                            .filter(m -> options.modes == Bench.DEFAULT_MODES || options.modes.contains(m))
+                            .toList());
             BenchOptions o = options.forSetup(setup.partitions(), setup.parallelism());
             Bench.step(String.format("%s: %,d records into topic %s once", setup.name(), o.records, o.topic()));
             BenchTopic topic = new BenchTopic(o, stack.bootstrap());
             topic.loadOnce();
-            IndexRouting routing = BenchElasticsearch.routingOf(es, stack.esUrl(), "kes-bench-routing-probe", "async", shards);
-            DirectLoader.Bulks bulks = DirectLoader.prepare(new SampleLogs(Bench.SEED), topic.name(), o.partitions, o.records,
-                    Bench.DOCS_PER_BULK, routing);
+            IndexRouting routing =
+                    BenchElasticsearch.routingOf(es, stack.esUrl(), "kes-bench-routing-probe", "async", shards);
+            DirectLoader.Bulks bulks = DirectLoader.prepare(
+                    new SampleLogs(Bench.SEED), topic.name(), o.partitions, o.records, Bench.DOCS_PER_BULK, routing);
             LoaderRuns loader = new LoaderRuns(es, stats, clientCpu, o.loaderThreads);
             if (!warm) {
-                // untimed: the node's indexing path JIT-compiled, Kafka's offsets topic created, before any measured run
+                // untimed: the node's indexing path JIT-compiled, Kafka's offsets topic created, before any measured
+                // run
                 BenchElasticsearch.createIndex(es, "kes-bench-warmup", "async", shards);
-                DirectLoader.Bulks warmUp = DirectLoader.prepare(new SampleLogs(Bench.SEED), topic.name(), o.partitions,
-                        Math.min(o.records, 200_000), Bench.DOCS_PER_BULK, routing);
+                DirectLoader.Bulks warmUp = DirectLoader.prepare(
+                        new SampleLogs(Bench.SEED),
+                        topic.name(),
+                        o.partitions,
+                        Math.min(o.records, 200_000),
+                        Bench.DOCS_PER_BULK,
+                        routing);
                 Bench.untimed(loader.run("warm-up", 0, "kes-bench-warmup", warmUp, List.of(stack.esUrl()), null));
                 es.send("DELETE", "/kes-bench-warmup", null);
                 topic.createOffsetsTopic();
@@ -121,21 +147,33 @@ final class UsersPathScenario {
                 for (int round = 1; round <= options.rounds; round++) {
                     for (String mode : Bench.roundOrder(setup.modes(), round)) {
                         String index = "kes-bench-up" + shards + "-" + mode + "-r" + round;
-                        Bench.step(setup.name() + ", " + Bench.roundName(round, options.rounds) + ": " + mode + " -> " + index);
+                        Bench.step(setup.name() + ", " + Bench.roundName(round, options.rounds) + ": " + mode + " -> "
+                                + index);
                         BenchElasticsearch.createIndex(es, index, "async", shards);
                         try {
                             PathRun run = switch (mode) {
                                 case "loader" -> loader(setup, round, index, es, stats, loader, bulks, stack.esUrl());
-                                case "official" -> official(setup, round, index, es, stats, official, topic, stack.esUrl());
+                                case "official" ->
+                                    official(setup, round, index, es, stats, official, topic, stack.esUrl());
                                 default -> kes(setup, mode, round, index, es, stats, kes, topic);
                             };
-                            System.out.printf("  %,.0f docs/s (steady %,.0f), %,d of %,d counted, index_total %,d, %.0f docs per _bulk,"
-                                            + " %.2f shard ops per _bulk, heap %.0f MB before GC, %.0f after%s%n", run.docsPerSecond(), run.steadyDocsPerSecond(),
-                                    run.counted(), run.docs(), run.indexTotal(), Stats.ratio(run.docs(), run.bulks()),
-                                    Stats.ratio(run.shardOps(), run.bulks()), run.peakHeapMb(), run.liveHeapMb(), run.outOfMemory() ? ", OutOfMemoryError" : "");
+                            System.out.printf(
+                                    "  %,.0f docs/s (steady %,.0f), %,d of %,d counted, index_total %,d, %.0f docs per _bulk,"
+                                            + " %.2f shard ops per _bulk, heap %.0f MB before GC, %.0f after%s%n",
+                                    run.docsPerSecond(),
+                                    run.steadyDocsPerSecond(),
+                                    run.counted(),
+                                    run.docs(),
+                                    run.indexTotal(),
+                                    Stats.ratio(run.docs(), run.bulks()),
+                                    Stats.ratio(run.shardOps(), run.bulks()),
+                                    run.peakHeapMb(),
+                                    run.liveHeapMb(),
+                                    run.outOfMemory() ? ", OutOfMemoryError" : "");
                             if (run.counted() != run.docs() || run.indexTotal() != run.docs() || run.outOfMemory()) {
-                                failures.add(setup.name() + " " + mode + " round " + round + ": counted " + run.counted()
-                                        + ", index_total " + run.indexTotal() + " of " + run.docs() + (run.outOfMemory() ? ", OutOfMemoryError" : ""));
+                                failures.add(setup.name() + " " + mode + " round " + round + ": counted "
+                                        + run.counted() + ", index_total " + run.indexTotal() + " of " + run.docs()
+                                        + (run.outOfMemory() ? ", OutOfMemoryError" : ""));
                             }
                             runs.add(run);
                         } catch (Exception e) {
@@ -157,19 +195,42 @@ final class UsersPathScenario {
         return failures.isEmpty();
     }
 
-    private PathRun kes(Setup setup, String mode, int round, String index, Http es, EsStats stats, KesProcessRuns kes, BenchTopic topic)
+    private PathRun kes(
+            Setup setup,
+            String mode,
+            int round,
+            String index,
+            Http es,
+            EsStats stats,
+            KesProcessRuns kes,
+            BenchTopic topic)
             throws Exception {
         long docs = topic.docsFrom(new long[setup.partitions()]);
         EsStats.Snapshot before = stats.snapshot();
         KesProcessRuns.Result r = kes.run(index, topology(mode), lingerSeconds(mode), "1g");
         EsStats.Snapshot delta = stats.snapshot().minus(before);
         if (r.exitCode() != 0) {
-            throw new IllegalStateException("bin/kes run exited with " + r.exitCode() + (r.outOfMemory() ? " after an OutOfMemoryError" : "")
-                    + " (console: " + options.work.resolve("kes-run-" + index) + ")");
+            throw new IllegalStateException(
+                    "bin/kes run exited with " + r.exitCode() + (r.outOfMemory() ? " after an OutOfMemoryError" : "")
+                            + " (console: " + options.work.resolve("kes-run-" + index) + ")");
         }
-        return new PathRun(setup, mode, round, docs, es.refreshAndCount(index), OfficialRuns.indexTotal(es, index), r.seconds(),
-                r.startupSeconds(), r.steadyDocsPerSecond(), delta.bulkHttpRequests(), stats.shardBulkOperations(index),
-                delta.cpuMillis() / 1000.0, r.clientCpuSeconds(), r.peakHeapMb(), r.liveHeapMb(), r.outOfMemory());
+        return new PathRun(
+                setup,
+                mode,
+                round,
+                docs,
+                es.refreshAndCount(index),
+                OfficialRuns.indexTotal(es, index),
+                r.seconds(),
+                r.startupSeconds(),
+                r.steadyDocsPerSecond(),
+                delta.bulkHttpRequests(),
+                stats.shardBulkOperations(index),
+                delta.cpuMillis() / 1000.0,
+                r.clientCpuSeconds(),
+                r.peakHeapMb(),
+                r.liveHeapMb(),
+                r.outOfMemory());
     }
 
     /**
@@ -177,26 +238,70 @@ final class UsersPathScenario {
      * to end, start-up and the fresh JVM's JIT included), in 4 windows: the middle two are its steady
      * state, as the middle half is kes's.
      */
-    private PathRun official(Setup setup, int round, String index, Http es, EsStats stats, OfficialRuns official, BenchTopic topic,
-                             String esUrl) throws Exception {
-        OfficialRuns.ColdRun cold = official.runCold(stats, es, index, round, List.of(esUrl), new long[setup.partitions()], 4);
+    private PathRun official(
+            Setup setup,
+            int round,
+            String index,
+            Http es,
+            EsStats stats,
+            OfficialRuns official,
+            BenchTopic topic,
+            String esUrl)
+            throws Exception {
+        OfficialRuns.ColdRun cold =
+                official.runCold(stats, es, index, round, List.of(esUrl), new long[setup.partitions()], 4);
         List<Run> w = cold.windows();
         List<Run> middle = w.subList(1, w.size() - 1);
-        return new PathRun(setup, "official", round, sum(w, Run::docs), sum(w, Run::counted), OfficialRuns.indexTotal(es, index),
-                cold.seconds(), cold.startupSeconds(),
-                sum(middle, Run::docs) / middle.stream().mapToDouble(Run::seconds).sum(), sum(w, Run::bulks),
-                stats.shardBulkOperations(index), w.stream().mapToDouble(Run::cpuSeconds).sum(),
-                cold.clientCpuSeconds(), Double.NaN, Double.NaN, false);
+        return new PathRun(
+                setup,
+                "official",
+                round,
+                sum(w, Run::docs),
+                sum(w, Run::counted),
+                OfficialRuns.indexTotal(es, index),
+                cold.seconds(),
+                cold.startupSeconds(),
+                sum(middle, Run::docs)
+                        / middle.stream().mapToDouble(Run::seconds).sum(),
+                sum(w, Run::bulks),
+                stats.shardBulkOperations(index),
+                w.stream().mapToDouble(Run::cpuSeconds).sum(),
+                cold.clientCpuSeconds(),
+                Double.NaN,
+                Double.NaN,
+                false);
     }
 
     /** The loader's {@code _bulk} requests: its shard operations over the shards per request the node counted (retries included). */
-    private PathRun loader(Setup setup, int round, String index, Http es, EsStats stats, LoaderRuns loader, DirectLoader.Bulks bulks,
-                           String esUrl) throws Exception {
+    private PathRun loader(
+            Setup setup,
+            int round,
+            String index,
+            Http es,
+            EsStats stats,
+            LoaderRuns loader,
+            DirectLoader.Bulks bulks,
+            String esUrl)
+            throws Exception {
         Run r = loader.run("loader", round, index, bulks, List.of(esUrl), null);
         long shardOps = stats.shardBulkOperations(index);
-        return new PathRun(setup, "loader", round, r.docs(), r.counted(), OfficialRuns.indexTotal(es, index), r.seconds(), Double.NaN,
-                r.docsPerSecond(), Math.round(shardOps / r.shardsPerBulk()), shardOps, r.cpuSeconds(), r.clientCpuSeconds(), Double.NaN,
-                Double.NaN, false);
+        return new PathRun(
+                setup,
+                "loader",
+                round,
+                r.docs(),
+                r.counted(),
+                OfficialRuns.indexTotal(es, index),
+                r.seconds(),
+                Double.NaN,
+                r.docsPerSecond(),
+                Math.round(shardOps / r.shardsPerBulk()),
+                shardOps,
+                r.cpuSeconds(),
+                r.clientCpuSeconds(),
+                Double.NaN,
+                Double.NaN,
+                false);
     }
 
     private static long sum(List<Run> runs, java.util.function.ToLongFunction<Run> f) {
@@ -205,7 +310,10 @@ final class UsersPathScenario {
 
     private static String loadAverage() {
         try {
-            return String.join(", ", List.of(Files.readString(Path.of("/proc/loadavg")).split(" ")).subList(0, 3));
+            return String.join(
+                    ", ",
+                    List.of(Files.readString(Path.of("/proc/loadavg")).split(" "))
+                            .subList(0, 3));
         } catch (Exception e) {
             return "?";
         }

@@ -25,13 +25,25 @@ class BenchSmokeIT {
     void quickBenchWritesTheTableAndEveryCountMatches() throws Exception {
         Path out = Path.of("target/bench-smoke/results");
         BenchOptions options = BenchOptions.parse(new String[] {
-                "--quick", "--records", "20000", "--skip-multinode", "--no-profile", "--modes", String.join(",", MODES),
-                "--out", out.toString(), "--work", "target/bench-smoke/run"});
+            "--quick",
+            "--records",
+            "20000",
+            "--skip-multinode",
+            "--no-profile",
+            "--modes",
+            String.join(",", MODES),
+            "--out",
+            out.toString(),
+            "--work",
+            "target/bench-smoke/run"
+        });
         Bench bench = new Bench(options);
 
         boolean countsMatch = bench.run();
 
-        assertThat(countsMatch).as("every mode indexed exactly the topic's records").isTrue();
+        assertThat(countsMatch)
+                .as("every mode indexed exactly the topic's records")
+                .isTrue();
         String table = Files.readString(out.resolve("latest.md"));
         for (String mode : MODES) {
             assertThat(table).contains("| " + mode + " |");

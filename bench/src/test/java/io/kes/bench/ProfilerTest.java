@@ -21,7 +21,8 @@ class ProfilerTest {
         assertThat(summary).contains("| `C# CompilerThre` | 10 | 52.6% |");
         assertThat(summary).contains("| `java/lang/System.arraycopy` | 6 | 75.0% |");
         assertThat(summary).doesNotContain("PhaseChaitin").doesNotContain("Thread.sleep");
-        assertThat(summary).contains("| `io.kes.connector.bulk.BulkBody.add` | 6 | 75.0% |")
+        assertThat(summary)
+                .contains("| `io.kes.connector.bulk.BulkBody.add` | 6 | 75.0% |")
                 .contains("| `io.kes.connector.bulk.BulkWriter.write` | 2 | 25.0% |");
     }
 }

@@ -45,20 +45,24 @@ public final class DocumentOperation {
         this.pipeline = b.pipeline;
         this.version = b.version;
         this.idUnique = b.idUnique && id != null;
-        if (version != NO_VERSION && (version < 0 || id == null || (opType != OpType.INDEX && opType != OpType.DELETE))) {
-            throw new IllegalArgumentException("version " + version + " (index " + index + ", id " + id + ", " + opType + "): an "
-                    + "external version is a number >= 0 on an index or delete with an id; Elasticsearch versions no create and no "
-                    + "bulk update (upsert)");
+        if (version != NO_VERSION
+                && (version < 0 || id == null || (opType != OpType.INDEX && opType != OpType.DELETE))) {
+            throw new IllegalArgumentException(
+                    "version " + version + " (index " + index + ", id " + id + ", " + opType + "): an "
+                            + "external version is a number >= 0 on an index or delete with an id; Elasticsearch versions no create and no "
+                            + "bulk update (upsert)");
         }
         if (id == null && opType != OpType.INDEX && opType != OpType.CREATE) {
-            throw new IllegalArgumentException(opType + " needs a document id (index " + index + ", from " + this.origin + ")");
+            throw new IllegalArgumentException(
+                    opType + " needs a document id (index " + index + ", from " + this.origin + ")");
         }
         if (source == null && opType != OpType.DELETE) {
-            throw new IllegalArgumentException(opType + " needs a source document (index " + index + ", id " + id + ", from " + this.origin + ")");
+            throw new IllegalArgumentException(
+                    opType + " needs a source document (index " + index + ", id " + id + ", from " + this.origin + ")");
         }
         if (pipeline != null && opType != OpType.INDEX && opType != OpType.CREATE) {
-            throw new IllegalArgumentException(opType + " cannot name an ingest pipeline (" + pipeline + ", index " + index
-                    + ", id " + id + "): only index and create run one; a bulk update or delete names none");
+            throw new IllegalArgumentException(opType + " cannot name an ingest pipeline (" + pipeline + ", index "
+                    + index + ", id " + id + "): only index and create run one; a bulk update or delete names none");
         }
     }
 
@@ -213,9 +217,14 @@ public final class DocumentOperation {
         if (!(o instanceof DocumentOperation other)) {
             return false;
         }
-        return opType == other.opType && index.equals(other.index) && Objects.equals(id, other.id)
-                && Objects.equals(routing, other.routing) && java.util.Arrays.equals(source, other.source)
-                && origin.equals(other.origin) && Objects.equals(pipeline, other.pipeline) && version == other.version
+        return opType == other.opType
+                && index.equals(other.index)
+                && Objects.equals(id, other.id)
+                && Objects.equals(routing, other.routing)
+                && java.util.Arrays.equals(source, other.source)
+                && origin.equals(other.origin)
+                && Objects.equals(pipeline, other.pipeline)
+                && version == other.version
                 && idUnique == other.idUnique;
     }
 
@@ -227,7 +236,8 @@ public final class DocumentOperation {
     @Override
     public String toString() {
         return opType.bulkAction() + " " + index + "/" + id + (routing != null ? " routing=" + routing : "")
-                + (pipeline != null ? " pipeline=" + pipeline : "") + (version != NO_VERSION ? " version=" + version : "")
+                + (pipeline != null ? " pipeline=" + pipeline : "")
+                + (version != NO_VERSION ? " version=" + version : "")
                 + " from " + origin;
     }
 }

@@ -51,6 +51,7 @@ public enum Durability {
                 return d;
             }
         }
-        throw new IllegalArgumentException(ElasticsearchSinkOptions.DURABILITY.key() + " must be checkpoint-fence or request, got '" + value + "'");
+        throw new IllegalArgumentException(ElasticsearchSinkOptions.DURABILITY.key()
+                + " must be checkpoint-fence or request, got '" + value + "'");
     }
 }

@@ -67,7 +67,8 @@ public final class ElasticsearchSink implements Sink<DocumentOperation>, Support
      * so that they are read and checked once.
      */
     public static ElasticsearchSink of(SinkSettings settings, FailureHandler failureHandler) {
-        return new ElasticsearchSink(java.util.Objects.requireNonNull(settings, "settings"),
+        return new ElasticsearchSink(
+                java.util.Objects.requireNonNull(settings, "settings"),
                 java.util.Objects.requireNonNull(failureHandler, "failureHandler"));
     }
 
@@ -88,7 +89,8 @@ public final class ElasticsearchSink implements Sink<DocumentOperation>, Support
         return new SinkWriter<>() {
             @Override
             public void write(DocumentOperation element, Context context) {
-                throw new IllegalStateException("kes writes in its bulk writer operator; no record should reach the sink writer");
+                throw new IllegalStateException(
+                        "kes writes in its bulk writer operator; no record should reach the sink writer");
             }
 
             @Override

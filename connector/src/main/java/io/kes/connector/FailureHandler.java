@@ -47,10 +47,11 @@ public interface FailureHandler extends Serializable {
         @Override
         public void onFailures(List<FailedOperation> failures) {
             FailedOperation first = failures.get(0);
-            throw new PermanentWriteException(first.describe()
-                    + (failures.size() > 1 ? " (and " + (failures.size() - 1) + " more in the same bulk)" : "")
-                    + ". Fix the record or the index mapping, or configure a dead-letter topic"
-                    + " (the kes job: errors.tolerance: all; a SQL table: 'failure-handler' = 'dead-letter') to keep the job running.");
+            throw new PermanentWriteException(
+                    first.describe()
+                            + (failures.size() > 1 ? " (and " + (failures.size() - 1) + " more in the same bulk)" : "")
+                            + ". Fix the record or the index mapping, or configure a dead-letter topic"
+                            + " (the kes job: errors.tolerance: all; a SQL table: 'failure-handler' = 'dead-letter') to keep the job running.");
         }
     }
 

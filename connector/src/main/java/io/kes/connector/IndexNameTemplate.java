@@ -68,6 +68,7 @@ public final class IndexNameTemplate {
     private final String template;
     /** Literal text and placeholders, in order: String or Placeholder. */
     private final List<Object> parts;
+
     private final List<Placeholder> placeholders;
 
     private IndexNameTemplate(String template, List<Object> parts, List<Placeholder> placeholders) {
@@ -84,8 +85,10 @@ public final class IndexNameTemplate {
         if (template == null || template.isBlank()) {
             throw new IllegalArgumentException("is empty: give an index name, e.g. logs or logs-{service}");
         }
-        if (template.chars().filter(c -> c == '{').count() != template.chars().filter(c -> c == '}').count()) {
-            throw new IllegalArgumentException("'" + template + "' has unbalanced braces; placeholders look like {service} or {@timestamp|yyyy.MM.dd}");
+        if (template.chars().filter(c -> c == '{').count()
+                != template.chars().filter(c -> c == '}').count()) {
+            throw new IllegalArgumentException("'" + template
+                    + "' has unbalanced braces; placeholders look like {service} or {@timestamp|yyyy.MM.dd}");
         }
         List<Object> parts = new ArrayList<>();
         List<Placeholder> placeholders = new ArrayList<>();
@@ -102,8 +105,9 @@ public final class IndexNameTemplate {
                 try {
                     format = DateTimeFormatter.ofPattern(pattern).withZone(java.time.ZoneOffset.UTC);
                 } catch (IllegalArgumentException e) {
-                    throw new IllegalArgumentException("has an invalid date pattern '" + pattern + "' in {" + name + "|" + pattern
-                            + "}: " + e.getMessage() + " (patterns as in java.time.format.DateTimeFormatter, e.g. yyyy.MM.dd)");
+                    throw new IllegalArgumentException("has an invalid date pattern '" + pattern + "' in {" + name + "|"
+                            + pattern + "}: " + e.getMessage()
+                            + " (patterns as in java.time.format.DateTimeFormatter, e.g. yyyy.MM.dd)");
                 }
             }
             Placeholder placeholder = new Placeholder(name, pattern, format);
@@ -132,7 +136,8 @@ public final class IndexNameTemplate {
 
     /** The names of the placeholders, each once, in order. */
     public List<String> names() {
-        return List.copyOf(new LinkedHashSet<>(placeholders.stream().map(Placeholder::name).toList()));
+        return List.copyOf(
+                new LinkedHashSet<>(placeholders.stream().map(Placeholder::name).toList()));
     }
 
     /** Every name this template can render: {@code logs-{service}-{@timestamp|yyyy.MM.dd}} → {@code logs-*-*}. */

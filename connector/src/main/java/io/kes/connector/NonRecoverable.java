@@ -67,9 +67,10 @@ public final class NonRecoverable {
             return (Exception) serializable(marked); // Flink finds the SuppressRestartsException in its causes
         }
         if (linkage != null) {
-            return error("a class is missing from the job's classpath or does not fit the others (" + linkage
-                    + "); restarting cannot load it. With bin/kes rebuild (./mvnw install) so that jobs/target/classpath.txt is "
-                    + "complete; on a Flink cluster submit kes-job.jar as built, without a second copy of its libraries in Flink's lib/",
+            return error(
+                    "a class is missing from the job's classpath or does not fit the others (" + linkage
+                            + "); restarting cannot load it. With bin/kes rebuild (./mvnw install) so that jobs/target/classpath.txt is "
+                            + "complete; on a Flink cluster submit kes-job.jar as built, without a second copy of its libraries in Flink's lib/",
                     failure);
         }
         return new SuppressRestartsException(serializable(failure));
@@ -86,8 +87,10 @@ public final class NonRecoverable {
     private static Throwable copy(Throwable t, java.util.IdentityHashMap<Throwable, Boolean> seen) {
         seen.put(t, Boolean.TRUE);
         Throwable cause = t.getCause() == null || seen.containsKey(t.getCause()) ? null : copy(t.getCause(), seen);
-        Throwable copy = t instanceof SuppressRestartsException ? new SuppressRestartsException(cause)
-                : new SerializableCopy(t.getClass().getName() + (t.getMessage() == null ? "" : ": " + t.getMessage()), cause);
+        Throwable copy = t instanceof SuppressRestartsException
+                ? new SuppressRestartsException(cause)
+                : new SerializableCopy(
+                        t.getClass().getName() + (t.getMessage() == null ? "" : ": " + t.getMessage()), cause);
         copy.setStackTrace(t.getStackTrace());
         for (Throwable suppressed : t.getSuppressed()) {
             if (!seen.containsKey(suppressed)) {

@@ -13,8 +13,8 @@ import org.apache.flink.annotation.PublicEvolving;
  * operation's source.
  */
 @PublicEvolving
-public record RecordOrigin(String topic, int partition, long offset, byte[] originalKey, byte[] originalValue,
-                           List<Header> headers) {
+public record RecordOrigin(
+        String topic, int partition, long offset, byte[] originalKey, byte[] originalValue, List<Header> headers) {
 
     /** No origin known (records not from Kafka, e.g. tests). */
     public static final RecordOrigin NONE = new RecordOrigin(null, -1, -1L, null, null);
@@ -62,9 +62,13 @@ public record RecordOrigin(String topic, int partition, long offset, byte[] orig
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof RecordOrigin r && partition == r.partition && offset == r.offset
-                && Objects.equals(topic, r.topic) && Arrays.equals(originalKey, r.originalKey)
-                && Arrays.equals(originalValue, r.originalValue) && headers.equals(r.headers);
+        return o instanceof RecordOrigin r
+                && partition == r.partition
+                && offset == r.offset
+                && Objects.equals(topic, r.topic)
+                && Arrays.equals(originalKey, r.originalKey)
+                && Arrays.equals(originalValue, r.originalValue)
+                && headers.equals(r.headers);
     }
 
     @Override

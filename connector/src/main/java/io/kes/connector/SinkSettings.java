@@ -52,7 +52,9 @@ public final class SinkSettings implements Serializable {
 
     private SinkSettings(Configuration c) {
         List<String> rawHosts = c.get(HOSTS);
-        check(rawHosts != null && !rawHosts.isEmpty(), HOSTS.key() + " is not set: give at least one Elasticsearch URL, e.g. http://localhost:9200");
+        check(
+                rawHosts != null && !rawHosts.isEmpty(),
+                HOSTS.key() + " is not set: give at least one Elasticsearch URL, e.g. http://localhost:9200");
         List<URI> parsed = new ArrayList<>();
         for (String h : rawHosts) {
             URI uri;
@@ -61,7 +63,8 @@ public final class SinkSettings implements Serializable {
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException(HOSTS.key() + " has an invalid URL '" + h + "': " + e.getMessage());
             }
-            check(("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) && uri.getHost() != null,
+            check(
+                    ("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) && uri.getHost() != null,
                     HOSTS.key() + " entry '" + h + "' must look like http://host:9200 or https://host:9200");
             parsed.add(uri);
         }
@@ -71,16 +74,27 @@ public final class SinkSettings implements Serializable {
         this.apiKey = c.get(API_KEY);
         check(username == null || password != null, USERNAME.key() + " is set but " + PASSWORD.key() + " is not");
         check(password == null || username != null, PASSWORD.key() + " is set but " + USERNAME.key() + " is not");
-        check(apiKey == null || username == null, "set either " + API_KEY.key() + " or " + USERNAME.key() + "/" + PASSWORD.key() + ", not both");
+        check(
+                apiKey == null || username == null,
+                "set either " + API_KEY.key() + " or " + USERNAME.key() + "/" + PASSWORD.key() + ", not both");
         this.pathPrefix = c.get(PATH_PREFIX);
         this.tlsCaFile = c.get(TLS_CA_FILE);
-        this.tlsFingerprint = c.get(TLS_FINGERPRINT) == null ? null : c.get(TLS_FINGERPRINT).replace(":", "").trim().toLowerCase();
-        check(tlsCaFile == null || tlsFingerprint == null, "set either " + TLS_CA_FILE.key() + " or " + TLS_FINGERPRINT.key() + ", not both");
-        check(tlsFingerprint == null || tlsFingerprint.matches("[0-9a-f]{64}"), TLS_FINGERPRINT.key()
-                + " must be a SHA-256 fingerprint: 64 hex digits (colons allowed), got '" + c.get(TLS_FINGERPRINT) + "'");
-        check(tlsCaFile == null || java.nio.file.Files.isReadable(java.nio.file.Path.of(tlsCaFile)), TLS_CA_FILE.key()
-                + " '" + tlsCaFile + "' is not a readable file");
-        check(pathPrefix == null || pathPrefix.startsWith("/"), PATH_PREFIX.key() + " must start with '/', got '" + pathPrefix + "'");
+        this.tlsFingerprint = c.get(TLS_FINGERPRINT) == null
+                ? null
+                : c.get(TLS_FINGERPRINT).replace(":", "").trim().toLowerCase();
+        check(
+                tlsCaFile == null || tlsFingerprint == null,
+                "set either " + TLS_CA_FILE.key() + " or " + TLS_FINGERPRINT.key() + ", not both");
+        check(
+                tlsFingerprint == null || tlsFingerprint.matches("[0-9a-f]{64}"),
+                TLS_FINGERPRINT.key() + " must be a SHA-256 fingerprint: 64 hex digits (colons allowed), got '"
+                        + c.get(TLS_FINGERPRINT) + "'");
+        check(
+                tlsCaFile == null || java.nio.file.Files.isReadable(java.nio.file.Path.of(tlsCaFile)),
+                TLS_CA_FILE.key() + " '" + tlsCaFile + "' is not a readable file");
+        check(
+                pathPrefix == null || pathPrefix.startsWith("/"),
+                PATH_PREFIX.key() + " must start with '/', got '" + pathPrefix + "'");
         this.gzip = c.get(GZIP);
         this.durability = durability(c);
         this.fenceSyncWait = positive(c, FENCE_SYNC_WAIT);
@@ -91,22 +105,30 @@ public final class SinkSettings implements Serializable {
         check(maxDocs >= 1, BULK_MAX_DOCS.key() + " must be at least 1, got " + maxDocs);
         this.maxBytes = c.get(BULK_MAX_BYTES).getBytes();
         check(maxBytes >= 1024, BULK_MAX_BYTES.key() + " must be at least 1kb, got " + c.get(BULK_MAX_BYTES));
-        check(maxBytes <= 100L * 1024 * 1024, BULK_MAX_BYTES.key() + " must be at most 100mb (Elasticsearch's default http.max_content_length), got " + c.get(BULK_MAX_BYTES));
+        check(
+                maxBytes <= 100L * 1024 * 1024,
+                BULK_MAX_BYTES.key() + " must be at most 100mb (Elasticsearch's default http.max_content_length), got "
+                        + c.get(BULK_MAX_BYTES));
         this.linger = positive(c, BULK_LINGER);
         this.maxInFlight = c.get(BULK_MAX_IN_FLIGHT);
         check(maxInFlight >= 1, BULK_MAX_IN_FLIGHT.key() + " must be at least 1, got " + maxInFlight);
         this.maxQueuedBytes = c.get(BULK_MAX_QUEUED_BYTES).getBytes();
         this.maxBufferedBytes = c.get(BULK_MAX_BUFFERED_BYTES).getBytes();
-        check(maxBufferedBytes >= 2 * maxBytes, BULK_MAX_BUFFERED_BYTES.key() + " (" + c.get(BULK_MAX_BUFFERED_BYTES)
-                + ") must be at least twice " + BULK_MAX_BYTES.key() + " (" + c.get(BULK_MAX_BYTES) + "): one full buffer and the "
-                + "operations it keeps");
+        check(
+                maxBufferedBytes >= 2 * maxBytes,
+                BULK_MAX_BUFFERED_BYTES.key() + " (" + c.get(BULK_MAX_BUFFERED_BYTES)
+                        + ") must be at least twice " + BULK_MAX_BYTES.key() + " (" + c.get(BULK_MAX_BYTES)
+                        + "): one full buffer and the "
+                        + "operations it keeps");
         this.adaptiveConcurrency = c.get(BULK_ADAPTIVE_CONCURRENCY);
         this.shardGrouping = c.get(SHARD_GROUPING);
         this.topology = c.get(TOPOLOGY);
         this.initialBackoff = positive(c, RETRY_INITIAL_BACKOFF);
         this.maxBackoff = positive(c, RETRY_MAX_BACKOFF);
-        check(maxBackoff.compareTo(initialBackoff) >= 0, RETRY_MAX_BACKOFF.key() + " (" + maxBackoff + ") must not be shorter than "
-                + RETRY_INITIAL_BACKOFF.key() + " (" + initialBackoff + ")");
+        check(
+                maxBackoff.compareTo(initialBackoff) >= 0,
+                RETRY_MAX_BACKOFF.key() + " (" + maxBackoff + ") must not be shorter than "
+                        + RETRY_INITIAL_BACKOFF.key() + " (" + initialBackoff + ")");
         this.maxRetryTime = positive(c, RETRY_MAX_TIME);
     }
 
@@ -230,7 +252,8 @@ public final class SinkSettings implements Serializable {
             return "ApiKey " + apiKey;
         }
         if (username != null) {
-            return "Basic " + Base64.getEncoder().encodeToString((username + ":" + password).getBytes(StandardCharsets.UTF_8));
+            return "Basic "
+                    + Base64.getEncoder().encodeToString((username + ":" + password).getBytes(StandardCharsets.UTF_8));
         }
         return null;
     }
@@ -263,13 +286,16 @@ public final class SinkSettings implements Serializable {
         try {
             return c.get(DURABILITY);
         } catch (IllegalArgumentException e) {
-            return Durability.parse(c.get(ConfigOptions.key(DURABILITY.key()).stringType().noDefaultValue()));
+            return Durability.parse(
+                    c.get(ConfigOptions.key(DURABILITY.key()).stringType().noDefaultValue()));
         }
     }
 
     private static Duration positive(Configuration c, org.apache.flink.configuration.ConfigOption<Duration> option) {
         Duration d = c.get(option);
-        check(d != null && !d.isNegative() && !d.isZero(), option.key() + " must be a positive duration like 500ms or 5s, got " + d);
+        check(
+                d != null && !d.isNegative() && !d.isZero(),
+                option.key() + " must be a positive duration like 500ms or 5s, got " + d);
         return d;
     }
 

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kes.stack.ElasticsearchNode;
 import io.kes.stack.Http;
 import io.kes.stack.SearchNode;
-import io.kes.stack.junit.SearchTarget;
 import io.kes.stack.junit.ElasticsearchExtension;
+import io.kes.stack.junit.SearchTarget;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -63,22 +63,34 @@ class CheckpointWaitIT {
     void writesBehindABarrierContinueWhileTheCheckpointWaitsAndItCompletesOnlyAfterTheWait(ElasticsearchNode es)
             throws Exception {
         // a fast translog sync keeps each fence short, so that the slow flush lands mid-stream
-        es.http().send("PUT", "/checkpoint-wait", "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0,"
-                + "\"translog.durability\":\"async\",\"translog.sync_interval\":\"100ms\"}}").requireOk("create");
+        es.http()
+                .send(
+                        "PUT",
+                        "/checkpoint-wait",
+                        "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0,"
+                                + "\"translog.durability\":\"async\",\"translog.sync_interval\":\"100ms\"}}")
+                .requireOk("create");
         // bulks of 250: had writing stopped at the barrier, at most 4 bulks in flight + 3 shard buffers
         // = 1,750 documents could still have been acknowledged during the stall
-        ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(es.url()).setBulkMaxDocs(250).setFailureHandler(new SlowOnce()).build();
+        ElasticsearchSink sink = ElasticsearchSink.builder()
+                .setHosts(es.url())
+                .setBulkMaxDocs(250)
+                .setFailureHandler(new SlowOnce())
+                .build();
 
         SinkPipelines.start(sink, "checkpoint-wait", DOCS, 10_000, 1, Duration.ofMillis(500))
-                .getJobExecutionResult().get();
+                .getJobExecutionResult()
+                .get();
 
         assertThat(STALLED).as("the slow flush ran").isTrue();
         // 30,000 offered in the 3 s; the bound leaves room for a loaded machine (9,000 seen at load 20 on 2 cores)
         assertThat(INDEXED_AFTER_STALL.get() - INDEXED_BEFORE_STALL.get())
-                .as("documents indexed while a checkpoint waited 3 s for the writes before its barrier (10,000/s offered;"
-                        + " at most 1,750 were in flight or buffered at the barrier)")
+                .as(
+                        "documents indexed while a checkpoint waited 3 s for the writes before its barrier (10,000/s offered;"
+                                + " at most 1,750 were in flight or buffered at the barrier)")
                 .isGreaterThan(4_000);
-        assertThat(CHECKPOINTS_AFTER_STALL.get()).as("checkpoints completed while one waited")
+        assertThat(CHECKPOINTS_AFTER_STALL.get())
+                .as("checkpoints completed while one waited")
                 .isEqualTo(CHECKPOINTS_BEFORE_STALL.get());
         assertThat(es.http().refreshAndCount("checkpoint-wait")).isEqualTo(DOCS);
     }
@@ -88,11 +100,14 @@ class CheckpointWaitIT {
     void theFenceWaitsForTheTranslogsOwnSyncInsteadOfFlushing(SearchTarget target) throws Exception {
         long flushes = flushesWhileWriting(target.node(), "fence-sync", "1s", 20_000);
 
-        assertThat(completedCheckpoints()).as("checkpoints that passed the fence").isPositive();
+        assertThat(completedCheckpoints())
+                .as("checkpoints that passed the fence")
+                .isPositive();
         // The end of this bounded input is flushed (nothing later shares the next sync): one
         // _flush, counted once per shard (3). A fence flushing at its checkpoints (one every 500 ms
         // here) would count far more.
-        assertThat(flushes).as("_flush calls on an index that syncs its translog every second, beside the end of input's")
+        assertThat(flushes)
+                .as("_flush calls on an index that syncs its translog every second, beside the end of input's")
                 .isLessThanOrEqualTo(3);
     }
 
@@ -101,19 +116,33 @@ class CheckpointWaitIT {
     void anIndexThatSyncsLessOftenThanTheFenceWaitsIsFlushed(SearchTarget target) throws Exception {
         long flushes = flushesWhileWriting(target.node(), "fence-flush", "60s", 5_000);
 
-        assertThat(flushes).as("_flush calls: translog synced every 60 s, fence_sync_wait 10 s").isPositive();
+        assertThat(flushes)
+                .as("_flush calls: translog synced every 60 s, fence_sync_wait 10 s")
+                .isPositive();
     }
 
     /** Writes {@code docs} documents (5,000/s, checkpoints every 500 ms) into a fresh async index; returns its _flush count. */
-    private static long flushesWhileWriting(SearchNode es, String index, String syncInterval, long docs) throws Exception {
-        es.http().send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0,"
-                + "\"translog.durability\":\"async\",\"translog.sync_interval\":\"" + syncInterval + "\"}}").requireOk("create");
+    private static long flushesWhileWriting(SearchNode es, String index, String syncInterval, long docs)
+            throws Exception {
+        es.http()
+                .send(
+                        "PUT",
+                        "/" + index,
+                        "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0,"
+                                + "\"translog.durability\":\"async\",\"translog.sync_interval\":\"" + syncInterval
+                                + "\"}}")
+                .requireOk("create");
         ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(es.url()).build();
 
-        SinkPipelines.start(sink, index, docs, 5_000, 1, Duration.ofMillis(500)).getJobExecutionResult().get();
+        SinkPipelines.start(sink, index, docs, 5_000, 1, Duration.ofMillis(500))
+                .getJobExecutionResult()
+                .get();
 
         assertThat(es.http().refreshAndCount(index)).isEqualTo(docs);
-        String body = es.http().get("/" + index + "/_stats/flush?filter_path=_all.primaries.flush.total").requireOk("flush stats").body();
+        String body = es.http()
+                .get("/" + index + "/_stats/flush?filter_path=_all.primaries.flush.total")
+                .requireOk("flush stats")
+                .body();
         return Http.longField(body, "total");
     }
 

@@ -34,7 +34,8 @@ class ConstrainedNodeIT {
                 .setting("thread_pool.write.size", "2")
                 .setting("thread_pool.write.queue_size", "1")
                 .setting("http.max_content_length", "16kb")
-                .build().start();
+                .build()
+                .start();
     }
 
     @AfterAll
@@ -52,10 +53,13 @@ class ConstrainedNodeIT {
     void rejectedItemsAreRetriedWithBackoffUntilEveryDocumentIsIndexed() throws Exception {
         int docs = 20_000;
         Http http = node.http();
-        http.send("PUT", "/storm", "{\"settings\":{\"number_of_shards\":6,\"number_of_replicas\":0}}").requireOk("create");
-        ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(node.url())
+        http.send("PUT", "/storm", "{\"settings\":{\"number_of_shards\":6,\"number_of_replicas\":0}}")
+                .requireOk("create");
+        ElasticsearchSink sink = ElasticsearchSink.builder()
+                .setHosts(node.url())
                 .setShardGrouping(false)
-                .setBulkMaxDocs(200).setMaxInFlight(8)
+                .setBulkMaxDocs(200)
+                .setMaxInFlight(8)
                 .setRetry(Duration.ofMillis(20), Duration.ofMillis(500), Duration.ofMinutes(3))
                 .build();
         long rejectedBefore = rejectedByNode(http);
@@ -64,7 +68,8 @@ class ConstrainedNodeIT {
         assertThat(http.refreshAndCount("storm")).isEqualTo(docs);
         long rejected = rejectedByNode(http) - rejectedBefore;
         long retried = RecordingReporter.sum("kes.itemRetriesRejected");
-        System.out.printf("429 storm: node rejected %d shard-level writes, writer retried %d items, %d docs indexed%n",
+        System.out.printf(
+                "429 storm: node rejected %d shard-level writes, writer retried %d items, %d docs indexed%n",
                 rejected, retried, docs);
         assertThat(rejected).isPositive();
         assertThat(retried).isPositive();
@@ -72,8 +77,11 @@ class ConstrainedNodeIT {
     }
 
     private static long rejectedByNode(Http http) throws Exception {
-        return Http.longField(http.get("/_nodes/stats/thread_pool?filter_path=nodes.*.thread_pool.write.rejected")
-                .requireOk("stats").body(), "rejected");
+        return Http.longField(
+                http.get("/_nodes/stats/thread_pool?filter_path=nodes.*.thread_pool.write.rejected")
+                        .requireOk("stats")
+                        .body(),
+                "rejected");
     }
 
     /**
@@ -95,19 +103,26 @@ class ConstrainedNodeIT {
     @Test
     void withAdaptiveConcurrencyRejectionsCutTheNodesLimitAndEveryIdStillEndsWithItsLastWrite() throws Exception {
         everyIdEndsWithItsLastWrite("per-id-order-adaptive", true);
-        assertThat(RecordingReporter.sum("kes.concurrencyCuts")).as("cuts of the node's in-flight limit").isPositive();
+        assertThat(RecordingReporter.sum("kes.concurrencyCuts"))
+                .as("cuts of the node's in-flight limit")
+                .isPositive();
     }
 
     private void everyIdEndsWithItsLastWrite(String index, boolean adaptive) throws Exception {
         Http http = node.http();
-        http.send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0}}").requireOk("create");
-        ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(node.url())
-                .setBulkMaxDocs(50).setMaxInFlight(8).setBulkLinger(Duration.ofMillis(20))
+        http.send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0}}")
+                .requireOk("create");
+        ElasticsearchSink sink = ElasticsearchSink.builder()
+                .setHosts(node.url())
+                .setBulkMaxDocs(50)
+                .setMaxInFlight(8)
+                .setBulkLinger(Duration.ofMillis(20))
                 .setRetry(Duration.ofMillis(5), Duration.ofMillis(200), Duration.ofMinutes(3))
                 .set(ElasticsearchSinkOptions.BULK_ADAPTIVE_CONCURRENCY, adaptive)
                 .build();
         SinkPipelines.start(sink, UPDATES, 0, PARALLELISM, null, new KeyedChanges(index))
-                .getJobExecutionResult().get();
+                .getJobExecutionResult()
+                .get();
 
         List<String> wrong = new ArrayList<>();
         http.send("POST", "/" + index + "/_refresh", "").requireOk("refresh");
@@ -124,13 +139,16 @@ class ConstrainedNodeIT {
             } else {
                 JsonNode source = JSON.readTree(doc.body()).path("_source");
                 if (source.path("v").asLong() != expected) {
-                    wrong.add("key-" + key + ": expected v" + expected + ", found v" + source.path("v").asLong());
+                    wrong.add("key-" + key + ": expected v" + expected + ", found v"
+                            + source.path("v").asLong());
                 }
             }
         }
         long retried = RecordingReporter.sum("kes.itemRetriesRejected") + RecordingReporter.sum("kes.requestRetries");
         System.out.printf("per-id order: %d keys checked, %d retries, %d wrong%n", KEYS, retried, wrong.size());
-        assertThat(retried).as("the node must have rejected writes, or this test proves nothing").isPositive();
+        assertThat(retried)
+                .as("the node must have rejected writes, or this test proves nothing")
+                .isPositive();
         assertThat(wrong).as("ids whose final document is not their last write").isEmpty();
     }
 
@@ -145,18 +163,31 @@ class ConstrainedNodeIT {
         String index = "too-large";
         int docs = 2_000;
         long huge = 1_000;
-        http.send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":2,\"number_of_replicas\":0}}").requireOk("create");
+        http.send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":2,\"number_of_replicas\":0}}")
+                .requireOk("create");
         FailureHandlingIT.COLLECTED.clear();
-        ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(node.url())
-                .setBulkMaxBytes(org.apache.flink.configuration.MemorySize.parse("256kb")).setBulkMaxDocs(1_000)
+        ElasticsearchSink sink = ElasticsearchSink.builder()
+                .setHosts(node.url())
+                .setBulkMaxBytes(org.apache.flink.configuration.MemorySize.parse("256kb"))
+                .setBulkMaxDocs(1_000)
                 .setRetry(Duration.ofMillis(5), Duration.ofMillis(200), Duration.ofMinutes(3))
                 .setFailureHandler(new FailureHandlingIT.Collecting())
                 .build();
         String pad = "x".repeat(200);
         String hugePad = "y".repeat(40_000);
-        SinkPipelines.start(sink, docs, 0, 1, null, i -> DocumentOperation.index(index, "doc-" + i,
-                ("{\"n\":" + i + ",\"pad\":\"" + (i == huge ? hugePad : pad) + "\"}").getBytes(StandardCharsets.UTF_8)))
-                .getJobExecutionResult().get();
+        SinkPipelines.start(
+                        sink,
+                        docs,
+                        0,
+                        1,
+                        null,
+                        i -> DocumentOperation.index(
+                                index,
+                                "doc-" + i,
+                                ("{\"n\":" + i + ",\"pad\":\"" + (i == huge ? hugePad : pad) + "\"}")
+                                        .getBytes(StandardCharsets.UTF_8)))
+                .getJobExecutionResult()
+                .get();
 
         assertThat(http.refreshAndCount(index)).isEqualTo(docs - 1);
         assertThat(RecordingReporter.sum("kes.bulksSplitTooLarge")).isPositive();
@@ -206,7 +237,8 @@ class ConstrainedNodeIT {
             if (isDelete(key(i), v)) {
                 return DocumentOperation.delete(index, id);
             }
-            return DocumentOperation.index(index, id, ("{\"k\":\"" + id + "\",\"v\":" + v + "}").getBytes(StandardCharsets.UTF_8));
+            return DocumentOperation.index(
+                    index, id, ("{\"k\":\"" + id + "\",\"v\":" + v + "}").getBytes(StandardCharsets.UTF_8));
         }
     }
 }

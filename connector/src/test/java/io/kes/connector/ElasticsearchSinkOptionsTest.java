@@ -22,13 +22,15 @@ class ElasticsearchSinkOptionsTest {
                     } catch (IllegalAccessException e) {
                         throw new AssertionError(e);
                     }
-                }).toArray(ConfigOption<?>[]::new);
+                })
+                .toArray(ConfigOption<?>[]::new);
         assertThat(ElasticsearchSinkOptions.all()).containsExactly(declared);
     }
 
     @Test
     void meaningIsTheDescriptionAsWritten() {
-        assertThat(ElasticsearchSinkOptions.meaning(ElasticsearchSinkOptions.RETRY_MAX_BACKOFF)).isEqualTo("Longest wait between two retries.");
+        assertThat(ElasticsearchSinkOptions.meaning(ElasticsearchSinkOptions.RETRY_MAX_BACKOFF))
+                .isEqualTo("Longest wait between two retries.");
     }
 
     @Test

@@ -28,29 +28,48 @@ class ExternalVersionsIT {
         SearchNode node = target.node();
         Http http = node.http();
         http.send("DELETE", "/versioned?ignore_unavailable=true", null);
-        http.send("PUT", "/versioned", "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0}}").requireOk("create");
-        ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(node.url()).build();
+        http.send("PUT", "/versioned", "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0}}")
+                .requireOk("create");
+        ElasticsearchSink sink =
+                ElasticsearchSink.builder().setHosts(node.url()).build();
         // "offsets" 100..149: key i ends on offset 100 + i (odd keys deleted by it); then the replay, offsets 0..99
         SinkPipelines.start(sink, KEYS * 3, 0, 1, null, i -> {
-            long offset = i < KEYS ? 100 + i : i - KEYS;
-            String id = "k" + (offset % KEYS);
-            if (offset >= 100 && offset % 2 == 1) {
-                return DocumentOperation.write(OpType.DELETE, "versioned").id(id).version(offset).build();
-            }
-            return DocumentOperation.write(OpType.INDEX, "versioned").id(id).version(offset)
-                    .source(("{\"offset\":" + offset + "}").getBytes(StandardCharsets.UTF_8)).build();
-        }).getJobExecutionResult().get();
+                    long offset = i < KEYS ? 100 + i : i - KEYS;
+                    String id = "k" + (offset % KEYS);
+                    if (offset >= 100 && offset % 2 == 1) {
+                        return DocumentOperation.write(OpType.DELETE, "versioned")
+                                .id(id)
+                                .version(offset)
+                                .build();
+                    }
+                    return DocumentOperation.write(OpType.INDEX, "versioned")
+                            .id(id)
+                            .version(offset)
+                            .source(("{\"offset\":" + offset + "}").getBytes(StandardCharsets.UTF_8))
+                            .build();
+                })
+                .getJobExecutionResult()
+                .get();
 
         http.send("POST", "/versioned/_refresh", null).requireOk("refresh");
-        JsonNode hits = JSON.readTree(http.get("/versioned/_search?size=" + KEYS + "&filter_path=hits.hits._id,hits.hits._source")
-                .requireOk("search").body()).path("hits").path("hits");
+        JsonNode hits = JSON.readTree(
+                        http.get("/versioned/_search?size=" + KEYS + "&filter_path=hits.hits._id,hits.hits._source")
+                                .requireOk("search")
+                                .body())
+                .path("hits")
+                .path("hits");
         java.util.Map<String, Long> stored = new java.util.TreeMap<>();
-        hits.forEach(hit -> stored.put(hit.path("_id").asText(), hit.path("_source").path("offset").asLong()));
+        hits.forEach(hit -> stored.put(
+                hit.path("_id").asText(), hit.path("_source").path("offset").asLong()));
         java.util.Map<String, Long> expected = new java.util.TreeMap<>();
         for (int k = 0; k < KEYS; k += 2) {
             expected.put("k" + k, 100L + k);
         }
-        assertThat(stored).as("every key at its newest record; odd keys deleted by theirs").isEqualTo(expected);
-        assertThat(RecordingReporter.sum("kes.replaysAccepted")).as("older writes refused, counted as replays").isEqualTo(KEYS * 2);
+        assertThat(stored)
+                .as("every key at its newest record; odd keys deleted by theirs")
+                .isEqualTo(expected);
+        assertThat(RecordingReporter.sum("kes.replaysAccepted"))
+                .as("older writes refused, counted as replays")
+                .isEqualTo(KEYS * 2);
     }
 }

@@ -27,8 +27,10 @@ class FailureHandlingIT {
     private static final int DOCS = 1000;
 
     /** Every 10th document has a string where the mapping wants an integer. */
-    private static final GeneratorFunction<Long, DocumentOperation> TENTH_IS_BAD = i -> DocumentOperation.index("strict",
-            "doc-" + i, (i % 10 == 0 ? "{\"n\":\"not a number\"}" : "{\"n\":" + i + "}").getBytes(StandardCharsets.UTF_8));
+    private static final GeneratorFunction<Long, DocumentOperation> TENTH_IS_BAD = i -> DocumentOperation.index(
+            "strict",
+            "doc-" + i,
+            (i % 10 == 0 ? "{\"n\":\"not a number\"}" : "{\"n\":" + i + "}").getBytes(StandardCharsets.UTF_8));
 
     /** Test handler: keeps what it is given. */
     static final class Collecting implements FailureHandler {
@@ -51,14 +53,23 @@ class FailureHandlingIT {
         FAILURE_STORED.clear();
         Http http = es.http();
         http.send("DELETE", "/strict?ignore_unavailable=true", null);
-        http.send("PUT", "/strict", "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0},"
-                + "\"mappings\":{\"dynamic\":\"strict\",\"properties\":{\"n\":{\"type\":\"integer\"}}}}").requireOk("create");
+        http.send(
+                        "PUT",
+                        "/strict",
+                        "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0},"
+                                + "\"mappings\":{\"dynamic\":\"strict\",\"properties\":{\"n\":{\"type\":\"integer\"}}}}")
+                .requireOk("create");
     }
 
     @Test
     void mappingErrorsGoToTheFailureHandlerWithTheirReasonAndTheRestIsIndexed(ElasticsearchNode es) throws Exception {
-        ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(es.url()).setFailureHandler(new Collecting()).build();
-        SinkPipelines.start(sink, DOCS, 0, 2, null, TENTH_IS_BAD).getJobExecutionResult().get();
+        ElasticsearchSink sink = ElasticsearchSink.builder()
+                .setHosts(es.url())
+                .setFailureHandler(new Collecting())
+                .build();
+        SinkPipelines.start(sink, DOCS, 0, 2, null, TENTH_IS_BAD)
+                .getJobExecutionResult()
+                .get();
 
         assertThat(es.http().refreshAndCount("strict")).isEqualTo(DOCS - DOCS / 10);
         List<FailedOperation> failures = new ArrayList<>(COLLECTED);
@@ -67,16 +78,21 @@ class FailureHandlingIT {
             assertThat(f.status()).isEqualTo(400);
             assertThat(f.errorType()).isIn("document_parsing_exception", "mapper_parsing_exception");
             assertThat(f.reason()).contains("[n]");
-            assertThat(Long.parseLong(f.operation().id().substring("doc-".length())) % 10).isZero();
+            assertThat(Long.parseLong(f.operation().id().substring("doc-".length())) % 10)
+                    .isZero();
         }
         assertThat(RecordingReporter.sum("kes.permanentFailures")).isEqualTo(DOCS / 10);
-        assertThat(RecordingReporter.sum("kes.itemRetriesRejected") + RecordingReporter.sum("kes.itemRetriesUnavailable")).isZero();
+        assertThat(RecordingReporter.sum("kes.itemRetriesRejected")
+                        + RecordingReporter.sum("kes.itemRetriesUnavailable"))
+                .isZero();
     }
 
     @Test
     void byDefaultTheJobFailsNamingTheDocumentAndTheReason(ElasticsearchNode es) {
         ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(es.url()).build();
-        assertThatThrownBy(() -> SinkPipelines.start(sink, DOCS, 0, 1, null, TENTH_IS_BAD).getJobExecutionResult().get())
+        assertThatThrownBy(() -> SinkPipelines.start(sink, DOCS, 0, 1, null, TENTH_IS_BAD)
+                        .getJobExecutionResult()
+                        .get())
                 .rootCause()
                 .isInstanceOf(FailureHandler.PermanentWriteException.class)
                 .hasMessageContaining("index of strict/doc-")
@@ -87,10 +103,23 @@ class FailureHandlingIT {
 
     @Test
     void strictMappingRejectsUnknownFieldsAsPermanentFailures(ElasticsearchNode es) throws Exception {
-        ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(es.url()).setFailureHandler(new Collecting()).build();
-        SinkPipelines.start(sink, 10, 0, 1, null, i -> DocumentOperation.index("strict", "x-" + i,
-                "{\"unexpected\":true}".getBytes(StandardCharsets.UTF_8))).getJobExecutionResult().get();
-        assertThat(COLLECTED).hasSize(10).allSatisfy(f -> assertThat(f.errorType()).isEqualTo("strict_dynamic_mapping_exception"));
+        ElasticsearchSink sink = ElasticsearchSink.builder()
+                .setHosts(es.url())
+                .setFailureHandler(new Collecting())
+                .build();
+        SinkPipelines.start(
+                        sink,
+                        10,
+                        0,
+                        1,
+                        null,
+                        i -> DocumentOperation.index(
+                                "strict", "x-" + i, "{\"unexpected\":true}".getBytes(StandardCharsets.UTF_8)))
+                .getJobExecutionResult()
+                .get();
+        assertThat(COLLECTED)
+                .hasSize(10)
+                .allSatisfy(f -> assertThat(f.errorType()).isEqualTo("strict_dynamic_mapping_exception"));
     }
 
     /**
@@ -102,15 +131,22 @@ class FailureHandlingIT {
     @Test
     void writesRefusedByAWriteBlockGoToTheFailureHandlerNotToAPrivilegeError(ElasticsearchNode es) throws Exception {
         es.http().send("PUT", "/strict/_block/write", null).requireOk("write block");
-        ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(es.url()).setFailureHandler(new Collecting()).build();
-        SinkPipelines.start(sink, 20, 0, 1, null, TENTH_IS_BAD).getJobExecutionResult().get();
+        ElasticsearchSink sink = ElasticsearchSink.builder()
+                .setHosts(es.url())
+                .setFailureHandler(new Collecting())
+                .build();
+        SinkPipelines.start(sink, 20, 0, 1, null, TENTH_IS_BAD)
+                .getJobExecutionResult()
+                .get();
 
         assertThat(COLLECTED).hasSize(20).allSatisfy(f -> {
             assertThat(f.status()).isEqualTo(403);
             assertThat(f.errorType()).isEqualTo("cluster_block_exception");
         });
-        assertThatThrownBy(() -> SinkPipelines.start(ElasticsearchSink.builder().setHosts(es.url()).build(), 20, 0, 1, null, TENTH_IS_BAD)
-                .getJobExecutionResult().get())
+        assertThatThrownBy(() -> SinkPipelines.start(
+                                ElasticsearchSink.builder().setHosts(es.url()).build(), 20, 0, 1, null, TENTH_IS_BAD)
+                        .getJobExecutionResult()
+                        .get())
                 .rootCause()
                 .isInstanceOf(FailureHandler.PermanentWriteException.class)
                 .hasMessageContaining("failed with 403")
@@ -124,30 +160,55 @@ class FailureHandlingIT {
      * as refused writes: they are kept, and the job goes on.
      */
     @Test
-    void documentsKeptInADataStreamsFailureStoreAreCountedAndHandedToTheFailureHandler(ElasticsearchNode es) throws Exception {
+    void documentsKeptInADataStreamsFailureStoreAreCountedAndHandedToTheFailureHandler(ElasticsearchNode es)
+            throws Exception {
         String[] version = es.version().split("\\.");
-        assumeTrue(es.engine() == Engine.ELASTICSEARCH && (Integer.parseInt(version[0]) > 9
-                || (Integer.parseInt(version[0]) == 9 && Integer.parseInt(version[1]) >= 1)), "failure stores: Elasticsearch 9.1+");
+        assumeTrue(
+                es.engine() == Engine.ELASTICSEARCH
+                        && (Integer.parseInt(version[0]) > 9
+                                || (Integer.parseInt(version[0]) == 9 && Integer.parseInt(version[1]) >= 1)),
+                "failure stores: Elasticsearch 9.1+");
         Http http = es.http();
         // The integ-test-zips carry no data-streams module (no _data_stream API, no failure store),
         // and the default distribution is not on Maven Central: this runs where a node has it.
-        assumeTrue(http.get("/_data_stream").status() != 400, "this node has no data-streams module (an integ-test-zip): "
-                + "no failure store to test against; ItemOutcomesTest pins the response handling");
+        assumeTrue(
+                http.get("/_data_stream").status() != 400,
+                "this node has no data-streams module (an integ-test-zip): "
+                        + "no failure store to test against; ItemOutcomesTest pins the response handling");
         http.send("DELETE", "/_data_stream/kes-fs?ignore_unavailable=true", null);
-        http.send("PUT", "/_index_template/kes-fs", "{\"index_patterns\":[\"kes-fs\"],\"data_stream\":{},\"template\":{"
-                + "\"settings\":{\"number_of_shards\":2,\"number_of_replicas\":0},\"mappings\":{\"properties\":{\"n\":{\"type\":"
-                + "\"integer\"}}},\"data_stream_options\":{\"failure_store\":{\"enabled\":true}}}}").requireOk("template");
-        ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(es.url()).setFailureHandler(new Collecting()).build();
-        SinkPipelines.start(sink, DOCS, 0, 2, null, i -> DocumentOperation.create("kes-fs", "doc-" + i,
-                ("{\"@timestamp\":\"2026-11-25T00:00:00Z\",\"n\":" + (i % 10 == 0 ? "\"not a number\"" : i) + "}")
-                        .getBytes(StandardCharsets.UTF_8))).getJobExecutionResult().get();
+        http.send(
+                        "PUT",
+                        "/_index_template/kes-fs",
+                        "{\"index_patterns\":[\"kes-fs\"],\"data_stream\":{},\"template\":{"
+                                + "\"settings\":{\"number_of_shards\":2,\"number_of_replicas\":0},\"mappings\":{\"properties\":{\"n\":{\"type\":"
+                                + "\"integer\"}}},\"data_stream_options\":{\"failure_store\":{\"enabled\":true}}}}")
+                .requireOk("template");
+        ElasticsearchSink sink = ElasticsearchSink.builder()
+                .setHosts(es.url())
+                .setFailureHandler(new Collecting())
+                .build();
+        SinkPipelines.start(
+                        sink,
+                        DOCS,
+                        0,
+                        2,
+                        null,
+                        i -> DocumentOperation.create(
+                                "kes-fs",
+                                "doc-" + i,
+                                ("{\"@timestamp\":\"2026-11-25T00:00:00Z\",\"n\":"
+                                                + (i % 10 == 0 ? "\"not a number\"" : i) + "}")
+                                        .getBytes(StandardCharsets.UTF_8)))
+                .getJobExecutionResult()
+                .get();
 
         assertThat(http.refreshAndCount("kes-fs")).isEqualTo(DOCS - DOCS / 10);
         assertThat(COLLECTED).as("not refused: kept").isEmpty();
         assertThat(FAILURE_STORED).hasSize(DOCS / 10).allSatisfy(f -> {
             assertThat(f.errorType()).isEqualTo("failure_store");
             assertThat(f.reason()).contains("failure store");
-            assertThat(Long.parseLong(f.operation().id().substring("doc-".length())) % 10).isZero();
+            assertThat(Long.parseLong(f.operation().id().substring("doc-".length())) % 10)
+                    .isZero();
         });
         assertThat(RecordingReporter.sum("kes.failureStoreRedirects")).isEqualTo(DOCS / 10);
         assertThat(RecordingReporter.sum("kes.permanentFailures")).isZero();

@@ -15,7 +15,10 @@ class IndexNameTemplateTest {
         assertThat(t.isLiteral()).isTrue();
         assertThat(t.names()).isEmpty();
         assertThat(t.wildcardPattern()).isEqualTo("orders");
-        assertThat(t.render(p -> { throw new AssertionError(); })).isEqualTo("orders");
+        assertThat(t.render(p -> {
+                    throw new AssertionError();
+                }))
+                .isEqualTo("orders");
     }
 
     @Test
@@ -38,7 +41,8 @@ class IndexNameTemplateTest {
     @Test
     void unbalancedBracesAndBadDatePatternsSayWhatIsWrong() {
         assertThatThrownBy(() -> IndexNameTemplate.parse("logs-{service"))
-                .hasMessage("'logs-{service' has unbalanced braces; placeholders look like {service} or {@timestamp|yyyy.MM.dd}");
+                .hasMessage(
+                        "'logs-{service' has unbalanced braces; placeholders look like {service} or {@timestamp|yyyy.MM.dd}");
         assertThatThrownBy(() -> IndexNameTemplate.parse("logs-{ts|yyyy.bb}"))
                 .hasMessageStartingWith("has an invalid date pattern 'yyyy.bb' in {ts|yyyy.bb}");
     }

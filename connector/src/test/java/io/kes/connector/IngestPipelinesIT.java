@@ -31,33 +31,47 @@ class IngestPipelinesIT {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("io.kes.stack.junit.SearchTarget#withIngestProcessors")
-    void aNamedPipelineThatSetsRoutingIsDetectedAndEveryDocumentEndsWhereThePipelinePutIt(SearchTarget target) throws Exception {
+    void aNamedPipelineThatSetsRoutingIsDetectedAndEveryDocumentEndsWhereThePipelinePutIt(SearchTarget target)
+            throws Exception {
         SearchNode node = target.node();
         Http http = node.http();
-        putPipeline(http, "route-by-user", "{\"processors\":[{\"rename\":{\"field\":\"user\",\"target_field\":\"_routing\"}}]}");
+        putPipeline(
+                http,
+                "route-by-user",
+                "{\"processors\":[{\"rename\":{\"field\":\"user\",\"target_field\":\"_routing\"}}]}");
         createIndex(http, "pipeline-routing", "");
 
         write(node, "pipeline-routing", "route-by-user");
 
-        assertThat(RecordingReporter.max("unpredictableIndices")).as("indices counted unpredictable").isEqualTo(1);
+        assertThat(RecordingReporter.max("unpredictableIndices"))
+                .as("indices counted unpredictable")
+                .isEqualTo(1);
         List<String> wrong = checkEveryDocument(http, "pipeline-routing", false, true);
         assertThat(wrong).as("documents not in their final state").isEmpty();
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("io.kes.stack.junit.SearchTarget#withIngestProcessors")
-    void aDefaultPipelineThatSetsTheIndexIsDetectedAndEveryDocumentLandsInTheOtherIndex(SearchTarget target) throws Exception {
+    void aDefaultPipelineThatSetsTheIndexIsDetectedAndEveryDocumentLandsInTheOtherIndex(SearchTarget target)
+            throws Exception {
         SearchNode node = target.node();
         Http http = node.http();
-        putPipeline(http, "to-archive", "{\"processors\":[{\"set\":{\"field\":\"_index\",\"value\":\"pipeline-archive\"}}]}");
+        putPipeline(
+                http,
+                "to-archive",
+                "{\"processors\":[{\"set\":{\"field\":\"_index\",\"value\":\"pipeline-archive\"}}]}");
         http.send("DELETE", "/pipeline-archive?ignore_unavailable=true", null);
         createIndex(http, "pipeline-default", ",\"index.default_pipeline\":\"to-archive\"");
 
         write(node, "pipeline-default", null);
 
-        assertThat(RecordingReporter.max("unpredictableIndices")).as("indices counted unpredictable").isEqualTo(1);
+        assertThat(RecordingReporter.max("unpredictableIndices"))
+                .as("indices counted unpredictable")
+                .isEqualTo(1);
         assertThat(http.refreshAndCount("pipeline-default")).isZero();
-        assertThat(checkEveryDocument(http, "pipeline-archive", false, false)).as("documents not in their final state").isEmpty();
+        assertThat(checkEveryDocument(http, "pipeline-archive", false, false))
+                .as("documents not in their final state")
+                .isEmpty();
     }
 
     @ParameterizedTest(name = "{0}")
@@ -72,7 +86,9 @@ class IngestPipelinesIT {
 
         assertThat(RecordingReporter.max("unpredictableIndices")).isZero();
         assertThat(RecordingReporter.max("shardsPerBulk")).as("shards per bulk").isEqualTo(1);
-        assertThat(checkEveryDocument(http, "pipeline-enrich", true, false)).as("documents not in their final state").isEmpty();
+        assertThat(checkEveryDocument(http, "pipeline-enrich", true, false))
+                .as("documents not in their final state")
+                .isEmpty();
     }
 
     /**
@@ -84,7 +100,8 @@ class IngestPipelinesIT {
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("io.kes.stack.junit.SearchTarget#withIngestProcessors")
-    void aPipelineChangedAfterKesReadItToMoveDocumentsIsCaughtByTheResponsesIndex(SearchTarget target) throws Exception {
+    void aPipelineChangedAfterKesReadItToMoveDocumentsIsCaughtByTheResponsesIndex(SearchTarget target)
+            throws Exception {
         SearchNode node = target.node();
         Http http = node.http();
         putPipeline(http, "changes-later", "{\"processors\":[{\"set\":{\"field\":\"enriched\",\"value\":true}}]}");
@@ -93,24 +110,45 @@ class IngestPipelinesIT {
 
         WarningCapture warnings = WarningCapture.install("io.kes.connector.routing");
         try {
-            ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(node.url()).setBulkLinger(Duration.ofMillis(100)).build();
-            var job = SinkPipelines.start(sink, DOCS, 1_000, 2, Duration.ofMillis(500), i -> DocumentOperation.write(OpType.INDEX,
-                            "pipeline-changed").id("doc-" + i)
-                    .source(("{\"n\":" + i + ",\"user\":\"u" + (i % USERS) + "\"}").getBytes(StandardCharsets.UTF_8))
-                    .pipeline("changes-later").build());
+            ElasticsearchSink sink = ElasticsearchSink.builder()
+                    .setHosts(node.url())
+                    .setBulkLinger(Duration.ofMillis(100))
+                    .build();
+            var job = SinkPipelines.start(
+                    sink,
+                    DOCS,
+                    1_000,
+                    2,
+                    Duration.ofMillis(500),
+                    i -> DocumentOperation.write(OpType.INDEX, "pipeline-changed")
+                            .id("doc-" + i)
+                            .source(("{\"n\":" + i + ",\"user\":\"u" + (i % USERS) + "\"}")
+                                    .getBytes(StandardCharsets.UTF_8))
+                            .pipeline("changes-later")
+                            .build());
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             while (http.refreshAndCount("pipeline-changed") < 500 && System.nanoTime() < deadline) {
                 Thread.sleep(100);
             }
-            putPipeline(http, "changes-later", "{\"processors\":[{\"set\":{\"field\":\"_index\",\"value\":\"pipeline-moved-here\"}}]}");
+            putPipeline(
+                    http,
+                    "changes-later",
+                    "{\"processors\":[{\"set\":{\"field\":\"_index\",\"value\":\"pipeline-moved-here\"}}]}");
             job.getJobExecutionResult().get();
         } finally {
             warnings.close();
         }
 
-        assertThat(RecordingReporter.sum("docsMovedByPipeline")).as("documents counted as moved").isPositive();
-        assertThat(RecordingReporter.max("unpredictableIndices")).as("indices counted unpredictable").isEqualTo(1);
-        List<String> warned = warnings.text().lines().filter(line -> line.contains("pipeline-moved-here")).toList();
+        assertThat(RecordingReporter.sum("docsMovedByPipeline"))
+                .as("documents counted as moved")
+                .isPositive();
+        assertThat(RecordingReporter.max("unpredictableIndices"))
+                .as("indices counted unpredictable")
+                .isEqualTo(1);
+        List<String> warned = warnings.text()
+                .lines()
+                .filter(line -> line.contains("pipeline-moved-here"))
+                .toList();
         assertThat(warned).as("warnings: once per writer (2)").hasSizeBetween(1, 2);
         assertThat(warned.get(0)).contains("index pipeline-changed", "ingest pipeline 'changes-later'");
         long before = http.refreshAndCount("pipeline-changed");
@@ -119,12 +157,17 @@ class IngestPipelinesIT {
         assertThat(after).as("documents after the change").isPositive();
         assertThat(before + after).isEqualTo(DOCS);
         JsonNode hits = JSON.readTree(http.get("/pipeline-changed,pipeline-moved-here/_search?size=" + DOCS
-                + "&filter_path=hits.hits._id,hits.hits._source").requireOk("search").body()).path("hits").path("hits");
+                                + "&filter_path=hits.hits._id,hits.hits._source")
+                        .requireOk("search")
+                        .body())
+                .path("hits")
+                .path("hits");
         java.util.Set<String> ids = new java.util.HashSet<>();
         List<String> wrong = new ArrayList<>();
         for (JsonNode hit : hits) {
             String id = hit.path("_id").asText();
-            if (!ids.add(id) || !id.equals("doc-" + hit.path("_source").path("n").asInt(-1))) {
+            if (!ids.add(id)
+                    || !id.equals("doc-" + hit.path("_source").path("n").asInt(-1))) {
                 wrong.add(id + ": " + hit.path("_source"));
             }
         }
@@ -144,26 +187,38 @@ class IngestPipelinesIT {
     void deletesAndWritesOfOneIdThroughAFlaggedPipelineEndOnTheLastWrite(SearchTarget target) throws Exception {
         SearchNode node = target.node();
         Http http = node.http();
-        putPipeline(http, "templated-field", "{\"processors\":[{\"set\":{\"field\":\"seen_{{{user}}}\",\"value\":true}}]}");
+        putPipeline(
+                http, "templated-field", "{\"processors\":[{\"set\":{\"field\":\"seen_{{{user}}}\",\"value\":true}}]}");
         createIndex(http, "pipeline-keyed", "");
         int keys = 300;
         int updates = 30_000;
 
-        ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(node.url()).setBulkMaxDocs(200).build();
+        ElasticsearchSink sink = ElasticsearchSink.builder()
+                .setHosts(node.url())
+                .setBulkMaxDocs(200)
+                .build();
         SinkPipelines.start(sink, updates, 0, 1, Duration.ofMillis(500), i -> keyedUpdate("pipeline-keyed", i, keys))
-                .getJobExecutionResult().get();
+                .getJobExecutionResult()
+                .get();
 
-        assertThat(RecordingReporter.max("unpredictableIndices")).as("indices counted unpredictable").isEqualTo(1);
+        assertThat(RecordingReporter.max("unpredictableIndices"))
+                .as("indices counted unpredictable")
+                .isEqualTo(1);
         Long[] last = new Long[keys];
         for (long i = 0; i < updates; i++) {
             last[keyOf(i, keys)] = tombstone(i) ? null : i;
         }
         http.send("POST", "/pipeline-keyed/_refresh", null).requireOk("refresh");
-        JsonNode hits = JSON.readTree(http.get("/pipeline-keyed/_search?size=" + keys + "&filter_path=hits.hits._id,hits.hits._source")
-                .requireOk("search").body()).path("hits").path("hits");
+        JsonNode hits = JSON.readTree(http.get(
+                                "/pipeline-keyed/_search?size=" + keys + "&filter_path=hits.hits._id,hits.hits._source")
+                        .requireOk("search")
+                        .body())
+                .path("hits")
+                .path("hits");
         Long[] stored = new Long[keys];
         for (JsonNode hit : hits) {
-            stored[Integer.parseInt(hit.path("_id").asText().substring(1))] = hit.path("_source").path("n").asLong();
+            stored[Integer.parseInt(hit.path("_id").asText().substring(1))] =
+                    hit.path("_source").path("n").asLong();
         }
         List<String> wrong = new ArrayList<>();
         for (int k = 0; k < keys; k++) {
@@ -189,8 +244,11 @@ class IngestPipelinesIT {
         if (tombstone(i)) {
             return DocumentOperation.delete(index, id);
         }
-        return DocumentOperation.write(OpType.INDEX, index).id(id).pipeline("templated-field")
-                .source(("{\"n\":" + i + ",\"user\":\"u" + (i % USERS) + "\"}").getBytes(StandardCharsets.UTF_8)).build();
+        return DocumentOperation.write(OpType.INDEX, index)
+                .id(id)
+                .pipeline("templated-field")
+                .source(("{\"n\":" + i + ",\"user\":\"u" + (i % USERS) + "\"}").getBytes(StandardCharsets.UTF_8))
+                .build();
     }
 
     private static void putPipeline(Http http, String id, String body) throws Exception {
@@ -199,24 +257,43 @@ class IngestPipelinesIT {
 
     private static void createIndex(Http http, String index, String extraSettings) throws Exception {
         http.send("DELETE", "/" + index + "?ignore_unavailable=true", null);
-        http.send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":6,\"number_of_replicas\":0" + extraSettings + "}}")
+        http.send(
+                        "PUT",
+                        "/" + index,
+                        "{\"settings\":{\"number_of_shards\":6,\"number_of_replicas\":0" + extraSettings + "}}")
                 .requireOk("create " + index);
     }
 
     /** {@code doc-i} = {@code {"n": i, "user": "u<i % 17>"}}, through {@code pipeline} when not null. */
     private static void write(SearchNode node, String index, String pipeline) throws Exception {
-        ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(node.url()).build();
-        SinkPipelines.start(sink, DOCS, 0, 2, Duration.ofMillis(500), i -> DocumentOperation.write(OpType.INDEX, index).id("doc-" + i)
-                        .source(("{\"n\":" + i + ",\"user\":\"u" + (i % USERS) + "\"}").getBytes(StandardCharsets.UTF_8))
-                        .pipeline(pipeline).build())
-                .getJobExecutionResult().get();
+        ElasticsearchSink sink =
+                ElasticsearchSink.builder().setHosts(node.url()).build();
+        SinkPipelines.start(
+                        sink,
+                        DOCS,
+                        0,
+                        2,
+                        Duration.ofMillis(500),
+                        i -> DocumentOperation.write(OpType.INDEX, index)
+                                .id("doc-" + i)
+                                .source(("{\"n\":" + i + ",\"user\":\"u" + (i % USERS) + "\"}")
+                                        .getBytes(StandardCharsets.UTF_8))
+                                .pipeline(pipeline)
+                                .build())
+                .getJobExecutionResult()
+                .get();
     }
 
     /** Every {@code doc-i} once, with its {@code n}, enriched or routed by its user as asked; the list of what differs. */
-    private static List<String> checkEveryDocument(Http http, String index, boolean enriched, boolean routedByUser) throws Exception {
+    private static List<String> checkEveryDocument(Http http, String index, boolean enriched, boolean routedByUser)
+            throws Exception {
         assertThat(http.refreshAndCount(index)).isEqualTo(DOCS);
         JsonNode hits = JSON.readTree(http.get("/" + index + "/_search?size=" + DOCS + "&filter_path=hits.hits._id,"
-                + "hits.hits._routing,hits.hits._source").requireOk("search " + index).body()).path("hits").path("hits");
+                                + "hits.hits._routing,hits.hits._source")
+                        .requireOk("search " + index)
+                        .body())
+                .path("hits")
+                .path("hits");
         boolean[] seen = new boolean[DOCS];
         List<String> wrong = new ArrayList<>();
         for (JsonNode hit : hits) {

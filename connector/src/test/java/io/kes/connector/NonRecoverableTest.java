@@ -1,6 +1,5 @@
 package io.kes.connector;
 
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
@@ -27,26 +26,38 @@ class NonRecoverableTest {
 
     @Test
     void anErrorCausedByAnUnserializableExceptionStillSuppressesRestartsAfterFlinkSerializedIt() {
-        Exception failure = new IOException("Failed to deserialize consumer record due to",
-                NonRecoverable.error("Elasticsearch refused kes's credentials (HTTP 401)", new HoldsAResponse("status line [HTTP/1.1 401]")));
+        Exception failure = new IOException(
+                "Failed to deserialize consumer record due to",
+                NonRecoverable.error(
+                        "Elasticsearch refused kes's credentials (HTTP 401)",
+                        new HoldsAResponse("status line [HTTP/1.1 401]")));
 
-        Throwable asFlinkSeesIt = new SerializedThrowable(failure).deserializeError(getClass().getClassLoader());
+        Throwable asFlinkSeesIt =
+                new SerializedThrowable(failure).deserializeError(getClass().getClassLoader());
 
-        assertThat(ThrowableClassifier.findThrowableOfThrowableType(asFlinkSeesIt, ThrowableType.NonRecoverableError)).isPresent();
+        assertThat(ThrowableClassifier.findThrowableOfThrowableType(asFlinkSeesIt, ThrowableType.NonRecoverableError))
+                .isPresent();
         assertThat(NonRecoverable.isNonRecoverable(asFlinkSeesIt)).isTrue();
         assertThat(stackTraceOf(asFlinkSeesIt)).contains("HTTP 401", "HoldsAResponse", "status line [HTTP/1.1 401]");
     }
 
     @Test
     void aClassifiedFailureWithAnUnserializableCauseStillSuppressesRestartsAfterFlinkSerializedIt() {
-        Exception classified = NonRecoverable.classify(new IllegalStateException("x", new NoClassDefFoundError("net/jpountz/lz4/X")));
+        Exception classified =
+                NonRecoverable.classify(new IllegalStateException("x", new NoClassDefFoundError("net/jpountz/lz4/X")));
         Throwable wrapped = new RuntimeException(new org.apache.flink.runtime.execution.SuppressRestartsException(
                 new IllegalStateException("y", new HoldsAResponse("z"))));
 
-        assertThat(ThrowableClassifier.findThrowableOfThrowableType(new SerializedThrowable(classified)
-                .deserializeError(getClass().getClassLoader()), ThrowableType.NonRecoverableError)).isPresent();
-        assertThat(ThrowableClassifier.findThrowableOfThrowableType(new SerializedThrowable(NonRecoverable.classify(wrapped))
-                .deserializeError(getClass().getClassLoader()), ThrowableType.NonRecoverableError)).isPresent();
+        assertThat(ThrowableClassifier.findThrowableOfThrowableType(
+                        new SerializedThrowable(classified)
+                                .deserializeError(getClass().getClassLoader()),
+                        ThrowableType.NonRecoverableError))
+                .isPresent();
+        assertThat(ThrowableClassifier.findThrowableOfThrowableType(
+                        new SerializedThrowable(NonRecoverable.classify(wrapped))
+                                .deserializeError(getClass().getClassLoader()),
+                        ThrowableType.NonRecoverableError))
+                .isPresent();
     }
 
     private static String stackTraceOf(Throwable t) {

@@ -47,11 +47,19 @@ class PrimaryNodeRoutingIT {
             return;
         }
         stopCluster();
-        Path dir = StackLayout.fromBuild().runDir().resolve("primary-routing-" + target.engine().command() + "-"
-                + ProcessHandle.current().pid());
+        Path dir = StackLayout.fromBuild()
+                .runDir()
+                .resolve("primary-routing-" + target.engine().command() + "-"
+                        + ProcessHandle.current().pid());
         clusterTarget = target;
-        cluster = SearchCluster.start(target.engine(), "kes-it-3n", 3, dir, "pn", "512m", target.version(), node -> { });
-        routeStats = !json("/_nodes/stats/http").path("nodes").elements().next().path("http").path("routes").isMissingNode();
+        cluster = SearchCluster.start(target.engine(), "kes-it-3n", 3, dir, "pn", "512m", target.version(), node -> {});
+        routeStats = !json("/_nodes/stats/http")
+                .path("nodes")
+                .elements()
+                .next()
+                .path("http")
+                .path("routes")
+                .isMissingNode();
     }
 
     @AfterAll
@@ -74,8 +82,11 @@ class PrimaryNodeRoutingIT {
                     direct += Math.min(node.getValue()[2], node.getValue()[3]);
                 }
             }
-            assertThat(elsewhere).as("bytes indexed on primaries outside the configured node").isPositive();
-            assertThat(direct).as("of those %d bytes, bytes the primary's node received straight from kes", elsewhere)
+            assertThat(elsewhere)
+                    .as("bytes indexed on primaries outside the configured node")
+                    .isPositive();
+            assertThat(direct)
+                    .as("of those %d bytes, bytes the primary's node received straight from kes", elsewhere)
                     .isGreaterThanOrEqualTo(elsewhere * 3 / 4);
             assertThat(RecordingReporter.sum("kes.bulksToPrimaryNode")).isPositive();
             return;
@@ -88,14 +99,19 @@ class PrimaryNodeRoutingIT {
             long ops = node.getValue()[1];
             shardOps += ops;
             if (!node.getKey().equals("pn1")) {
-                assertThat(bulks).as("bulks %s received, all for its own primaries", node.getKey()).isLessThanOrEqualTo(ops);
+                assertThat(bulks)
+                        .as("bulks %s received, all for its own primaries", node.getKey())
+                        .isLessThanOrEqualTo(ops);
                 direct += bulks;
             }
         }
         long elsewhere = shardOps - byNode.get("pn1")[1];
-        assertThat(elsewhere).as("shard-level bulks on primaries outside the configured node").isPositive();
+        assertThat(elsewhere)
+                .as("shard-level bulks on primaries outside the configured node")
+                .isPositive();
         // The first bulks of each shard go to the configured node while the primaries are located.
-        assertThat(direct).as("of those %d, bulks that went straight to the primary's node", elsewhere)
+        assertThat(direct)
+                .as("of those %d, bulks that went straight to the primary's node", elsewhere)
                 .isGreaterThanOrEqualTo(elsewhere * 3 / 4);
         assertThat(RecordingReporter.sum("kes.bulksToPrimaryNode")).isPositive();
     }
@@ -105,7 +121,9 @@ class PrimaryNodeRoutingIT {
         Map<String, long[]> byNode = write("to-configured", false);
 
         int counted = routeStats ? 0 : 2; // bulks, or bytes coordinated
-        assertThat(byNode.get("pn2")[counted] + byNode.get("pn3")[counted]).as("bulks the other nodes received").isZero();
+        assertThat(byNode.get("pn2")[counted] + byNode.get("pn3")[counted])
+                .as("bulks the other nodes received")
+                .isZero();
         assertThat(byNode.get("pn1")[counted]).isPositive();
     }
 
@@ -115,18 +133,25 @@ class PrimaryNodeRoutingIT {
      */
     private static Map<String, long[]> write(String index, boolean primaryNodeRouting) throws Exception {
         Http http = cluster.http();
-        http.send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":6,\"number_of_replicas\":0}}").requireOk("create");
-        http.get("/_cluster/health/" + index + "?wait_for_status=green&timeout=60s").requireOk("health");
+        http.send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":6,\"number_of_replicas\":0}}")
+                .requireOk("create");
+        http.get("/_cluster/health/" + index + "?wait_for_status=green&timeout=60s")
+                .requireOk("health");
         Map<String, Long> bulksBefore = bulkRequestsByNode();
         Map<String, long[]> bytesBefore = indexingBytesByNode();
-        ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(cluster.nodes().get(0).url()).setBulkMaxDocs(200)
-                .set(ElasticsearchSinkOptions.PRIMARY_NODE_ROUTING, primaryNodeRouting).build();
+        ElasticsearchSink sink = ElasticsearchSink.builder()
+                .setHosts(cluster.nodes().get(0).url())
+                .setBulkMaxDocs(200)
+                .set(ElasticsearchSinkOptions.PRIMARY_NODE_ROUTING, primaryNodeRouting)
+                .build();
 
         SinkPipelines.run(sink, index, DOCS, 2);
 
         assertThat(http.refreshAndCount(index)).isEqualTo(DOCS);
         Map<String, long[]> byNode = new HashMap<>();
-        bulkRequestsByNode().forEach((node, count) -> byNode.put(node, new long[] {count - bulksBefore.getOrDefault(node, 0L), 0, 0, 0}));
+        bulkRequestsByNode()
+                .forEach((node, count) ->
+                        byNode.put(node, new long[] {count - bulksBefore.getOrDefault(node, 0L), 0, 0, 0}));
         indexingBytesByNode().forEach((node, bytes) -> {
             long[] before = bytesBefore.getOrDefault(node, new long[2]);
             byNode.get(node)[2] = bytes[0] - before[0];
@@ -135,11 +160,15 @@ class PrimaryNodeRoutingIT {
         if (!routeStats) {
             return byNode; // OpenSearch has no _stats/bulk: its tests count bytes
         }
-        JsonNode shards = json("/" + index + "/_stats/bulk?level=shards").path("indices").path(index).path("shards");
+        JsonNode shards = json("/" + index + "/_stats/bulk?level=shards")
+                .path("indices")
+                .path(index)
+                .path("shards");
         Map<String, String> names = nodeNames();
         shards.forEach(copies -> copies.forEach(copy -> {
             if (copy.path("routing").path("primary").asBoolean()) {
-                byNode.get(names.get(copy.path("routing").path("node").asText()))[1] += copy.path("bulk").path("total_operations").asLong();
+                byNode.get(names.get(copy.path("routing").path("node").asText()))[1] +=
+                        copy.path("bulk").path("total_operations").asLong();
             }
         }));
         return byNode;
@@ -150,8 +179,13 @@ class PrimaryNodeRoutingIT {
         Map<String, Long> counts = new HashMap<>();
         json("/_nodes/stats/http").path("nodes").forEach(node -> {
             JsonNode routes = node.path("http").path("routes");
-            counts.put(node.path("name").asText(), routes.path("/_bulk").path("requests").path("count").asLong()
-                    + routes.path("/{index}/_bulk").path("requests").path("count").asLong());
+            counts.put(
+                    node.path("name").asText(),
+                    routes.path("/_bulk").path("requests").path("count").asLong()
+                            + routes.path("/{index}/_bulk")
+                                    .path("requests")
+                                    .path("count")
+                                    .asLong());
         });
         return counts;
     }
@@ -161,14 +195,20 @@ class PrimaryNodeRoutingIT {
         Map<String, long[]> bytes = new HashMap<>();
         json("/_nodes/stats/indexing_pressure").path("nodes").forEach(node -> {
             JsonNode total = node.path("indexing_pressure").path("memory").path("total");
-            bytes.put(node.path("name").asText(), new long[] {total.path("coordinating_in_bytes").asLong(), total.path("primary_in_bytes").asLong()});
+            bytes.put(node.path("name").asText(), new long[] {
+                total.path("coordinating_in_bytes").asLong(),
+                total.path("primary_in_bytes").asLong()
+            });
         });
         return bytes;
     }
 
     private static Map<String, String> nodeNames() throws Exception {
         Map<String, String> names = new HashMap<>();
-        json("/_nodes").path("nodes").properties().forEach(e -> names.put(e.getKey(), e.getValue().path("name").asText()));
+        json("/_nodes")
+                .path("nodes")
+                .properties()
+                .forEach(e -> names.put(e.getKey(), e.getValue().path("name").asText()));
         return names;
     }
 

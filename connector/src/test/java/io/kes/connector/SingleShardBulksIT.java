@@ -53,21 +53,32 @@ class SingleShardBulksIT {
         int docs = shards * 1_000;
         Http http = target.node().http();
         long[] bulks = new long[ElasticsearchSinkOptions.Topology.values().length];
-        for (ElasticsearchSinkOptions.Topology topology : List.of(ElasticsearchSinkOptions.Topology.CHAINED,
-                ElasticsearchSinkOptions.Topology.KEYED)) {
+        for (ElasticsearchSinkOptions.Topology topology :
+                List.of(ElasticsearchSinkOptions.Topology.CHAINED, ElasticsearchSinkOptions.Topology.KEYED)) {
             String index = "bulk-fill-" + topology.name().toLowerCase(java.util.Locale.ROOT);
             http.send("DELETE", "/" + index + "?ignore_unavailable=true", null);
-            http.send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":" + shards + ",\"number_of_replicas\":0},"
-                    + "\"mappings\":{\"properties\":{\"n\":{\"type\":\"long\"}}}}").requireOk("create");
-            ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(target.node().url()).setTopology(topology)
-                    .setBulkMaxDocs(2_000).setBulkLinger(java.time.Duration.ofSeconds(60)).build();
+            http.send(
+                            "PUT",
+                            "/" + index,
+                            "{\"settings\":{\"number_of_shards\":" + shards + ",\"number_of_replicas\":0},"
+                                    + "\"mappings\":{\"properties\":{\"n\":{\"type\":\"long\"}}}}")
+                    .requireOk("create");
+            ElasticsearchSink sink = ElasticsearchSink.builder()
+                    .setHosts(target.node().url())
+                    .setTopology(topology)
+                    .setBulkMaxDocs(2_000)
+                    .setBulkLinger(java.time.Duration.ofSeconds(60))
+                    .build();
             SinkPipelines.run(sink, index, docs, 4);
             assertThat(http.refreshAndCount(index)).isEqualTo(docs);
             bulks[topology.ordinal()] = RecordingReporter.sum("bulksSent");
             System.out.printf("%s: %d documents in %d bulks%n", topology, docs, bulks[topology.ordinal()]);
         }
-        assertThat(bulks[ElasticsearchSinkOptions.Topology.KEYED.ordinal()]).as("keyed: one bulk per shard").isEqualTo(shards);
-        assertThat(bulks[ElasticsearchSinkOptions.Topology.CHAINED.ordinal()]).as("chained: every writer buffers every shard")
+        assertThat(bulks[ElasticsearchSinkOptions.Topology.KEYED.ordinal()])
+                .as("keyed: one bulk per shard")
+                .isEqualTo(shards);
+        assertThat(bulks[ElasticsearchSinkOptions.Topology.CHAINED.ordinal()])
+                .as("chained: every writer buffers every shard")
                 .isEqualTo(shards * 4L);
     }
 
@@ -76,20 +87,36 @@ class SingleShardBulksIT {
     private static Ratio run(SearchNode es, String index, boolean grouping) throws Exception {
         Http http = es.http();
         http.send("DELETE", "/" + index + "?ignore_unavailable=true", null);
-        // the mapping up front: a dynamic mapping update re-runs a shard's bulk, which OpenSearch's count would see twice
-        http.send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":6,\"number_of_replicas\":0},"
-                + "\"mappings\":{\"properties\":{\"n\":{\"type\":\"long\"}}}}").requireOk("create");
+        // the mapping up front: a dynamic mapping update re-runs a shard's bulk, which OpenSearch's count would see
+        // twice
+        http.send(
+                        "PUT",
+                        "/" + index,
+                        "{\"settings\":{\"number_of_shards\":6,\"number_of_replicas\":0},"
+                                + "\"mappings\":{\"properties\":{\"n\":{\"type\":\"long\"}}}}")
+                .requireOk("create");
         boolean openSearch = es.engine() == Engine.OPENSEARCH;
         long requestsBefore = openSearch ? 0 : bulkRequests(http);
         long writeTasksBefore = openSearch ? writeTasks(http) : 0;
-        ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(es.url()).setShardGrouping(grouping).build();
+        ElasticsearchSink sink = ElasticsearchSink.builder()
+                .setHosts(es.url())
+                .setShardGrouping(grouping)
+                .build();
         SinkPipelines.run(sink, index, DOCS, 2);
         long requests = openSearch ? RecordingReporter.sum("bulksSent") : bulkRequests(http) - requestsBefore;
-        long shardOperations = openSearch ? writeTasks(http) - writeTasksBefore
-                : JSON.readTree(http.get("/" + index + "/_stats/bulk").requireOk("stats").body())
-                        .path("_all").path("primaries").path("bulk").path("total_operations").asLong();
+        long shardOperations = openSearch
+                ? writeTasks(http) - writeTasksBefore
+                : JSON.readTree(http.get("/" + index + "/_stats/bulk")
+                                .requireOk("stats")
+                                .body())
+                        .path("_all")
+                        .path("primaries")
+                        .path("bulk")
+                        .path("total_operations")
+                        .asLong();
         assertThat(http.refreshAndCount(index)).isEqualTo(DOCS);
-        System.out.printf("%s: %d bulk requests, %d shard-level bulk operations (%.2f shards per bulk)%n",
+        System.out.printf(
+                "%s: %d bulk requests, %d shard-level bulk operations (%.2f shards per bulk)%n",
                 index, requests, shardOperations, (double) shardOperations / requests);
         return new Ratio(requests, shardOperations);
     }
@@ -97,7 +124,10 @@ class SingleShardBulksIT {
     /** Tasks the node's write thread pool completed: one per shard-level bulk (OpenSearch has no {@code _stats/bulk}). */
     private static long writeTasks(Http http) throws Exception {
         long total = 0;
-        for (JsonNode node : JSON.readTree(http.get("/_nodes/stats/thread_pool").requireOk("thread pool stats").body()).path("nodes")) {
+        for (JsonNode node : JSON.readTree(http.get("/_nodes/stats/thread_pool")
+                        .requireOk("thread pool stats")
+                        .body())
+                .path("nodes")) {
             total += node.path("thread_pool").path("write").path("completed").asLong();
         }
         return total;
@@ -106,7 +136,9 @@ class SingleShardBulksIT {
     /** {@code _bulk} HTTP requests the node has answered, over all bulk routes. */
     private static long bulkRequests(Http http) throws Exception {
         long total = 0;
-        JsonNode nodes = JSON.readTree(http.get("/_nodes/stats/http").requireOk("http stats").body()).path("nodes");
+        JsonNode nodes = JSON.readTree(
+                        http.get("/_nodes/stats/http").requireOk("http stats").body())
+                .path("nodes");
         for (JsonNode node : nodes) {
             JsonNode routes = node.path("http").path("routes");
             for (String route : new String[] {"/_bulk", "/{index}/_bulk"}) {

@@ -31,8 +31,11 @@ class SinkOptionsReferenceTest {
         Map<String, List<ReferenceTables.Row>> sections = new LinkedHashMap<>();
         for (ConfigOption<?> option : ElasticsearchSinkOptions.all()) {
             String section = option.key().substring(0, option.key().indexOf('.'));
-            sections.computeIfAbsent(section, s -> new ArrayList<>()).add(ReferenceTables.Row.of(option,
-                    OptionCells.type(option, "list"), OptionCells.defaultValue(option, REQUIRED.contains(option))));
+            sections.computeIfAbsent(section, s -> new ArrayList<>())
+                    .add(ReferenceTables.Row.of(
+                            option,
+                            OptionCells.type(option, "list"),
+                            OptionCells.defaultValue(option, REQUIRED.contains(option))));
         }
         ReferenceTables tables = new ReferenceTables(Path.of("../docs/config-reference.md"));
         sections.forEach(tables::generate);

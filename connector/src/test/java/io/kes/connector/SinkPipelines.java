@@ -17,18 +17,35 @@ public final class SinkPipelines {
     private SinkPipelines() {}
 
     /** {@code count} documents {@code {"n": i}} with ids {@code doc-i}; {@code perSecond <= 0} means unthrottled. */
-    public static JobClient start(ElasticsearchSink sink, String index, long count, double perSecond, int parallelism,
-                                  Duration checkpointInterval) throws Exception {
-        return start(sink, count, perSecond, parallelism, checkpointInterval,
-                i -> DocumentOperation.index(index, "doc-" + i, ("{\"n\":" + i + "}").getBytes(StandardCharsets.UTF_8)));
+    public static JobClient start(
+            ElasticsearchSink sink,
+            String index,
+            long count,
+            double perSecond,
+            int parallelism,
+            Duration checkpointInterval)
+            throws Exception {
+        return start(
+                sink,
+                count,
+                perSecond,
+                parallelism,
+                checkpointInterval,
+                i -> DocumentOperation.index(
+                        index, "doc-" + i, ("{\"n\":" + i + "}").getBytes(StandardCharsets.UTF_8)));
     }
 
     /**
      * Without a checkpoint interval the job fails at the first error (tests of failures); with one
      * it restarts from its last checkpoint, as a production job does.
      */
-    public static JobClient start(ElasticsearchSink sink, long count, double perSecond, int parallelism,
-                                  Duration checkpointInterval, GeneratorFunction<Long, DocumentOperation> documents)
+    public static JobClient start(
+            ElasticsearchSink sink,
+            long count,
+            double perSecond,
+            int parallelism,
+            Duration checkpointInterval,
+            GeneratorFunction<Long, DocumentOperation> documents)
             throws Exception {
         Configuration conf = new Configuration();
         conf.setString("metrics.reporter.rec.factory.class", RecordingReporter.Factory.class.getName());
@@ -44,7 +61,9 @@ public final class SinkPipelines {
             env.enableCheckpointing(checkpointInterval.toMillis());
         }
         RecordingReporter.reset();
-        DataGeneratorSource<DocumentOperation> source = new DataGeneratorSource<>(documents, count,
+        DataGeneratorSource<DocumentOperation> source = new DataGeneratorSource<>(
+                documents,
+                count,
                 perSecond > 0 ? RateLimiterStrategy.perSecond(perSecond) : RateLimiterStrategy.noOp(),
                 TypeInformation.of(DocumentOperation.class));
         env.fromSource(source, WatermarkStrategy.noWatermarks(), "documents").sinkTo(sink);

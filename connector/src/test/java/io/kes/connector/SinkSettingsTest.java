@@ -16,9 +16,12 @@ class SinkSettingsTest {
     void thePasswordIsNotPrintedAndOnlyTheRestClientsHeaderCarriesIt() {
         SinkSettings s = settings("elasticsearch.username", "writer", "elasticsearch.password", "s3cret-pw");
 
-        assertThat(s.toString()).contains("username=writer", "password=<hidden>").doesNotContain("s3cret-pw");
+        assertThat(s.toString())
+                .contains("username=writer", "password=<hidden>")
+                .doesNotContain("s3cret-pw");
         assertThat(s.authorization())
-                .isEqualTo("Basic " + Base64.getEncoder().encodeToString("writer:s3cret-pw".getBytes(StandardCharsets.UTF_8)));
+                .isEqualTo("Basic "
+                        + Base64.getEncoder().encodeToString("writer:s3cret-pw".getBytes(StandardCharsets.UTF_8)));
         assertThat(s.hasApiKey()).isFalse();
     }
 
@@ -41,9 +44,12 @@ class SinkSettingsTest {
 
     @Test
     void noPublicMethodReturnsAPasswordOrAnApiKey() {
-        assertThat(Arrays.stream(SinkSettings.class.getMethods()).filter(m -> Modifier.isPublic(m.getModifiers()))
-                .map(Method::getName)).doesNotContain("password", "apiKey", "getPassword", "getApiKey");
-        assertThat(Arrays.stream(SinkSettings.class.getFields()).filter(f -> !Modifier.isStatic(f.getModifiers()))).isEmpty();
+        assertThat(Arrays.stream(SinkSettings.class.getMethods())
+                        .filter(m -> Modifier.isPublic(m.getModifiers()))
+                        .map(Method::getName))
+                .doesNotContain("password", "apiKey", "getPassword", "getApiKey");
+        assertThat(Arrays.stream(SinkSettings.class.getFields()).filter(f -> !Modifier.isStatic(f.getModifiers())))
+                .isEmpty();
     }
 
     private static SinkSettings settings(String... keysAndValues) {

@@ -46,7 +46,9 @@ class StalledNodeIT {
 
     @BeforeAll
     static void startCluster() throws Exception {
-        Path dir = StackLayout.fromBuild().runDir().resolve("stalled-node-" + ProcessHandle.current().pid());
+        Path dir = StackLayout.fromBuild()
+                .runDir()
+                .resolve("stalled-node-" + ProcessHandle.current().pid());
         cluster = SearchCluster.start(Engine.ELASTICSEARCH, "kes-it-stalled", 3, dir, "sn", "512m", null, STARTED::add);
     }
 
@@ -61,21 +63,41 @@ class StalledNodeIT {
     }
 
     @Test
-    void documentsForTheOtherNodesKeepBeingAcknowledgedWhileOneNodeIsFrozenAndEveryKeyEndsWithItsLastValue() throws Exception {
+    void documentsForTheOtherNodesKeepBeingAcknowledgedWhileOneNodeIsFrozenAndEveryKeyEndsWithItsLastValue()
+            throws Exception {
         Http http = cluster.http();
-        http.send("PUT", "/" + INDEX, "{\"settings\":{\"number_of_shards\":6,\"number_of_replicas\":0,"
-                + "\"translog.durability\":\"async\"},\"mappings\":{\"properties\":{\"key\":{\"type\":\"keyword\"},"
-                + "\"v\":{\"type\":\"long\"}}}}").requireOk("create");
-        http.get("/_cluster/health/" + INDEX + "?wait_for_status=green&timeout=60s").requireOk("health");
+        http.send(
+                        "PUT",
+                        "/" + INDEX,
+                        "{\"settings\":{\"number_of_shards\":6,\"number_of_replicas\":0,"
+                                + "\"translog.durability\":\"async\"},\"mappings\":{\"properties\":{\"key\":{\"type\":\"keyword\"},"
+                                + "\"v\":{\"type\":\"long\"}}}}")
+                .requireOk("create");
+        http.get("/_cluster/health/" + INDEX + "?wait_for_status=green&timeout=60s")
+                .requireOk("health");
         SearchNode frozen = nodeWithPrimariesThatIsNotMaster(http);
-        List<String> others = cluster.nodes().stream().filter(n -> n != frozen).map(SearchNode::url).toList();
-        ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(others.toArray(String[]::new)).setBulkMaxDocs(200).build();
+        List<String> others = cluster.nodes().stream()
+                .filter(n -> n != frozen)
+                .map(SearchNode::url)
+                .toList();
+        ElasticsearchSink sink = ElasticsearchSink.builder()
+                .setHosts(others.toArray(String[]::new))
+                .setBulkMaxDocs(200)
+                .build();
         long seed = System.nanoTime();
         Random random = new Random(seed);
 
         // One subtask: a key's writes come from one writer, in order (as a Kafka partition's do).
-        JobClient job = SinkPipelines.start(sink, DOCS, PER_SECOND, 1, Duration.ofSeconds(1), i -> DocumentOperation.index(
-                INDEX, "k" + (i % KEYS), ("{\"key\":\"k" + (i % KEYS) + "\",\"v\":" + i + "}").getBytes(StandardCharsets.UTF_8)));
+        JobClient job = SinkPipelines.start(
+                sink,
+                DOCS,
+                PER_SECOND,
+                1,
+                Duration.ofSeconds(1),
+                i -> DocumentOperation.index(
+                        INDEX,
+                        "k" + (i % KEYS),
+                        ("{\"key\":\"k" + (i % KEYS) + "\",\"v\":" + i + "}").getBytes(StandardCharsets.UTF_8)));
         // Until the writer located the primaries, bulks go to the configured hosts, which forward
         // them: those wait on every node, a frozen one included, and share one budget.
         await("bulks sent to their primary's node", () -> RecordingReporter.sum("kes.bulksToPrimaryNode") >= 12);
@@ -87,7 +109,8 @@ class StalledNodeIT {
             long before = acknowledged();
             Thread.sleep(PAUSE_MILLIS - 1_500);
             during = acknowledged() - before;
-            System.out.printf("while %s was frozen (seconds 1.5 to 4): %,d acknowledged, %,d bytes queued%n",
+            System.out.printf(
+                    "while %s was frozen (seconds 1.5 to 4): %,d acknowledged, %,d bytes queued%n",
                     frozen, during, RecordingReporter.max("kes.queuedBytes"));
             if (during <= 1_000) {
                 printWriterThreads();
@@ -98,7 +121,8 @@ class StalledNodeIT {
         job.getJobExecutionResult().get();
 
         // At 3,000/s offered, two thirds for the other nodes: ~5,000 in those 2.5 s.
-        assertThat(during).as("documents acknowledged while %s was frozen, seconds 1.5 to 4 (seed %d)", frozen, seed)
+        assertThat(during)
+                .as("documents acknowledged while %s was frozen, seconds 1.5 to 4 (seed %d)", frozen, seed)
                 .isGreaterThan(1_000);
         Map<String, Long> last = lastValues(http);
         assertThat(last).hasSize(KEYS);
@@ -117,18 +141,35 @@ class StalledNodeIT {
         Http http = cluster.http();
         String index = "stalled-host-000001";
         String alias = "stalled-host";
-        http.send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":6,\"number_of_replicas\":0,"
-                + "\"translog.durability\":\"async\"},\"aliases\":{\"" + alias + "\":{\"is_write_index\":true}},"
-                + "\"mappings\":{\"properties\":{\"key\":{\"type\":\"keyword\"},\"v\":{\"type\":\"long\"}}}}").requireOk("create");
-        http.get("/_cluster/health/" + index + "?wait_for_status=green&timeout=60s").requireOk("health");
+        http.send(
+                        "PUT",
+                        "/" + index,
+                        "{\"settings\":{\"number_of_shards\":6,\"number_of_replicas\":0,"
+                                + "\"translog.durability\":\"async\"},\"aliases\":{\"" + alias
+                                + "\":{\"is_write_index\":true}},"
+                                + "\"mappings\":{\"properties\":{\"key\":{\"type\":\"keyword\"},\"v\":{\"type\":\"long\"}}}}")
+                .requireOk("create");
+        http.get("/_cluster/health/" + index + "?wait_for_status=green&timeout=60s")
+                .requireOk("health");
         SearchNode frozen = nodeWithPrimariesThatIsNotMaster(http, index);
-        ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(frozen.url()).setBulkMaxDocs(200).build();
+        ElasticsearchSink sink = ElasticsearchSink.builder()
+                .setHosts(frozen.url())
+                .setBulkMaxDocs(200)
+                .build();
         long seed = System.nanoTime();
         Random random = new Random(seed);
         int docs = 76_000; // every key written 38 times; 25 s at 3,000/s: the freeze, 2 to 18 s in, falls inside it
 
-        JobClient job = SinkPipelines.start(sink, docs, PER_SECOND, 1, Duration.ofSeconds(1), i -> DocumentOperation.index(
-                alias, "k" + (i % KEYS), ("{\"key\":\"k" + (i % KEYS) + "\",\"v\":" + i + "}").getBytes(StandardCharsets.UTF_8)));
+        JobClient job = SinkPipelines.start(
+                sink,
+                docs,
+                PER_SECOND,
+                1,
+                Duration.ofSeconds(1),
+                i -> DocumentOperation.index(
+                        alias,
+                        "k" + (i % KEYS),
+                        ("{\"key\":\"k" + (i % KEYS) + "\",\"v\":" + i + "}").getBytes(StandardCharsets.UTF_8)));
         await("bulks sent to their primary's node", () -> RecordingReporter.sum("kes.bulksToPrimaryNode") >= 12);
         Thread.sleep(random.nextInt(1_000));
         long during;
@@ -140,7 +181,8 @@ class StalledNodeIT {
             long before = acknowledged();
             Thread.sleep(3_000);
             during = acknowledged() - before;
-            System.out.printf("while the configured host %s was frozen (seconds 13 to 16): %,d acknowledged%n", frozen, during);
+            System.out.printf(
+                    "while the configured host %s was frozen (seconds 13 to 16): %,d acknowledged%n", frozen, during);
             if (during <= 1_000) {
                 printWriterThreads();
             }
@@ -150,8 +192,11 @@ class StalledNodeIT {
         job.getJobExecutionResult().get();
 
         // At 3,000/s offered, two thirds for the other nodes: ~6,000 in those 3 s.
-        assertThat(during).as("documents acknowledged while the configured host %s was frozen, seconds 13 to 16 (seed %d)",
-                frozen, seed).isGreaterThan(1_000);
+        assertThat(during)
+                .as(
+                        "documents acknowledged while the configured host %s was frozen, seconds 13 to 16 (seed %d)",
+                        frozen, seed)
+                .isGreaterThan(1_000);
         Map<String, Long> last = lastValues(http, alias);
         assertThat(last).hasSize(KEYS);
         for (int k = 0; k < KEYS; k++) {
@@ -176,8 +221,12 @@ class StalledNodeIT {
     }
 
     private static SearchNode nodeWithPrimariesThatIsNotMaster(Http http, String index) throws Exception {
-        String master = http.get("/_cat/master?h=node").requireOk("master").body().trim();
-        for (String line : http.get("/_cat/shards/" + index + "?h=prirep,node").requireOk("shards").body().split("\n")) {
+        String master =
+                http.get("/_cat/master?h=node").requireOk("master").body().trim();
+        for (String line : http.get("/_cat/shards/" + index + "?h=prirep,node")
+                .requireOk("shards")
+                .body()
+                .split("\n")) {
             String[] f = line.trim().split("\\s+");
             if (f.length == 2 && f[0].equals("p") && !f[1].equals(master)) {
                 return cluster.node(f[1]);
@@ -192,10 +241,17 @@ class StalledNodeIT {
 
     private static Map<String, Long> lastValues(Http http, String index) throws Exception {
         http.send("POST", "/" + index + "/_refresh", null).requireOk("refresh");
-        JsonNode hits = JSON.readTree(http.send("POST", "/" + index + "/_search",
-                "{\"size\":" + (KEYS + 10) + ",\"_source\":[\"key\",\"v\"]}").requireOk("search").body()).path("hits").path("hits");
+        JsonNode hits = JSON.readTree(http.send(
+                                "POST",
+                                "/" + index + "/_search",
+                                "{\"size\":" + (KEYS + 10) + ",\"_source\":[\"key\",\"v\"]}")
+                        .requireOk("search")
+                        .body())
+                .path("hits")
+                .path("hits");
         Map<String, Long> values = new HashMap<>();
-        hits.forEach(hit -> values.put(hit.path("_id").asText(), hit.path("_source").path("v").asLong()));
+        hits.forEach(hit -> values.put(
+                hit.path("_id").asText(), hit.path("_source").path("v").asLong()));
         return values;
     }
 

@@ -31,7 +31,10 @@ final class WarningCapture extends AbstractAppender implements AutoCloseable {
 
     @Override
     public void append(LogEvent event) {
-        text.append(event.getLevel()).append(' ').append(event.getMessage().getFormattedMessage()).append('\n');
+        text.append(event.getLevel())
+                .append(' ')
+                .append(event.getMessage().getFormattedMessage())
+                .append('\n');
     }
 
     String text() {

@@ -32,7 +32,8 @@ class HelmChartTest {
     }
 
     static Tools.Result template(String... args) {
-        List<String> cmd = new ArrayList<>(List.of(Tools.helm().toString(), "template", "kes", CHART, "--namespace", "streaming"));
+        List<String> cmd =
+                new ArrayList<>(List.of(Tools.helm().toString(), "template", "kes", CHART, "--namespace", "streaming"));
         cmd.addAll(List.of(args));
         return Tools.run(cmd.toArray(String[]::new));
     }
@@ -94,36 +95,51 @@ class HelmChartTest {
         List<JsonNode> docs = render("-f", SECURED_VALUES);
         assertThat(ofKind(docs, "Secret")).as("the chart creates no Secret").isEmpty();
         JsonNode fd = flinkDeployment(docs);
-        assertThat(fd.at("/spec/jobManager/podTemplate").isMissingNode() && fd.at("/spec/taskManager/podTemplate").isMissingNode())
-                .as("one pod template for JobManager and TaskManagers").isTrue();
+        assertThat(fd.at("/spec/jobManager/podTemplate").isMissingNode()
+                        && fd.at("/spec/taskManager/podTemplate").isMissingNode())
+                .as("one pod template for JobManager and TaskManagers")
+                .isTrue();
 
         Map<String, String> secretOfVolume = new HashMap<>();
         fd.at("/spec/podTemplate/spec/volumes").forEach(v -> {
             if (v.has("secret")) {
-                secretOfVolume.put(v.path("name").asText(), v.at("/secret/secretName").asText());
+                secretOfVolume.put(
+                        v.path("name").asText(), v.at("/secret/secretName").asText());
             }
         });
         Map<String, String> secretAtPath = new HashMap<>();
         mainContainer(fd).path("volumeMounts").forEach(m -> {
             String secret = secretOfVolume.get(m.path("name").asText());
             if (secret != null) {
-                assertThat(m.path("readOnly").asBoolean()).as(m + " is read-only").isTrue();
+                assertThat(m.path("readOnly").asBoolean())
+                        .as(m + " is read-only")
+                        .isTrue();
                 secretAtPath.put(m.path("mountPath").asText(), secret);
             }
         });
-        assertThat(secretAtPath).isEqualTo(Map.of("/etc/kes/secrets/elasticsearch", "kes-elasticsearch",
-                "/etc/kes/secrets/kafka", "kes-kafka"));
-        assertThat(mainContainer(fd).path("env").toString()).as("no credential in the environment").doesNotContain("secretKeyRef");
+        assertThat(secretAtPath)
+                .isEqualTo(Map.of(
+                        "/etc/kes/secrets/elasticsearch", "kes-elasticsearch", "/etc/kes/secrets/kafka", "kes-kafka"));
+        assertThat(mainContainer(fd).path("env").toString())
+                .as("no credential in the environment")
+                .doesNotContain("secretKeyRef");
 
-        String mapping = ofKind(docs, "ConfigMap").get(0).at("/data/mapping.yaml").asText();
+        String mapping =
+                ofKind(docs, "ConfigMap").get(0).at("/data/mapping.yaml").asText();
         List<String> read = new ArrayList<>();
-        Matcher m = Pattern.compile("\\$\\{file:([^}]+)}|(?:tls_ca_file|ssl\\.truststore\\.location):\\s*(\\S+)").matcher(mapping);
+        Matcher m = Pattern.compile("\\$\\{file:([^}]+)}|(?:tls_ca_file|ssl\\.truststore\\.location):\\s*(\\S+)")
+                .matcher(mapping);
         while (m.find()) {
             read.add(m.group(1) != null ? m.group(1) : m.group(2));
         }
-        assertThat(read).containsExactlyInAnyOrder("/etc/kes/secrets/elasticsearch/api-key", "/etc/kes/secrets/elasticsearch/ca.crt",
-                "/etc/kes/secrets/kafka/password", "/etc/kes/secrets/kafka/ca.crt");
-        assertThat(read).allSatisfy(path -> assertThat(secretAtPath.keySet()).anyMatch(mount -> path.startsWith(mount + "/")));
+        assertThat(read)
+                .containsExactlyInAnyOrder(
+                        "/etc/kes/secrets/elasticsearch/api-key",
+                        "/etc/kes/secrets/elasticsearch/ca.crt",
+                        "/etc/kes/secrets/kafka/password",
+                        "/etc/kes/secrets/kafka/ca.crt");
+        assertThat(read)
+                .allSatisfy(path -> assertThat(secretAtPath.keySet()).anyMatch(mount -> path.startsWith(mount + "/")));
 
         // The Secrets' keys as kubelet writes them, under a temporary root instead of /etc/kes/secrets.
         for (String path : read) {
@@ -132,8 +148,10 @@ class HelmChartTest {
             Files.writeString(file, "from-" + file.getFileName() + "\n");
         }
         KesConfig config = KesConfig.parse(mapping.replace("/etc/kes/secrets/", dir + "/"), Map.of());
-        assertThat(config.kafka.properties().get("sasl.jaas.config")).endsWith("username=\"kes\" password=\"from-password\";");
-        assertThat(config.kafka.properties()).containsEntry("security.protocol", "SASL_SSL")
+        assertThat(config.kafka.properties().get("sasl.jaas.config"))
+                .endsWith("username=\"kes\" password=\"from-password\";");
+        assertThat(config.kafka.properties())
+                .containsEntry("security.protocol", "SASL_SSL")
                 .containsEntry("ssl.truststore.location", dir + "/kafka/ca.crt");
     }
 
@@ -142,8 +160,12 @@ class HelmChartTest {
         Map<String, String> production = Tools.checkpointsConfig("production");
         Map<String, String> rendered = Tools.flatMap(flinkDeployment(render()).at("/spec/flinkConfiguration"));
 
-        assertThat(production).containsKeys("execution.checkpointing.interval", "execution.checkpointing.dir",
-                "execution.checkpointing.savepoint-dir", "execution.checkpointing.externalized-checkpoint-retention");
+        assertThat(production)
+                .containsKeys(
+                        "execution.checkpointing.interval",
+                        "execution.checkpointing.dir",
+                        "execution.checkpointing.savepoint-dir",
+                        "execution.checkpointing.externalized-checkpoint-retention");
         assertThat(rendered).containsAllEntriesOf(production);
     }
 
@@ -152,10 +174,12 @@ class HelmChartTest {
         Map<String, String> production = new HashMap<>(Tools.checkpointsConfig("production"));
         production.remove("execution.checkpointing.dir");
         production.remove("execution.checkpointing.savepoint-dir");
-        Map<String, String> rendered = Tools.flatMap(flinkDeployment(render("-f", PRODUCTION_VALUES)).at("/spec/flinkConfiguration"));
+        Map<String, String> rendered =
+                Tools.flatMap(flinkDeployment(render("-f", PRODUCTION_VALUES)).at("/spec/flinkConfiguration"));
 
         assertThat(rendered).containsAllEntriesOf(production);
-        assertThat(rendered).containsEntry("execution.checkpointing.dir", "s3://acme-flink/kes/checkpoints")
+        assertThat(rendered)
+                .containsEntry("execution.checkpointing.dir", "s3://acme-flink/kes/checkpoints")
                 .containsEntry("execution.checkpointing.savepoint-dir", "s3://acme-flink/kes/savepoints")
                 .containsEntry("high-availability.storageDir", "s3://acme-flink/kes/ha")
                 .containsEntry("kubernetes.operator.periodic.savepoint.interval", "6h");
@@ -163,11 +187,19 @@ class HelmChartTest {
 
     @Test
     void flinkConfigurationValuesAreStringsAsFlinkWritesThem() {
-        JsonNode conf = flinkDeployment(render("--set", "taskManager.taskSlots=4")).at("/spec/flinkConfiguration");
-        conf.fields().forEachRemaining(e -> assertThat(e.getValue().isTextual()).as(e.getKey() + " is a string").isTrue());
+        JsonNode conf =
+                flinkDeployment(render("--set", "taskManager.taskSlots=4")).at("/spec/flinkConfiguration");
+        conf.fields()
+                .forEachRemaining(e -> assertThat(e.getValue().isTextual())
+                        .as(e.getKey() + " is a string")
+                        .isTrue());
         assertThat(conf.path("taskmanager.numberOfTaskSlots").asText()).isEqualTo("4");
-        assertThat(conf.path("restart-strategy.exponential-delay.attempts-before-reset-backoff").asText()).isEqualTo("1000000");
-        assertThat(conf.path("restart-strategy.exponential-delay.backoff-multiplier").asText()).isEqualTo("2.0");
+        assertThat(conf.path("restart-strategy.exponential-delay.attempts-before-reset-backoff")
+                        .asText())
+                .isEqualTo("1000000");
+        assertThat(conf.path("restart-strategy.exponential-delay.backoff-multiplier")
+                        .asText())
+                .isEqualTo("2.0");
     }
 
     @Test
@@ -178,12 +210,14 @@ class HelmChartTest {
         assertThat(fd.at("/spec/image").asText()).isEqualTo("kes:0.1.0");
         assertThat(fd.at("/spec/job/jarURI").asText()).isEqualTo("local:///opt/flink/usrlib/kes-job.jar");
         assertThat(fd.at("/spec/job/entryClass").asText()).isEqualTo("io.kes.jobs.KesJob");
-        assertThat(Files.isRegularFile(Tools.REPO.resolve("jobs/src/main/java/io/kes/jobs/KesJob.java"))).isTrue();
+        assertThat(Files.isRegularFile(Tools.REPO.resolve("jobs/src/main/java/io/kes/jobs/KesJob.java")))
+                .isTrue();
         assertThat(fd.at("/spec/job/parallelism").asInt()).isEqualTo(2);
         assertThat(fd.at("/spec/job/state").asText()).isEqualTo("running");
         assertThat(fd.at("/spec/jobManager/resource/memory").asText()).isEqualTo("1600m");
         assertThat(fd.at("/spec/taskManager/resource/cpu").asInt()).isEqualTo(2);
-        assertThat(Tools.read("deploy/docker/Dockerfile")).contains("/opt/flink/usrlib/kes-job.jar")
+        assertThat(Tools.read("deploy/docker/Dockerfile"))
+                .contains("/opt/flink/usrlib/kes-job.jar")
                 .contains("FROM flink:" + Tools.pomProperty("flink.version") + "-");
     }
 
@@ -195,25 +229,40 @@ class HelmChartTest {
         assertThat(configMaps).hasSize(1);
         JsonNode cm = configMaps.get(0);
 
-        String valuesMapping = Tools.yaml(Tools.read("helm/kes/values.yaml")).path("mapping").asText();
+        String valuesMapping =
+                Tools.yaml(Tools.read("helm/kes/values.yaml")).path("mapping").asText();
         assertThat(cm.at("/data/mapping.yaml").asText().strip()).isEqualTo(valuesMapping.strip());
 
-        List<String> args = StreamSupport.stream(fd.at("/spec/job/args").spliterator(), false).map(JsonNode::asText).toList();
+        List<String> args = StreamSupport.stream(fd.at("/spec/job/args").spliterator(), false)
+                .map(JsonNode::asText)
+                .toList();
         assertThat(args).containsSequence("--config", "/opt/kes/mapping.yaml");
 
-        JsonNode volume = StreamSupport.stream(fd.at("/spec/podTemplate/spec/volumes").spliterator(), false)
-                .filter(v -> v.at("/configMap/name").asText().equals(cm.at("/metadata/name").asText()))
-                .findFirst().orElseThrow(() -> new AssertionError("the mapping ConfigMap is not a pod volume"));
-        JsonNode mount = StreamSupport.stream(mainContainer(fd).path("volumeMounts").spliterator(), false)
+        JsonNode volume = StreamSupport.stream(
+                        fd.at("/spec/podTemplate/spec/volumes").spliterator(), false)
+                .filter(v -> v.at("/configMap/name")
+                        .asText()
+                        .equals(cm.at("/metadata/name").asText()))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("the mapping ConfigMap is not a pod volume"));
+        JsonNode mount = StreamSupport.stream(
+                        mainContainer(fd).path("volumeMounts").spliterator(), false)
                 .filter(m -> m.path("name").asText().equals(volume.path("name").asText()))
-                .findFirst().orElseThrow(() -> new AssertionError("the mapping volume is not mounted"));
-        assertThat(mount.path("mountPath").asText() + "/" + volume.at("/configMap/items/0/path").asText()).isEqualTo("/opt/kes/mapping.yaml");
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("the mapping volume is not mounted"));
+        assertThat(mount.path("mountPath").asText() + "/"
+                        + volume.at("/configMap/items/0/path").asText())
+                .isEqualTo("/opt/kes/mapping.yaml");
     }
 
     @Test
     void aChangedMappingChangesThePodTemplateSoTheOperatorUpgradesTheJob() {
-        String before = flinkDeployment(render()).at("/spec/podTemplate/metadata/annotations").toString();
-        String after = flinkDeployment(render("--set-string", "mapping=kafka: {}")).at("/spec/podTemplate/metadata/annotations").toString();
+        String before = flinkDeployment(render())
+                .at("/spec/podTemplate/metadata/annotations")
+                .toString();
+        String after = flinkDeployment(render("--set-string", "mapping=kafka: {}"))
+                .at("/spec/podTemplate/metadata/annotations")
+                .toString();
         assertThat(after).isNotEqualTo(before);
     }
 
@@ -221,9 +270,12 @@ class HelmChartTest {
     void upgradeModeIsLastStateWithKubernetesHighAvailabilityByDefault() {
         JsonNode fd = flinkDeployment(render());
         assertThat(fd.at("/spec/job/upgradeMode").asText()).isEqualTo("last-state");
-        assertThat(fd.at("/spec/job/initialSavepointPath").isMissingNode()).as("no restore path by default").isTrue();
+        assertThat(fd.at("/spec/job/initialSavepointPath").isMissingNode())
+                .as("no restore path by default")
+                .isTrue();
         Map<String, String> conf = Tools.flatMap(fd.at("/spec/flinkConfiguration"));
-        assertThat(conf).containsEntry("high-availability.type", "kubernetes")
+        assertThat(conf)
+                .containsEntry("high-availability.type", "kubernetes")
                 .containsEntry("high-availability.storageDir", "s3://my-bucket/kes/ha");
     }
 
@@ -233,8 +285,10 @@ class HelmChartTest {
         assertThat(r.exitCode()).isNotZero();
         assertThat(r.stderr()).contains("last-state needs highAvailability.enabled");
 
-        JsonNode fd = flinkDeployment(render("--set", "highAvailability.enabled=false", "--set", "job.upgradeMode=savepoint"));
-        assertThat(fd.at("/spec/flinkConfiguration").has("high-availability.type")).isFalse();
+        JsonNode fd = flinkDeployment(
+                render("--set", "highAvailability.enabled=false", "--set", "job.upgradeMode=savepoint"));
+        assertThat(fd.at("/spec/flinkConfiguration").has("high-availability.type"))
+                .isFalse();
     }
 
     @Test
@@ -242,7 +296,10 @@ class HelmChartTest {
         String path = "s3://my-bucket/kes/checkpoints/6b657300000000000000000000000000/chk-42";
         JsonNode fd = flinkDeployment(render("--set", "job.initialSavepointPath=" + path));
         assertThat(fd.at("/spec/job/initialSavepointPath").asText()).isEqualTo(path);
-        assertThat(flinkDeployment(render("-f", PRODUCTION_VALUES)).at("/spec/job/initialSavepointPath").asText()).endsWith("/chk-1200");
+        assertThat(flinkDeployment(render("-f", PRODUCTION_VALUES))
+                        .at("/spec/job/initialSavepointPath")
+                        .asText())
+                .endsWith("/chk-1200");
     }
 
     @Test
@@ -251,16 +308,25 @@ class HelmChartTest {
             assertThat(ofKind(docs, "Secret")).as("the chart creates no Secret").isEmpty();
             JsonNode fd = flinkDeployment(docs);
             Map<String, JsonNode> env = envByName(mainContainer(fd));
-            String mapping = ofKind(docs, "ConfigMap").get(0).at("/data/mapping.yaml").asText();
+            String mapping =
+                    ofKind(docs, "ConfigMap").get(0).at("/data/mapping.yaml").asText();
 
             List<String> referenced = Tools.envReferences(mapping);
-            assertThat(referenced).as("the mapping takes its credentials from the environment").isNotEmpty();
+            assertThat(referenced)
+                    .as("the mapping takes its credentials from the environment")
+                    .isNotEmpty();
             for (String var : referenced) {
-                assertThat(env).as("%s, referenced by the mapping, is set in the pods", var).containsKey(var);
+                assertThat(env)
+                        .as("%s, referenced by the mapping, is set in the pods", var)
+                        .containsKey(var);
                 JsonNode ref = env.get(var).at("/valueFrom/secretKeyRef");
-                assertThat(ref.isMissingNode()).as("%s comes from a Secret", var).isFalse();
+                assertThat(ref.isMissingNode())
+                        .as("%s comes from a Secret", var)
+                        .isFalse();
                 assertThat(ref.path("name").asText()).isNotEmpty();
-                assertThat(env.get(var).has("value")).as("%s has no inline value", var).isFalse();
+                assertThat(env.get(var).has("value"))
+                        .as("%s has no inline value", var)
+                        .isFalse();
             }
             assertThat(mapping).doesNotContainPattern("(?m)^\\s*(password|api_key):\\s*[^$\\s]");
         }
@@ -271,8 +337,11 @@ class HelmChartTest {
         JsonNode fd = flinkDeployment(render("-f", PRODUCTION_VALUES));
         Map<String, String> secretOf = envByName(mainContainer(fd)).entrySet().stream()
                 .filter(e -> e.getValue().has("valueFrom"))
-                .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().at("/valueFrom/secretKeyRef/name").asText()));
-        assertThat(secretOf).containsEntry("ES_API_KEY", "kes-elasticsearch")
+                .collect(Collectors.toMap(
+                        Map.Entry::getKey,
+                        e -> e.getValue().at("/valueFrom/secretKeyRef/name").asText()));
+        assertThat(secretOf)
+                .containsEntry("ES_API_KEY", "kes-elasticsearch")
                 .containsEntry("KAFKA_SASL_JAAS_CONFIG", "kes-kafka")
                 .containsEntry("AWS_ACCESS_KEY_ID", "kes-s3")
                 .containsEntry("AWS_SECRET_ACCESS_KEY", "kes-s3")
@@ -297,7 +366,10 @@ class HelmChartTest {
     void prometheusReporterIsConfiguredOnANamedPort() {
         JsonNode fd = flinkDeployment(render());
         Map<String, String> conf = Tools.flatMap(fd.at("/spec/flinkConfiguration"));
-        assertThat(conf).containsEntry("metrics.reporter.prom.factory.class", "org.apache.flink.metrics.prometheus.PrometheusReporterFactory")
+        assertThat(conf)
+                .containsEntry(
+                        "metrics.reporter.prom.factory.class",
+                        "org.apache.flink.metrics.prometheus.PrometheusReporterFactory")
                 .containsEntry("metrics.reporter.prom.port", "9249");
         JsonNode port = mainContainer(fd).path("ports").get(0);
         assertThat(port.path("name").asText()).isEqualTo("metrics");
@@ -317,10 +389,14 @@ class HelmChartTest {
         assertThat(pm.at("/spec/namespaceSelector/matchNames/0").asText()).isEqualTo("streaming");
 
         JsonNode podLabels = flinkDeployment(docs).at("/spec/podTemplate/metadata/labels");
-        pm.at("/spec/selector/matchLabels").fields().forEachRemaining(e ->
-                assertThat(podLabels.path(e.getKey()).asText()).as("pod label " + e.getKey()).isEqualTo(e.getValue().asText()));
+        pm.at("/spec/selector/matchLabels")
+                .fields()
+                .forEachRemaining(e -> assertThat(podLabels.path(e.getKey()).asText())
+                        .as("pod label " + e.getKey())
+                        .isEqualTo(e.getValue().asText()));
 
-        Tools.Result r = template("--set", "metrics.podMonitor.enabled=true", "--set", "metrics.prometheus.enabled=false");
+        Tools.Result r =
+                template("--set", "metrics.podMonitor.enabled=true", "--set", "metrics.prometheus.enabled=false");
         assertThat(r.exitCode()).isNotZero();
     }
 
@@ -338,7 +414,9 @@ class HelmChartTest {
             // the mapping text, the checkpointing options (documented as a group, named after Flink's
             // options) and environment variable names (UPPER_CASE, documented by their map) are exempt.
             boolean leaf = line.matches("^\\s*[A-Za-z][A-Za-z0-9_.-]*:\\s*[^\\s#|].*");
-            boolean exempt = topLevel.equals("mapping") || topLevel.equals("checkpointing") || line.strip().matches("^[A-Z_]+:.*");
+            boolean exempt = topLevel.equals("mapping")
+                    || topLevel.equals("checkpointing")
+                    || line.strip().matches("^[A-Z_]+:.*");
             if (leaf && !exempt && (i == 0 || !lines.get(i - 1).strip().startsWith("#"))) {
                 undocumented.add((i + 1) + ": " + line);
             }

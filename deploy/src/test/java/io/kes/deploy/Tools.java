@@ -35,26 +35,33 @@ final class Tools {
 
     private static Path findRepo() {
         for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
-            if (Files.isRegularFile(p.resolve("docker-compose.yml")) && Files.isDirectory(p.resolve("checkpoints-config"))) {
+            if (Files.isRegularFile(p.resolve("docker-compose.yml"))
+                    && Files.isDirectory(p.resolve("checkpoints-config"))) {
                 return p;
             }
         }
-        throw new IllegalStateException("no repository root (docker-compose.yml + checkpoints-config/) above " + Path.of("").toAbsolutePath());
+        throw new IllegalStateException("no repository root (docker-compose.yml + checkpoints-config/) above "
+                + Path.of("").toAbsolutePath());
     }
 
     /** helm from PATH or $HOME/go/bin (where `go install` puts it); skips the test when absent. */
     static Path helm() {
-        Optional<Path> helm = onPath("helm").or(() -> executable(Path.of(System.getProperty("user.home"), "go", "bin", "helm")));
-        assumeTrue(helm.isPresent(), "helm is not installed (looked on PATH and in ~/go/bin): "
-                + "run `bash .ci/install-deploy-tools.sh` or `go install helm.sh/helm/v3/cmd/helm@v3.17.3`");
+        Optional<Path> helm =
+                onPath("helm").or(() -> executable(Path.of(System.getProperty("user.home"), "go", "bin", "helm")));
+        assumeTrue(
+                helm.isPresent(),
+                "helm is not installed (looked on PATH and in ~/go/bin): "
+                        + "run `bash .ci/install-deploy-tools.sh` or `go install helm.sh/helm/v3/cmd/helm@v3.17.3`");
         return helm.get();
     }
 
     /** docker-compose from PATH; skips the test when absent. */
     static Path dockerCompose() {
         Optional<Path> compose = onPath("docker-compose");
-        assumeTrue(compose.isPresent(), "docker-compose is not installed: run `bash .ci/install-deploy-tools.sh` "
-                + "or `apt-get install -y docker-compose` (it validates compose files without a Docker engine)");
+        assumeTrue(
+                compose.isPresent(),
+                "docker-compose is not installed: run `bash .ci/install-deploy-tools.sh` "
+                        + "or `apt-get install -y docker-compose` (it validates compose files without a Docker engine)");
         return compose.get();
     }
 
@@ -155,7 +162,8 @@ final class Tools {
     static Map<String, String> flatMap(JsonNode node) {
         Map<String, String> map = new LinkedHashMap<>();
         node.fields().forEachRemaining(e -> {
-            if (e.getValue().getNodeType() == JsonNodeType.OBJECT || e.getValue().isArray()) {
+            if (e.getValue().getNodeType() == JsonNodeType.OBJECT
+                    || e.getValue().isArray()) {
                 throw new AssertionError("expected a flat map, " + e.getKey() + " is " + e.getValue());
             }
             map.put(e.getKey(), e.getValue().asText());
@@ -170,7 +178,8 @@ final class Tools {
 
     /** A property of the root pom (pom.xml &lt;properties&gt;). */
     static String pomProperty(String name) {
-        Matcher m = Pattern.compile("<" + Pattern.quote(name) + ">([^<]+)</" + Pattern.quote(name) + ">").matcher(read("pom.xml"));
+        Matcher m = Pattern.compile("<" + Pattern.quote(name) + ">([^<]+)</" + Pattern.quote(name) + ">")
+                .matcher(read("pom.xml"));
         if (!m.find()) {
             throw new AssertionError("pom.xml has no property " + name);
         }

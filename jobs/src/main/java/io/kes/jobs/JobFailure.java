@@ -48,7 +48,9 @@ final class JobFailure {
         if (suppressed >= 0) {
             out.append("\n[kes]   not restarted: a restart cannot cure this error");
         } else {
-            chain.stream().filter(t -> String.valueOf(t.getMessage()).startsWith("Recovery is suppressed by")).findFirst()
+            chain.stream()
+                    .filter(t -> String.valueOf(t.getMessage()).startsWith("Recovery is suppressed by"))
+                    .findFirst()
                     .ifPresent(t -> out.append("\n[kes]   ").append(t.getMessage()));
         }
         if (logFile != null) {
@@ -59,8 +61,11 @@ final class JobFailure {
 
     private static String describe(Throwable t) {
         String type = t.getClass().getName();
-        boolean plain = type.startsWith("java.lang.IllegalStateException") || type.startsWith("java.lang.IllegalArgumentException")
-                || t instanceof io.kes.connector.NonRecoverable.SerializableCopy; // its message starts with the original class
+        boolean plain = type.startsWith("java.lang.IllegalStateException")
+                || type.startsWith("java.lang.IllegalArgumentException")
+                || t
+                        instanceof
+                        io.kes.connector.NonRecoverable.SerializableCopy; // its message starts with the original class
         return t.getMessage() == null ? type : plain ? t.getMessage() : type + ": " + t.getMessage();
     }
 }

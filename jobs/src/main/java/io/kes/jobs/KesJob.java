@@ -13,7 +13,6 @@ import io.kes.jobs.cli.Flag;
 import io.kes.jobs.cli.RunProgress;
 import io.kes.jobs.cli.UserErrors;
 import io.kes.jobs.cli.WebUi;
-import io.kes.jobs.config.ConfigException;
 import io.kes.jobs.config.KesConfig;
 import io.kes.jobs.decode.RecordDecoder;
 import io.kes.jobs.quickstart.ProgressReporter;
@@ -57,7 +56,8 @@ public final class KesJob {
      */
     public static void main(String[] args) throws Exception {
         if (!Boolean.getBoolean("kes.cli")) {
-            Setup setup = setup(Flag.parse(args, Flag.RUN, "kes-job"), message -> System.out.println("[kes] " + message));
+            Setup setup =
+                    setup(Flag.parse(args, Flag.RUN, "kes-job"), message -> System.out.println("[kes] " + message));
             build(setup.env, setup.config);
             setup.env.execute(setup.config.job.name());
             return;
@@ -71,8 +71,11 @@ public final class KesJob {
     private static ExitCode runCli(String[] args) throws Exception {
         Map<Flag, String> options = Flag.parse(args, Flag.RUN, COMMAND);
         if (options.containsKey(Flag.HELP)) {
-            System.out.print(Flag.help(COMMAND, "Runs the kes job in an embedded Flink MiniCluster: checks Elasticsearch and Kafka "
-                    + "first, then prints progress.", Flag.RUN));
+            System.out.print(Flag.help(
+                    COMMAND,
+                    "Runs the kes job in an embedded Flink MiniCluster: checks Elasticsearch and Kafka "
+                            + "first, then prints progress.",
+                    Flag.RUN));
             return ExitCode.OK;
         }
         boolean quiet = options.containsKey(Flag.QUIET);
@@ -80,8 +83,9 @@ public final class KesJob {
         if (!options.containsKey(Flag.NO_CHECK)) {
             PreflightReport report = Preflight.run(setup.config, setup.restore != null);
             if (!quiet) {
-                System.out.println("[kes] check: " + (report.failed() ? "failed" : "ok") + " (" + report.rows().size()
-                        + " checks; the table: bin/kes check --config " + options.get(Flag.CONFIG) + ")");
+                System.out.println("[kes] check: " + (report.failed() ? "failed" : "ok") + " ("
+                        + report.rows().size() + " checks; the table: bin/kes check --config "
+                        + options.get(Flag.CONFIG) + ")");
                 if (!report.failed() && report.problemsTable().lines().count() > 1) {
                     System.out.print(report.problemsTable()); // the warnings; failures are printed as the error below
                 }
@@ -140,11 +144,15 @@ public final class KesJob {
         JobSources sources = JobSources.of(config);
         // bin/kes run: the Flink configuration's checkpoint folder gets one subfolder per job name,
         // so that --restore-latest sees this job's checkpoints only.
-        String checkpointDir = options.containsKey(Flag.FLINK_CONF) ? flink.get(CheckpointingOptions.CHECKPOINTS_DIRECTORY) : null;
+        String checkpointDir =
+                options.containsKey(Flag.FLINK_CONF) ? flink.get(CheckpointingOptions.CHECKPOINTS_DIRECTORY) : null;
         String restore = options.get(Flag.RESTORE);
         if (options.containsKey(Flag.RESTORE_LATEST)) {
-            String base = checkpointDir != null ? checkpointDir : new FlinkConf(flink).checkpointDir(); // says it is missing
-            restore = Checkpoints.restoreLatest(base, sources, say).map(p -> p.toUri().toString()).orElse(null);
+            String base =
+                    checkpointDir != null ? checkpointDir : new FlinkConf(flink).checkpointDir(); // says it is missing
+            restore = Checkpoints.restoreLatest(base, sources, say)
+                    .map(p -> p.toUri().toString())
+                    .orElse(null);
         }
         if (restore != null) {
             flink.set(StateRecoveryOptions.SAVEPOINT_PATH, restore);
@@ -169,7 +177,8 @@ public final class KesJob {
         @Override
         public void onJobSubmitted(JobClient client, Throwable failure) {
             if (client != null) {
-                sources.writeTo(Checkpoints.toPath(jobCheckpoints).resolve(client.getJobID().toString()));
+                sources.writeTo(Checkpoints.toPath(jobCheckpoints)
+                        .resolve(client.getJobID().toString()));
             }
         }
 
@@ -191,19 +200,28 @@ public final class KesJob {
             env.enableCheckpointing(KesConfig.JobSettings.DEFAULT_CHECKPOINT_INTERVAL.toMillis());
         }
         FailureHandler failures = config.errors.deadLetters()
-                ? new DeadLetterFailureHandler(config.kafka.bootstrapServers(), config.kafka.properties(), config.errors.deadLetterTopic())
+                ? new DeadLetterFailureHandler(
+                        config.kafka.bootstrapServers(), config.kafka.properties(), config.errors.deadLetterTopic())
                 : FailureHandler.failJob();
-        String topics = config.topicPattern() != null ? config.topicPattern().pattern() : String.join(",", config.allTopics());
+        String topics =
+                config.topicPattern() != null ? config.topicPattern().pattern() : String.join(",", config.allTopics());
         // Short names: Flink joins the chained operators' names into one task name ("Source: kafka -> decode
         // -> es: kes: bulk writer -> es: Writer") and truncates, with a warning, past 80 characters; the
         // topics go in the description, which the web UI shows. The uids keep state compatible.
         env.fromSource(FailFastSource.of(KesKafkaSource.of(config)), WatermarkStrategy.noWatermarks(), "kafka")
                 .setDescription("kafka: " + topics)
                 .uid("kes-kafka-source")
-                .process(new RecordDecoder(config)).name("decode").uid("kes-decode")
+                .process(new RecordDecoder(config))
+                .name("decode")
+                .uid("kes-decode")
                 .sinkTo(ElasticsearchSink.of(config.sink, failures))
-                .name("es").setDescription("elasticsearch: " + String.join(",", config.sink.hosts().stream()
-                        .map(Object::toString).toList()))
+                .name("es")
+                .setDescription("elasticsearch: "
+                        + String.join(
+                                ",",
+                                config.sink.hosts().stream()
+                                        .map(Object::toString)
+                                        .toList()))
                 .uid("kes-elasticsearch-sink");
     }
 

@@ -29,7 +29,10 @@ class AvroRoutesIT {
         Path schema = Path.of("src/test/resources/avro/order.avsc").toAbsolutePath();
         List<Map.Entry<String, byte[]>> records = new ArrayList<>();
         for (int i = 0; i < 50; i++) {
-            records.add(Map.entry("o-" + i, AvroTestData.order("o-" + i, i + 0.25, i % 2 == 0 ? "NEW" : "PAID", i % 3 == 0 ? null : "n" + i, TS + i)));
+            records.add(Map.entry(
+                    "o-" + i,
+                    AvroTestData.order(
+                            "o-" + i, i + 0.25, i % 2 == 0 ? "NEW" : "PAID", i % 3 == 0 ? null : "n" + i, TS + i)));
         }
         byte[] good = AvroTestData.order("o-x", 1, "NEW", null, TS);
         records.add(Map.entry("bad-trailing", Arrays.copyOf(good, good.length + 4)));
@@ -37,20 +40,29 @@ class AvroRoutesIT {
         produce(kafka, "it-avro", records);
         kafka.createTopic("it-avro-dead", 1, Map.of());
 
-        run(es, kafka, "  - topics: [it-avro]\n    index: it-avro\n    id: {field: id}\n    timestamp_field: ts\n"
-                + "    format: avro\n    avro_schema_file: " + schema + "\n"
-                + "errors:\n  tolerance: all\n  dead_letter_topic: it-avro-dead");
+        run(
+                es,
+                kafka,
+                "  - topics: [it-avro]\n    index: it-avro\n    id: {field: id}\n    timestamp_field: ts\n"
+                        + "    format: avro\n    avro_schema_file: " + schema + "\n"
+                        + "errors:\n  tolerance: all\n  dead_letter_topic: it-avro-dead");
 
         assertThat(es.http().refreshAndCount("it-avro")).isEqualTo(50);
         assertThat(TestTopics.source(es, "it-avro", "o-3"))
-                .isEqualTo("{\"id\":\"o-3\",\"amount\":3.25,\"status\":\"PAID\",\"note\":null,\"ts\":\"2026-11-21T10:00:00.003Z\"}");
+                .isEqualTo(
+                        "{\"id\":\"o-3\",\"amount\":3.25,\"status\":\"PAID\",\"note\":null,\"ts\":\"2026-11-21T10:00:00.003Z\"}");
         assertThat(TestTopics.source(es, "it-avro", "o-4")).contains("\"note\":\"n4\"");
 
         Map<String, TestTopics.DeadLetter> dead = TestTopics.deadLetters(kafka, "it-avro-dead", 2);
         assertThat(dead.keySet()).containsExactlyInAnyOrder("bad-trailing", "bad-json");
-        assertThat(dead.get("bad-trailing").headers()).containsEntry("kes.stage", "decode").containsEntry("kes.error.type", "avro_mismatch")
-                .containsEntry("kes.source.topic", "it-avro").containsEntry("kes.source.offset", "50");
-        assertThat(dead.get("bad-trailing").value()).as("the original Avro bytes").isEqualTo(Arrays.copyOf(good, good.length + 4));
+        assertThat(dead.get("bad-trailing").headers())
+                .containsEntry("kes.stage", "decode")
+                .containsEntry("kes.error.type", "avro_mismatch")
+                .containsEntry("kes.source.topic", "it-avro")
+                .containsEntry("kes.source.offset", "50");
+        assertThat(dead.get("bad-trailing").value())
+                .as("the original Avro bytes")
+                .isEqualTo(Arrays.copyOf(good, good.length + 4));
         assertThat(dead.get("bad-json").headers()).containsEntry("kes.error.type", "avro_mismatch");
     }
 
@@ -59,33 +71,47 @@ class AvroRoutesIT {
         try (TestSchemaRegistry registry = new TestSchemaRegistry().register(21, AvroTestData.ORDER_SCHEMA)) {
             List<Map.Entry<String, byte[]>> records = new ArrayList<>();
             for (int i = 0; i < 30; i++) {
-                records.add(Map.entry("c-" + i, AvroTestData.confluent(21, AvroTestData.order("c-" + i, i, "SHIPPED", "x", TS))));
+                records.add(Map.entry(
+                        "c-" + i, AvroTestData.confluent(21, AvroTestData.order("c-" + i, i, "SHIPPED", "x", TS))));
             }
             byte[] good = AvroTestData.confluent(21, AvroTestData.order("c-x", 1, "NEW", null, TS));
             records.add(Map.entry("bad-mismatch", Arrays.copyOf(good, good.length - 3)));
             records.add(Map.entry("bad-magic", AvroTestData.order("c-y", 1, "NEW", null, TS)));
-            records.add(Map.entry("bad-id", AvroTestData.confluent(404, AvroTestData.order("c-z", 1, "NEW", null, TS))));
+            records.add(
+                    Map.entry("bad-id", AvroTestData.confluent(404, AvroTestData.order("c-z", 1, "NEW", null, TS))));
             produce(kafka, "it-confluent", records);
             kafka.createTopic("it-confluent-dead", 1, Map.of());
 
-            run(es, kafka, "  - topics: [it-confluent]\n    index: it-confluent\n    id: key\n"
-                    + "    format: confluent-avro\n    schema_registry_url: \"" + registry.url() + "\"\n"
-                    + "errors:\n  tolerance: all\n  dead_letter_topic: it-confluent-dead");
+            run(
+                    es,
+                    kafka,
+                    "  - topics: [it-confluent]\n    index: it-confluent\n    id: key\n"
+                            + "    format: confluent-avro\n    schema_registry_url: \"" + registry.url() + "\"\n"
+                            + "errors:\n  tolerance: all\n  dead_letter_topic: it-confluent-dead");
 
             assertThat(es.http().refreshAndCount("it-confluent")).isEqualTo(30);
             assertThat(TestTopics.source(es, "it-confluent", "c-7"))
-                    .isEqualTo("{\"id\":\"c-7\",\"amount\":7.0,\"status\":\"SHIPPED\",\"note\":\"x\",\"ts\":\"2026-11-21T10:00:00Z\"}");
+                    .isEqualTo(
+                            "{\"id\":\"c-7\",\"amount\":7.0,\"status\":\"SHIPPED\",\"note\":\"x\",\"ts\":\"2026-11-21T10:00:00Z\"}");
             Map<String, TestTopics.DeadLetter> dead = TestTopics.deadLetters(kafka, "it-confluent-dead", 3);
             assertThat(dead.keySet()).containsExactlyInAnyOrder("bad-mismatch", "bad-magic", "bad-id");
-            assertThat(dead.get("bad-mismatch").headers()).containsEntry("kes.stage", "decode").containsEntry("kes.error.type", "avro_mismatch");
+            assertThat(dead.get("bad-mismatch").headers())
+                    .containsEntry("kes.stage", "decode")
+                    .containsEntry("kes.error.type", "avro_mismatch");
             assertThat(dead.get("bad-magic").headers()).containsEntry("kes.error.type", "not_confluent_wire_format");
             assertThat(dead.get("bad-id").headers()).containsEntry("kes.error.type", "unknown_schema_id");
         }
     }
 
-    private static void produce(KafkaBroker kafka, String topic, List<Map.Entry<String, byte[]>> records) throws Exception {
-        TestTopics.produce(kafka, topic, Map.of(), records.stream()
-                .map(r -> new TestTopics.KeyValue(TestTopics.utf8(r.getKey()), r.getValue())).toList());
+    private static void produce(KafkaBroker kafka, String topic, List<Map.Entry<String, byte[]>> records)
+            throws Exception {
+        TestTopics.produce(
+                kafka,
+                topic,
+                Map.of(),
+                records.stream()
+                        .map(r -> new TestTopics.KeyValue(TestTopics.utf8(r.getKey()), r.getValue()))
+                        .toList());
     }
 
     private static void run(ElasticsearchNode es, KafkaBroker kafka, String routesAndMore) throws Exception {

@@ -30,13 +30,17 @@ import org.junit.jupiter.api.io.TempDir;
 class DeadLettersIT {
 
     @Test
-    void deadLettersKeepTheRecordsKeyValueAndHeadersByteForByte(ElasticsearchNode es, KafkaBroker kafka, @TempDir Path dir)
-            throws Exception {
+    void deadLettersKeepTheRecordsKeyValueAndHeadersByteForByte(
+            ElasticsearchNode es, KafkaBroker kafka, @TempDir Path dir) throws Exception {
         Path strict = dir.resolve("strict.json");
-        Files.writeString(strict, "{\"dynamic\":\"strict\",\"properties\":{\"id\":{\"type\":\"keyword\"},\"n\":{\"type\":\"integer\"}}}");
+        Files.writeString(
+                strict,
+                "{\"dynamic\":\"strict\",\"properties\":{\"id\":{\"type\":\"keyword\"},\"n\":{\"type\":\"integer\"}}}");
         // Header values that no text round trip keeps: binary, a repeated name, a null value.
-        List<Header> odd = List.of(new RecordHeader("trace", new byte[] {0, 1, (byte) 0xff}),
-                new RecordHeader("trace", utf8("second")), new RecordHeader("empty", (byte[]) null));
+        List<Header> odd = List.of(
+                new RecordHeader("trace", new byte[] {0, 1, (byte) 0xff}),
+                new RecordHeader("trace", utf8("second")),
+                new RecordHeader("empty", (byte[]) null));
         List<ProducerRecord<byte[], byte[]>> fast = List.of(
                 record("it-dlk-fast", "k-good", "{\"n\":1}", List.of()),
                 record("it-dlk-fast", "k-type", "{ \"n\" :  \"five\" }", odd),
@@ -50,12 +54,14 @@ class DeadLettersIT {
         TestTopics.produceRecords(kafka, "it-dlk-parsed", parsed);
         kafka.createTopic("it-dlk-dead", 1, Map.of());
 
-        TestTopics.runBounded(es, kafka,
+        TestTopics.runBounded(
+                es,
+                kafka,
                 "  - {topics: [it-dlk-fast], index: it-dlk-fast, id: key,"
                         + " index_template: {replicas: 0, mappings_file: \"" + strict + "\"}}\n"
-                + "  - {topics: [it-dlk-parsed], index: it-dlk-parsed, id: {field: id}, exclude: [drop],"
+                        + "  - {topics: [it-dlk-parsed], index: it-dlk-parsed, id: {field: id}, exclude: [drop],"
                         + " index_template: {replicas: 0, mappings_file: \"" + strict + "\"}}\n"
-                + "errors:\n  tolerance: all\n  dead_letter_topic: it-dlk-dead");
+                        + "errors:\n  tolerance: all\n  dead_letter_topic: it-dlk-dead");
 
         assertThat(es.http().refreshAndCount("it-dlk-fast")).isEqualTo(1);
         assertThat(es.http().refreshAndCount("it-dlk-parsed")).isEqualTo(1);
@@ -63,8 +69,9 @@ class DeadLettersIT {
         for (ConsumerRecord<byte[], byte[]> r : TestTopics.consume(kafka, "it-dlk-dead", 5)) {
             dead.put(header(r, "kes.source.topic") + "@" + header(r, "kes.source.offset"), r);
         }
-        assertThat(dead.keySet()).containsExactlyInAnyOrder(
-                "it-dlk-fast@1", "it-dlk-fast@2", "it-dlk-parsed@1", "it-dlk-parsed@2", "it-dlk-parsed@3");
+        assertThat(dead.keySet())
+                .containsExactlyInAnyOrder(
+                        "it-dlk-fast@1", "it-dlk-fast@2", "it-dlk-parsed@1", "it-dlk-parsed@2", "it-dlk-parsed@3");
         assertSameRecord(dead.get("it-dlk-fast@1"), fast.get(1), "index");
         assertSameRecord(dead.get("it-dlk-fast@2"), fast.get(2), "index");
         assertSameRecord(dead.get("it-dlk-parsed@1"), parsed.get(1), "index");
@@ -72,7 +79,8 @@ class DeadLettersIT {
         assertSameRecord(dead.get("it-dlk-parsed@3"), parsed.get(3), "decode");
     }
 
-    private static void assertSameRecord(ConsumerRecord<byte[], byte[]> dead, ProducerRecord<byte[], byte[]> original, String stage) {
+    private static void assertSameRecord(
+            ConsumerRecord<byte[], byte[]> dead, ProducerRecord<byte[], byte[]> original, String stage) {
         String what = "dead letter of " + new String(original.key(), StandardCharsets.UTF_8);
         assertThat(dead.key()).as(what + ": key").isEqualTo(original.key());
         assertThat(dead.value()).as(what + ": value").isEqualTo(original.value());
@@ -83,8 +91,11 @@ class DeadLettersIT {
         assertThat(headers.size()).as(what + ": header count").isGreaterThan(originals.size());
         // The original headers come first, in their order (RecordHeader compares names and value bytes),
         // then only kes's own.
-        assertThat(headers.subList(0, originals.size())).as(what + ": original headers").isEqualTo(originals);
-        assertThat(headers.subList(originals.size(), headers.size())).as(what + ": kes headers")
+        assertThat(headers.subList(0, originals.size()))
+                .as(what + ": original headers")
+                .isEqualTo(originals);
+        assertThat(headers.subList(originals.size(), headers.size()))
+                .as(what + ": kes headers")
                 .allSatisfy(h -> assertThat(h.key()).startsWith("kes."));
         assertThat(header(dead, "kes.stage")).as(what + ": stage").isEqualTo(stage);
     }

@@ -42,7 +42,10 @@ class DocsLinksTest {
     void theReadmeStaysWithin12KiB() throws IOException {
         long size = Files.size(ROOT.resolve("README.md"));
 
-        assertThat(size).as("README.md is the front door: keep it within %d bytes and move the details into docs/", README_MAX_BYTES)
+        assertThat(size)
+                .as(
+                        "README.md is the front door: keep it within %d bytes and move the details into docs/",
+                        README_MAX_BYTES)
                 .isLessThanOrEqualTo(README_MAX_BYTES);
     }
 
@@ -55,13 +58,16 @@ class DocsLinksTest {
         List<String> lines = outsideCodeBlocks(ROOT.resolve("README.md"));
         List<String> found = new ArrayList<>();
         for (int i = 0; i < lines.size(); i++) {
-            Matcher address = WEB_ADDRESS.matcher(INLINE_CODE.matcher(lines.get(i)).replaceAll(""));
+            Matcher address =
+                    WEB_ADDRESS.matcher(INLINE_CODE.matcher(lines.get(i)).replaceAll(""));
             while (address.find()) {
                 found.add("line " + (i + 1) + ": " + address.group());
             }
         }
 
-        assertThat(found).as("web links in README.md (name upstream projects instead of linking them)").isEmpty();
+        assertThat(found)
+                .as("web links in README.md (name upstream projects instead of linking them)")
+                .isEmpty();
     }
 
     @Test
@@ -69,7 +75,9 @@ class DocsLinksTest {
         List<Path> files = new ArrayList<>();
         files.add(ROOT.resolve("README.md"));
         try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {
-            docs.filter(p -> p.getFileName().toString().endsWith(".md")).sorted().forEach(files::add);
+            docs.filter(p -> p.getFileName().toString().endsWith(".md"))
+                    .sorted()
+                    .forEach(files::add);
         }
         List<String> broken = new ArrayList<>();
         int checked = 0;
@@ -89,8 +97,12 @@ class DocsLinksTest {
             }
         }
 
-        assertThat(checked).as("relative links found in README.md and docs/*.md").isPositive();
-        assertThat(broken).as("relative links to files that do not exist (resolved from the linking file's folder)").isEmpty();
+        assertThat(checked)
+                .as("relative links found in README.md and docs/*.md")
+                .isPositive();
+        assertThat(broken)
+                .as("relative links to files that do not exist (resolved from the linking file's folder)")
+                .isEmpty();
     }
 
     /** The README's YAML job in five minutes is one the job accepts, word for word. */

@@ -75,7 +75,8 @@ class FaultToleranceIT {
     }
 
     @Test
-    void aCrashedJobRestoredFromItsLastRetainedCheckpointCompletesTheStream(@TempDir Path checkpoints) throws Exception {
+    void aCrashedJobRestoredFromItsLastRetainedCheckpointCompletesTheStream(@TempDir Path checkpoints)
+            throws Exception {
         KafkaBroker kafka = SharedServers.kafka();
         String name = "fault-job-crash";
         prepare(kafka, name);
@@ -99,7 +100,8 @@ class FaultToleranceIT {
         awaitAtLeast(() -> count(name), RECORDS);
         restored.cancel().get(1, TimeUnit.MINUTES);
 
-        assertThat(ProgressReporter.sum("numRecordsOut", "Source")).as("records read after the restore")
+        assertThat(ProgressReporter.sum("numRecordsOut", "Source"))
+                .as("records read after the restore")
                 .isLessThan(RECORDS);
         assertThat(es.http().refreshAndCount(name)).isEqualTo(RECORDS);
     }
@@ -127,33 +129,41 @@ class FaultToleranceIT {
     private static void prepare(KafkaBroker kafka, String name, String syncInterval) throws Exception {
         kafka.createTopic(name, 3, Map.of());
         TestTopics.produceSampleLogs(kafka, name, RECORDS);
-        es.http().send("PUT", "/" + name, "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0,"
-                + "\"refresh_interval\":\"1s\",\"translog.durability\":\"async\",\"translog.sync_interval\":\"" + syncInterval + "\"}}")
+        es.http()
+                .send(
+                        "PUT",
+                        "/" + name,
+                        "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0,"
+                                + "\"refresh_interval\":\"1s\",\"translog.durability\":\"async\",\"translog.sync_interval\":\""
+                                + syncInterval + "\"}}")
                 .requireOk("create " + name);
     }
 
     /** Slowed down (one bulk in flight, small bulks) so that the fault lands mid-stream. */
     private static KesConfig config(KafkaBroker kafka, String name) {
-        return KesConfig.parse(String.join("\n",
-                "elasticsearch:",
-                "  hosts: [" + es.url() + "]",
-                "bulk:",
-                "  max_docs: 200",
-                "  max_in_flight: 1",
-                "retry:",
-                "  max_backoff: 2s",
-                "  max_time: 3min",
-                "kafka:",
-                "  bootstrap_servers: " + kafka.bootstrapServers(),
-                "  group_id: " + name,
-                "  starting_offsets: earliest",
-                "routes:",
-                "  - topics: [" + name + "]",
-                "    index: " + name,
-                "job:",
-                "  parallelism: 1",
-                "  checkpoint_interval: 1s",
-                "  bounded: true"), Map.of());
+        return KesConfig.parse(
+                String.join(
+                        "\n",
+                        "elasticsearch:",
+                        "  hosts: [" + es.url() + "]",
+                        "bulk:",
+                        "  max_docs: 200",
+                        "  max_in_flight: 1",
+                        "retry:",
+                        "  max_backoff: 2s",
+                        "  max_time: 3min",
+                        "kafka:",
+                        "  bootstrap_servers: " + kafka.bootstrapServers(),
+                        "  group_id: " + name,
+                        "  starting_offsets: earliest",
+                        "routes:",
+                        "  - topics: [" + name + "]",
+                        "    index: " + name,
+                        "job:",
+                        "  parallelism: 1",
+                        "  checkpoint_interval: 1s",
+                        "  bounded: true"),
+                Map.of());
     }
 
     private static JobClient start(KesConfig config, Configuration flink) throws Exception {
@@ -176,8 +186,10 @@ class FaultToleranceIT {
     }
 
     private static long primaryTerm(String index) throws Exception {
-        String body = es.http().get("/_cluster/state/metadata/" + index + "?filter_path=metadata.indices.*.primary_terms")
-                .requireOk("primary terms").body();
+        String body = es.http()
+                .get("/_cluster/state/metadata/" + index + "?filter_path=metadata.indices.*.primary_terms")
+                .requireOk("primary terms")
+                .body();
         return Http.longField(body, "0");
     }
 

@@ -33,9 +33,11 @@ class FirstHourIT {
     private static final int RECORDS = 300;
 
     @Test
-    void aConfigWithThreeTyposReportsAllThreeInOneRunWithoutAStackTrace(ElasticsearchNode es, KafkaBroker kafka, @TempDir Path home)
-            throws Exception {
-        Path config = write(home, "typos.yaml",
+    void aConfigWithThreeTyposReportsAllThreeInOneRunWithoutAStackTrace(
+            ElasticsearchNode es, KafkaBroker kafka, @TempDir Path home) throws Exception {
+        Path config = write(
+                home,
+                "typos.yaml",
                 "elasticsearch: {hosts: [" + es.url() + "]}",
                 "kafka: {bootstrap_servers: \"" + kafka.bootstrapServers() + "\"}",
                 "bulk: {max_doc: 500}",
@@ -44,10 +46,13 @@ class FirstHourIT {
                 "    indx: first-hour-typos",
                 "    id: kafak");
         try (KesProcess check = KesProcess.binKes(home, "check", "--config", config.toString())) {
-            assertThat(check.awaitExit(Duration.ofSeconds(60))).as(check.console()).isTrue();
+            assertThat(check.awaitExit(Duration.ofSeconds(60)))
+                    .as(check.console())
+                    .isTrue();
             assertThat(check.exitCode()).as(check.console()).isEqualTo(2);
             assertThat(check.console())
-                    .contains("kes: the config has 3 errors:",
+                    .contains(
+                            "kes: the config has 3 errors:",
                             "unknown key 'bulk.max_doc'. Did you mean 'max_docs'?",
                             "unknown key 'routes[0].indx'. Did you mean 'index'?",
                             "routes[0].id must be one of kafka, key, none, {field: path} or {hash: [paths]}, got 'kafak'. Did you mean 'kafka'?")
@@ -56,22 +61,35 @@ class FirstHourIT {
     }
 
     @Test
-    void aWrongElasticsearchHostFailsWithin30SecondsNamingTheSetting(KafkaBroker kafka, @TempDir Path home) throws Exception {
+    void aWrongElasticsearchHostFailsWithin30SecondsNamingTheSetting(KafkaBroker kafka, @TempDir Path home)
+            throws Exception {
         int closedPort;
         try (ServerSocket socket = new ServerSocket(0)) {
             closedPort = socket.getLocalPort();
         }
         TestTopics.produce(kafka, "first-hour-wrong-host", Map.of(), List.of(TestTopics.KeyValue.of("k", "{}")));
-        Path config = write(home, "wrong-host.yaml",
+        Path config = write(
+                home,
+                "wrong-host.yaml",
                 "elasticsearch: {hosts: [\"http://localhost:" + closedPort + "\"]}",
                 "kafka: {bootstrap_servers: \"" + kafka.bootstrapServers() + "\"}",
                 "routes: [{topics: [first-hour-wrong-host], index: first-hour-wrong-host}]");
         long started = System.nanoTime();
-        try (KesProcess run = KesProcess.binKesRun(home, "--config", config.toString(), "--flink-conf", KesProcess.localFlinkConf(home).toString())) {
-            assertThat(run.awaitExit(Duration.ofSeconds(30))).as("ended within 30 s; console:\n%s", run.console()).isTrue();
+        try (KesProcess run = KesProcess.binKesRun(
+                home,
+                "--config",
+                config.toString(),
+                "--flink-conf",
+                KesProcess.localFlinkConf(home).toString())) {
+            assertThat(run.awaitExit(Duration.ofSeconds(30)))
+                    .as("ended within 30 s; console:\n%s", run.console())
+                    .isTrue();
             assertThat(run.exitCode()).as(run.console()).isEqualTo(3);
             assertThat(run.console())
-                    .contains("kes: the check found a problem", "elasticsearch http://localhost:" + closedPort, "cannot connect",
+                    .contains(
+                            "kes: the check found a problem",
+                            "elasticsearch http://localhost:" + closedPort,
+                            "cannot connect",
                             "check elasticsearch.hosts[0]")
                     .doesNotContain("\tat ");
         }
@@ -79,48 +97,81 @@ class FirstHourIT {
     }
 
     @Test
-    void aMissingTopicFailsWithin30SecondsNamingTheSetting(ElasticsearchNode es, KafkaBroker kafka, @TempDir Path home) throws Exception {
+    void aMissingTopicFailsWithin30SecondsNamingTheSetting(ElasticsearchNode es, KafkaBroker kafka, @TempDir Path home)
+            throws Exception {
         TestTopics.produce(kafka, "first-hour-present", Map.of(), List.of(TestTopics.KeyValue.of("k", "{}")));
-        Path config = write(home, "missing-topic.yaml",
+        Path config = write(
+                home,
+                "missing-topic.yaml",
                 "elasticsearch: {hosts: [" + es.url() + "]}",
                 "kafka: {bootstrap_servers: \"" + kafka.bootstrapServers() + "\"}",
                 "routes: [{topics: [first-hour-presnt], index: first-hour-missing}]");
-        try (KesProcess run = KesProcess.binKesRun(home, "--config", config.toString(), "--flink-conf", KesProcess.localFlinkConf(home).toString())) {
-            assertThat(run.awaitExit(Duration.ofSeconds(30))).as("ended within 30 s; console:\n%s", run.console()).isTrue();
+        try (KesProcess run = KesProcess.binKesRun(
+                home,
+                "--config",
+                config.toString(),
+                "--flink-conf",
+                KesProcess.localFlinkConf(home).toString())) {
+            assertThat(run.awaitExit(Duration.ofSeconds(30)))
+                    .as("ended within 30 s; console:\n%s", run.console())
+                    .isTrue();
             assertThat(run.exitCode()).as(run.console()).isEqualTo(3);
             assertThat(run.console())
-                    .contains("topic 'first-hour-presnt' does not exist", "Did you mean 'first-hour-present'?", "Fix routes[0].topics")
+                    .contains(
+                            "topic 'first-hour-presnt' does not exist",
+                            "Did you mean 'first-hour-present'?",
+                            "Fix routes[0].topics")
                     .doesNotContain("\tat ");
         }
     }
 
     @Test
-    void aHealthyRunShowsTheWebUiAndProgressUntilEveryRecordIsIndexed(ElasticsearchNode es, KafkaBroker kafka, @TempDir Path home)
-            throws Exception {
+    void aHealthyRunShowsTheWebUiAndProgressUntilEveryRecordIsIndexed(
+            ElasticsearchNode es, KafkaBroker kafka, @TempDir Path home) throws Exception {
         List<TestTopics.KeyValue> records = new ArrayList<>();
         for (int i = 0; i < RECORDS; i++) {
             records.add(TestTopics.KeyValue.of("k" + i, "{\"n\":" + i + "}"));
         }
         TestTopics.produce(kafka, "first-hour-healthy", Map.of(), records);
-        Path config = write(home, "healthy.yaml",
+        Path config = write(
+                home,
+                "healthy.yaml",
                 "elasticsearch: {hosts: [" + es.url() + "]}",
-                "kafka: {bootstrap_servers: \"" + kafka.bootstrapServers() + "\", group_id: first-hour, starting_offsets: earliest}",
+                "kafka: {bootstrap_servers: \"" + kafka.bootstrapServers()
+                        + "\", group_id: first-hour, starting_offsets: earliest}",
                 "job: {name: first-hour, parallelism: 1, checkpoint_interval: 1s, bounded: true}",
                 "routes: [{topics: [first-hour-healthy], index: first-hour-healthy}]");
 
         try (KesProcess check = KesProcess.binKes(home, "check", "--config", config.toString())) {
-            assertThat(check.awaitExit(Duration.ofSeconds(60))).as(check.console()).isTrue();
+            assertThat(check.awaitExit(Duration.ofSeconds(60)))
+                    .as(check.console())
+                    .isTrue();
             assertThat(check.exitCode()).as(check.console()).isZero();
-            assertThat(check.console()).contains("elasticsearch " + es.url(), "ok", "kafka " + kafka.bootstrapServers(),
-                    "routes[0] topics", "first-hour-healthy (2 partitions)", "routes[0] consumer group", "routes[0] target",
-                    "kes: all checks passed");
+            assertThat(check.console())
+                    .contains(
+                            "elasticsearch " + es.url(),
+                            "ok",
+                            "kafka " + kafka.bootstrapServers(),
+                            "routes[0] topics",
+                            "first-hour-healthy (2 partitions)",
+                            "routes[0] consumer group",
+                            "routes[0] target",
+                            "kes: all checks passed");
         }
 
-        try (KesProcess run = KesProcess.binKesRun(home, "--config", config.toString(), "--flink-conf", KesProcess.localFlinkConf(home).toString())) {
-            assertThat(run.awaitExit(Duration.ofMinutes(2))).as("the bounded job ended; console:\n%s", run.console()).isTrue();
+        try (KesProcess run = KesProcess.binKesRun(
+                home,
+                "--config",
+                config.toString(),
+                "--flink-conf",
+                KesProcess.localFlinkConf(home).toString())) {
+            assertThat(run.awaitExit(Duration.ofMinutes(2)))
+                    .as("the bounded job ended; console:\n%s", run.console())
+                    .isTrue();
             String console = run.console();
             assertThat(run.exitCode()).as(console).isZero();
-            assertThat(console).containsPattern("\\[kes\\] job first-hour started, id [0-9a-f]{32}")
+            assertThat(console)
+                    .containsPattern("\\[kes\\] job first-hour started, id [0-9a-f]{32}")
                     .containsPattern("Flink web UI: http://localhost:\\d+/")
                     .contains("starts at kafka.starting_offsets earliest", "log: " + home.resolve("logs/kes.log"))
                     .doesNotContain("exceeded the 80 characters", "\tat ");
@@ -129,7 +180,9 @@ class FirstHourIT {
             while (indexed.find()) {
                 last = Long.parseLong(indexed.group(1).replace(",", ""));
             }
-            assertThat(last).as("the last progress line's indexed count; console:\n%s", console).isEqualTo(RECORDS);
+            assertThat(last)
+                    .as("the last progress line's indexed count; console:\n%s", console)
+                    .isEqualTo(RECORDS);
         }
         assertThat(es.http().refreshAndCount("first-hour-healthy")).isEqualTo(RECORDS);
     }

@@ -16,10 +16,14 @@ class JobJarFactoriesIT {
     @Test
     void theJobJarRegistersTheKesAndKafkaTableFactories() throws Exception {
         try (JarFile jar = new JarFile(Path.of("target/kes-job.jar").toFile())) {
-            String services = new String(jar.getInputStream(jar.getEntry("META-INF/services/org.apache.flink.table.factories.Factory"))
-                    .readAllBytes(), StandardCharsets.UTF_8);
-            assertThat(services).contains("io.kes.connector.table.KesTableSinkFactory",
-                    "org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicTableFactory");
+            String services = new String(
+                    jar.getInputStream(jar.getEntry("META-INF/services/org.apache.flink.table.factories.Factory"))
+                            .readAllBytes(),
+                    StandardCharsets.UTF_8);
+            assertThat(services)
+                    .contains(
+                            "io.kes.connector.table.KesTableSinkFactory",
+                            "org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicTableFactory");
         }
     }
 }

@@ -1,10 +1,9 @@
 package io.kes.jobs;
 
-import io.kes.jobs.source.KesKafkaSource;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kes.jobs.config.KesConfig;
+import io.kes.jobs.source.KesKafkaSource;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -18,15 +17,17 @@ class KafkaSourcePropertiesTest {
 
     @Test
     void aTopicPatternDiscoversNewTopicsEvery30SecondsByDefault() {
-        KesConfig config = parse("kafka: {bootstrap_servers: localhost:9092}\nroutes: [{topic_pattern: 'logs-.*', index: logs}]");
+        KesConfig config =
+                parse("kafka: {bootstrap_servers: localhost:9092}\nroutes: [{topic_pattern: 'logs-.*', index: logs}]");
 
         assertThat(KesKafkaSource.sourceProperties(config)).containsEntry("partition.discovery.interval.ms", "30000");
     }
 
     @Test
     void theUsersPartitionDiscoveryIntervalWinsOverKesDefault() {
-        KesConfig config = parse("kafka: {bootstrap_servers: localhost:9092, properties: {partition.discovery.interval.ms: '5000'}}\n"
-                + "routes: [{topic_pattern: 'logs-.*', index: logs}]");
+        KesConfig config = parse(
+                "kafka: {bootstrap_servers: localhost:9092, properties: {partition.discovery.interval.ms: '5000'}}\n"
+                        + "routes: [{topic_pattern: 'logs-.*', index: logs}]");
 
         assertThat(KesKafkaSource.sourceProperties(config)).containsEntry("partition.discovery.interval.ms", "5000");
     }
@@ -39,7 +40,8 @@ class KafkaSourcePropertiesTest {
                 .containsEntry("commit.offsets.on.checkpoint", "true")
                 .doesNotContainKey("partition.discovery.interval.ms");
         assertThat(KesKafkaSource.sourceProperties(parse(
-                "kafka: {bootstrap_servers: localhost:9092, properties: {commit.offsets.on.checkpoint: 'false'}}\n" + routes)))
+                        "kafka: {bootstrap_servers: localhost:9092, properties: {commit.offsets.on.checkpoint: 'false'}}\n"
+                                + routes)))
                 .containsEntry("commit.offsets.on.checkpoint", "false");
     }
 }

@@ -23,7 +23,8 @@ class KafkaToElasticsearchIT {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("io.kes.stack.junit.SearchTarget#all")
-    void everyRecordOfTheTopicBecomesExactlyOneDocumentAndAReplayDuplicatesNothing(SearchTarget target) throws Exception {
+    void everyRecordOfTheTopicBecomesExactlyOneDocumentAndAReplayDuplicatesNothing(SearchTarget target)
+            throws Exception {
         SearchNode es = target.node();
         KafkaBroker kafka = SharedServers.kafka();
         String topic = "it-app-logs";
@@ -37,22 +38,27 @@ class KafkaToElasticsearchIT {
             kafka.createTopic(topic, 3, Map.of());
             TestTopics.produceSampleLogs(kafka, topic, records);
         }
-        es.http().send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":6,\"number_of_replicas\":0}}").requireOk("create index");
+        es.http()
+                .send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":6,\"number_of_replicas\":0}}")
+                .requireOk("create index");
 
-        KesConfig config = KesConfig.parse(String.join("\n",
-                "elasticsearch:",
-                "  hosts: [" + es.url() + "]",
-                "kafka:",
-                "  bootstrap_servers: " + kafka.bootstrapServers(),
-                "  group_id: it-" + target.engine().command() + "-" + target.version(),
-                "  starting_offsets: earliest",
-                "routes:",
-                "  - topics: [" + topic + "]",
-                "    index: " + index,
-                "job:",
-                "  parallelism: 2",
-                "  checkpoint_interval: 2s",
-                "  bounded: true"), Map.of());
+        KesConfig config = KesConfig.parse(
+                String.join(
+                        "\n",
+                        "elasticsearch:",
+                        "  hosts: [" + es.url() + "]",
+                        "kafka:",
+                        "  bootstrap_servers: " + kafka.bootstrapServers(),
+                        "  group_id: it-" + target.engine().command() + "-" + target.version(),
+                        "  starting_offsets: earliest",
+                        "routes:",
+                        "  - topics: [" + topic + "]",
+                        "    index: " + index,
+                        "job:",
+                        "  parallelism: 2",
+                        "  checkpoint_interval: 2s",
+                        "  bounded: true"),
+                Map.of());
 
         runToEnd(config);
         assertThat(es.http().refreshAndCount(index)).isEqualTo(records);
@@ -71,12 +77,20 @@ class KafkaToElasticsearchIT {
         SearchNode es = target.node();
         String topic = produceOnce("it-templated", target, 300);
 
-        TestTopics.runBounded(es, SharedServers.kafka(), "  - topics: [" + topic + "]\n    data_stream: it-templated\n"
-                + "    index_template: {shards: 3, replicas: 0}");
+        TestTopics.runBounded(
+                es,
+                SharedServers.kafka(),
+                "  - topics: [" + topic + "]\n    data_stream: it-templated\n"
+                        + "    index_template: {shards: 3, replicas: 0}");
 
         assertThat(es.http().refreshAndCount("it-templated")).isEqualTo(300);
-        String settings = es.http().get("/it-templated/_settings/index.number_of_shards?flat_settings=true").requireOk("settings").body();
-        assertThat(settings).contains("\"index.number_of_shards\":\"3\"").doesNotContain("\"index.number_of_shards\":\"1\"");
+        String settings = es.http()
+                .get("/it-templated/_settings/index.number_of_shards?flat_settings=true")
+                .requireOk("settings")
+                .body();
+        assertThat(settings)
+                .contains("\"index.number_of_shards\":\"3\"")
+                .doesNotContain("\"index.number_of_shards\":\"1\"");
     }
 
     /** {@code pipeline:} of a route: every document went through it (where the node has ingest processors). */
@@ -85,19 +99,31 @@ class KafkaToElasticsearchIT {
     void everyDocumentOfARouteGoesThroughItsPipeline(SearchTarget target) throws Exception {
         SearchNode es = target.node();
         String topic = produceOnce("it-pipelined", target, 300);
-        es.http().send("PUT", "/_ingest/pipeline/it-stamp", "{\"processors\":[{\"set\":{\"field\":\"stamped\",\"value\":true}}]}")
+        es.http()
+                .send(
+                        "PUT",
+                        "/_ingest/pipeline/it-stamp",
+                        "{\"processors\":[{\"set\":{\"field\":\"stamped\",\"value\":true}}]}")
                 .requireOk("pipeline");
 
-        TestTopics.runBounded(es, SharedServers.kafka(), "  - {topics: [" + topic + "], index: it-pipelined, pipeline: it-stamp}");
+        TestTopics.runBounded(
+                es, SharedServers.kafka(), "  - {topics: [" + topic + "], index: it-pipelined, pipeline: it-stamp}");
 
         assertThat(es.http().refreshAndCount("it-pipelined")).isEqualTo(300);
-        assertThat(Http.longField(es.http().get("/it-pipelined/_count?q=stamped:true").requireOk("count").body(), "count"))
-                .as("documents that went through the pipeline").isEqualTo(300);
+        assertThat(Http.longField(
+                        es.http()
+                                .get("/it-pipelined/_count?q=stamped:true")
+                                .requireOk("count")
+                                .body(),
+                        "count"))
+                .as("documents that went through the pipeline")
+                .isEqualTo(300);
     }
 
     /** A topic of {@code records} JSON records for this target alone (the broker is shared by every target). */
     private static String produceOnce(String prefix, SearchTarget target, int records) throws Exception {
-        String topic = prefix + "-" + target.engine().command() + "-" + target.version().replace('.', '-');
+        String topic = prefix + "-" + target.engine().command() + "-"
+                + target.version().replace('.', '-');
         List<TestTopics.KeyValue> values = new ArrayList<>();
         for (int i = 0; i < records; i++) {
             values.add(TestTopics.KeyValue.of(null, "{\"n\":" + i + "}"));

@@ -50,7 +50,8 @@ final class KesProcess implements AutoCloseable {
 
     /** {@code bin/kes <command> <args>} in a JVM of {@code heap} ({@code KES_HEAP}). */
     static KesProcess binKesWithHeap(Path home, String heap, String subcommand, String... args) throws IOException {
-        List<String> command = new ArrayList<>(List.of("bash", ROOT.resolve("bin/kes").toString(), subcommand));
+        List<String> command =
+                new ArrayList<>(List.of("bash", ROOT.resolve("bin/kes").toString(), subcommand));
         command.addAll(Arrays.asList(args));
         ProcessBuilder builder = new ProcessBuilder(command).directory(ROOT.toFile());
         builder.environment().put("KES_HOME", home.toString());
@@ -73,13 +74,17 @@ final class KesProcess implements AutoCloseable {
         return java(home, classpath, log4jConfig, args);
     }
 
-    private static KesProcess java(Path home, List<Path> classpath, Path log4jConfig, String... args) throws IOException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx768m"));
+    private static KesProcess java(Path home, List<Path> classpath, Path log4jConfig, String... args)
+            throws IOException {
+        List<String> command = new ArrayList<>(
+                List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx768m"));
         command.addAll(JvmFlags.forFlink());
         command.addAll(List.of(
                 "-Dlog4j2.configurationFile=" + log4jConfig,
-                "-Dkes.log.file=" + home.resolve("logs/kes.log"), "-Dkes.cli=true",
-                "-cp", classpath.stream().map(Path::toString).collect(Collectors.joining(":")),
+                "-Dkes.log.file=" + home.resolve("logs/kes.log"),
+                "-Dkes.cli=true",
+                "-cp",
+                classpath.stream().map(Path::toString).collect(Collectors.joining(":")),
                 "io.kes.jobs.KesJob"));
         command.addAll(Arrays.asList(args));
         return start(new ProcessBuilder(command).directory(ROOT.toFile()), home);
@@ -95,16 +100,23 @@ final class KesProcess implements AutoCloseable {
 
     /** The jars listed in a classpath file written by maven-dependency-plugin's build-classpath. */
     static List<Path> entries(Path classpathFile) throws IOException {
-        return Arrays.stream(Files.readString(classpathFile).trim().split(":")).filter(s -> !s.isBlank()).map(Path::of).toList();
+        return Arrays.stream(Files.readString(classpathFile).trim().split(":"))
+                .filter(s -> !s.isBlank())
+                .map(Path::of)
+                .toList();
     }
 
     /** checkpoints-config/local.yaml as shipped, with its checkpoint and savepoint folders in {@code home}. */
     static Path localFlinkConf(Path home) throws Exception {
         String local = Files.readString(ROOT.resolve("checkpoints-config/local.yaml"));
-        String conf = local
-                .replaceAll("(?m)^execution\\.checkpointing\\.dir:.*$", "execution.checkpointing.dir: " + home.resolve("checkpoints").toUri())
-                .replaceAll("(?m)^execution\\.checkpointing\\.savepoint-dir:.*$",
-                        "execution.checkpointing.savepoint-dir: " + home.resolve("savepoints").toUri());
+        String conf = local.replaceAll(
+                        "(?m)^execution\\.checkpointing\\.dir:.*$",
+                        "execution.checkpointing.dir: "
+                                + home.resolve("checkpoints").toUri())
+                .replaceAll(
+                        "(?m)^execution\\.checkpointing\\.savepoint-dir:.*$",
+                        "execution.checkpointing.savepoint-dir: "
+                                + home.resolve("savepoints").toUri());
         assertThat(conf).contains(home.resolve("checkpoints").toUri().toString());
         Path file = home.resolve("flink-conf.yaml");
         Files.writeString(file, conf);
@@ -145,7 +157,8 @@ final class KesProcess implements AutoCloseable {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.test(console())) {
             if (!process.isAlive() && !condition.test(console())) {
-                throw new AssertionError("the job ended (exit " + process.exitValue() + ") without printing " + what + ":\n" + console());
+                throw new AssertionError("the job ended (exit " + process.exitValue() + ") without printing " + what
+                        + ":\n" + console());
             }
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("no " + what + " on the console after " + timeout + ":\n" + console());

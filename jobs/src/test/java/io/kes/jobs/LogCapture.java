@@ -39,8 +39,12 @@ final class LogCapture extends AbstractAppender implements AutoCloseable {
 
     @Override
     public void append(LogEvent event) {
-        text.append(event.getLevel()).append(' ').append(event.getLoggerName()).append(": ")
-                .append(event.getMessage().getFormattedMessage()).append('\n');
+        text.append(event.getLevel())
+                .append(' ')
+                .append(event.getLoggerName())
+                .append(": ")
+                .append(event.getMessage().getFormattedMessage())
+                .append('\n');
         if (event.getThrown() != null) {
             StringWriter trace = new StringWriter();
             event.getThrown().printStackTrace(new PrintWriter(trace));

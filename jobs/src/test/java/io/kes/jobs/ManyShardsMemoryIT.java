@@ -35,33 +35,54 @@ class ManyShardsMemoryIT {
     private static final String HEAP = System.getProperty("kes.memory.heap", "768m");
 
     @Test
-    void ninetySixShardsAtParallelismEightFitASmallHeapWithNoReplay(ElasticsearchNode es, KafkaBroker kafka, @TempDir Path home)
-            throws Exception {
+    void ninetySixShardsAtParallelismEightFitASmallHeapWithNoReplay(
+            ElasticsearchNode es, KafkaBroker kafka, @TempDir Path home) throws Exception {
         String topic = "many-shards";
         kafka.createTopic(topic, 8, Map.of());
         TestTopics.produceSampleLogs(kafka, topic, RECORDS);
         Http http = es.http();
         http.send("DELETE", "/" + topic + "?ignore_unavailable=true", null);
-        http.send("PUT", "/" + topic, "{\"settings\":{\"number_of_shards\":" + SHARDS + ",\"number_of_replicas\":0,"
-                + "\"refresh_interval\":\"30s\",\"translog.durability\":\"async\"}}").requireOk("create " + topic);
+        http.send(
+                        "PUT",
+                        "/" + topic,
+                        "{\"settings\":{\"number_of_shards\":" + SHARDS + ",\"number_of_replicas\":0,"
+                                + "\"refresh_interval\":\"30s\",\"translog.durability\":\"async\"}}")
+                .requireOk("create " + topic);
         Path config = home.resolve("many-shards.yaml");
-        Files.writeString(config, String.join("\n",
-                "elasticsearch: {hosts: [" + es.url() + "]}",
-                "kafka: {bootstrap_servers: \"" + kafka.bootstrapServers() + "\", group_id: many-shards, starting_offsets: earliest}",
-                "job: {name: many-shards, parallelism: 8, checkpoint_interval: 5s, bounded: true}",
-                "bulk: {topology: " + System.getProperty("kes.memory.topology", "keyed") + "}",
-                "routes:",
-                "  - {topics: [" + topic + "], index: " + topic + ", id: kafka}"));
+        Files.writeString(
+                config,
+                String.join(
+                        "\n",
+                        "elasticsearch: {hosts: [" + es.url() + "]}",
+                        "kafka: {bootstrap_servers: \"" + kafka.bootstrapServers()
+                                + "\", group_id: many-shards, starting_offsets: earliest}",
+                        "job: {name: many-shards, parallelism: 8, checkpoint_interval: 5s, bounded: true}",
+                        "bulk: {topology: " + System.getProperty("kes.memory.topology", "keyed") + "}",
+                        "routes:",
+                        "  - {topics: [" + topic + "], index: " + topic + ", id: kafka}"));
 
-        try (KesProcess job = KesProcess.binKesWithHeap(home, HEAP, "run", "--config", config.toString(), "--flink-conf",
+        try (KesProcess job = KesProcess.binKesWithHeap(
+                home,
+                HEAP,
+                "run",
+                "--config",
+                config.toString(),
+                "--flink-conf",
                 KesProcess.localFlinkConf(home).toString())) {
-            assertThat(job.awaitExit(Duration.ofMinutes(6))).as("job ended; console:\n%s", job.console()).isTrue();
+            assertThat(job.awaitExit(Duration.ofMinutes(6)))
+                    .as("job ended; console:\n%s", job.console())
+                    .isTrue();
             assertThat(job.console()).doesNotContain("OutOfMemoryError");
             assertThat(job.exitCode()).as(job.console()).isZero();
         }
         assertThat(http.refreshAndCount(topic)).isEqualTo(RECORDS);
-        long indexed = Http.longField(http.get("/" + topic + "/_stats/indexing?filter_path=_all.primaries.indexing.index_total")
-                .requireOk("indexing stats").body(), "index_total");
-        assertThat(indexed).as("index operations: a restart would have replayed records").isEqualTo(RECORDS);
+        long indexed = Http.longField(
+                http.get("/" + topic + "/_stats/indexing?filter_path=_all.primaries.indexing.index_total")
+                        .requireOk("indexing stats")
+                        .body(),
+                "index_total");
+        assertThat(indexed)
+                .as("index operations: a restart would have replayed records")
+                .isEqualTo(RECORDS);
     }
 }

@@ -29,14 +29,16 @@ class RestoreLatestIT {
     private static final int RECORDS = 200;
 
     @Test
-    void eachJobRestoresOnlyItsOwnCheckpoint(ElasticsearchNode es, KafkaBroker kafka, @TempDir Path home) throws Exception {
+    void eachJobRestoresOnlyItsOwnCheckpoint(ElasticsearchNode es, KafkaBroker kafka, @TempDir Path home)
+            throws Exception {
         produce(kafka, "restore-a");
         produce(kafka, "restore-b");
         Path flinkConf = KesProcess.localFlinkConf(home);
         Path configA = config(home, es, kafka, "job-a", "restore-a");
 
         // Job A runs until a checkpoint holds its positions, then dies.
-        try (KesProcess a = KesProcess.binKesRun(home, "--config", configA.toString(), "--flink-conf", flinkConf.toString())) {
+        try (KesProcess a =
+                KesProcess.binKesRun(home, "--config", configA.toString(), "--flink-conf", flinkConf.toString())) {
             awaitCount(es, "restore-a", RECORDS, a);
             awaitCheckpoint(home.resolve("checkpoints"), a);
             a.kill();
@@ -44,29 +46,37 @@ class RestoreLatestIT {
 
         // Job B has none of its own: it says so and reads its topic from kafka.starting_offsets.
         Path configB = config(home, es, kafka, "job-b", "restore-b", true);
-        try (KesProcess b = KesProcess.binKesRun(home, "--config", configB.toString(), "--flink-conf", flinkConf.toString(),
-                "--restore-latest")) {
-            assertThat(b.awaitExit(Duration.ofMinutes(2))).as("job b ended; console:\n%s", b.console()).isTrue();
+        try (KesProcess b = KesProcess.binKesRun(
+                home, "--config", configB.toString(), "--flink-conf", flinkConf.toString(), "--restore-latest")) {
+            assertThat(b.awaitExit(Duration.ofMinutes(2)))
+                    .as("job b ended; console:\n%s", b.console())
+                    .isTrue();
             assertThat(b.exitCode()).as(b.console()).isZero();
-            assertThat(b.console()).contains("job 'job-b' has no completed checkpoint", "starting from kafka.starting_offsets")
+            assertThat(b.console())
+                    .contains("job 'job-b' has no completed checkpoint", "starting from kafka.starting_offsets")
                     .doesNotContain("restoring from");
         }
         assertThat(es.http().refreshAndCount("restore-b")).isEqualTo(RECORDS);
 
         // A config under job A's name but with other sources: refused, naming both.
         Path otherSources = config(home, es, kafka, "job-a", "restore-b");
-        try (KesProcess refused = KesProcess.binKesRun(home, "--config", otherSources.toString(), "--flink-conf",
-                flinkConf.toString(), "--restore-latest")) {
-            assertThat(refused.awaitExit(Duration.ofMinutes(1))).as("refused; console:\n%s", refused.console()).isTrue();
+        try (KesProcess refused = KesProcess.binKesRun(
+                home, "--config", otherSources.toString(), "--flink-conf", flinkConf.toString(), "--restore-latest")) {
+            assertThat(refused.awaitExit(Duration.ofMinutes(1)))
+                    .as("refused; console:\n%s", refused.console())
+                    .isTrue();
             assertThat(refused.exitCode()).as("a config error").isEqualTo(2);
-            assertThat(refused.console()).contains("was taken by job 'job-a' (topics [restore-a], group 'job-a')",
-                    "this config is job 'job-a' (topics [restore-b], group 'job-a')");
+            assertThat(refused.console())
+                    .contains(
+                            "was taken by job 'job-a' (topics [restore-a], group 'job-a')",
+                            "this config is job 'job-a' (topics [restore-b], group 'job-a')");
         }
 
         // Job A again: its own checkpoint.
-        try (KesProcess again = KesProcess.binKesRun(home, "--config", configA.toString(), "--flink-conf", flinkConf.toString(),
-                "--restore-latest")) {
-            again.awaitConsole("[kes] restoring from " + home.resolve("checkpoints").toUri() + "job-a/", Duration.ofMinutes(1));
+        try (KesProcess again = KesProcess.binKesRun(
+                home, "--config", configA.toString(), "--flink-conf", flinkConf.toString(), "--restore-latest")) {
+            again.awaitConsole(
+                    "[kes] restoring from " + home.resolve("checkpoints").toUri() + "job-a/", Duration.ofMinutes(1));
         }
     }
 
@@ -76,30 +86,47 @@ class RestoreLatestIT {
      * restore (no record is read twice, none is skipped) whatever the writers' topology.
      */
     @Test
-    void aCheckpointOfEitherTopologyRestoresIntoTheOther(ElasticsearchNode es, KafkaBroker kafka, @TempDir Path home) throws Exception {
+    void aCheckpointOfEitherTopologyRestoresIntoTheOther(ElasticsearchNode es, KafkaBroker kafka, @TempDir Path home)
+            throws Exception {
         String topic = "restore-topology";
         Path flinkConf = KesProcess.localFlinkConf(home);
         String[] topologies = {"chained", "keyed", "chained"};
         for (int round = 0; round < topologies.length; round++) {
             produce(kafka, topic, round * RECORDS);
-            Path config = config(home, es, kafka, "job-topology", topic, false,
-                    "bulk: {topology: " + topologies[round] + "}", "parallelism: 2");
-            List<String> args = new ArrayList<>(List.of("--config", config.toString(), "--flink-conf", flinkConf.toString()));
+            Path config = config(
+                    home,
+                    es,
+                    kafka,
+                    "job-topology",
+                    topic,
+                    false,
+                    "bulk: {topology: " + topologies[round] + "}",
+                    "parallelism: 2");
+            List<String> args =
+                    new ArrayList<>(List.of("--config", config.toString(), "--flink-conf", flinkConf.toString()));
             if (round > 0) {
                 args.add("--restore-latest");
             }
             try (KesProcess job = KesProcess.binKesRun(home, args.toArray(String[]::new))) {
                 if (round > 0) {
-                    job.awaitConsole("[kes] restoring from " + home.resolve("checkpoints").toUri() + "job-topology/", Duration.ofMinutes(1));
+                    job.awaitConsole(
+                            "[kes] restoring from "
+                                    + home.resolve("checkpoints").toUri() + "job-topology/",
+                            Duration.ofMinutes(1));
                 }
                 awaitCount(es, topic, (round + 1L) * RECORDS, job);
                 awaitNewCheckpoint(home.resolve("checkpoints"), job);
                 job.kill();
             }
         }
-        long indexed = io.kes.stack.Http.longField(es.http().get("/" + topic + "/_stats/indexing?filter_path=_all.primaries.indexing.index_total")
-                .requireOk("indexing stats").body(), "index_total");
-        assertThat(indexed).as("index operations: a lost position would read the topic from the start again")
+        long indexed = io.kes.stack.Http.longField(
+                es.http()
+                        .get("/" + topic + "/_stats/indexing?filter_path=_all.primaries.indexing.index_total")
+                        .requireOk("indexing stats")
+                        .body(),
+                "index_total");
+        assertThat(indexed)
+                .as("index operations: a lost position would read the topic from the start again")
                 .isEqualTo(topologies.length * (long) RECORDS);
     }
 
@@ -117,26 +144,41 @@ class RestoreLatestIT {
     }
 
     /** An unbounded job (as users run it; a finished job's checkpoints are deleted): the test kills it. */
-    private static Path config(Path home, ElasticsearchNode es, KafkaBroker kafka, String job, String topic) throws Exception {
+    private static Path config(Path home, ElasticsearchNode es, KafkaBroker kafka, String job, String topic)
+            throws Exception {
         return config(home, es, kafka, job, topic, false);
     }
 
-    private static Path config(Path home, ElasticsearchNode es, KafkaBroker kafka, String job, String topic, boolean bounded)
+    private static Path config(
+            Path home, ElasticsearchNode es, KafkaBroker kafka, String job, String topic, boolean bounded)
             throws Exception {
         return config(home, es, kafka, job, topic, bounded, "", "parallelism: 1");
     }
 
     /** @param extraSection a YAML line of its own (or empty); {@code parallelism} the job's */
-    private static Path config(Path home, ElasticsearchNode es, KafkaBroker kafka, String job, String topic, boolean bounded,
-                               String extraSection, String parallelism) throws Exception {
+    private static Path config(
+            Path home,
+            ElasticsearchNode es,
+            KafkaBroker kafka,
+            String job,
+            String topic,
+            boolean bounded,
+            String extraSection,
+            String parallelism)
+            throws Exception {
         Path file = home.resolve(job + "-" + topic + ".yaml");
-        Files.writeString(file, String.join("\n",
-                "elasticsearch: {hosts: [" + es.url() + "]}",
-                "kafka: {bootstrap_servers: \"" + kafka.bootstrapServers() + "\", group_id: " + job + ", starting_offsets: earliest}",
-                "job: {name: " + job + ", " + parallelism + ", checkpoint_interval: 1s, bounded: " + bounded + "}",
-                extraSection,
-                "routes:",
-                "  - {topics: [" + topic + "], index: " + topic + ", id: kafka}"));
+        Files.writeString(
+                file,
+                String.join(
+                        "\n",
+                        "elasticsearch: {hosts: [" + es.url() + "]}",
+                        "kafka: {bootstrap_servers: \"" + kafka.bootstrapServers() + "\", group_id: " + job
+                                + ", starting_offsets: earliest}",
+                        "job: {name: " + job + ", " + parallelism + ", checkpoint_interval: 1s, bounded: " + bounded
+                                + "}",
+                        extraSection,
+                        "routes:",
+                        "  - {topics: [" + topic + "], index: " + topic + ", id: kafka}"));
         return file;
     }
 
@@ -172,7 +214,8 @@ class RestoreLatestIT {
             return java.util.Set.of();
         }
         try (Stream<Path> files = Files.walk(dir)) {
-            return files.filter(p -> p.getFileName().toString().equals("_metadata")).collect(java.util.stream.Collectors.toSet());
+            return files.filter(p -> p.getFileName().toString().equals("_metadata"))
+                    .collect(java.util.stream.Collectors.toSet());
         }
     }
 

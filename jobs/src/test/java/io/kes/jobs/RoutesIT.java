@@ -21,12 +21,19 @@ class RoutesIT {
 
     @Test
     void upsertsMergeAndTombstonesDelete(ElasticsearchNode es, KafkaBroker kafka) throws Exception {
-        produce(kafka, "it-upserts", Map.of(), List.of(
-                kv("k1", "{\"a\":1}"), kv("k2", "{\"a\":2}"), kv("k1", "{\"b\":3}")));
+        produce(
+                kafka,
+                "it-upserts",
+                Map.of(),
+                List.of(kv("k1", "{\"a\":1}"), kv("k2", "{\"a\":2}"), kv("k1", "{\"b\":3}")));
         run(es, kafka, "  - {topics: [it-upserts], index: it-upserts, id: key, op: upsert}");
         assertThat(TestTopics.source(es, "it-upserts", "k1")).isEqualTo("{\"a\":1,\"b\":3}");
 
-        produce(kafka, "it-tombstones", Map.of(), List.of(kv("k1", "{\"a\":1}"), kv("k2", "{\"a\":2}"), kv("k2", null)));
+        produce(
+                kafka,
+                "it-tombstones",
+                Map.of(),
+                List.of(kv("k1", "{\"a\":1}"), kv("k2", "{\"a\":2}"), kv("k2", null)));
         run(es, kafka, "  - {topics: [it-tombstones], index: it-tombstones, id: key, op: delete-on-tombstone}");
         assertThat(es.http().refreshAndCount("it-tombstones")).isEqualTo(1);
         assertThat(es.http().get("/it-tombstones/_doc/k2").status()).isEqualTo(404);
@@ -48,16 +55,22 @@ class RoutesIT {
             String yaml = "  - {topics: [it-ids], index: " + route.getKey() + ", " + route.getValue() + "}";
             run(es, kafka, yaml);
             run(es, kafka, yaml); // the same offsets again
-            assertThat(es.http().refreshAndCount(route.getKey())).as(route.getKey()).isEqualTo(records.size());
+            assertThat(es.http().refreshAndCount(route.getKey()))
+                    .as(route.getKey())
+                    .isEqualTo(records.size());
         }
     }
 
     @Test
     void indexNamesFollowFieldsAndEventDates(ElasticsearchNode es, KafkaBroker kafka) throws Exception {
-        produce(kafka, "it-dated", Map.of(), List.of(
-                kv(null, "{\"service\":\"cart\",\"@timestamp\":\"2026-11-20T10:00:00Z\"}"),
-                kv(null, "{\"service\":\"cart\",\"@timestamp\":\"2026-11-21T10:00:00Z\"}"),
-                kv(null, "{\"service\":\"Search\",\"@timestamp\":\"2026-11-21T11:00:00Z\"}")));
+        produce(
+                kafka,
+                "it-dated",
+                Map.of(),
+                List.of(
+                        kv(null, "{\"service\":\"cart\",\"@timestamp\":\"2026-11-20T10:00:00Z\"}"),
+                        kv(null, "{\"service\":\"cart\",\"@timestamp\":\"2026-11-21T10:00:00Z\"}"),
+                        kv(null, "{\"service\":\"Search\",\"@timestamp\":\"2026-11-21T11:00:00Z\"}")));
         run(es, kafka, "  - {topics: [it-dated], index: \"it-dated-{service}-{@timestamp|yyyy.MM.dd}\"}");
         assertThat(es.http().refreshAndCount("it-dated-cart-2026.11.20")).isEqualTo(1);
         assertThat(es.http().refreshAndCount("it-dated-cart-2026.11.21")).isEqualTo(1);
@@ -65,7 +78,8 @@ class RoutesIT {
     }
 
     @Test
-    void dataStreamsGetCreateOperationsAndReplaysCountAsSuccess(ElasticsearchNode es, KafkaBroker kafka) throws Exception {
+    void dataStreamsGetCreateOperationsAndReplaysCountAsSuccess(ElasticsearchNode es, KafkaBroker kafka)
+            throws Exception {
         List<TestTopics.KeyValue> records = new ArrayList<>();
         for (int i = 0; i < 200; i++) {
             records.add(kv(null, "{\"message\":\"m" + i + "\"}"));
@@ -74,7 +88,10 @@ class RoutesIT {
         String route = "  - topics: [it-stream]\n    data_stream: it-stream-default\n    index_template: {replicas: 0}";
         run(es, kafka, route);
         run(es, kafka, route);
-        assertThat(es.http().get("/_resolve/index/it-stream-default").requireOk("resolve").body())
+        assertThat(es.http()
+                        .get("/_resolve/index/it-stream-default")
+                        .requireOk("resolve")
+                        .body())
                 .contains("\"data_streams\":[{\"name\":\"it-stream-default\"");
         assertThat(es.http().refreshAndCount("it-stream-default")).isEqualTo(records.size());
     }
@@ -91,8 +108,8 @@ class RoutesIT {
     }
 
     @Test
-    void recordsThatFailGoToTheDeadLetterTopicWithTheirReasons(ElasticsearchNode es, KafkaBroker kafka, @TempDir Path dir)
-            throws Exception {
+    void recordsThatFailGoToTheDeadLetterTopicWithTheirReasons(
+            ElasticsearchNode es, KafkaBroker kafka, @TempDir Path dir) throws Exception {
         Path mappings = dir.resolve("mappings.json");
         Files.writeString(mappings, "{\"properties\":{\"n\":{\"type\":\"integer\"}}}");
         List<TestTopics.KeyValue> records = List.of(
@@ -105,30 +122,44 @@ class RoutesIT {
                 kv("good-2", "{\"id\":\"7\",\"kind\":\"ok\",\"n\":7}"));
         produce(kafka, "it-dlq", Map.of(), records);
         kafka.createTopic("it-dlq-dead", 1, Map.of());
-        run(es, kafka, "  - topics: [it-dlq]\n    index: \"it-dlq-{kind}-{@timestamp|yyyy}\"\n    id: {field: id}\n"
-                + "    index_template: {replicas: 0, mappings_file: " + mappings + "}\n"
-                + "errors:\n  tolerance: all\n  dead_letter_topic: it-dlq-dead");
+        run(
+                es,
+                kafka,
+                "  - topics: [it-dlq]\n    index: \"it-dlq-{kind}-{@timestamp|yyyy}\"\n    id: {field: id}\n"
+                        + "    index_template: {replicas: 0, mappings_file: " + mappings + "}\n"
+                        + "errors:\n  tolerance: all\n  dead_letter_topic: it-dlq-dead");
 
         long indexed = es.http().refreshAndCount("it-dlq-*");
         Map<String, TestTopics.DeadLetter> dead = TestTopics.deadLetters(kafka, "it-dlq-dead", 5);
-        assertThat(indexed + dead.size()).as("records in = indexed + dead-lettered").isEqualTo(records.size());
+        assertThat(indexed + dead.size())
+                .as("records in = indexed + dead-lettered")
+                .isEqualTo(records.size());
         assertThat(indexed).isEqualTo(2);
         assertThat(dead.keySet()).containsExactlyInAnyOrder("bad-json", "no-id", "bad-time", "mapping", "bad-index");
-        assertThat(dead.get("bad-json").headers()).containsEntry("kes.stage", "decode").containsEntry("kes.error.type", "malformed_json")
-                .containsEntry("kes.source.topic", "it-dlq").containsEntry("kes.source.offset", "1");
+        assertThat(dead.get("bad-json").headers())
+                .containsEntry("kes.stage", "decode")
+                .containsEntry("kes.error.type", "malformed_json")
+                .containsEntry("kes.source.topic", "it-dlq")
+                .containsEntry("kes.source.offset", "1");
         assertThat(dead.get("no-id").headers()).containsEntry("kes.error.type", "missing_id");
         assertThat(dead.get("bad-time").headers()).containsEntry("kes.error.type", "unparsable_timestamp");
-        assertThat(dead.get("mapping").headers()).containsEntry("kes.stage", "index").containsEntry("kes.error.status", "400");
-        assertThat(dead.get("mapping").headers().get("kes.error.type")).isIn("document_parsing_exception", "mapper_parsing_exception");
+        assertThat(dead.get("mapping").headers())
+                .containsEntry("kes.stage", "index")
+                .containsEntry("kes.error.status", "400");
+        assertThat(dead.get("mapping").headers().get("kes.error.type"))
+                .isIn("document_parsing_exception", "mapper_parsing_exception");
         assertThat(dead.get("mapping").headers().get("kes.error.reason")).contains("[n]");
-        assertThat(dead.get("bad-index").headers()).containsEntry("kes.stage", "index").containsEntry("kes.error.type", "invalid_index_name_exception");
+        assertThat(dead.get("bad-index").headers())
+                .containsEntry("kes.stage", "index")
+                .containsEntry("kes.error.type", "invalid_index_name_exception");
     }
 
     private static TestTopics.KeyValue kv(String key, String value) {
         return TestTopics.KeyValue.of(key, value);
     }
 
-    private static void produce(KafkaBroker kafka, String topic, Map<String, String> topicConfig, List<TestTopics.KeyValue> records)
+    private static void produce(
+            KafkaBroker kafka, String topic, Map<String, String> topicConfig, List<TestTopics.KeyValue> records)
             throws Exception {
         TestTopics.produce(kafka, topic, topicConfig, records);
     }

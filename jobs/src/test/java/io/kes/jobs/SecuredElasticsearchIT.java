@@ -27,8 +27,6 @@ import java.security.PrivateKey;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -116,14 +114,22 @@ class SecuredElasticsearchIT {
     @Test
     void basicAuthOverHttpsTrustingTheCaFileWritesEveryKeysLastValue(KafkaBroker kafka) throws Exception {
         String index = index();
-        runToEnd(kafka, index, "username: kes, password: \"" + security.kesPassword() + "\", tls_ca_file: \"" + security.caFile() + "\"");
+        runToEnd(
+                kafka,
+                index,
+                "username: kes, password: \"" + security.kesPassword() + "\", tls_ca_file: \"" + security.caFile()
+                        + "\"");
         assertThat(documents(index)).isEqualTo(expected(1));
     }
 
     @Test
     void apiKeyOverHttpsPinningTheCaFingerprintWritesEveryKeysLastValue(KafkaBroker kafka) throws Exception {
         String index = index();
-        runToEnd(kafka, index, "api_key: \"" + security.apiKey().encoded() + "\", tls_fingerprint: \"" + security.caFingerprint() + "\"");
+        runToEnd(
+                kafka,
+                index,
+                "api_key: \"" + security.apiKey().encoded() + "\", tls_fingerprint: \"" + security.caFingerprint()
+                        + "\"");
         assertThat(documents(index)).isEqualTo(expected(1));
     }
 
@@ -134,13 +140,24 @@ class SecuredElasticsearchIT {
         X509Certificate realCa = certificate(security.caFile());
         Attacker attacker = Attacker.presenting(dir, realCa);
         try {
-            String failure = failsOnce(kafka, index(), "https://localhost:" + attacker.port(),
-                    "api_key: \"" + security.apiKey().encoded() + "\", tls_fingerprint: \"" + security.caFingerprint() + "\"");
-            assertThat(failure).contains("does not validate against the pinned certificate", "elasticsearch.tls_fingerprint");
-            assertThat(attacker.requests()).as("requests (and credentials) that reached the forged server").isZero();
+            String failure = failsOnce(
+                    kafka,
+                    index(),
+                    "https://localhost:" + attacker.port(),
+                    "api_key: \"" + security.apiKey().encoded() + "\", tls_fingerprint: \"" + security.caFingerprint()
+                            + "\"");
+            assertThat(failure)
+                    .contains("does not validate against the pinned certificate", "elasticsearch.tls_fingerprint");
+            assertThat(attacker.requests())
+                    .as("requests (and credentials) that reached the forged server")
+                    .isZero();
 
-            failure = failsOnce(kafka, index(), "https://localhost:" + attacker.port(),
-                    "username: kes, password: \"" + security.kesPassword() + "\", tls_ca_file: \"" + security.caFile() + "\"");
+            failure = failsOnce(
+                    kafka,
+                    index(),
+                    "https://localhost:" + attacker.port(),
+                    "username: kes, password: \"" + security.kesPassword() + "\", tls_ca_file: \"" + security.caFile()
+                            + "\"");
             assertThat(failure).contains("elasticsearch.tls_ca_file");
             assertThat(attacker.requests()).isZero();
         } finally {
@@ -151,8 +168,12 @@ class SecuredElasticsearchIT {
     @Test
     void anAddressTheNodeCertificateDoesNotNameIsRefused(KafkaBroker kafka) throws Exception {
         // The node's certificate names localhost only; 127.0.0.1 is the same node under another name.
-        String failure = failsOnce(kafka, index(), "https://127.0.0.1:" + es.httpPort(),
-                "username: kes, password: \"" + security.kesPassword() + "\", tls_ca_file: \"" + security.caFile() + "\"");
+        String failure = failsOnce(
+                kafka,
+                index(),
+                "https://127.0.0.1:" + es.httpPort(),
+                "username: kes, password: \"" + security.kesPassword() + "\", tls_ca_file: \"" + security.caFile()
+                        + "\"");
         assertThat(failure).contains("127.0.0.1", "elasticsearch.hosts");
     }
 
@@ -160,27 +181,49 @@ class SecuredElasticsearchIT {
 
     @Test
     void aWrongPasswordEndsTheJobOnceNamingTheUserAndPasswordSettings(KafkaBroker kafka) throws Exception {
-        String failure = failsOnce(kafka, index(), es.url(), "username: kes, password: \"not-the-password\", tls_ca_file: \"" + security.caFile() + "\"");
-        assertThat(failure).contains("HTTP 401", "elasticsearch.username", "elasticsearch.password").doesNotContain("not-the-password");
+        String failure = failsOnce(
+                kafka,
+                index(),
+                es.url(),
+                "username: kes, password: \"not-the-password\", tls_ca_file: \"" + security.caFile() + "\"");
+        assertThat(failure)
+                .contains("HTTP 401", "elasticsearch.username", "elasticsearch.password")
+                .doesNotContain("not-the-password");
     }
 
     @Test
     void aRevokedApiKeyEndsTheJobOnceNamingTheApiKeySetting(KafkaBroker kafka) throws Exception {
-        ApiKey revoked = NodeSecurity.createApiKey(es.http(), "revoked-" + names.incrementAndGet(), NodeSecurity.KES_CLUSTER_PRIVILEGES,
-                NodeSecurity.KES_INDEX_PRIVILEGES, null);
+        ApiKey revoked = NodeSecurity.createApiKey(
+                es.http(),
+                "revoked-" + names.incrementAndGet(),
+                NodeSecurity.KES_CLUSTER_PRIVILEGES,
+                NodeSecurity.KES_INDEX_PRIVILEGES,
+                null);
         secrets.add(revoked.encoded());
         NodeSecurity.invalidateApiKey(es.http(), revoked);
-        String failure = failsOnce(kafka, index(), es.url(), "api_key: \"" + revoked.encoded() + "\", tls_ca_file: \"" + security.caFile() + "\"");
+        String failure = failsOnce(
+                kafka,
+                index(),
+                es.url(),
+                "api_key: \"" + revoked.encoded() + "\", tls_ca_file: \"" + security.caFile() + "\"");
         assertThat(failure).contains("HTTP 401", "elasticsearch.api_key");
     }
 
     @Test
     void anExpiredApiKeyEndsTheJobOnceNamingTheApiKeySetting(KafkaBroker kafka) throws Exception {
-        ApiKey expired = NodeSecurity.createApiKey(es.http(), "expired-" + names.incrementAndGet(), NodeSecurity.KES_CLUSTER_PRIVILEGES,
-                NodeSecurity.KES_INDEX_PRIVILEGES, "1s");
+        ApiKey expired = NodeSecurity.createApiKey(
+                es.http(),
+                "expired-" + names.incrementAndGet(),
+                NodeSecurity.KES_CLUSTER_PRIVILEGES,
+                NodeSecurity.KES_INDEX_PRIVILEGES,
+                "1s");
         secrets.add(expired.encoded());
         Thread.sleep(1500);
-        String failure = failsOnce(kafka, index(), es.url(), "api_key: \"" + expired.encoded() + "\", tls_ca_file: \"" + security.caFile() + "\"");
+        String failure = failsOnce(
+                kafka,
+                index(),
+                es.url(),
+                "api_key: \"" + expired.encoded() + "\", tls_ca_file: \"" + security.caFile() + "\"");
         assertThat(failure).contains("HTTP 401", "elasticsearch.api_key");
     }
 
@@ -195,7 +238,9 @@ class SecuredElasticsearchIT {
     @Test
     void withoutTheWritePrivilegesTheJobEndsOnceNamingThem(KafkaBroker kafka) throws Exception {
         String index = index();
-        es.http().send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":2}}").requireOk("create " + index);
+        es.http()
+                .send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":2}}")
+                .requireOk("create " + index);
         String failure = failsOnce(kafka, index, es.url(), userWithout(null, List.of("create_doc", "index")));
         assertThat(failure).contains("403", "'index'", index);
     }
@@ -216,7 +261,11 @@ class SecuredElasticsearchIT {
     void withoutMaintenanceAFenceThatMustFlushEndsTheJobOnceNamingIt(KafkaBroker kafka) throws Exception {
         String index = index();
         // A translog synced less often than fence_sync_wait: the fence flushes, which needs 'maintenance'.
-        es.http().send("PUT", "/" + index, "{\"settings\":{\"index.translog.durability\":\"async\",\"index.translog.sync_interval\":\"30s\"}}")
+        es.http()
+                .send(
+                        "PUT",
+                        "/" + index,
+                        "{\"settings\":{\"index.translog.durability\":\"async\",\"index.translog.sync_interval\":\"30s\"}}")
                 .requireOk("create " + index);
         String failure = failsOnce(kafka, index, es.url(), userWithout(null, List.of("maintenance")));
         assertThat(failure).contains("checkpoint fence", "'maintenance'");
@@ -225,12 +274,16 @@ class SecuredElasticsearchIT {
     @Test
     void withoutViewIndexMetadataShardGroupingIsOffButEveryKeyEndsWithItsLastValue(KafkaBroker kafka) throws Exception {
         String index = index();
-        es.http().send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":2}}").requireOk("create " + index);
-        JobClient job = flink.submit(config(kafka, index, es.url(), userWithout(null, List.of("view_index_metadata")), ""), index);
+        es.http()
+                .send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":2}}")
+                .requireOk("create " + index);
+        JobClient job = flink.submit(
+                config(kafka, index, es.url(), userWithout(null, List.of("view_index_metadata")), ""), index);
         job.getJobExecutionResult().get(3, TimeUnit.MINUTES);
         assertThat(documents(index)).isEqualTo(expected(1));
         // the layout (terms from _cluster/state) is kept for the fence; only the shard prediction goes
-        assertThat(logs.text()).contains("Shard prediction cannot be trusted for index " + index + ":", "view_index_metadata");
+        assertThat(logs.text())
+                .contains("Shard prediction cannot be trusted for index " + index + ":", "view_index_metadata");
     }
 
     @Test
@@ -248,31 +301,50 @@ class SecuredElasticsearchIT {
     // ---- a key revoked while the job runs ----
 
     @Test
-    void anApiKeyRevokedMidStreamFailsTheJobAndANewKeyWithRestoreLatestEndsWithEveryKeysLastValue(KafkaBroker kafka, @TempDir Path home)
-            throws Exception {
+    void anApiKeyRevokedMidStreamFailsTheJobAndANewKeyWithRestoreLatestEndsWithEveryKeysLastValue(
+            KafkaBroker kafka, @TempDir Path home) throws Exception {
         String topic = "secured-restore";
         String index = "secured-restore";
         TestTopics.produce(kafka, topic, Map.of(), changes(0, 2));
-        ApiKey first = NodeSecurity.createApiKey(es.http(), "restore-first", NodeSecurity.KES_CLUSTER_PRIVILEGES,
-                NodeSecurity.KES_INDEX_PRIVILEGES, null);
+        ApiKey first = NodeSecurity.createApiKey(
+                es.http(),
+                "restore-first",
+                NodeSecurity.KES_CLUSTER_PRIVILEGES,
+                NodeSecurity.KES_INDEX_PRIVILEGES,
+                null);
         secrets.add(first.encoded());
         Path flinkConf = KesProcess.localFlinkConf(home);
-        try (KesProcess job = KesProcess.binKesRun(home, "--config", unboundedConfig(home, kafka, topic, index, first).toString(),
-                "--flink-conf", flinkConf.toString())) {
+        try (KesProcess job = KesProcess.binKesRun(
+                home,
+                "--config",
+                unboundedConfig(home, kafka, topic, index, first).toString(),
+                "--flink-conf",
+                flinkConf.toString())) {
             awaitDocuments(index, expected(1), job);
             awaitNewCheckpoint(home.resolve("checkpoints"), job);
             NodeSecurity.invalidateApiKey(es.http(), first);
             TestTopics.produce(kafka, topic, Map.of(), changes(2, 2));
-            assertThat(job.awaitExit(java.time.Duration.ofMinutes(2))).as("the job ended; console:\n%s", job.console()).isTrue();
+            assertThat(job.awaitExit(java.time.Duration.ofMinutes(2)))
+                    .as("the job ended; console:\n%s", job.console())
+                    .isTrue();
             assertThat(job.exitCode()).as(job.console()).isEqualTo(1);
             assertThat(job.console()).contains("HTTP 401", "elasticsearch.api_key", "not restarted");
             assertNoSecretIn(job.console(), "the console of bin/kes run");
         }
-        ApiKey second = NodeSecurity.createApiKey(es.http(), "restore-second", NodeSecurity.KES_CLUSTER_PRIVILEGES,
-                NodeSecurity.KES_INDEX_PRIVILEGES, null);
+        ApiKey second = NodeSecurity.createApiKey(
+                es.http(),
+                "restore-second",
+                NodeSecurity.KES_CLUSTER_PRIVILEGES,
+                NodeSecurity.KES_INDEX_PRIVILEGES,
+                null);
         secrets.add(second.encoded());
-        try (KesProcess job = KesProcess.binKesRun(home, "--config", unboundedConfig(home, kafka, topic, index, second).toString(),
-                "--flink-conf", flinkConf.toString(), "--restore-latest")) {
+        try (KesProcess job = KesProcess.binKesRun(
+                home,
+                "--config",
+                unboundedConfig(home, kafka, topic, index, second).toString(),
+                "--flink-conf",
+                flinkConf.toString(),
+                "--restore-latest")) {
             job.awaitConsole("[kes] restoring from", java.time.Duration.ofMinutes(1));
             awaitDocuments(index, expected(3), job);
             String printed = job.console() + Files.readString(home.resolve("logs/kes.log"));
@@ -280,14 +352,20 @@ class SecuredElasticsearchIT {
         }
     }
 
-    private static Path unboundedConfig(Path home, KafkaBroker kafka, String topic, String index, ApiKey key) throws Exception {
+    private static Path unboundedConfig(Path home, KafkaBroker kafka, String topic, String index, ApiKey key)
+            throws Exception {
         Path file = home.resolve("secured-" + key.id() + ".yaml");
-        Files.writeString(file, String.join("\n",
-                "elasticsearch: {hosts: [\"" + es.url() + "\"], api_key: \"" + key.encoded() + "\", tls_ca_file: \"" + security.caFile() + "\"}",
-                "kafka: {bootstrap_servers: \"" + kafka.bootstrapServers() + "\", group_id: " + index + ", starting_offsets: earliest}",
-                "job: {name: " + index + ", parallelism: 1, checkpoint_interval: 1s}",
-                "routes:",
-                "  - {topics: [" + topic + "], index: " + index + ", id: key}"));
+        Files.writeString(
+                file,
+                String.join(
+                        "\n",
+                        "elasticsearch: {hosts: [\"" + es.url() + "\"], api_key: \"" + key.encoded()
+                                + "\", tls_ca_file: \"" + security.caFile() + "\"}",
+                        "kafka: {bootstrap_servers: \"" + kafka.bootstrapServers() + "\", group_id: " + index
+                                + ", starting_offsets: earliest}",
+                        "job: {name: " + index + ", parallelism: 1, checkpoint_interval: 1s}",
+                        "routes:",
+                        "  - {topics: [" + topic + "], index: " + index + ", id: key}"));
         return file;
     }
 
@@ -323,7 +401,8 @@ class SecuredElasticsearchIT {
             return new java.util.HashSet<>();
         }
         try (var files = Files.walk(dir)) {
-            return files.filter(p -> p.getFileName().toString().equals("_metadata")).collect(java.util.stream.Collectors.toSet());
+            return files.filter(p -> p.getFileName().toString().equals("_metadata"))
+                    .collect(java.util.stream.Collectors.toSet());
         }
     }
 
@@ -349,14 +428,19 @@ class SecuredElasticsearchIT {
         return "secured-" + names.incrementAndGet();
     }
 
-    private static KesConfig config(KafkaBroker kafka, String index, String host, String credentials, String routeExtra) {
-        return KesConfig.parse(String.join("\n",
-                "elasticsearch: {hosts: [\"" + host + "\"], " + credentials + "}",
-                "retry: {max_time: 20s}",
-                "kafka: {bootstrap_servers: \"" + kafka.bootstrapServers() + "\", group_id: " + index + ", starting_offsets: earliest}",
-                "job: {name: " + index + ", parallelism: 1, checkpoint_interval: 1s, bounded: true}",
-                "routes:",
-                "  - {topics: [" + TOPIC + "], index: " + index + ", id: key" + routeExtra + "}"), Map.of());
+    private static KesConfig config(
+            KafkaBroker kafka, String index, String host, String credentials, String routeExtra) {
+        return KesConfig.parse(
+                String.join(
+                        "\n",
+                        "elasticsearch: {hosts: [\"" + host + "\"], " + credentials + "}",
+                        "retry: {max_time: 20s}",
+                        "kafka: {bootstrap_servers: \"" + kafka.bootstrapServers() + "\", group_id: " + index
+                                + ", starting_offsets: earliest}",
+                        "job: {name: " + index + ", parallelism: 1, checkpoint_interval: 1s, bounded: true}",
+                        "routes:",
+                        "  - {topics: [" + TOPIC + "], index: " + index + ", id: key" + routeExtra + "}"),
+                Map.of());
     }
 
     private static void runToEnd(KafkaBroker kafka, String index, String credentials) throws Exception {
@@ -379,7 +463,9 @@ class SecuredElasticsearchIT {
         } catch (ExecutionException e) {
             failure = describe(e);
         }
-        assertThat(flink.failures(job.getJobID())).as("failures of the job (each restart adds one): %s", failure).isEqualTo(1);
+        assertThat(flink.failures(job.getJobID()))
+                .as("failures of the job (each restart adds one): %s", failure)
+                .isEqualTo(1);
         assertThat(failure).contains("SuppressRestartsException");
         assertNoSecretIn(failure, "the failure");
         assertNoSecretIn(flink.everythingShownAbout(job.getJobID()), "Flink's REST API (web UI) for " + index);
@@ -395,7 +481,9 @@ class SecuredElasticsearchIT {
 
     private static void assertNoSecretIn(String text, String where) {
         for (String secret : secrets) {
-            assertThat(text.contains(secret)).as("a secret (%s...) appears in %s", secret.substring(0, 3), where).isFalse();
+            assertThat(text.contains(secret))
+                    .as("a secret (%s...) appears in %s", secret.substring(0, 3), where)
+                    .isFalse();
         }
     }
 
@@ -403,7 +491,11 @@ class SecuredElasticsearchIT {
     private static Map<String, String> documents(String index) throws Exception {
         Http http = es.http();
         http.send("POST", "/" + index + "/_refresh", null).requireOk("refresh");
-        JsonNode hits = JSON.readTree(http.get("/" + index + "/_search?size=10000").requireOk("search").body()).path("hits").path("hits");
+        JsonNode hits = JSON.readTree(http.get("/" + index + "/_search?size=10000")
+                        .requireOk("search")
+                        .body())
+                .path("hits")
+                .path("hits");
         Map<String, String> byId = new TreeMap<>();
         for (JsonNode hit : hits) {
             byId.put(hit.path("_id").asText(), JSON.writeValueAsString(hit.path("_source")));
@@ -424,10 +516,33 @@ class SecuredElasticsearchIT {
     record Attacker(HttpsServer server, AtomicInteger counter) {
         static Attacker presenting(Path dir, X509Certificate realCa) throws Exception {
             Path store = dir.resolve("attacker.p12");
-            Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
-                    "-J-XX:TieredStopAtLevel=1", "-genkeypair", "-alias", "attacker", "-keyalg", "EC", "-groupname", "secp256r1",
-                    "-dname", "CN=localhost", "-ext", "SAN=dns:localhost", "-validity", "2", "-keystore", store.toString(),
-                    "-storetype", "PKCS12", "-storepass", "changeit", "-keypass", "changeit").redirectErrorStream(true).start();
+            Process keytool = new ProcessBuilder(
+                            Path.of(System.getProperty("java.home"), "bin", "keytool")
+                                    .toString(),
+                            "-J-XX:TieredStopAtLevel=1",
+                            "-genkeypair",
+                            "-alias",
+                            "attacker",
+                            "-keyalg",
+                            "EC",
+                            "-groupname",
+                            "secp256r1",
+                            "-dname",
+                            "CN=localhost",
+                            "-ext",
+                            "SAN=dns:localhost",
+                            "-validity",
+                            "2",
+                            "-keystore",
+                            store.toString(),
+                            "-storetype",
+                            "PKCS12",
+                            "-storepass",
+                            "changeit",
+                            "-keypass",
+                            "changeit")
+                    .redirectErrorStream(true)
+                    .start();
             String out = new String(keytool.getInputStream().readAllBytes());
             assertThat(keytool.waitFor()).as(out).isZero();
             KeyStore ks = KeyStore.getInstance("PKCS12");
@@ -437,7 +552,10 @@ class SecuredElasticsearchIT {
             PrivateKey key = (PrivateKey) ks.getKey("attacker", "changeit".toCharArray());
             X509Certificate leaf = (X509Certificate) ks.getCertificate("attacker");
             SSLContext ssl = SSLContext.getInstance("TLS");
-            ssl.init(new X509ExtendedKeyManager[] {new FixedChain(key, new X509Certificate[] {leaf, realCa})}, null, null);
+            ssl.init(
+                    new X509ExtendedKeyManager[] {new FixedChain(key, new X509Certificate[] {leaf, realCa})},
+                    null,
+                    null);
             HttpsServer server = HttpsServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
             server.setHttpsConfigurator(new HttpsConfigurator(ssl));
             AtomicInteger counter = new AtomicInteger();
@@ -473,13 +591,40 @@ class SecuredElasticsearchIT {
             this.chain = chain;
         }
 
-        @Override public String[] getClientAliases(String keyType, Principal[] issuers) { return null; }
-        @Override public String chooseClientAlias(String[] keyType, Principal[] issuers, Socket socket) { return null; }
-        @Override public String[] getServerAliases(String keyType, Principal[] issuers) { return new String[] {"server"}; }
-        @Override public String chooseServerAlias(String keyType, Principal[] issuers, Socket socket) { return alias(keyType); }
-        @Override public String chooseEngineServerAlias(String keyType, Principal[] issuers, SSLEngine engine) { return alias(keyType); }
-        @Override public X509Certificate[] getCertificateChain(String alias) { return chain.clone(); }
-        @Override public PrivateKey getPrivateKey(String alias) { return key; }
+        @Override
+        public String[] getClientAliases(String keyType, Principal[] issuers) {
+            return null;
+        }
+
+        @Override
+        public String chooseClientAlias(String[] keyType, Principal[] issuers, Socket socket) {
+            return null;
+        }
+
+        @Override
+        public String[] getServerAliases(String keyType, Principal[] issuers) {
+            return new String[] {"server"};
+        }
+
+        @Override
+        public String chooseServerAlias(String keyType, Principal[] issuers, Socket socket) {
+            return alias(keyType);
+        }
+
+        @Override
+        public String chooseEngineServerAlias(String keyType, Principal[] issuers, SSLEngine engine) {
+            return alias(keyType);
+        }
+
+        @Override
+        public X509Certificate[] getCertificateChain(String alias) {
+            return chain.clone();
+        }
+
+        @Override
+        public PrivateKey getPrivateKey(String alias) {
+            return key;
+        }
 
         private String alias(String keyType) {
             return keyType.startsWith(key.getAlgorithm()) ? "server" : null;

@@ -38,8 +38,11 @@ final class SecuredFlink implements AutoCloseable {
         Configuration conf = new Configuration();
         conf.set(RestOptions.BIND_PORT, "0");
         conf.set(RestOptions.ADDRESS, "127.0.0.1");
-        cluster = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(conf)
-                .setNumTaskManagers(1).setNumSlotsPerTaskManager(2).build());
+        cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
+                .setConfiguration(conf)
+                .setNumTaskManagers(1)
+                .setNumSlotsPerTaskManager(2)
+                .build());
         cluster.start();
         rest = cluster.getRestAddress().get();
     }
@@ -53,8 +56,12 @@ final class SecuredFlink implements AutoCloseable {
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "exponential-delay");
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_INITIAL_BACKOFF, Duration.ofSeconds(1));
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_MAX_BACKOFF, Duration.ofSeconds(2));
-        conf.set(org.apache.flink.configuration.ConfigOptions.key("restart-strategy.exponential-delay.attempts-before-reset-backoff")
-                .intType().noDefaultValue(), 1_000_000);
+        conf.set(
+                org.apache.flink.configuration.ConfigOptions.key(
+                                "restart-strategy.exponential-delay.attempts-before-reset-backoff")
+                        .intType()
+                        .noDefaultValue(),
+                1_000_000);
         // Not getExecutionEnvironment: outside a cluster's client it makes a local environment, ignoring the target.
         StreamExecutionEnvironment env = new StreamExecutionEnvironment(conf);
         KesJob.build(env, config);
@@ -63,7 +70,8 @@ final class SecuredFlink implements AutoCloseable {
 
     /** GET on Flink's REST API, as the web UI calls it. */
     JsonNode get(String path) throws IOException, InterruptedException {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(rest.resolve(path)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r =
+                HTTP.send(HttpRequest.newBuilder(rest.resolve(path)).build(), HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200) {
             throw new IllegalStateException("GET " + path + ": HTTP " + r.statusCode() + " " + r.body());
         }
@@ -76,11 +84,13 @@ final class SecuredFlink implements AutoCloseable {
         String base = "/jobs/" + job;
         JsonNode overview = get(base);
         bodies.add(overview.toString());
-        for (String sub : List.of("/config", "/jobmanager/config", "/plan", "/exceptions", "/checkpoints", "/checkpoints/config")) {
+        for (String sub : List.of(
+                "/config", "/jobmanager/config", "/plan", "/exceptions", "/checkpoints", "/checkpoints/config")) {
             bodies.add(get(base + sub).toString());
         }
         for (JsonNode vertex : overview.path("vertices")) {
-            String metrics = get(base + "/vertices/" + vertex.path("id").asText() + "/metrics").toString();
+            String metrics = get(base + "/vertices/" + vertex.path("id").asText() + "/metrics")
+                    .toString();
             bodies.add(metrics);
         }
         return String.join("\n", bodies);
@@ -88,7 +98,10 @@ final class SecuredFlink implements AutoCloseable {
 
     /** How many failures the job went through (each restart adds one). */
     int failures(JobID job) throws Exception {
-        return get("/jobs/" + job + "/exceptions").path("exceptionHistory").path("entries").size();
+        return get("/jobs/" + job + "/exceptions")
+                .path("exceptionHistory")
+                .path("entries")
+                .size();
     }
 
     @Override

@@ -60,18 +60,28 @@ class SecuredKafkaIT {
     }
 
     @Test
-    void theSourceAndTheDeadLetterProducersAuthenticateWithScramOverTls(ElasticsearchNode es, @TempDir Path dir) throws Exception {
+    void theSourceAndTheDeadLetterProducersAuthenticateWithScramOverTls(ElasticsearchNode es, @TempDir Path dir)
+            throws Exception {
         String topic = "sec-scram";
         produce(topic, security.saslSslClientProperties());
         Path password = secretFile(dir, "kafka-password", security.scramPassword());
         // The form of helm/kes/ci/secured-values.yaml: the password in a file, the broker's CA as PEM.
-        KesConfig config = KesConfig.parse(config(es, dir, topic, security.saslSslBootstrapServers(), String.join("\n",
-                "    security.protocol: SASL_SSL",
-                "    sasl.mechanism: SCRAM-SHA-512",
-                "    sasl.jaas.config: org.apache.kafka.common.security.scram.ScramLoginModule required username=\"kes\""
-                        + " password=\"${file:" + password + "}\";",
-                "    ssl.truststore.type: PEM",
-                "    ssl.truststore.location: " + security.caCertificatePem()), false), Map.of());
+        KesConfig config = KesConfig.parse(
+                config(
+                        es,
+                        dir,
+                        topic,
+                        security.saslSslBootstrapServers(),
+                        String.join(
+                                "\n",
+                                "    security.protocol: SASL_SSL",
+                                "    sasl.mechanism: SCRAM-SHA-512",
+                                "    sasl.jaas.config: org.apache.kafka.common.security.scram.ScramLoginModule required username=\"kes\""
+                                        + " password=\"${file:" + password + "}\";",
+                                "    ssl.truststore.type: PEM",
+                                "    ssl.truststore.location: " + security.caCertificatePem()),
+                        false),
+                Map.of());
 
         int restPort = Ports.free();
         Configuration flink = new Configuration();
@@ -85,7 +95,10 @@ class SecuredKafkaIT {
             // What Flink's web UI shows of the running job: its configuration, plan and details.
             Http rest = new Http("http://127.0.0.1:" + restPort);
             String id = job.getJobID().toString();
-            for (String path : List.of("/jobs/" + id + "/config", "/jobs/" + id + "/jobmanager/config", "/jobs/" + id,
+            for (String path : List.of(
+                    "/jobs/" + id + "/config",
+                    "/jobs/" + id + "/jobmanager/config",
+                    "/jobs/" + id,
                     "/jobs/" + id + "/plan")) {
                 String body = rest.get(path).requireOk(path).body();
                 assertThat(body).as(path).doesNotContain(security.scramPassword());
@@ -101,37 +114,66 @@ class SecuredKafkaIT {
      * default), so that anything that prints a client configuration would show in the log.
      */
     @Test
-    void theSourceAndTheDeadLetterProducersAuthenticateWithMutualTls(ElasticsearchNode es, @TempDir Path home) throws Exception {
+    void theSourceAndTheDeadLetterProducersAuthenticateWithMutualTls(ElasticsearchNode es, @TempDir Path home)
+            throws Exception {
         String topic = "sec-mtls";
         produce(topic, security.mtlsClientProperties());
         Path storePassword = secretFile(home, "keystore-password", security.clientKeystorePassword());
         Path config = home.resolve("mapping.yaml");
-        Files.writeString(config, config(es, home, topic, security.mtlsBootstrapServers(), String.join("\n",
-                "    security.protocol: SSL",
-                "    ssl.truststore.location: " + security.truststore(),
-                "    ssl.truststore.type: PKCS12",
-                "    ssl.truststore.password: ${file:" + storePassword + "}",
-                "    ssl.keystore.location: " + security.clientKeystore(),
-                "    ssl.keystore.type: PKCS12",
-                "    ssl.keystore.password: ${file:" + storePassword + "}",
-                "    ssl.key.password: ${file:" + storePassword + "}"), true));
+        Files.writeString(
+                config,
+                config(
+                        es,
+                        home,
+                        topic,
+                        security.mtlsBootstrapServers(),
+                        String.join(
+                                "\n",
+                                "    security.protocol: SSL",
+                                "    ssl.truststore.location: " + security.truststore(),
+                                "    ssl.truststore.type: PKCS12",
+                                "    ssl.truststore.password: ${file:" + storePassword + "}",
+                                "    ssl.keystore.location: " + security.clientKeystore(),
+                                "    ssl.keystore.type: PKCS12",
+                                "    ssl.keystore.password: ${file:" + storePassword + "}",
+                                "    ssl.key.password: ${file:" + storePassword + "}"),
+                        true));
         Path log = home.resolve("logs/kes.log");
         Path log4j = home.resolve("log4j2-info.properties");
-        Files.writeString(log4j, String.join("\n",
-                "appender.file.type = File", "appender.file.name = file", "appender.file.fileName = " + log,
-                "appender.file.layout.type = PatternLayout", "appender.file.layout.pattern = %d %-5p %c [%t] %m%n%ex",
-                "rootLogger.level = info", "rootLogger.appenderRef.file.ref = file", ""));
+        Files.writeString(
+                log4j,
+                String.join(
+                        "\n",
+                        "appender.file.type = File",
+                        "appender.file.name = file",
+                        "appender.file.fileName = " + log,
+                        "appender.file.layout.type = PatternLayout",
+                        "appender.file.layout.pattern = %d %-5p %c [%t] %m%n%ex",
+                        "rootLogger.level = info",
+                        "rootLogger.appenderRef.file.ref = file",
+                        ""));
 
-        try (KesProcess job = KesProcess.java(home, log4j, "--config", config.toString(),
-                "--flink-conf", KesProcess.localFlinkConf(home).toString())) {
-            assertThat(job.awaitExit(Duration.ofMinutes(2))).as("the bounded job ended; console:\n%s", job.console()).isTrue();
-            assertThat(job.exitCode()).as("exit code; console:\n%s", job.console()).isZero();
+        try (KesProcess job = KesProcess.java(
+                home,
+                log4j,
+                "--config",
+                config.toString(),
+                "--flink-conf",
+                KesProcess.localFlinkConf(home).toString())) {
+            assertThat(job.awaitExit(Duration.ofMinutes(2)))
+                    .as("the bounded job ended; console:\n%s", job.console())
+                    .isTrue();
+            assertThat(job.exitCode())
+                    .as("exit code; console:\n%s", job.console())
+                    .isZero();
             assertThat(job.console()).doesNotContain(security.clientKeystorePassword());
         }
         assertThat(es.http().refreshAndCount(topic)).isEqualTo(GOOD);
         assertDeadLetters(topic, security.mtlsClientProperties());
         String logged = Files.readString(log);
-        assertThat(logged).as("the Kafka clients logged their configuration at INFO").contains("ssl.keystore.password = [hidden]");
+        assertThat(logged)
+                .as("the Kafka clients logged their configuration at INFO")
+                .contains("ssl.keystore.password = [hidden]");
         assertThat(logged).as(log.toString()).doesNotContain(security.clientKeystorePassword());
     }
 
@@ -140,39 +182,69 @@ class SecuredKafkaIT {
      * unbounded restarts the job would retry it for ever while reading nothing. It ends at once.
      */
     @Test
-    void aWrongScramPasswordEndsTheJobWithOneErrorNamingKafkaProperties(ElasticsearchNode es, @TempDir Path home) throws Exception {
+    void aWrongScramPasswordEndsTheJobWithOneErrorNamingKafkaProperties(ElasticsearchNode es, @TempDir Path home)
+            throws Exception {
         String topic = "sec-wrong-password";
         produce(topic, security.saslSslClientProperties());
         String wrong = "wrong-" + security.scramPassword();
         Path password = secretFile(home, "kafka-password", wrong);
         Path config = home.resolve("mapping.yaml");
-        Files.writeString(config, config(es, home, topic, security.saslSslBootstrapServers(), String.join("\n",
-                "    security.protocol: SASL_SSL",
-                "    sasl.mechanism: SCRAM-SHA-512",
-                "    sasl.jaas.config: 'org.apache.kafka.common.security.scram.ScramLoginModule required username=\"kes\""
-                        + " password=\"${file:" + password + "}\";'",
-                "    ssl.truststore.location: " + security.truststore(),
-                "    ssl.truststore.type: PKCS12",
-                "    ssl.truststore.password: " + security.truststorePassword()), false));
+        Files.writeString(
+                config,
+                config(
+                        es,
+                        home,
+                        topic,
+                        security.saslSslBootstrapServers(),
+                        String.join(
+                                "\n",
+                                "    security.protocol: SASL_SSL",
+                                "    sasl.mechanism: SCRAM-SHA-512",
+                                "    sasl.jaas.config: 'org.apache.kafka.common.security.scram.ScramLoginModule required username=\"kes\""
+                                        + " password=\"${file:" + password + "}\";'",
+                                "    ssl.truststore.location: " + security.truststore(),
+                                "    ssl.truststore.type: PKCS12",
+                                "    ssl.truststore.password: " + security.truststorePassword()),
+                        false));
 
         // bin/kes run's preflight check asks Kafka first: refused, it exits with 3 (cannot connect)
         // before the job starts, naming kafka.properties.
-        try (KesProcess check = KesProcess.binKesRun(home, "--config", config.toString(),
-                "--flink-conf", KesProcess.localFlinkConf(home).toString())) {
-            assertThat(check.awaitExit(Duration.ofSeconds(90))).as("the check ended; console:\n%s", check.console()).isTrue();
+        try (KesProcess check = KesProcess.binKesRun(
+                home,
+                "--config",
+                config.toString(),
+                "--flink-conf",
+                KesProcess.localFlinkConf(home).toString())) {
+            assertThat(check.awaitExit(Duration.ofSeconds(90)))
+                    .as("the check ended; console:\n%s", check.console())
+                    .isTrue();
             String console = check.console();
             assertThat(check.exitCode()).as(console).isEqualTo(3);
-            assertThat(console).contains("kafka.properties", "SaslAuthenticationException").doesNotContain(wrong);
+            assertThat(console)
+                    .contains("kafka.properties", "SaslAuthenticationException")
+                    .doesNotContain(wrong);
         }
         // Without the check (or when the password changes while the job runs), the job itself ends.
-        try (KesProcess job = KesProcess.binKesRun(home, "--config", config.toString(), "--no-check",
-                "--flink-conf", KesProcess.localFlinkConf(home).toString())) {
-            assertThat(job.awaitExit(Duration.ofSeconds(90))).as("the job ended; console:\n%s", job.console()).isTrue();
+        try (KesProcess job = KesProcess.binKesRun(
+                home,
+                "--config",
+                config.toString(),
+                "--no-check",
+                "--flink-conf",
+                KesProcess.localFlinkConf(home).toString())) {
+            assertThat(job.awaitExit(Duration.ofSeconds(90)))
+                    .as("the job ended; console:\n%s", job.console())
+                    .isTrue();
             String console = job.console();
             assertThat(job.exitCode()).as(console).isEqualTo(1);
-            assertThat(console).contains("[kes] the job failed: Kafka refused", "kafka.properties", "SaslAuthenticationException",
-                    "not restarted");
-            assertThat(console.lines().filter(l -> l.startsWith("\tat ")).count()).as("stack frames on the console:\n%s", console)
+            assertThat(console)
+                    .contains(
+                            "[kes] the job failed: Kafka refused",
+                            "kafka.properties",
+                            "SaslAuthenticationException",
+                            "not restarted");
+            assertThat(console.lines().filter(l -> l.startsWith("\tat ")).count())
+                    .as("stack frames on the console:\n%s", console)
                     .isZero();
             assertThat(console).doesNotContain(wrong);
         }
@@ -183,11 +255,13 @@ class SecuredKafkaIT {
      * The job's config: {@code GOOD} documents by {@code id}, one record that is not JSON (a decode
      * dead letter) and one the mapping refuses (an index dead letter).
      */
-    private static String config(ElasticsearchNode es, Path dir, String topic, String bootstrap, String properties, boolean bounded)
+    private static String config(
+            ElasticsearchNode es, Path dir, String topic, String bootstrap, String properties, boolean bounded)
             throws Exception {
         Path mappings = dir.resolve("mappings.json");
         Files.writeString(mappings, "{\"properties\":{\"id\":{\"type\":\"keyword\"},\"n\":{\"type\":\"integer\"}}}");
-        return String.join("\n",
+        return String.join(
+                "\n",
                 "elasticsearch: {hosts: [" + es.url() + "]}",
                 "kafka:",
                 "  bootstrap_servers: \"" + bootstrap + "\"",
@@ -207,9 +281,11 @@ class SecuredKafkaIT {
     private static void produce(String topic, Map<String, String> client) throws Exception {
         kafka.createTopic(topic, 2, Map.of());
         kafka.createTopic(topic + "-dead", 1, Map.of());
-        try (var producer = new KafkaProducer<>(properties(client), new ByteArraySerializer(), new ByteArraySerializer())) {
+        try (var producer =
+                new KafkaProducer<>(properties(client), new ByteArraySerializer(), new ByteArraySerializer())) {
             for (int i = 0; i < GOOD; i++) {
-                producer.send(new ProducerRecord<>(topic, i % 2, utf8("d" + i), utf8("{\"id\":\"d" + i + "\",\"n\":" + i + "}")));
+                producer.send(new ProducerRecord<>(
+                        topic, i % 2, utf8("d" + i), utf8("{\"id\":\"d" + i + "\",\"n\":" + i + "}")));
             }
             producer.send(new ProducerRecord<>(topic, 0, utf8("malformed"), utf8("{\"id\":\"malformed\", oops")));
             producer.send(new ProducerRecord<>(topic, 1, utf8("refused"), utf8("{\"id\":\"refused\",\"n\":\"five\"}")));
@@ -230,7 +306,9 @@ class SecuredKafkaIT {
             while (System.nanoTime() < deadline && stageByKey.size() < 2) {
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
                     Header stage = r.headers().lastHeader("kes.stage");
-                    stageByKey.put(new String(r.key(), StandardCharsets.UTF_8), new String(stage.value(), StandardCharsets.UTF_8));
+                    stageByKey.put(
+                            new String(r.key(), StandardCharsets.UTF_8),
+                            new String(stage.value(), StandardCharsets.UTF_8));
                     values.add(new String(r.value(), StandardCharsets.UTF_8));
                 }
             }

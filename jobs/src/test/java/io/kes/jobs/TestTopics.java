@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kes.jobs.config.KesConfig;
 import io.kes.jobs.quickstart.SampleLogs;
-import io.kes.stack.SearchNode;
 import io.kes.stack.KafkaBroker;
+import io.kes.stack.SearchNode;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -51,17 +51,20 @@ final class TestTopics {
      * default) has raced topic creation into OutOfOrderSequenceException on a loaded machine; test
      * data needs no producer-side dedup, so it is off (acks=all, one request in flight).
      */
-    static void produce(KafkaBroker kafka, String topic, Map<String, String> topicConfig, List<KeyValue> records) throws Exception {
+    static void produce(KafkaBroker kafka, String topic, Map<String, String> topicConfig, List<KeyValue> records)
+            throws Exception {
         kafka.createTopic(topic, 2, topicConfig);
         try (var producer = producer(kafka, topicConfig.getOrDefault("compression.type", "none"))) {
             for (KeyValue r : records) {
-                producer.send(new ProducerRecord<>(topic, 0, r.key(), r.value())).get();
+                producer.send(new ProducerRecord<>(topic, 0, r.key(), r.value()))
+                        .get();
             }
         }
     }
 
     /** Creates the topic and writes these records, headers included, in order; the records name their partition. */
-    static void produceRecords(KafkaBroker kafka, String topic, List<ProducerRecord<byte[], byte[]>> records) throws Exception {
+    static void produceRecords(KafkaBroker kafka, String topic, List<ProducerRecord<byte[], byte[]>> records)
+            throws Exception {
         kafka.createTopic(topic, 1, Map.of());
         try (var producer = producer(kafka, "none")) {
             for (ProducerRecord<byte[], byte[]> r : records) {
@@ -74,11 +77,13 @@ final class TestTopics {
      * Like {@link #produce}, compressed by the producer with {@code codec} (none, gzip, snappy, lz4,
      * zstd); the topic keeps the producer's batches as they are (its default compression.type: producer).
      */
-    static void produceCompressed(KafkaBroker kafka, String topic, String codec, List<KeyValue> records) throws Exception {
+    static void produceCompressed(KafkaBroker kafka, String topic, String codec, List<KeyValue> records)
+            throws Exception {
         kafka.createTopic(topic, 2, Map.of("compression.type", "producer"));
         try (var producer = producer(kafka, codec)) {
             for (KeyValue r : records) {
-                producer.send(new ProducerRecord<>(topic, 0, r.key(), r.value())).get();
+                producer.send(new ProducerRecord<>(topic, 0, r.key(), r.value()))
+                        .get();
             }
         }
     }
@@ -130,10 +135,13 @@ final class TestTopics {
 
     /** Runs the job from the first offset to the latest, parallelism 1, with {@code routesAndMore} after {@code routes:}. */
     static void runBounded(SearchNode es, KafkaBroker kafka, String routesAndMore) throws Exception {
-        KesConfig config = KesConfig.parse("elasticsearch: {hosts: [" + es.url() + "]}\n"
-                + "kafka: {bootstrap_servers: \"" + kafka.bootstrapServers() + "\", starting_offsets: earliest}\n"
-                + "job: {parallelism: 1, checkpoint_interval: 1s, bounded: true}\n"
-                + "routes:\n" + routesAndMore, Map.of());
+        KesConfig config = KesConfig.parse(
+                "elasticsearch: {hosts: [" + es.url() + "]}\n"
+                        + "kafka: {bootstrap_servers: \"" + kafka.bootstrapServers()
+                        + "\", starting_offsets: earliest}\n"
+                        + "job: {parallelism: 1, checkpoint_interval: 1s, bounded: true}\n"
+                        + "routes:\n" + routesAndMore,
+                Map.of());
         StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(1);
         KesJob.build(env, config);
         env.execute("kes-it");
@@ -141,7 +149,11 @@ final class TestTopics {
 
     /** The {@code _source} of a document, as compact JSON. */
     static String source(SearchNode es, String index, String id) throws Exception {
-        return JSON.writeValueAsString(JSON.readTree(es.http().get("/" + index + "/_doc/" + id).requireOk("get " + id).body()).get("_source"));
+        return JSON.writeValueAsString(JSON.readTree(es.http()
+                        .get("/" + index + "/_doc/" + id)
+                        .requireOk("get " + id)
+                        .body())
+                .get("_source"));
     }
 
     /** Dead letters by record key, waiting up to 20 s for {@code expected} of them. */

@@ -46,8 +46,10 @@ public final class SqlFile {
             run(Files.readString(Path.of(args[0])));
         } catch (Exception e) {
             Throwable cause = rootCause(e);
-            System.err.println("[kes sql] failed " + (e instanceof StatementFailed ? "at " + e.getMessage()
-                    : ": " + (cause.getMessage() != null ? cause.getMessage() : cause.toString())));
+            System.err.println("[kes sql] failed "
+                    + (e instanceof StatementFailed
+                            ? "at " + e.getMessage()
+                            : ": " + (cause.getMessage() != null ? cause.getMessage() : cause.toString())));
             System.err.println("[kes sql] the full stack trace is in the log");
             // INFO: into the log file only; the terminal has the line above (bin/kes shows warnings there).
             org.slf4j.LoggerFactory.getLogger(SqlFile.class).info("SQL file failed", e);
@@ -68,7 +70,8 @@ public final class SqlFile {
         conf.setString("restart-strategy.type", "fixed-delay");
         conf.setString("restart-strategy.fixed-delay.attempts", "3");
         conf.setString("restart-strategy.fixed-delay.delay", "5s");
-        StreamTableEnvironment tables = StreamTableEnvironment.create(StreamExecutionEnvironment.getExecutionEnvironment(conf));
+        StreamTableEnvironment tables =
+                StreamTableEnvironment.create(StreamExecutionEnvironment.getExecutionEnvironment(conf));
         // BEGIN STATEMENT SET; ... END; (the SQL client's own form): the INSERTs in between, run as one job at END.
         List<SqlStatements.Statement> statementSet = null;
         for (SqlStatements.Statement statement : SqlStatements.split(sql)) {
@@ -153,10 +156,13 @@ public final class SqlFile {
         }
         Throwable cause = chain.get(chain.size() - 1);
         String message = cause.getMessage() != null ? cause.getMessage() : cause.toString();
-        // Calcite's innermost "Object 'x' not found" has no position; the deepest exception around it that says where wins.
+        // Calcite's innermost "Object 'x' not found" has no position; the deepest exception around it that says where
+        // wins.
         for (int i = chain.size() - 2; i >= 0 && !POSITION.matcher(message).find(); i--) {
             String around = chain.get(i).getMessage();
-            if (around != null && around.contains(message) && POSITION.matcher(around).find()) {
+            if (around != null
+                    && around.contains(message)
+                    && POSITION.matcher(around).find()) {
                 message = around;
             }
         }
@@ -167,7 +173,8 @@ public final class SqlFile {
         return POSITION.matcher(message.strip()).replaceAll(m -> {
             int line = Integer.parseInt(m.group(1));
             int column = Integer.parseInt(m.group(2));
-            return "line " + (statement.line() + line - 1) + ", column " + (line == 1 ? statement.column() + column - 1 : column);
+            return "line " + (statement.line() + line - 1) + ", column "
+                    + (line == 1 ? statement.column() + column - 1 : column);
         });
     }
 
@@ -183,11 +190,16 @@ public final class SqlFile {
                 // there, as a failed future or (once the cluster is down) thrown at once.
                 String status;
                 try {
-                    status = job.getJobStatus().handle((s, e) -> e == null ? s.toString() : "ending").get();
+                    status = job.getJobStatus()
+                            .handle((s, e) -> e == null ? s.toString() : "ending")
+                            .get();
                 } catch (IllegalStateException clusterDown) {
                     status = "ending";
                 }
-                System.out.printf("[kes sql] job %s %s, %d s%n", job.getJobID(), status,
+                System.out.printf(
+                        "[kes sql] job %s %s, %d s%n",
+                        job.getJobID(),
+                        status,
                         Duration.ofNanos(System.nanoTime() - start).toSeconds());
             }
         }

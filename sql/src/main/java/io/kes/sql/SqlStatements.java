@@ -32,7 +32,11 @@ final class SqlStatements {
     record Statement(String text, String code, int line, int column) {
         /** The first line of the statement without comments, with "..." when there is more. */
         String firstLine() {
-            String first = code.lines().map(String::strip).filter(l -> !l.isEmpty()).findFirst().orElse("");
+            String first = code.lines()
+                    .map(String::strip)
+                    .filter(l -> !l.isEmpty())
+                    .findFirst()
+                    .orElse("");
             return code.strip().contains("\n") ? first + " ..." : first;
         }
 
@@ -120,6 +124,7 @@ final class SqlStatements {
         int textStart;
         /** The statement's first words, upper case, while they may still say EXECUTE STATEMENT SET BEGIN. */
         final List<String> leading = new ArrayList<>();
+
         boolean statementSet;
         boolean setEnded;
         int caseDepth;
@@ -183,7 +188,8 @@ final class SqlStatements {
 
         void addTo(List<Statement> out) {
             if (line > 0 && !code.toString().isBlank()) {
-                out.add(new Statement(text.substring(textStart).strip(), code.toString().strip(), line, column));
+                out.add(new Statement(
+                        text.substring(textStart).strip(), code.toString().strip(), line, column));
             }
         }
     }

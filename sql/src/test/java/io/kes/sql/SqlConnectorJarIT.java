@@ -24,11 +24,18 @@ class SqlConnectorJarIT {
             assertThat(new String(jar.getInputStream(services).readAllBytes(), StandardCharsets.UTF_8))
                     .contains("io.kes.connector.table.KesTableSinkFactory");
             List<String> names = jar.stream().map(ZipEntry::getName).toList();
-            assertThat(names).contains("io/kes/connector/table/KesTableSinkFactory.class", "io/kes/connector/ElasticsearchSink.class",
-                    "org/elasticsearch/client/RestClient.class", "io/kes/shaded/com/fasterxml/jackson/databind/ObjectMapper.class",
-                    "io/kes/shaded/org/apache/http/HttpHost.class");
-            assertThat(names).noneMatch(n -> n.startsWith("org/apache/flink/") || n.startsWith("com/fasterxml/")
-                    || n.startsWith("org/apache/http/") || n.startsWith("io/kes/sql/"));
+            assertThat(names)
+                    .contains(
+                            "io/kes/connector/table/KesTableSinkFactory.class",
+                            "io/kes/connector/ElasticsearchSink.class",
+                            "org/elasticsearch/client/RestClient.class",
+                            "io/kes/shaded/com/fasterxml/jackson/databind/ObjectMapper.class",
+                            "io/kes/shaded/org/apache/http/HttpHost.class");
+            assertThat(names)
+                    .noneMatch(n -> n.startsWith("org/apache/flink/")
+                            || n.startsWith("com/fasterxml/")
+                            || n.startsWith("org/apache/http/")
+                            || n.startsWith("io/kes/sql/"));
         }
     }
 }

@@ -41,7 +41,8 @@ class SqlDeadLetterIT {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @Test
-    void refusedRowsGoToTheDeadLetterTopicAndTheGoodRowsAreIndexed(ElasticsearchNode es, KafkaBroker kafka) throws Exception {
+    void refusedRowsGoToTheDeadLetterTopicAndTheGoodRowsAreIndexed(ElasticsearchNode es, KafkaBroker kafka)
+            throws Exception {
         String topic = "sql-dlq-orders";
         String deadLetters = "sql-dlq-orders-refused";
         int rows = 1_000;
@@ -57,14 +58,18 @@ class SqlDeadLetterIT {
                     refused.add(i);
                 }
                 String amount = bad ? "\"lots\"" : "\"" + (i % 100) + "\"";
-                producer.send(new ProducerRecord<>(topic, (int) (i % 2), null, "{\"seq\":" + i + ",\"amount\":" + amount + "}"));
+                producer.send(new ProducerRecord<>(
+                        topic, (int) (i % 2), null, "{\"seq\":" + i + ",\"amount\":" + amount + "}"));
             }
             producer.flush();
         }
         Http http = es.http();
         http.send("DELETE", "/sql-dlq-orders?ignore_unavailable=true", null);
-        http.send("PUT", "/sql-dlq-orders", "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0},"
-                + "\"mappings\":{\"dynamic\":\"strict\",\"properties\":{\"seq\":{\"type\":\"long\"},\"amount\":{\"type\":\"integer\"}}}}")
+        http.send(
+                        "PUT",
+                        "/sql-dlq-orders",
+                        "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0},"
+                                + "\"mappings\":{\"dynamic\":\"strict\",\"properties\":{\"seq\":{\"type\":\"long\"},\"amount\":{\"type\":\"integer\"}}}}")
                 .requireOk("create index");
 
         SqlFile.run("""
@@ -87,10 +92,18 @@ class SqlDeadLetterIT {
                 INSERT INTO es_orders SELECT seq, amount, `topic`, `partition`, `offset` FROM orders;
                 """.formatted(topic, kafka.bootstrapServers(), es.url(), deadLetters, kafka.bootstrapServers()));
 
-        assertThat(http.refreshAndCount("sql-dlq-orders")).as("good rows indexed").isEqualTo(rows - refused.size());
-        JsonNode indexed = JSON.readTree(http.send("POST", "/sql-dlq-orders/_search",
-                "{\"size\":0,\"query\":{\"terms\":{\"seq\":" + refused + "}}}").requireOk("search").body());
-        assertThat(indexed.path("hits").path("total").path("value").asLong()).as("refused rows in the index").isZero();
+        assertThat(http.refreshAndCount("sql-dlq-orders"))
+                .as("good rows indexed")
+                .isEqualTo(rows - refused.size());
+        JsonNode indexed = JSON.readTree(http.send(
+                        "POST",
+                        "/sql-dlq-orders/_search",
+                        "{\"size\":0,\"query\":{\"terms\":{\"seq\":" + refused + "}}}")
+                .requireOk("search")
+                .body());
+        assertThat(indexed.path("hits").path("total").path("value").asLong())
+                .as("refused rows in the index")
+                .isZero();
 
         Map<Long, ConsumerRecord<byte[], byte[]>> letters = new HashMap<>();
         Properties c = new Properties();
@@ -104,11 +117,15 @@ class SqlDeadLetterIT {
             while (consumer.position(partition) < end && System.nanoTime() < deadline) {
                 for (ConsumerRecord<byte[], byte[]> letter : consumer.poll(Duration.ofMillis(500))) {
                     long seq = JSON.readTree(letter.value()).path("seq").asLong();
-                    assertThat(letters.put(seq, letter)).as("dead letter of seq " + seq + " twice").isNull();
+                    assertThat(letters.put(seq, letter))
+                            .as("dead letter of seq " + seq + " twice")
+                            .isNull();
                 }
             }
         }
-        assertThat(new TreeSet<>(letters.keySet())).as("seq of the dead letters").isEqualTo(refused);
+        assertThat(new TreeSet<>(letters.keySet()))
+                .as("seq of the dead letters")
+                .isEqualTo(refused);
         ConsumerRecord<byte[], byte[]> one = letters.get(refused.iterator().next());
         assertThat(JSON.readTree(one.value()).path("amount").asText()).isEqualTo("lots");
         assertThat(header(one, "kes.stage")).isEqualTo("index");

@@ -55,22 +55,26 @@ class SqlFileTest {
                 -- line 6 is the INSERT
                 INSERT INTO es SELECT x FROM src;
                 """));
-        assertThat(failure).isInstanceOf(SqlFile.StatementFailed.class).hasMessage("line 7: INSERT INTO es SELECT x FROM src\n"
-                + "kes retries rejected and unavailable writes with exponential backoff (retry.initial-backoff, doubling up to "
-                + "retry.max-backoff) for up to retry.max-time; 'sink.bulk-flush.backoff.strategy' = 'CONSTANT' has no kes "
-                + "equivalent, remove it");
+        assertThat(failure)
+                .isInstanceOf(SqlFile.StatementFailed.class)
+                .hasMessage("line 7: INSERT INTO es SELECT x FROM src\n"
+                        + "kes retries rejected and unavailable writes with exponential backoff (retry.initial-backoff, doubling up to "
+                        + "retry.max-backoff) for up to retry.max-time; 'sink.bulk-flush.backoff.strategy' = 'CONSTANT' has no kes "
+                        + "equivalent, remove it");
         assertThat(((SqlFile.StatementFailed) failure).line()).isEqualTo(7);
     }
 
     @Test
     void parserAndValidatorPositionsAreCountedInTheFile() {
-        assertThat(catchThrowable(() -> SqlFile.run(SOURCE + "\n  SELECT x\n  FORM src;\n"))).hasMessage(
-                "line 5: SELECT x ...\nEncountered \"src\" at line 6, column 8.");
-        assertThat(catchThrowable(() -> SqlFile.run(SOURCE + "CREATE TABLE a (x BIGINT) WITH ('connector' = 'blackhole');\n"
-                + "INSERT INTO a\n  SELECT nope FROM src;\n"))).hasMessage("line 5: INSERT INTO a ...\n"
+        assertThat(catchThrowable(() -> SqlFile.run(SOURCE + "\n  SELECT x\n  FORM src;\n")))
+                .hasMessage("line 5: SELECT x ...\nEncountered \"src\" at line 6, column 8.");
+        assertThat(catchThrowable(
+                        () -> SqlFile.run(SOURCE + "CREATE TABLE a (x BIGINT) WITH ('connector' = 'blackhole');\n"
+                                + "INSERT INTO a\n  SELECT nope FROM src;\n")))
+                .hasMessage("line 5: INSERT INTO a ...\n"
                         + "From line 6, column 10 to line 6, column 13: Column 'nope' not found in any table");
-        assertThat(catchThrowable(() -> SqlFile.run(SOURCE + "INSERT INTO nowhere SELECT x FROM src;\n"))).hasMessage(
-                "line 4: INSERT INTO nowhere SELECT x FROM src\n"
+        assertThat(catchThrowable(() -> SqlFile.run(SOURCE + "INSERT INTO nowhere SELECT x FROM src;\n")))
+                .hasMessage("line 4: INSERT INTO nowhere SELECT x FROM src\n"
                         + "Cannot find table '`default_catalog`.`default_database`.`nowhere`' in any of the catalogs [default_catalog], "
                         + "nor as a temporary table.");
     }

@@ -43,18 +43,23 @@ class SqlIngestPipelineIT {
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
         try (var producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
             for (int i = 0; i < ROWS; i++) {
-                producer.send(new ProducerRecord<>(topic, i % 2, null, "{\"seq\":" + i + ",\"user\":\"u" + (i % USERS) + "\"}"));
+                producer.send(new ProducerRecord<>(
+                        topic, i % 2, null, "{\"seq\":" + i + ",\"user\":\"u" + (i % USERS) + "\"}"));
             }
             producer.flush();
         }
         Http http = node.http();
         // Enriches the source, and moves the document to the shard of its user: kes cannot
         // predict that shard, so it must write the index in ordinary bulks and lose nothing.
-        http.send("PUT", "/_ingest/pipeline/sql-enrich-and-route", "{\"processors\":[{\"set\":{\"field\":\"enriched\","
-                + "\"value\":true}},{\"rename\":{\"field\":\"user\",\"target_field\":\"_routing\"}}]}")
+        http.send(
+                        "PUT",
+                        "/_ingest/pipeline/sql-enrich-and-route",
+                        "{\"processors\":[{\"set\":{\"field\":\"enriched\","
+                                + "\"value\":true}},{\"rename\":{\"field\":\"user\",\"target_field\":\"_routing\"}}]}")
                 .requireOk("pipeline sql-enrich-and-route");
         http.send("DELETE", "/sql-pipeline?ignore_unavailable=true", null);
-        http.send("PUT", "/sql-pipeline", "{\"settings\":{\"number_of_shards\":4,\"number_of_replicas\":0}}").requireOk("create index");
+        http.send("PUT", "/sql-pipeline", "{\"settings\":{\"number_of_shards\":4,\"number_of_replicas\":0}}")
+                .requireOk("create index");
 
         SqlFile.run("""
                 SET 'parallelism.default' = '2';
@@ -74,14 +79,20 @@ class SqlIngestPipelineIT {
                 INSERT INTO es_rows SELECT seq, `user`, `topic`, `partition`, `offset` FROM rows_in;
                 """.formatted(topic, kafka.bootstrapServers(), node.url()));
 
-        assertThat(wrongDocuments(http, "sql-pipeline")).as("documents not as the pipeline made them, or not where it put them").isEmpty();
+        assertThat(wrongDocuments(http, "sql-pipeline"))
+                .as("documents not as the pipeline made them, or not where it put them")
+                .isEmpty();
     }
 
     /** Every seq once, enriched, without its user field and routed by it; the list of what differs. */
     private static List<String> wrongDocuments(Http http, String index) throws Exception {
         assertThat(http.refreshAndCount(index)).as(index + " documents").isEqualTo(ROWS);
-        JsonNode hits = JSON.readTree(http.get("/" + index + "/_search?size=" + ROWS + "&filter_path=hits.hits._routing,hits.hits._source")
-                .requireOk("search " + index).body()).path("hits").path("hits");
+        JsonNode hits = JSON.readTree(http.get("/" + index + "/_search?size=" + ROWS
+                                + "&filter_path=hits.hits._routing,hits.hits._source")
+                        .requireOk("search " + index)
+                        .body())
+                .path("hits")
+                .path("hits");
         boolean[] seen = new boolean[ROWS];
         List<String> wrong = new ArrayList<>();
         for (JsonNode hit : hits) {
@@ -93,8 +104,11 @@ class SqlIngestPipelineIT {
             }
             seen[seq] = true;
             String user = "u" + (seq % USERS);
-            if (!source.path("enriched").asBoolean(false) || source.has("user") || !user.equals(hit.path("_routing").asText(null))) {
-                wrong.add("seq " + seq + ": " + source + " routing " + hit.path("_routing") + ", expected enriched, routing " + user);
+            if (!source.path("enriched").asBoolean(false)
+                    || source.has("user")
+                    || !user.equals(hit.path("_routing").asText(null))) {
+                wrong.add("seq " + seq + ": " + source + " routing " + hit.path("_routing")
+                        + ", expected enriched, routing " + user);
             }
         }
         return wrong;

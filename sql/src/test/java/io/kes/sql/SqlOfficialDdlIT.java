@@ -70,8 +70,8 @@ class SqlOfficialDdlIT {
     }
 
     @Test
-    void theOfficialConnectorsDdlExamplesWriteTheDocumentsTheirDocumentationDescribes(ElasticsearchNode es, KafkaBroker kafka)
-            throws Exception {
+    void theOfficialConnectorsDdlExamplesWriteTheDocumentsTheirDocumentationDescribes(
+            ElasticsearchNode es, KafkaBroker kafka) throws Exception {
         Http http = es.http();
         http.send("DELETE", "/users,myusers-*,users-tuned,users-now-*?ignore_unavailable=true", null);
         String today = LocalDate.now(ZoneOffset.UTC).toString();
@@ -149,34 +149,50 @@ class SqlOfficialDdlIT {
                 INSERT INTO myUsersNow SELECT user_id, uv, `topic`, `partition`, `offset` FROM kafka_users;
                 """.formatted(es.url()));
 
-        assertThat(documents(http, "users")).isEqualTo(Map.of(
-                "users/u1", "{\"user_id\":\"u1\",\"user_name\":\"Ann\",\"uv\":4,\"pv\":40}",
-                "users/u2", "{\"user_id\":\"u2\",\"user_name\":\"Bob\",\"uv\":2,\"pv\":20}",
-                "users/u3", "{\"user_id\":\"u3\",\"user_name\":\"Cid\",\"uv\":4,\"pv\":40}"));
+        assertThat(documents(http, "users"))
+                .isEqualTo(Map.of(
+                        "users/u1", "{\"user_id\":\"u1\",\"user_name\":\"Ann\",\"uv\":4,\"pv\":40}",
+                        "users/u2", "{\"user_id\":\"u2\",\"user_name\":\"Bob\",\"uv\":2,\"pv\":20}",
+                        "users/u3", "{\"user_id\":\"u3\",\"user_name\":\"Cid\",\"uv\":4,\"pv\":40}"));
         // u1 moved to another day: its first document stays where it was, as with Flink's own connector
-        assertThat(documents(http, "myusers-*")).isEqualTo(Map.of(
-                "myusers-2020-03-27/u1", "{\"user_id\":\"u1\",\"user_name\":\"Ann\",\"uv\":1,\"pv\":10,\"log_ts\":\"2020-03-27 12:25:55\"}",
-                "myusers-2020-03-28/u2", "{\"user_id\":\"u2\",\"user_name\":\"Bob\",\"uv\":2,\"pv\":20,\"log_ts\":\"2020-03-28 08:00:00\"}",
-                "myusers-2020-03-28/u1", "{\"user_id\":\"u1\",\"user_name\":\"Ann\",\"uv\":3,\"pv\":30,\"log_ts\":\"2020-03-28 23:59:59\"}",
-                "myusers-2020-03-27/u3", "{\"user_id\":\"u3\",\"user_name\":\"Cid\",\"uv\":4,\"pv\":40,\"log_ts\":\"2020-03-27 00:00:00\"}"));
-        assertThat(documents(http, "users-tuned")).isEqualTo(Map.of(
-                "users-tuned/u1$Ann", "{\"user_id\":\"u1\",\"user_name\":\"Ann\",\"uv\":3,\"pv\":30}",
-                "users-tuned/u2$Bob", "{\"user_id\":\"u2\",\"user_name\":\"Bob\",\"uv\":2,\"pv\":20}",
-                "users-tuned/u3$Cid", "{\"user_id\":\"u3\",\"user_name\":\"Cid\",\"uv\":4,\"pv\":40}"));
+        assertThat(documents(http, "myusers-*"))
+                .isEqualTo(
+                        Map.of(
+                                "myusers-2020-03-27/u1",
+                                        "{\"user_id\":\"u1\",\"user_name\":\"Ann\",\"uv\":1,\"pv\":10,\"log_ts\":\"2020-03-27 12:25:55\"}",
+                                "myusers-2020-03-28/u2",
+                                        "{\"user_id\":\"u2\",\"user_name\":\"Bob\",\"uv\":2,\"pv\":20,\"log_ts\":\"2020-03-28 08:00:00\"}",
+                                "myusers-2020-03-28/u1",
+                                        "{\"user_id\":\"u1\",\"user_name\":\"Ann\",\"uv\":3,\"pv\":30,\"log_ts\":\"2020-03-28 23:59:59\"}",
+                                "myusers-2020-03-27/u3",
+                                        "{\"user_id\":\"u3\",\"user_name\":\"Cid\",\"uv\":4,\"pv\":40,\"log_ts\":\"2020-03-27 00:00:00\"}"));
+        assertThat(documents(http, "users-tuned"))
+                .isEqualTo(Map.of(
+                        "users-tuned/u1$Ann", "{\"user_id\":\"u1\",\"user_name\":\"Ann\",\"uv\":3,\"pv\":30}",
+                        "users-tuned/u2$Bob", "{\"user_id\":\"u2\",\"user_name\":\"Bob\",\"uv\":2,\"pv\":20}",
+                        "users-tuned/u3$Cid", "{\"user_id\":\"u3\",\"user_name\":\"Cid\",\"uv\":4,\"pv\":40}"));
         Map<String, String> now = documents(http, "users-now-*");
-        String day = now.keySet().stream().findFirst().map(k -> k.substring("users-now-".length(), k.indexOf('/'))).orElse("none");
-        assertThat(day).as("the day the rows were written (UTC)").isIn(today, LocalDate.now(ZoneOffset.UTC).toString());
+        String day = now.keySet().stream()
+                .findFirst()
+                .map(k -> k.substring("users-now-".length(), k.indexOf('/')))
+                .orElse("none");
+        assertThat(day)
+                .as("the day the rows were written (UTC)")
+                .isIn(today, LocalDate.now(ZoneOffset.UTC).toString());
         Map<String, String> expectedNow = new HashMap<>();
         for (int offset = 0; offset < ROWS.size(); offset++) {
             JsonNode row = JSON.readTree(ROWS.get(offset));
-            expectedNow.put("users-now-" + day + "/" + KafkaCoordinateId.of(TOPIC, 0, offset),
-                    "{\"user_id\":\"" + row.path("user_id").asText() + "\",\"uv\":" + row.path("uv").asLong() + "}");
+            expectedNow.put(
+                    "users-now-" + day + "/" + KafkaCoordinateId.of(TOPIC, 0, offset),
+                    "{\"user_id\":\"" + row.path("user_id").asText() + "\",\"uv\":"
+                            + row.path("uv").asLong() + "}");
         }
         assertThat(now).isEqualTo(expectedNow);
     }
 
     @Test
-    void aStatementSetFeedsTwoKesTablesFromOneKafkaTableInOneJob(ElasticsearchNode es, KafkaBroker kafka) throws Exception {
+    void aStatementSetFeedsTwoKesTablesFromOneKafkaTableInOneJob(ElasticsearchNode es, KafkaBroker kafka)
+            throws Exception {
         Http http = es.http();
         http.send("DELETE", "/set-totals,set-events?ignore_unavailable=true", null);
 
@@ -197,25 +213,32 @@ class SqlOfficialDdlIT {
                 """.formatted(es.url())));
 
         assertThat(Stdout.finishedJobs(out)).as("one job for the statement set").isEqualTo(1);
-        assertThat(documents(http, "set-totals")).isEqualTo(Map.of(
-                "set-totals/u1", "{\"user_id\":\"u1\",\"user_name\":\"Ann\",\"uv\":4,\"pv\":40}",
-                "set-totals/u2", "{\"user_id\":\"u2\",\"user_name\":\"Bob\",\"uv\":2,\"pv\":20}",
-                "set-totals/u3", "{\"user_id\":\"u3\",\"user_name\":\"Cid\",\"uv\":4,\"pv\":40}"));
-        assertThat(documents(http, "set-events")).isEqualTo(Map.of(
-                "set-events/" + KafkaCoordinateId.of(TOPIC, 0, 0), "{\"user_id\":\"u1\",\"uv\":0}",
-                "set-events/" + KafkaCoordinateId.of(TOPIC, 0, 1), "{\"user_id\":\"u2\",\"uv\":0}",
-                "set-events/" + KafkaCoordinateId.of(TOPIC, 0, 2), "{\"user_id\":\"u1\",\"uv\":3}",
-                "set-events/" + KafkaCoordinateId.of(TOPIC, 0, 3), "{\"user_id\":\"u3\",\"uv\":4}"));
+        assertThat(documents(http, "set-totals"))
+                .isEqualTo(Map.of(
+                        "set-totals/u1", "{\"user_id\":\"u1\",\"user_name\":\"Ann\",\"uv\":4,\"pv\":40}",
+                        "set-totals/u2", "{\"user_id\":\"u2\",\"user_name\":\"Bob\",\"uv\":2,\"pv\":20}",
+                        "set-totals/u3", "{\"user_id\":\"u3\",\"user_name\":\"Cid\",\"uv\":4,\"pv\":40}"));
+        assertThat(documents(http, "set-events"))
+                .isEqualTo(Map.of(
+                        "set-events/" + KafkaCoordinateId.of(TOPIC, 0, 0), "{\"user_id\":\"u1\",\"uv\":0}",
+                        "set-events/" + KafkaCoordinateId.of(TOPIC, 0, 1), "{\"user_id\":\"u2\",\"uv\":0}",
+                        "set-events/" + KafkaCoordinateId.of(TOPIC, 0, 2), "{\"user_id\":\"u1\",\"uv\":3}",
+                        "set-events/" + KafkaCoordinateId.of(TOPIC, 0, 3), "{\"user_id\":\"u3\",\"uv\":4}"));
     }
 
     /** Every document of {@code indices}: "index/id" to its source, as compact JSON. */
     private static Map<String, String> documents(Http http, String indices) throws Exception {
         http.send("POST", "/" + indices + "/_refresh", null).requireOk("refresh");
-        JsonNode hits = JSON.readTree(http.send("POST", "/" + indices + "/_search", "{\"size\":100}").requireOk("search").body())
-                .path("hits").path("hits");
+        JsonNode hits = JSON.readTree(http.send("POST", "/" + indices + "/_search", "{\"size\":100}")
+                        .requireOk("search")
+                        .body())
+                .path("hits")
+                .path("hits");
         Map<String, String> documents = new TreeMap<>();
         for (JsonNode hit : hits) {
-            documents.put(hit.path("_index").asText() + "/" + hit.path("_id").asText(), JSON.writeValueAsString(hit.path("_source")));
+            documents.put(
+                    hit.path("_index").asText() + "/" + hit.path("_id").asText(),
+                    JSON.writeValueAsString(hit.path("_source")));
         }
         return documents;
     }

@@ -31,7 +31,8 @@ class SqlSinkIT {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @Test
-    void insertFromKafkaIndexesExactlyTheTopicsRowsInSingleShardBulks(ElasticsearchNode es, KafkaBroker kafka) throws Exception {
+    void insertFromKafkaIndexesExactlyTheTopicsRowsInSingleShardBulks(ElasticsearchNode es, KafkaBroker kafka)
+            throws Exception {
         String topic = "sql-logs";
         int rows = 10_000;
         kafka.createTopic(topic, 3, Map.of());
@@ -44,7 +45,8 @@ class SqlSinkIT {
         }
         Http http = es.http();
         http.send("DELETE", "/sql-logs?ignore_unavailable=true", null);
-        http.send("PUT", "/sql-logs", "{\"settings\":{\"number_of_shards\":6,\"number_of_replicas\":0}}").requireOk("create index");
+        http.send("PUT", "/sql-logs", "{\"settings\":{\"number_of_shards\":6,\"number_of_replicas\":0}}")
+                .requireOk("create index");
         long bulkRequestsBefore = bulkRequests(http);
 
         SqlFile.run("""
@@ -66,23 +68,35 @@ class SqlSinkIT {
 
         assertThat(http.refreshAndCount("sql-logs")).isEqualTo(rows);
         long requests = bulkRequests(http) - bulkRequestsBefore;
-        long shardOperations = JSON.readTree(http.get("/sql-logs/_stats/bulk").requireOk("stats").body())
-                .path("_all").path("primaries").path("bulk").path("total_operations").asLong();
+        long shardOperations = JSON.readTree(
+                        http.get("/sql-logs/_stats/bulk").requireOk("stats").body())
+                .path("_all")
+                .path("primaries")
+                .path("bulk")
+                .path("total_operations")
+                .asLong();
         assertThat(requests).isGreaterThanOrEqualTo(rows / 500);
-        assertThat(shardOperations).as("shard-level bulk operations = bulk requests: every bulk touched one shard").isEqualTo(requests);
+        assertThat(shardOperations)
+                .as("shard-level bulk operations = bulk requests: every bulk touched one shard")
+                .isEqualTo(requests);
 
         // Ids are the Kafka coordinates, documents the rows without the metadata columns.
-        JsonNode hits = JSON.readTree(http.send("POST", "/sql-logs/_search",
-                "{\"size\":3,\"query\":{\"terms\":{\"seq\":[0,1,9999]}},\"sort\":[{\"seq\":\"asc\"}]}").requireOk("search").body())
-                .path("hits").path("hits");
+        JsonNode hits = JSON.readTree(http.send(
+                                "POST",
+                                "/sql-logs/_search",
+                                "{\"size\":3,\"query\":{\"terms\":{\"seq\":[0,1,9999]}},\"sort\":[{\"seq\":\"asc\"}]}")
+                        .requireOk("search")
+                        .body())
+                .path("hits")
+                .path("hits");
         assertThat(hits).hasSize(3);
         for (JsonNode hit : hits) {
             long seq = hit.path("_source").path("seq").asLong();
             int partition = (int) (seq % 3);
             long offset = seq / 3;
             assertThat(hit.path("_id").asText()).isEqualTo(KafkaCoordinateId.of(topic, partition, offset));
-            assertThat(JSON.convertValue(hit.path("_source"), Map.class)).isEqualTo(Map.of(
-                    "seq", (int) seq, "service", "svc-" + (seq % 5), "message", "line " + seq));
+            assertThat(JSON.convertValue(hit.path("_source"), Map.class))
+                    .isEqualTo(Map.of("seq", (int) seq, "service", "svc-" + (seq % 5), "message", "line " + seq));
         }
     }
 
@@ -92,7 +106,8 @@ class SqlSinkIT {
      * query says, deleted keys absent.
      */
     @Test
-    void changelogOfAGroupByEndsInTheQuerysFinalStateForEveryKey(ElasticsearchNode es, KafkaBroker kafka) throws Exception {
+    void changelogOfAGroupByEndsInTheQuerysFinalStateForEveryKey(ElasticsearchNode es, KafkaBroker kafka)
+            throws Exception {
         String topic = "sql-events";
         int keys = 300;
         kafka.createTopic(topic, 2, Map.of());
@@ -113,7 +128,8 @@ class SqlSinkIT {
         Http http = es.http();
         for (String index : new String[] {"sql-counts-even", "sql-counts-odd"}) {
             http.send("DELETE", "/" + index + "?ignore_unavailable=true", null);
-            http.send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0}}").requireOk("create index");
+            http.send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0}}")
+                    .requireOk("create index");
         }
 
         SqlFile.run("""
@@ -134,19 +150,27 @@ class SqlSinkIT {
 
         http.send("POST", "/sql-counts-*/_refresh", null).requireOk("refresh");
         Map<String, JsonNode> documents = new HashMap<>();
-        JsonNode hits = JSON.readTree(http.send("POST", "/sql-counts-*/_search", "{\"size\":1000}").requireOk("search").body())
-                .path("hits").path("hits");
+        JsonNode hits = JSON.readTree(http.send("POST", "/sql-counts-*/_search", "{\"size\":1000}")
+                        .requireOk("search")
+                        .body())
+                .path("hits")
+                .path("hits");
         hits.forEach(h -> documents.put(h.path("_id").asText(), h));
         Map<String, String> expected = new HashMap<>();
         counts.forEach((k, n) -> {
             if (n < 3) {
                 String parity = k % 2 == 0 ? "even" : "odd";
-                expected.put(k + ":" + parity, "sql-counts-" + parity + " n=" + n + " total=" + sums.get(k) + " routing=" + parity);
+                expected.put(
+                        k + ":" + parity,
+                        "sql-counts-" + parity + " n=" + n + " total=" + sums.get(k) + " routing=" + parity);
             }
         });
         Map<String, String> actual = new HashMap<>();
-        documents.forEach((id, h) -> actual.put(id, h.path("_index").asText() + " n=" + h.path("_source").path("n").asLong()
-                + " total=" + h.path("_source").path("total").asLong() + " routing=" + h.path("_routing").asText()));
+        documents.forEach((id, h) -> actual.put(
+                id,
+                h.path("_index").asText() + " n=" + h.path("_source").path("n").asLong() + " total="
+                        + h.path("_source").path("total").asLong() + " routing="
+                        + h.path("_routing").asText()));
         assertThat(counts.values()).contains(3, 4); // the run has deletes to prove
         assertThat(actual).isEqualTo(expected);
     }
@@ -169,16 +193,22 @@ class SqlSinkIT {
                 """.formatted(es.url()));
 
         http.send("POST", "/sql-keys-*/_refresh", null).requireOk("refresh");
-        assertThat(idsAndValues(http, "sql-keys-joined")).as("joined as Flink's own connectors join them: one id for two keys")
-                .containsOnlyKeys("a_b_c", "x_y").containsEntry("x_y", 3);
-        assertThat(idsAndValues(http, "sql-keys-escaped"))
-                .isEqualTo(Map.of("a\\_b_c", 1, "a_b\\_c", 2, "x_y", 3));
+        assertThat(idsAndValues(http, "sql-keys-joined"))
+                .as("joined as Flink's own connectors join them: one id for two keys")
+                .containsOnlyKeys("a_b_c", "x_y")
+                .containsEntry("x_y", 3);
+        assertThat(idsAndValues(http, "sql-keys-escaped")).isEqualTo(Map.of("a\\_b_c", 1, "a_b\\_c", 2, "x_y", 3));
     }
 
     private static Map<String, Integer> idsAndValues(Http http, String index) throws Exception {
         Map<String, Integer> out = new HashMap<>();
-        JSON.readTree(http.send("POST", "/" + index + "/_search", "{\"size\":100}").requireOk("search").body()).path("hits").path("hits")
-                .forEach(h -> out.put(h.path("_id").asText(), h.path("_source").path("v").asInt()));
+        JSON.readTree(http.send("POST", "/" + index + "/_search", "{\"size\":100}")
+                        .requireOk("search")
+                        .body())
+                .path("hits")
+                .path("hits")
+                .forEach(h -> out.put(
+                        h.path("_id").asText(), h.path("_source").path("v").asInt()));
         return out;
     }
 
@@ -193,9 +223,16 @@ class SqlSinkIT {
     /** {@code _bulk} HTTP requests the node has answered, over all bulk routes. */
     private static long bulkRequests(Http http) throws Exception {
         long total = 0;
-        for (JsonNode node : JSON.readTree(http.get("/_nodes/stats/http").requireOk("http stats").body()).path("nodes")) {
+        for (JsonNode node : JSON.readTree(
+                        http.get("/_nodes/stats/http").requireOk("http stats").body())
+                .path("nodes")) {
             for (String route : new String[] {"/_bulk", "/{index}/_bulk"}) {
-                total += node.path("http").path("routes").path(route).path("requests").path("count").asLong();
+                total += node.path("http")
+                        .path("routes")
+                        .path(route)
+                        .path("requests")
+                        .path("count")
+                        .asLong();
             }
         }
         return total;

@@ -15,8 +15,8 @@ class SqlStatementsTest {
 
     @Test
     void semicolonsEndStatementsAndBlankOnesAreDropped() {
-        assertThat(texts("CREATE TABLE a (x INT);\n\n;  INSERT INTO a VALUES (1);\n")).containsExactly(
-                "CREATE TABLE a (x INT)", "INSERT INTO a VALUES (1)");
+        assertThat(texts("CREATE TABLE a (x INT);\n\n;  INSERT INTO a VALUES (1);\n"))
+                .containsExactly("CREATE TABLE a (x INT)", "INSERT INTO a VALUES (1)");
     }
 
     @Test
@@ -34,7 +34,8 @@ class SqlStatementsTest {
                 -- and another
                 """);
         assertThat(statements).hasSize(1);
-        assertThat(statements.get(0).text()).isEqualTo("CREATE TABLE a (x INT) /* block; with ' a quote */ WITH ('connector' = 'datagen')");
+        assertThat(statements.get(0).text())
+                .isEqualTo("CREATE TABLE a (x INT) /* block; with ' a quote */ WITH ('connector' = 'datagen')");
         assertThat(statements.get(0).code()).isEqualTo("CREATE TABLE a (x INT)   WITH ('connector' = 'datagen')");
         assertThat(statements.get(0).line()).isEqualTo(2);
     }
@@ -58,10 +59,13 @@ class SqlStatementsTest {
                 SELECT 1;
                 """);
         assertThat(statements).extracting(Statement::line).containsExactly(1, 2, 8);
-        assertThat(statements.get(1).text()).startsWith("execute statement set\nbegin").endsWith("INSERT INTO b SELECT x FROM s;\nEND");
-        assertThat(statements.get(1).words()).isEqualTo(
-                "EXECUTE STATEMENT SET BEGIN INSERT INTO A SELECT CASE WHEN X > 1 THEN 'BIG' ELSE 'SMALL' END FROM S; "
-                        + "INSERT INTO B SELECT X FROM S; END");
+        assertThat(statements.get(1).text())
+                .startsWith("execute statement set\nbegin")
+                .endsWith("INSERT INTO b SELECT x FROM s;\nEND");
+        assertThat(statements.get(1).words())
+                .isEqualTo(
+                        "EXECUTE STATEMENT SET BEGIN INSERT INTO A SELECT CASE WHEN X > 1 THEN 'BIG' ELSE 'SMALL' END FROM S; "
+                                + "INSERT INTO B SELECT X FROM S; END");
     }
 
     @Test
@@ -81,6 +85,7 @@ class SqlStatementsTest {
 
     @Test
     void theLastStatementNeedsNoSemicolon() {
-        assertThat(texts("SELECT 1;\nSELECT 2 -- no semicolon")).containsExactly("SELECT 1", "SELECT 2 -- no semicolon");
+        assertThat(texts("SELECT 1;\nSELECT 2 -- no semicolon"))
+                .containsExactly("SELECT 1", "SELECT 2 -- no semicolon");
     }
 }

@@ -14,9 +14,23 @@ public final class ElasticsearchCluster implements AutoCloseable {
     }
 
     /** See {@link SearchCluster#start}. */
-    public static ElasticsearchCluster start(String name, int count, Path dir, String namePrefix, String heap, String version,
-                                             Consumer<ElasticsearchNode> registered) throws Exception {
-        return new ElasticsearchCluster(SearchCluster.start(Engine.ELASTICSEARCH, name, count, dir, namePrefix, heap, version,
+    public static ElasticsearchCluster start(
+            String name,
+            int count,
+            Path dir,
+            String namePrefix,
+            String heap,
+            String version,
+            Consumer<ElasticsearchNode> registered)
+            throws Exception {
+        return new ElasticsearchCluster(SearchCluster.start(
+                Engine.ELASTICSEARCH,
+                name,
+                count,
+                dir,
+                namePrefix,
+                heap,
+                version,
                 node -> registered.accept((ElasticsearchNode) node)));
     }
 

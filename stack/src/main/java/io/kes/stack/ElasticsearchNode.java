@@ -14,6 +14,7 @@ public final class ElasticsearchNode extends SearchNode {
 
     /** Null for a node without security. */
     private final NodeSecurity security;
+
     private Http adminHttp;
 
     private ElasticsearchNode(Builder<ElasticsearchNode> b) {
@@ -57,7 +58,8 @@ public final class ElasticsearchNode extends SearchNode {
     /** CA, fingerprint, kes's credentials and API key, and making more of them; only for a {@link Builder#secured()} node. */
     public NodeSecurity security() {
         if (security == null) {
-            throw new IllegalStateException(this + " runs without security; build it with ElasticsearchNode.builder().secured()");
+            throw new IllegalStateException(
+                    this + " runs without security; build it with ElasticsearchNode.builder().secured()");
         }
         return security;
     }
@@ -69,7 +71,10 @@ public final class ElasticsearchNode extends SearchNode {
             return super.http();
         }
         if (adminHttp == null) {
-            adminHttp = new Http(url(), security.sslContext(), NodeSecurity.basic(NodeSecurity.ADMIN_USER, security.adminPassword()));
+            adminHttp = new Http(
+                    url(),
+                    security.sslContext(),
+                    NodeSecurity.basic(NodeSecurity.ADMIN_USER, security.adminPassword()));
         }
         return adminHttp;
     }
@@ -89,7 +94,10 @@ public final class ElasticsearchNode extends SearchNode {
     @Override
     protected Path javaHome(StackLayout layout) {
         boolean nine = majorVersion() >= 9;
-        return requireJdk(nine ? 21 : 17, nine ? Integer.MAX_VALUE : 23, ", or use Elasticsearch " + layout.elasticsearch8Version());
+        return requireJdk(
+                nine ? 21 : 17,
+                nine ? Integer.MAX_VALUE : 23,
+                ", or use Elasticsearch " + layout.elasticsearch8Version());
     }
 
     @Override
@@ -121,7 +129,8 @@ public final class ElasticsearchNode extends SearchNode {
             try {
                 security.setUp(http());
             } catch (IOException | RuntimeException e) {
-                throw new IllegalStateException("could not create kes's role, user and API key on " + this + ": " + e.getMessage(), e);
+                throw new IllegalStateException(
+                        "could not create kes's role, user and API key on " + this + ": " + e.getMessage(), e);
             }
         }
     }

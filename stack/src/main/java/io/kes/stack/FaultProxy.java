@@ -138,7 +138,8 @@ public final class FaultProxy implements AutoCloseable {
         return new Stats(forwarded.get(), lost.get(), rejected.get(), reset.get(), held.get());
     }
 
-    public record Stats(long forwarded, long lostResponses, long rejectedBulks, long resetConnections, long heldBulks) {}
+    public record Stats(
+            long forwarded, long lostResponses, long rejectedBulks, long resetConnections, long heldBulks) {}
 
     @Override
     public void close() {
@@ -179,7 +180,8 @@ public final class FaultProxy implements AutoCloseable {
 
     private boolean takeBulkToHold(HttpMessage bulk) {
         String only = holdOnly;
-        if (bulksToHold.get() == 0 || (only != null && !new String(bulk.raw(), StandardCharsets.ISO_8859_1).contains(only))) {
+        if (bulksToHold.get() == 0
+                || (only != null && !new String(bulk.raw(), StandardCharsets.ISO_8859_1).contains(only))) {
             return false;
         }
         return bulksToHold.getAndUpdate(n -> n > 0 ? n - 1 : 0) > 0;

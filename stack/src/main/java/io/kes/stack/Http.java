@@ -37,11 +37,13 @@ public final class Http {
     /** HTTPS trusting {@code ssl}'s anchors, with an {@code Authorization} header on every request (null: none). */
     public Http(String baseUrl, javax.net.ssl.SSLContext ssl, String authorization) {
         this.baseUrl = baseUrl;
-        this.client = ssl == null ? CLIENT : HttpClient.newBuilder()
-                .connectTimeout(Duration.ofSeconds(5))
-                .version(HttpClient.Version.HTTP_1_1)
-                .sslContext(ssl)
-                .build();
+        this.client = ssl == null
+                ? CLIENT
+                : HttpClient.newBuilder()
+                        .connectTimeout(Duration.ofSeconds(5))
+                        .version(HttpClient.Version.HTTP_1_1)
+                        .sslContext(ssl)
+                        .build();
         this.authorization = authorization;
     }
 
@@ -53,12 +55,15 @@ public final class Http {
     /** Refreshes {@code index} and counts its documents, as a test or the quick start checks them. */
     public long refreshAndCount(String index) throws IOException {
         send("POST", "/" + index + "/_refresh", null).requireOk("refresh of " + index);
-        return longField(get("/" + index + "/_count").requireOk("count of " + index).body(), "count");
+        return longField(
+                get("/" + index + "/_count").requireOk("count of " + index).body(), "count");
     }
 
     /** The first number called {@code field} in a JSON answer (enough for counts and stats). */
     public static long longField(String json, String field) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"" + java.util.regex.Pattern.quote(field) + "\":(-?\\d+)").matcher(json);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+                        "\"" + java.util.regex.Pattern.quote(field) + "\":(-?\\d+)")
+                .matcher(json);
         if (!m.find()) {
             throw new IllegalStateException("no number '" + field + "' in " + json);
         }
@@ -72,9 +77,11 @@ public final class Http {
     public Response send(String method, String path, String jsonBody) throws IOException {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + path))
                 .timeout(Duration.ofSeconds(120))
-                .method(method, jsonBody == null
-                        ? HttpRequest.BodyPublishers.noBody()
-                        : HttpRequest.BodyPublishers.ofString(jsonBody));
+                .method(
+                        method,
+                        jsonBody == null
+                                ? HttpRequest.BodyPublishers.noBody()
+                                : HttpRequest.BodyPublishers.ofString(jsonBody));
         if (authorization != null) {
             request.header("Authorization", authorization);
         }

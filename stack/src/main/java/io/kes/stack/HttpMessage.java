@@ -136,7 +136,8 @@ final class HttpMessage {
     private static void readBody(InputStream in, ByteArrayOutputStream out, HttpMessage shape, boolean isResponse)
             throws IOException {
         String transferEncoding = shape.header("Transfer-Encoding");
-        if (transferEncoding != null && transferEncoding.toLowerCase(Locale.ROOT).contains("chunked")) {
+        if (transferEncoding != null
+                && transferEncoding.toLowerCase(Locale.ROOT).contains("chunked")) {
             readChunked(in, out);
             return;
         }
@@ -188,7 +189,8 @@ final class HttpMessage {
         while (left > 0) {
             int n = in.read(buffer, 0, (int) Math.min(buffer.length, left));
             if (n < 0) {
-                throw new EOFException("connection closed " + left + " bytes before the end of a " + length + "-byte body");
+                throw new EOFException(
+                        "connection closed " + left + " bytes before the end of a " + length + "-byte body");
             }
             out.write(buffer, 0, n);
             left -= n;

@@ -47,7 +47,8 @@ public final class JavaHomes {
         }
         return candidates.stream()
                 .filter(home -> Files.isExecutable(home.resolve("bin/java")))
-                .filter(home -> featureVersion(home) >= minimumFeatureVersion && featureVersion(home) <= maximumFeatureVersion)
+                .filter(home ->
+                        featureVersion(home) >= minimumFeatureVersion && featureVersion(home) <= maximumFeatureVersion)
                 .max(Comparator.comparingInt(JavaHomes::featureVersion));
     }
 

@@ -22,10 +22,13 @@ public final class JvmFlags {
     public static List<String> forFlink() {
         try (InputStream in = JvmFlags.class.getResourceAsStream(RESOURCE)) {
             if (in == null) {
-                throw new IllegalStateException(RESOURCE.substring(1) + " is missing from the classpath: build the stack module with ./mvnw -pl stack install");
+                throw new IllegalStateException(RESOURCE.substring(1)
+                        + " is missing from the classpath: build the stack module with ./mvnw -pl stack install");
             }
             String line = new String(in.readAllBytes(), StandardCharsets.UTF_8).strip();
-            return Arrays.stream(line.split("\\s+")).filter(flag -> !flag.isEmpty()).toList();
+            return Arrays.stream(line.split("\\s+"))
+                    .filter(flag -> !flag.isEmpty())
+                    .toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -60,7 +60,11 @@ public final class KafkaBroker extends LocalServer {
 
     /** A broker on fixed ports that outlives this JVM (bin/kes local). */
     public static KafkaBroker fixed(Path nodeDir, int port, int controllerPort) {
-        return builder().nodeDir(nodeDir).ports(port, controllerPort).detach(true).build();
+        return builder()
+                .nodeDir(nodeDir)
+                .ports(port, controllerPort)
+                .detach(true)
+                .build();
     }
 
     /** The PLAINTEXT listener: every broker has it (on a secured one, for set-up: topics, admin). */
@@ -78,10 +82,12 @@ public final class KafkaBroker extends LocalServer {
      */
     public synchronized KafkaSecurity security() {
         if (!secured) {
-            throw new IllegalStateException(this + " has no secured listeners: build it with KafkaBroker.builder().secured()");
+            throw new IllegalStateException(
+                    this + " has no secured listeners: build it with KafkaBroker.builder().secured()");
         }
         if (security == null) {
-            throw new IllegalStateException(this + " makes its certificates and credentials at start(): start it first");
+            throw new IllegalStateException(
+                    this + " makes its certificates and credentials at start(): start it first");
         }
         return security;
     }
@@ -129,19 +135,23 @@ public final class KafkaBroker extends LocalServer {
     }
 
     private void format(Path libs, Path config) {
-        List<String> args = new ArrayList<>(List.of("format", "-t", Uuid.randomUuid().toString(), "-c", config.toString()));
+        List<String> args =
+                new ArrayList<>(List.of("format", "-t", Uuid.randomUuid().toString(), "-c", config.toString()));
         if (security != null) {
             // SCRAM users live in the metadata log; written at format time they exist before the first client connects.
             args.addAll(List.of("--add-scram", security.scramCredentialArgument()));
         }
         List<String> command = javaCommand(libs, "kafka.tools.StorageTool", args.toArray(String[]::new));
         try {
-            Process p = new ProcessBuilder(command).directory(nodeDir.toFile()).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile().toFile())).start();
+            Process p = new ProcessBuilder(command)
+                    .directory(nodeDir.toFile())
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile().toFile()))
+                    .start();
             if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
                 p.destroyForcibly();
-                throw new IllegalStateException("formatting Kafka storage failed; log tail:\n"
-                        + ServerProcess.logTail(logFile(), 40));
+                throw new IllegalStateException(
+                        "formatting Kafka storage failed; log tail:\n" + ServerProcess.logTail(logFile(), 40));
             }
         } catch (IOException e) {
             throw new UncheckedIOException("could not run the Kafka storage tool", e);
@@ -154,9 +164,13 @@ public final class KafkaBroker extends LocalServer {
     private List<String> javaCommand(Path libs, String mainClass, String... args) {
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xms256m", "-Xmx768m", "-XX:+UseG1GC",
+                "-Xms256m",
+                "-Xmx768m",
+                "-XX:+UseG1GC",
                 "-Dlog4j2.configurationFile=" + nodeDir.resolve("log4j2.properties"),
-                "-cp", libs.resolve("*").toString(), mainClass));
+                "-cp",
+                libs.resolve("*").toString(),
+                mainClass));
         command.addAll(List.of(args));
         return command;
     }
@@ -171,8 +185,9 @@ public final class KafkaBroker extends LocalServer {
         settings.put("advertised.listeners", listeners);
         settings.put("controller.listener.names", "CONTROLLER");
         settings.put("inter.broker.listener.name", "PLAINTEXT");
-        settings.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"
-                + (security != null ? ",SASL_SSL:SASL_SSL,SSL:SSL" : ""));
+        settings.put(
+                "listener.security.protocol.map",
+                "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT" + (security != null ? ",SASL_SSL:SASL_SSL,SSL:SSL" : ""));
         settings.put("log.dirs", nodeDir.resolve("data").toString());
         settings.put("num.partitions", "1");
         settings.put("offsets.topic.replication.factor", "1");
@@ -192,7 +207,8 @@ public final class KafkaBroker extends LocalServer {
         return out.toString();
     }
 
-    private static final String LOG4J2 = String.join("\n",
+    private static final String LOG4J2 = String.join(
+            "\n",
             "status = warn",
             "appender.console.type = Console",
             "appender.console.name = console",
@@ -236,7 +252,8 @@ public final class KafkaBroker extends LocalServer {
         createTopicAt(bootstrapServers(), name, partitions, configs);
     }
 
-    public static void createTopicAt(String bootstrapServers, String name, int partitions, Map<String, String> configs) {
+    public static void createTopicAt(
+            String bootstrapServers, String name, int partitions, Map<String, String> configs) {
         createTopicsAt(bootstrapServers, List.of(new NewTopic(name, partitions, (short) 1).configs(configs)));
     }
 
@@ -251,7 +268,8 @@ public final class KafkaBroker extends LocalServer {
                     entry.getValue().get(30, TimeUnit.SECONDS);
                 } catch (ExecutionException e) {
                     if (!(e.getCause() instanceof TopicExistsException)) {
-                        throw new IllegalStateException("could not create topic " + entry.getKey() + ": " + e.getCause(), e.getCause());
+                        throw new IllegalStateException(
+                                "could not create topic " + entry.getKey() + ": " + e.getCause(), e.getCause());
                     }
                 }
             }
@@ -259,9 +277,11 @@ public final class KafkaBroker extends LocalServer {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (true) {
                 try {
-                    boolean ready = admin.describeTopics(names).allTopicNames().get(10, TimeUnit.SECONDS).values().stream()
-                            .flatMap(d -> d.partitions().stream())
-                            .allMatch(p -> p.leader() != null && !p.leader().isEmpty());
+                    boolean ready =
+                            admin.describeTopics(names).allTopicNames().get(10, TimeUnit.SECONDS).values().stream()
+                                    .flatMap(d -> d.partitions().stream())
+                                    .allMatch(p ->
+                                            p.leader() != null && !p.leader().isEmpty());
                     if (ready) {
                         break;
                     }
@@ -277,7 +297,8 @@ public final class KafkaBroker extends LocalServer {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while creating topics " + topics, e);
         } catch (java.util.concurrent.TimeoutException e) {
-            throw new IllegalStateException("Kafka at " + bootstrapServers + " did not create topics " + topics + " within 30 s", e);
+            throw new IllegalStateException(
+                    "Kafka at " + bootstrapServers + " did not create topics " + topics + " within 30 s", e);
         }
     }
 
@@ -320,7 +341,9 @@ public final class KafkaBroker extends LocalServer {
 
         public KafkaBroker build() {
             if (nodeDir == null) {
-                nodeDir = StackLayout.fromBuild().runDir().resolve("kafka-" + ProcessHandle.current().pid() + "-" + Ports.free());
+                nodeDir = StackLayout.fromBuild()
+                        .runDir()
+                        .resolve("kafka-" + ProcessHandle.current().pid() + "-" + Ports.free());
             }
             return new KafkaBroker(this);
         }

@@ -42,8 +42,14 @@ public final class KafkaSecurity {
     private final Path clientKeystore;
     private final String scramPassword;
 
-    private KafkaSecurity(int saslSslPort, int mtlsPort, CertificateAuthority ca, Path truststore, Path brokerKeystore,
-                          Path clientKeystore, String scramPassword) {
+    private KafkaSecurity(
+            int saslSslPort,
+            int mtlsPort,
+            CertificateAuthority ca,
+            Path truststore,
+            Path brokerKeystore,
+            Path clientKeystore,
+            String scramPassword) {
         this.saslSslPort = saslSslPort;
         this.mtlsPort = mtlsPort;
         this.ca = ca;
@@ -59,7 +65,8 @@ public final class KafkaSecurity {
         // Clients check the broker's name against the address they dial (ssl.endpoint.identification.algorithm=https).
         Path broker = ca.issueKeystore("broker", "CN=localhost,O=kes", "san=ip:127.0.0.1,dns:localhost");
         Path client = ca.issueKeystore("client", CLIENT_DN);
-        return new KafkaSecurity(saslSslPort, mtlsPort, ca, ca.truststore("truststore.p12"), broker, client, randomSecret());
+        return new KafkaSecurity(
+                saslSslPort, mtlsPort, ca, ca.truststore("truststore.p12"), broker, client, randomSecret());
     }
 
     private static String randomSecret() {
@@ -136,8 +143,13 @@ public final class KafkaSecurity {
     }
 
     private Map<String, String> trustProperties() {
-        return Map.of("ssl.truststore.location", truststore.toString(), "ssl.truststore.type", "PKCS12",
-                "ssl.truststore.password", truststorePassword());
+        return Map.of(
+                "ssl.truststore.location",
+                truststore.toString(),
+                "ssl.truststore.type",
+                "PKCS12",
+                "ssl.truststore.password",
+                truststorePassword());
     }
 
     /** The {@code sasl.jaas.config} value of a SCRAM client. */
@@ -156,7 +168,8 @@ public final class KafkaSecurity {
         Map<String, String> settings = new LinkedHashMap<>();
         settings.put("sasl.enabled.mechanisms", SCRAM_MECHANISM);
         // No username/password here: brokers talk to each other over PLAINTEXT; the module only checks clients.
-        settings.put("listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config",
+        settings.put(
+                "listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config",
                 "org.apache.kafka.common.security.scram.ScramLoginModule required;");
         settings.put("listener.name.ssl.ssl.client.auth", "required");
         settings.put("ssl.keystore.location", brokerKeystore.toString());

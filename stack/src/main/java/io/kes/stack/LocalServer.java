@@ -61,8 +61,8 @@ public abstract class LocalServer implements AutoCloseable {
         } catch (Exception e) {
             String tail = process.logTail(40);
             process.kill();
-            throw new IllegalStateException("could not set up " + this + " after it started: " + e.getMessage()
-                    + "; log tail:\n" + tail, e);
+            throw new IllegalStateException(
+                    "could not set up " + this + " after it started: " + e.getMessage() + "; log tail:\n" + tail, e);
         }
         return this;
     }
@@ -81,7 +81,8 @@ public abstract class LocalServer implements AutoCloseable {
         String last = "no answer yet";
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
-                throw new IllegalStateException(displayName() + " exited during start-up; log tail:\n" + process.logTail(60));
+                throw new IllegalStateException(
+                        displayName() + " exited during start-up; log tail:\n" + process.logTail(60));
             }
             try {
                 Optional<String> notReady = notReadyBecause();
@@ -96,7 +97,8 @@ public abstract class LocalServer implements AutoCloseable {
         }
         String tail = process.logTail(60);
         process.kill();
-        throw new IllegalStateException(displayName() + " was not ready after " + timeout + " (" + last + "); log tail:\n" + tail);
+        throw new IllegalStateException(
+                displayName() + " was not ready after " + timeout + " (" + last + "); log tail:\n" + tail);
     }
 
     /** Graceful stop; the data stays, {@link #start()} brings the server back. */

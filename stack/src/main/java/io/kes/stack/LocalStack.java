@@ -85,13 +85,19 @@ public final class LocalStack {
             requireFree(ES_HTTP_PORT, engine.displayName() + " HTTP");
             requireFree(ES_TRANSPORT_PORT, engine.displayName() + " transport");
             Path dir = searchDir(wanted);
-            System.out.println("Starting " + name + " on " + (secure ? "https://localhost:" + ES_HTTP_PORT : elasticsearchUrl())
-                    + " (log: " + dir.resolve("logs/console.log") + ") ...");
+            System.out.println(
+                    "Starting " + name + " on " + (secure ? "https://localhost:" + ES_HTTP_PORT : elasticsearchUrl())
+                            + " (log: " + dir.resolve("logs/console.log") + ") ...");
             SearchNode.Builder<? extends SearchNode> builder = engine.builder();
             if (secure) {
                 builder.secured();
             }
-            SearchNode node = builder.nodeDir(dir).ports(ES_HTTP_PORT, ES_TRANSPORT_PORT).heap("1g").detach(true).build().start();
+            SearchNode node = builder.nodeDir(dir)
+                    .ports(ES_HTTP_PORT, ES_TRANSPORT_PORT)
+                    .heap("1g")
+                    .detach(true)
+                    .build()
+                    .start();
             System.out.println(node.displayName() + " is up at " + node.url());
         }
         if (running(kafkaDir(), "kafka").isPresent()) {
@@ -99,7 +105,8 @@ public final class LocalStack {
         } else {
             requireFree(KAFKA_PORT, "Kafka");
             requireFree(KAFKA_CONTROLLER_PORT, "Kafka controller");
-            System.out.println("Starting Kafka on " + kafkaBootstrap() + " (log: " + kafkaDir().resolve("kafka.log") + ") ...");
+            System.out.println("Starting Kafka on " + kafkaBootstrap() + " (log: "
+                    + kafkaDir().resolve("kafka.log") + ") ...");
             KafkaBroker.fixed(kafkaDir(), KAFKA_PORT, KAFKA_CONTROLLER_PORT).start();
             System.out.println("Kafka is up at " + kafkaBootstrap());
         }
@@ -108,7 +115,8 @@ public final class LocalStack {
 
     public void down() {
         for (SearchKind kind : SearchKind.ALL) {
-            if (kind.equals(new SearchKind(engine, false)) || running(searchDir(kind), kind.engine().command()).isPresent()) {
+            if (kind.equals(new SearchKind(engine, false))
+                    || running(searchDir(kind), kind.engine().command()).isPresent()) {
                 stop(searchDir(kind), kind.engine().command());
             }
         }
@@ -121,7 +129,9 @@ public final class LocalStack {
         boolean es = runs != null;
         boolean kafka = running(kafkaDir(), "kafka").isPresent();
         String name = (runs != null ? runs.engine() : engine).displayName() + ":";
-        System.out.println(name + " ".repeat(Math.max(1, 15 - name.length())) + (es ? "running at " + elasticsearchUrl() : "stopped"));
+        System.out.println(name
+                + " ".repeat(Math.max(1, 15 - name.length()))
+                + (es ? "running at " + elasticsearchUrl() : "stopped"));
         System.out.println("Kafka:         " + (kafka ? "running at " + kafkaBootstrap() : "stopped"));
         System.out.println("Data:          " + home);
         if (es && runs.secure()) {
@@ -146,16 +156,20 @@ public final class LocalStack {
             return;
         }
         String url = elasticsearchUrl();
-        System.out.println("Secured Elasticsearch (local use only; the credentials are in " + dir.resolve("kes-security.properties") + "):");
+        System.out.println("Secured Elasticsearch (local use only; the credentials are in "
+                + dir.resolve("kes-security.properties") + "):");
         System.out.println("  URL:         " + url);
         System.out.println("  CA file:     " + s.caFile());
         System.out.println("  fingerprint: " + s.caFingerprint() + " (SHA-256 of the CA certificate)");
-        System.out.println("  user:        " + s.kesUser() + "  (role " + NodeSecurity.KES_ROLE + ": cluster " + NodeSecurity.KES_CLUSTER_PRIVILEGES
-                + ", indices " + NodeSecurity.KES_INDEX_PRIVILEGES + ")");
+        System.out.println("  user:        " + s.kesUser() + "  (role " + NodeSecurity.KES_ROLE + ": cluster "
+                + NodeSecurity.KES_CLUSTER_PRIVILEGES + ", indices " + NodeSecurity.KES_INDEX_PRIVILEGES + ")");
         System.out.println("  password:    " + s.kesPassword());
-        System.out.println("  API key:     " + s.apiKey().encoded() + "  (id " + s.apiKey().id() + ", same privileges)");
-        System.out.println("  superuser:   " + NodeSecurity.ADMIN_USER + " / " + s.adminPassword() + "  (setup only; not for kes)");
-        System.out.println("  curl --cacert " + s.caFile() + " -u " + s.kesUser() + ":" + s.kesPassword() + " '" + url + "/_cat/indices?v'");
+        System.out.println(
+                "  API key:     " + s.apiKey().encoded() + "  (id " + s.apiKey().id() + ", same privileges)");
+        System.out.println("  superuser:   " + NodeSecurity.ADMIN_USER + " / " + s.adminPassword()
+                + "  (setup only; not for kes)");
+        System.out.println("  curl --cacert " + s.caFile() + " -u " + s.kesUser() + ":" + s.kesPassword() + " '" + url
+                + "/_cat/indices?v'");
         System.out.println("Config (mapping.yaml), with the API key:");
         System.out.println("  elasticsearch:");
         System.out.println("    hosts: [" + url + "]");
@@ -178,8 +192,10 @@ public final class LocalStack {
      * runs at a time.
      */
     private record SearchKind(Engine engine, boolean secure) {
-        static final List<SearchKind> ALL = List.of(new SearchKind(Engine.ELASTICSEARCH, false),
-                new SearchKind(Engine.ELASTICSEARCH, true), new SearchKind(Engine.OPENSEARCH, false));
+        static final List<SearchKind> ALL = List.of(
+                new SearchKind(Engine.ELASTICSEARCH, false),
+                new SearchKind(Engine.ELASTICSEARCH, true),
+                new SearchKind(Engine.OPENSEARCH, false));
 
         String displayName() {
             return (secure ? "a secured " : "") + engine.displayName();
@@ -226,19 +242,22 @@ public final class LocalStack {
         }
     }
 
-    private static final String USAGE = "usage: kes local up [--secure] [--engine elasticsearch|opensearch] | down | status"
-            + " | topic NAME [PARTITIONS]";
+    private static final String USAGE =
+            "usage: kes local up [--secure] [--engine elasticsearch|opensearch] | down | status"
+                    + " | topic NAME [PARTITIONS]";
 
     public static void main(String[] args) throws IOException {
         String command = args.length > 0 ? args[0] : "status";
         if (command.equals("topic")) {
-            // The local broker does not create topics on first use (typos should fail), so SQL users create theirs here.
+            // The local broker does not create topics on first use (typos should fail), so SQL users create theirs
+            // here.
             if (args.length < 2 || args.length > 3) {
                 System.err.println("usage: kes local topic NAME [PARTITIONS]");
                 System.exit(2);
             }
             LocalStack stack = fromEnvironment();
-            KafkaBroker.createTopicAt(stack.kafkaBootstrap(), args[1], args.length > 2 ? Integer.parseInt(args[2]) : 3, Map.of());
+            KafkaBroker.createTopicAt(
+                    stack.kafkaBootstrap(), args[1], args.length > 2 ? Integer.parseInt(args[2]) : 3, Map.of());
             System.out.println("Topic " + args[1] + " is there (" + stack.kafkaBootstrap() + ")");
             return;
         }
@@ -264,8 +283,8 @@ public final class LocalStack {
             System.exit(2);
         }
         if (secure && engine != Engine.ELASTICSEARCH) {
-            System.err.println("--secure runs a secured Elasticsearch; " + engine.displayName() + "'s integ-test-zip has no"
-                    + " security plugin: drop --secure or use --engine elasticsearch");
+            System.err.println("--secure runs a secured Elasticsearch; " + engine.displayName()
+                    + "'s integ-test-zip has no" + " security plugin: drop --secure or use --engine elasticsearch");
             System.exit(2);
         }
         LocalStack stack = fromEnvironment(engine);

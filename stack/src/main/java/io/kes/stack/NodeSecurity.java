@@ -47,6 +47,7 @@ public final class NodeSecurity {
 
     /** The file-realm superuser used to set the node up; never kes's own credentials. */
     public static final String ADMIN_USER = "kes-admin";
+
     public static final String KES_USER = "kes";
     public static final String KES_ROLE = "kes_writer";
 
@@ -61,8 +62,9 @@ public final class NodeSecurity {
      * {@code _stats} and {@code _flush}).
      */
     public static final List<String> KES_CLUSTER_PRIVILEGES = List.of("monitor", "manage_index_templates");
-    public static final List<String> KES_INDEX_PRIVILEGES = List.of("auto_configure", "create_doc", "index", "delete",
-            "view_index_metadata", "monitor", "maintenance");
+
+    public static final List<String> KES_INDEX_PRIVILEGES =
+            List.of("auto_configure", "create_doc", "index", "delete", "view_index_metadata", "monitor", "maintenance");
 
     private static final Pattern API_KEY_ID = Pattern.compile("\"id\"\\s*:\\s*\"([^\"]+)\"");
     private static final Pattern API_KEY_ENCODED = Pattern.compile("\"encoded\"\\s*:\\s*\"([^\"]+)\"");
@@ -125,8 +127,10 @@ public final class NodeSecurity {
             try (InputStream in = Files.newInputStream(caFile())) {
                 KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
                 trust.load(null, null);
-                trust.setCertificateEntry("ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
-                TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+                trust.setCertificateEntry(
+                        "ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
+                TrustManagerFactory factory =
+                        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
                 factory.init(trust);
                 SSLContext context = SSLContext.getInstance("TLS");
                 context.init(null, factory.getTrustManagers(), null);
@@ -190,8 +194,15 @@ public final class NodeSecurity {
         // Empty files, not the ones of a half-finished earlier start: the tool refuses an existing user.
         Files.writeString(configDir.resolve("users"), "");
         Files.writeString(configDir.resolve("users_roles"), "");
-        ProcessBuilder pb = new ProcessBuilder(home.resolve("bin/elasticsearch-users").toString(), "useradd", ADMIN_USER,
-                "-p", adminPassword(), "-r", "superuser").redirectErrorStream(true);
+        ProcessBuilder pb = new ProcessBuilder(
+                        home.resolve("bin/elasticsearch-users").toString(),
+                        "useradd",
+                        ADMIN_USER,
+                        "-p",
+                        adminPassword(),
+                        "-r",
+                        "superuser")
+                .redirectErrorStream(true);
         pb.environment().putAll(cliEnv);
         pb.environment().put("CLI_JAVA_OPTS", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC");
         return pb.start();
@@ -221,28 +232,95 @@ public final class NodeSecurity {
         Files.deleteIfExists(nodeStore);
         Path csr = work.resolve("node.csr");
         Path nodePem = work.resolve("node-only.crt");
-        keytool("-genkeypair", "-alias", "ca", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=kes stack CA",
-                "-ext", "bc:c", "-validity", "3650", "-keystore", caStore.toString(), "-storetype", "PKCS12",
-                "-storepass", pass, "-keypass", pass);
-        keytool("-genkeypair", "-alias", "node", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=localhost",
-                "-validity", "3650", "-keystore", nodeStore.toString(), "-storetype", "PKCS12", "-storepass", pass, "-keypass", pass);
-        keytool("-certreq", "-alias", "node", "-keystore", nodeStore.toString(), "-storepass", pass, "-file", csr.toString());
-        keytool("-gencert", "-alias", "ca", "-keystore", caStore.toString(), "-storepass", pass, "-infile", csr.toString(),
-                "-outfile", nodePem.toString(), "-rfc", "-validity", "3650", "-ext", "SAN=dns:localhost",
-                "-ext", "KU=digitalSignature,keyEncipherment", "-ext", "EKU=serverAuth");
+        keytool(
+                "-genkeypair",
+                "-alias",
+                "ca",
+                "-keyalg",
+                "EC",
+                "-groupname",
+                "secp256r1",
+                "-dname",
+                "CN=kes stack CA",
+                "-ext",
+                "bc:c",
+                "-validity",
+                "3650",
+                "-keystore",
+                caStore.toString(),
+                "-storetype",
+                "PKCS12",
+                "-storepass",
+                pass,
+                "-keypass",
+                pass);
+        keytool(
+                "-genkeypair",
+                "-alias",
+                "node",
+                "-keyalg",
+                "EC",
+                "-groupname",
+                "secp256r1",
+                "-dname",
+                "CN=localhost",
+                "-validity",
+                "3650",
+                "-keystore",
+                nodeStore.toString(),
+                "-storetype",
+                "PKCS12",
+                "-storepass",
+                pass,
+                "-keypass",
+                pass);
+        keytool(
+                "-certreq",
+                "-alias",
+                "node",
+                "-keystore",
+                nodeStore.toString(),
+                "-storepass",
+                pass,
+                "-file",
+                csr.toString());
+        keytool(
+                "-gencert",
+                "-alias",
+                "ca",
+                "-keystore",
+                caStore.toString(),
+                "-storepass",
+                pass,
+                "-infile",
+                csr.toString(),
+                "-outfile",
+                nodePem.toString(),
+                "-rfc",
+                "-validity",
+                "3650",
+                "-ext",
+                "SAN=dns:localhost",
+                "-ext",
+                "KU=digitalSignature,keyEncipherment",
+                "-ext",
+                "EKU=serverAuth");
         try {
             KeyStore ca = load(caStore, pass);
             KeyStore node = load(nodeStore, pass);
             String caPem = pem((X509Certificate) ca.getCertificate("ca"));
             Files.writeString(certs.resolve("ca.crt"), caPem);
-            Files.writeString(certs.resolve("node.crt"), Files.readString(nodePem).trim() + "\n" + caPem);
+            Files.writeString(
+                    certs.resolve("node.crt"), Files.readString(nodePem).trim() + "\n" + caPem);
             PrivateKey key = (PrivateKey) node.getKey("node", pass.toCharArray());
-            Files.writeString(certs.resolve("node.key"), "-----BEGIN PRIVATE KEY-----\n" + base64Lines(key.getEncoded())
-                    + "\n-----END PRIVATE KEY-----\n");
+            Files.writeString(
+                    certs.resolve("node.key"),
+                    "-----BEGIN PRIVATE KEY-----\n" + base64Lines(key.getEncoded()) + "\n-----END PRIVATE KEY-----\n");
         } catch (IOException e) {
             throw e;
         } catch (Exception e) {
-            throw new IllegalStateException("could not read the certificates keytool made in " + work + ": " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "could not read the certificates keytool made in " + work + ": " + e.getMessage(), e);
         }
         try (var files = Files.list(work)) {
             for (Path f : (Iterable<Path>) files::iterator) {
@@ -260,8 +338,10 @@ public final class NodeSecurity {
     }
 
     private static void keytool(String... args) throws IOException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
-                "-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC"));
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
+                "-J-XX:TieredStopAtLevel=1",
+                "-J-XX:+UseSerialGC"));
         command.addAll(List.of(args));
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         awaitTool(p, "keytool " + args[0]);
@@ -272,7 +352,8 @@ public final class NodeSecurity {
     }
 
     private static String base64Lines(byte[] der) {
-        return Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(der);
+        return Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
+                .encodeToString(der);
     }
 
     static X509Certificate readCertificate(Path pem) throws IOException {
@@ -320,12 +401,17 @@ public final class NodeSecurity {
     }
 
     /** A role with these cluster privileges and these index privileges on every index. */
-    public static void createRole(Http admin, String role, List<String> cluster, List<String> indices) throws IOException {
-        admin.send("PUT", "/_security/role/" + role, roleDescriptor(cluster, indices)).requireOk("creating role " + role);
+    public static void createRole(Http admin, String role, List<String> cluster, List<String> indices)
+            throws IOException {
+        admin.send("PUT", "/_security/role/" + role, roleDescriptor(cluster, indices))
+                .requireOk("creating role " + role);
     }
 
     public static void createUser(Http admin, String user, String password, String... roles) throws IOException {
-        admin.send("PUT", "/_security/user/" + user, "{\"password\":\"" + password + "\",\"roles\":" + json(List.of(roles)) + "}")
+        admin.send(
+                        "PUT",
+                        "/_security/user/" + user,
+                        "{\"password\":\"" + password + "\",\"roles\":" + json(List.of(roles)) + "}")
                 .requireOk("creating user " + user);
     }
 
@@ -333,18 +419,22 @@ public final class NodeSecurity {
      * An API key limited to these privileges (on every index), expiring after {@code expiration}
      * (an Elasticsearch time value such as {@code 1s} or {@code 1d}) or never when null.
      */
-    public static ApiKey createApiKey(Http admin, String name, List<String> cluster, List<String> indices, String expiration)
-            throws IOException {
-        String body = "{\"name\":\"" + name + "\"," + (expiration != null ? "\"expiration\":\"" + expiration + "\"," : "")
-                + "\"role_descriptors\":{\"" + name + "\":" + roleDescriptor(cluster, indices) + "}}";
-        String answer = admin.send("POST", "/_security/api_key", body).requireOk("creating API key " + name).body();
+    public static ApiKey createApiKey(
+            Http admin, String name, List<String> cluster, List<String> indices, String expiration) throws IOException {
+        String body =
+                "{\"name\":\"" + name + "\"," + (expiration != null ? "\"expiration\":\"" + expiration + "\"," : "")
+                        + "\"role_descriptors\":{\"" + name + "\":" + roleDescriptor(cluster, indices) + "}}";
+        String answer = admin.send("POST", "/_security/api_key", body)
+                .requireOk("creating API key " + name)
+                .body();
         return new ApiKey(group(API_KEY_ID, answer), group(API_KEY_ENCODED, answer));
     }
 
     /** Invalidates (revokes) an API key: Elasticsearch answers 401 to it from then on. */
     public static void invalidateApiKey(Http admin, ApiKey key) throws IOException {
         String answer = admin.send("DELETE", "/_security/api_key", "{\"ids\":[\"" + key.id() + "\"]}")
-                .requireOk("invalidating API key " + key.id()).body();
+                .requireOk("invalidating API key " + key.id())
+                .body();
         if (!answer.contains(key.id())) {
             throw new IllegalStateException("Elasticsearch did not invalidate API key " + key.id() + ": " + answer);
         }

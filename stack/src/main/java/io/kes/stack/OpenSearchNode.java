@@ -12,8 +12,9 @@ public final class OpenSearchNode extends SearchNode {
     private OpenSearchNode(Builder<OpenSearchNode> b) {
         super(b);
         if (securedRequested()) {
-            throw new IllegalArgumentException("the stack secures only Elasticsearch: OpenSearch's integ-test-zip has no security"
-                    + " plugin; drop secured() (bin/kes local up: --secure) or use --engine elasticsearch");
+            throw new IllegalArgumentException(
+                    "the stack secures only Elasticsearch: OpenSearch's integ-test-zip has no security"
+                            + " plugin; drop secured() (bin/kes local up: --secure) or use --engine elasticsearch");
         }
     }
 
@@ -51,7 +52,8 @@ public final class OpenSearchNode extends SearchNode {
     @Override
     protected Path javaHome(StackLayout layout) {
         boolean three = majorVersion() >= 3;
-        return requireJdk(three ? 21 : 11, three ? Integer.MAX_VALUE : 23, ", or use OpenSearch " + layout.opensearch2Version());
+        return requireJdk(
+                three ? 21 : 11, three ? Integer.MAX_VALUE : 23, ", or use OpenSearch " + layout.opensearch2Version());
     }
 
     @Override

@@ -30,8 +30,16 @@ public final class SearchCluster implements AutoCloseable {
      * @param registered sees every node before it starts, so that a caller can stop it even when
      *                   starting the cluster fails
      */
-    public static SearchCluster start(Engine engine, String name, int count, Path dir, String namePrefix, String heap,
-                                      String version, Consumer<SearchNode> registered) throws Exception {
+    public static SearchCluster start(
+            Engine engine,
+            String name,
+            int count,
+            Path dir,
+            String namePrefix,
+            String heap,
+            String version,
+            Consumer<SearchNode> registered)
+            throws Exception {
         int[] http = new int[count];
         int[] transport = new int[count];
         StringBuilder seeds = new StringBuilder();
@@ -73,7 +81,8 @@ public final class SearchCluster implements AutoCloseable {
             pool.shutdown();
         }
         SearchCluster cluster = new SearchCluster(nodes);
-        cluster.http().get("/_cluster/health?wait_for_nodes=" + count + "&wait_for_status=green&timeout=60s")
+        cluster.http()
+                .get("/_cluster/health?wait_for_nodes=" + count + "&wait_for_status=green&timeout=60s")
                 .requireOk(count + "-node health");
         return cluster;
     }
@@ -93,7 +102,9 @@ public final class SearchCluster implements AutoCloseable {
 
     /** The node called {@code name} (its folder's name). */
     public SearchNode node(String name) {
-        return nodes.stream().filter(n -> n.nodeDir().getFileName().toString().equals(name)).findFirst()
+        return nodes.stream()
+                .filter(n -> n.nodeDir().getFileName().toString().equals(name))
+                .findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("no node " + name + " in " + nodes));
     }
 

@@ -29,7 +29,8 @@ import java.util.stream.Stream;
  */
 public abstract class SearchNode extends LocalServer {
 
-    // -Dkes.es.startTimeoutSeconds (both engines): on a heavily shared machine three nodes took longer than 3 minutes to start
+    // -Dkes.es.startTimeoutSeconds (both engines): on a heavily shared machine three nodes took longer than 3 minutes
+    // to start
     private static final Duration START_TIMEOUT = Duration.ofSeconds(Long.getLong("kes.es.startTimeoutSeconds", 180));
 
     private final String version;
@@ -158,7 +159,10 @@ public abstract class SearchNode extends LocalServer {
         }
         // Only for the server: the CLI tools prepareSecurity runs take their own, smaller, options.
         env.put(prefix + "_JAVA_OPTS", "-Xms" + heap + " -Xmx" + heap);
-        return spawn(List.of(home.resolve("bin/" + engine().command()).toString()), env, user,
+        return spawn(
+                List.of(home.resolve("bin/" + engine().command()).toString()),
+                env,
+                user,
                 nodeDir().resolve(engine().command() + ".pid"));
     }
 
@@ -176,7 +180,8 @@ public abstract class SearchNode extends LocalServer {
         Path config = nodeDir.resolve("config");
         try (Stream<Path> files = Files.walk(home.resolve("config"))) {
             for (Path source : (Iterable<Path>) files::iterator) {
-                Path target = config.resolve(home.resolve("config").relativize(source).toString());
+                Path target =
+                        config.resolve(home.resolve("config").relativize(source).toString());
                 if (Files.isDirectory(source)) {
                     Files.createDirectories(target);
                 } else if (!Files.exists(target)) {
@@ -214,9 +219,9 @@ public abstract class SearchNode extends LocalServer {
             return;
         }
         String options = Files.readString(jvmOptions);
-        String anchored = options
-                .replaceAll("(?m)([=:])logs/", "$1" + nodeDir().resolve("logs") + "/")
-                .replaceAll("(?m)HeapDumpPath=data$", "HeapDumpPath=" + nodeDir().resolve("data"));
+        String anchored = options.replaceAll("(?m)([=:])logs/", "$1" + nodeDir().resolve("logs") + "/")
+                .replaceAll(
+                        "(?m)HeapDumpPath=data$", "HeapDumpPath=" + nodeDir().resolve("data"));
         if (!anchored.equals(options)) {
             Files.writeString(jvmOptions, anchored);
         }
@@ -232,19 +237,20 @@ public abstract class SearchNode extends LocalServer {
         }
         Path copy = Path.of(System.getProperty("java.io.tmpdir"), "kes-" + home.getFileName());
         if (!Files.isDirectory(copy.resolve("lib"))) {
-            UnprivilegedUser.require(UnprivilegedUser.run(List.of("cp", "-a", home.toString(), copy.toString())),
+            UnprivilegedUser.require(
+                    UnprivilegedUser.run(List.of("cp", "-a", home.toString(), copy.toString())),
                     "copying " + home + " to " + copy);
-            UnprivilegedUser.require(UnprivilegedUser.run(List.of("chmod", "-R", "a+rX", copy.toString())),
-                    "chmod " + copy);
+            UnprivilegedUser.require(
+                    UnprivilegedUser.run(List.of("chmod", "-R", "a+rX", copy.toString())), "chmod " + copy);
         }
         return copy;
     }
 
     /** A JDK within [min, max] or a message that says which one the version needs. */
     protected final Path requireJdk(int min, int max, String otherwise) {
-        return JavaHomes.find(min, max).orElseThrow(() -> new IllegalStateException(
-                displayName() + " needs a JDK " + min + (max < 1000 ? "-" + max : "+")
-                        + "; set " + envPrefix() + "_JAVA_HOME to one" + otherwise));
+        return JavaHomes.find(min, max)
+                .orElseThrow(() -> new IllegalStateException(displayName() + " needs a JDK " + min
+                        + (max < 1000 ? "-" + max : "+") + "; set " + envPrefix() + "_JAVA_HOME to one" + otherwise));
     }
 
     @Override
@@ -320,7 +326,9 @@ public abstract class SearchNode extends LocalServer {
                 version = engine.defaultVersion(layout);
             }
             if (nodeDir == null) {
-                nodeDir = layout.runDir().resolve(engine.command() + "-" + version + "-" + ProcessHandle.current().pid() + "-" + Ports.free());
+                nodeDir = layout.runDir()
+                        .resolve(engine.command() + "-" + version + "-"
+                                + ProcessHandle.current().pid() + "-" + Ports.free());
             }
             return create.apply(this);
         }

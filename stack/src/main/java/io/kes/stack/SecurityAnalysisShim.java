@@ -42,20 +42,26 @@ final class SecurityAnalysisShim {
             Path staging = Files.createTempDirectory(runDir, "es-home-staging-");
             Path copy = staging.resolve("home");
             if (UnprivilegedUser.run(List.of("cp", "-al", home.toString(), copy.toString())) != 0) {
-                UnprivilegedUser.require(UnprivilegedUser.run(List.of("cp", "-a", home.toString(), copy.toString())),
+                UnprivilegedUser.require(
+                        UnprivilegedUser.run(List.of("cp", "-a", home.toString(), copy.toString())),
                         "copying " + home + " to " + copy);
             }
             Path plugin = Files.createDirectories(copy.resolve("plugins").resolve(PLUGIN));
             buildJar(javaHome, copy.resolve("lib"), staging.resolve("classes"), plugin.resolve(PLUGIN + ".jar"));
-            Files.writeString(plugin.resolve("plugin-descriptor.properties"), String.join("\n",
-                    "description=kes-stack: the analysis components of the .security index's email analyzer (see kes-stack SecurityAnalysisShim)",
-                    "version=" + version,
-                    "name=" + PLUGIN,
-                    "classname=io.kes.stack.shim.KesSecurityAnalysisShim",
-                    "java.version=17",
-                    "elasticsearch.version=" + version, ""));
+            Files.writeString(
+                    plugin.resolve("plugin-descriptor.properties"),
+                    String.join(
+                            "\n",
+                            "description=kes-stack: the analysis components of the .security index's email analyzer (see kes-stack SecurityAnalysisShim)",
+                            "version=" + version,
+                            "name=" + PLUGIN,
+                            "classname=io.kes.stack.shim.KesSecurityAnalysisShim",
+                            "java.version=17",
+                            "elasticsearch.version=" + version,
+                            ""));
             if (Files.exists(target)) {
-                UnprivilegedUser.require(UnprivilegedUser.run(List.of("rm", "-rf", target.toString())), "removing " + target);
+                UnprivilegedUser.require(
+                        UnprivilegedUser.run(List.of("rm", "-rf", target.toString())), "removing " + target);
             }
             Files.move(copy, target, StandardCopyOption.ATOMIC_MOVE);
             UnprivilegedUser.run(List.of("rm", "-rf", staging.toString()));
@@ -72,7 +78,8 @@ final class SecurityAnalysisShim {
             throw new IllegalStateException("a secured Elasticsearch node needs a JDK with javac at " + javac
                     + " to build its analysis plugin; point ES_JAVA_HOME at a JDK, not a JRE");
         }
-        Path src = Files.createDirectories(classes.resolveSibling("src/io/kes/stack/shim")).resolve("KesSecurityAnalysisShim.java");
+        Path src = Files.createDirectories(classes.resolveSibling("src/io/kes/stack/shim"))
+                .resolve("KesSecurityAnalysisShim.java");
         try (InputStream in = SecurityAnalysisShim.class.getResourceAsStream(SOURCE)) {
             Files.copy(in, src, StandardCopyOption.REPLACE_EXISTING);
         }
@@ -81,21 +88,35 @@ final class SecurityAnalysisShim {
         try (Stream<Path> jars = Files.list(lib)) {
             jars.filter(p -> p.toString().endsWith(".jar")).forEach(p -> cp.add(p.toString()));
         }
-        Process p = new ProcessBuilder(javac.toString(), "-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC", "-proc:none", "-nowarn",
-                "-cp", String.join(":", cp), "-d", classes.toString(), src.toString()).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(
+                        javac.toString(),
+                        "-J-XX:TieredStopAtLevel=1",
+                        "-J-XX:+UseSerialGC",
+                        "-proc:none",
+                        "-nowarn",
+                        "-cp",
+                        String.join(":", cp),
+                        "-d",
+                        classes.toString(),
+                        src.toString())
+                .redirectErrorStream(true)
+                .start();
         String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         try {
             if (p.waitFor() != 0) {
-                throw new IllegalStateException("compiling the security analysis plugin against " + lib + " failed:\n" + output);
+                throw new IllegalStateException(
+                        "compiling the security analysis plugin against " + lib + " failed:\n" + output);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while compiling the security analysis plugin", e);
         }
-        try (OutputStream out = Files.newOutputStream(jar); JarOutputStream jarOut = new JarOutputStream(out);
-             Stream<Path> files = Files.walk(classes)) {
+        try (OutputStream out = Files.newOutputStream(jar);
+                JarOutputStream jarOut = new JarOutputStream(out);
+                Stream<Path> files = Files.walk(classes)) {
             for (Path f : (Iterable<Path>) files.filter(Files::isRegularFile)::iterator) {
-                jarOut.putNextEntry(new JarEntry(classes.relativize(f).toString().replace('\\', '/')));
+                jarOut.putNextEntry(
+                        new JarEntry(classes.relativize(f).toString().replace('\\', '/')));
                 Files.copy(f, jarOut);
                 jarOut.closeEntry();
             }

@@ -33,8 +33,15 @@ public final class ServerProcess {
      * @param detach  start in a new session (survives the parent and its terminal)
      * @param pidFile where to record the pid, or null
      */
-    public static ServerProcess start(String name, List<String> command, Map<String, String> env, Path workDir,
-                                      Path logFile, String runAs, boolean detach, Path pidFile) {
+    public static ServerProcess start(
+            String name,
+            List<String> command,
+            Map<String, String> env,
+            Path workDir,
+            Path logFile,
+            String runAs,
+            boolean detach,
+            Path pidFile) {
         List<String> full = new ArrayList<>();
         if (detach) {
             full.add("setsid");
@@ -45,7 +52,8 @@ public final class ServerProcess {
             env.forEach((k, v) -> full.add(k + "=" + v));
         }
         full.addAll(command);
-        ProcessBuilder pb = new ProcessBuilder(full).directory(workDir.toFile())
+        ProcessBuilder pb = new ProcessBuilder(full)
+                .directory(workDir.toFile())
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
                 .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
@@ -68,8 +76,7 @@ public final class ServerProcess {
                 return Optional.empty();
             }
             long pid = Long.parseLong(Files.readString(pidFile).trim());
-            return ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
-                    .map(h -> new ServerProcess(name, h, logFile));
+            return ProcessHandle.of(pid).filter(ProcessHandle::isAlive).map(h -> new ServerProcess(name, h, logFile));
         } catch (IOException | NumberFormatException e) {
             return Optional.empty();
         }

@@ -38,7 +38,9 @@ public final class SharedServers {
 
     public static synchronized SearchNode node(Engine engine, String version) {
         installShutdownHook();
-        return NODES.computeIfAbsent(engine.command() + "-" + version, key -> engine.builder().version(version).build().start());
+        return NODES.computeIfAbsent(
+                engine.command() + "-" + version,
+                key -> engine.builder().version(version).build().start());
     }
 
     /**

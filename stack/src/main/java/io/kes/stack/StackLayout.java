@@ -27,7 +27,8 @@ public final class StackLayout {
         Properties props = new Properties();
         try (InputStream in = StackLayout.class.getResourceAsStream("/kes-stack.properties")) {
             if (in == null) {
-                throw new IllegalStateException("kes-stack.properties is missing from the classpath: build the stack module with ./mvnw -pl stack install");
+                throw new IllegalStateException(
+                        "kes-stack.properties is missing from the classpath: build the stack module with ./mvnw -pl stack install");
             }
             props.load(in);
         } catch (IOException e) {

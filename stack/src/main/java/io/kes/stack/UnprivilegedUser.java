@@ -25,8 +25,8 @@ public final class UnprivilegedUser {
             return null;
         }
         if (run(List.of("id", "-u", NAME)) != 0) {
-            int rc = run(List.of("useradd", "--system", "--user-group", "--no-create-home",
-                    "--shell", "/usr/sbin/nologin", NAME));
+            int rc = run(List.of(
+                    "useradd", "--system", "--user-group", "--no-create-home", "--shell", "/usr/sbin/nologin", NAME));
             if (rc != 0 && run(List.of("id", "-u", NAME)) != 0) {
                 throw new IllegalStateException("running as root and could not create the unprivileged user '" + NAME
                         + "' for Elasticsearch (useradd exit " + rc + "); create it, or run as a normal user");
@@ -44,7 +44,8 @@ public final class UnprivilegedUser {
     /** Whether the unprivileged user can read and traverse {@code dir} (a checkout under /root is not). */
     public static boolean canRead(Path dir) {
         return !currentIsRoot()
-                || run(List.of("runuser", "-u", NAME, "--", "test", "-r", dir.toString(), "-a", "-x", dir.toString())) == 0;
+                || run(List.of("runuser", "-u", NAME, "--", "test", "-r", dir.toString(), "-a", "-x", dir.toString()))
+                        == 0;
     }
 
     static void require(int rc, String what) {
@@ -55,8 +56,10 @@ public final class UnprivilegedUser {
 
     static int run(List<String> command) {
         try {
-            Process p = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            Process p = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
             if (!p.waitFor(120, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 return -1;

@@ -30,7 +30,8 @@ class FaultProxyTest {
     private final List<String> received = new CopyOnWriteArrayList<>();
     private final List<InetSocketAddress> peers = new CopyOnWriteArrayList<>();
     private final CountDownLatch slowStarted = new CountDownLatch(1);
-    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private final HttpClient client =
+            HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     @BeforeEach
     void start() throws IOException {
@@ -80,7 +81,9 @@ class FaultProxyTest {
         assertThat(send("PUT", "/big", big).body()).isEqualTo("echo:" + big);
 
         assertThat(received).hasSize(4);
-        assertThat(peers.stream().distinct()).as("one upstream connection, kept alive").hasSize(1);
+        assertThat(peers.stream().distinct())
+                .as("one upstream connection, kept alive")
+                .hasSize(1);
         assertThat(proxy.stats().forwarded()).isEqualTo(4);
     }
 
@@ -104,7 +107,9 @@ class FaultProxyTest {
 
         assertThatThrownBy(() -> send("POST", "/logs/_bulk", "applied")).isInstanceOf(IOException.class);
         assertThat(received).containsExactly("POST /logs/_bulk applied");
-        assertThat(send("POST", "/logs/_bulk", "again").body()).as("only one response lost").isEqualTo("echo:again");
+        assertThat(send("POST", "/logs/_bulk", "again").body())
+                .as("only one response lost")
+                .isEqualTo("echo:again");
         assertThat(proxy.stats().lostResponses()).isEqualTo(1);
     }
 
@@ -115,9 +120,10 @@ class FaultProxyTest {
         send("POST", "/_bulk?filter_path=items", "held");
         send("POST", "/_bulk", "not held");
 
-        assertThat(received).containsExactly(
-                "POST /_bulk?filter_path=items&wait_for_active_shards=all&timeout=30000ms held",
-                "POST /_bulk not held");
+        assertThat(received)
+                .containsExactly(
+                        "POST /_bulk?filter_path=items&wait_for_active_shards=all&timeout=30000ms held",
+                        "POST /_bulk not held");
         assertThat(proxy.stats().heldBulks()).isEqualTo(1);
     }
 
@@ -128,9 +134,10 @@ class FaultProxyTest {
         send("POST", "/_bulk", "{\"index\":{\"_index\":\"a\"}}");
         send("POST", "/_bulk", "{\"index\":{\"_index\":\"b\"}}");
 
-        assertThat(received).containsExactly(
-                "POST /_bulk {\"index\":{\"_index\":\"a\"}}",
-                "POST /_bulk?wait_for_active_shards=all&timeout=30000ms {\"index\":{\"_index\":\"b\"}}");
+        assertThat(received)
+                .containsExactly(
+                        "POST /_bulk {\"index\":{\"_index\":\"a\"}}",
+                        "POST /_bulk?wait_for_active_shards=all&timeout=30000ms {\"index\":{\"_index\":\"b\"}}");
     }
 
     @Test
@@ -149,13 +156,17 @@ class FaultProxyTest {
         assertThatThrownBy(() -> send("POST", "/slow", "x")).isInstanceOf(IOException.class);
         resetter.join();
         assertThat(proxy.stats().resetConnections()).isEqualTo(1);
-        assertThat(send("GET", "/after", null).statusCode()).as("new connections work").isEqualTo(200);
+        assertThat(send("GET", "/after", null).statusCode())
+                .as("new connections work")
+                .isEqualTo(200);
     }
 
     private HttpResponse<String> send(String method, String path, String body) throws Exception {
         HttpRequest request = HttpRequest.newBuilder(URI.create(proxy.url() + path))
                 .timeout(Duration.ofSeconds(20))
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
+                .method(
+                        method,
+                        body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
                 .build();
         return client.send(request, HttpResponse.BodyHandlers.ofString());
     }

@@ -9,7 +9,9 @@ class JvmFlagsTest {
 
     @Test
     void theBuildWroteThePomsFlagsIntoTheResource() {
-        assertThat(JvmFlags.forFlink()).isNotEmpty().allSatisfy(flag -> assertThat(flag).startsWith("--").doesNotContain("${"));
+        assertThat(JvmFlags.forFlink())
+                .isNotEmpty()
+                .allSatisfy(flag -> assertThat(flag).startsWith("--").doesNotContain("${"));
     }
 
     @Test

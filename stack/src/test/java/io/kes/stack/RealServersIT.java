@@ -10,7 +10,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-
 @ExtendWith({ElasticsearchExtension.class, KafkaExtension.class})
 class RealServersIT {
 
@@ -18,7 +17,9 @@ class RealServersIT {
     void elasticsearchNodeIsHealthyAndAnswersWithItsVersion(ElasticsearchNode node) throws Exception {
         Http.Response health = node.http().get("/_cluster/health").requireOk("health");
         assertThat(health.body()).contains("\"status\":\"green\"");
-        Http.Response nodes = node.http().get("/_nodes/_local/jvm?filter_path=nodes.*.version").requireOk("nodes");
+        Http.Response nodes = node.http()
+                .get("/_nodes/_local/jvm?filter_path=nodes.*.version")
+                .requireOk("nodes");
         assertThat(nodes.body()).contains(node.version());
     }
 
@@ -41,7 +42,8 @@ class RealServersIT {
     void kafkaBrokerCreatesTopicsWithPartitions(KafkaBroker kafka) throws Exception {
         kafka.createTopic("stack-smoke", 3, Map.of());
         try (var admin = kafka.admin()) {
-            var description = admin.describeTopics(Set.of("stack-smoke")).allTopicNames().get(20, TimeUnit.SECONDS);
+            var description =
+                    admin.describeTopics(Set.of("stack-smoke")).allTopicNames().get(20, TimeUnit.SECONDS);
             assertThat(description.get("stack-smoke").partitions()).hasSize(3);
         }
     }

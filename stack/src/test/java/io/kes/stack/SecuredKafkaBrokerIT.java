@@ -44,7 +44,8 @@ class SecuredKafkaBrokerIT {
 
     @Test
     void theScramListenerRefusesAWrongPassword() {
-        assertRefused(security.saslSslClientProperties(security.scramUser(), "not-" + security.scramPassword()),
+        assertRefused(
+                security.saslSslClientProperties(security.scramUser(), "not-" + security.scramPassword()),
                 SaslAuthenticationException.class);
     }
 
@@ -58,7 +59,9 @@ class SecuredKafkaBrokerIT {
     private static void assertRefused(Map<String, String> client, Class<? extends Exception> expected) {
         try (Admin admin = Admin.create(properties(client))) {
             assertThatThrownBy(() -> admin.describeCluster().nodes().get(30, TimeUnit.SECONDS))
-                    .isInstanceOf(ExecutionException.class).cause().isInstanceOf(expected);
+                    .isInstanceOf(ExecutionException.class)
+                    .cause()
+                    .isInstanceOf(expected);
         }
     }
 

@@ -27,7 +27,8 @@ final class FaultInjector {
         try {
             injectNow(fault, names, job, rolledShards);
         } finally {
-            out.printf("  %6.1f s  %s took %.1f s%n", fault.atMillis() / 1000.0, fault, (System.nanoTime() - began) / 1e9);
+            out.printf(
+                    "  %6.1f s  %s took %.1f s%n", fault.atMillis() / 1000.0, fault, (System.nanoTime() - began) / 1e9);
         }
     }
 
@@ -78,7 +79,12 @@ final class FaultInjector {
             case HELD_BULK -> holdABulk(names.deletes(), proxy);
             case ROLLOVER -> {
                 int next = rolledShards[0] % 4 + 1; // 2 -> 3 -> 4 -> 1 -> 2: always a different shard count
-                servers.node.http().send("POST", "/" + names.rolled() + "/_rollover", "{\"settings\":" + Schedule.indexSettings(next) + "}")
+                servers.node
+                        .http()
+                        .send(
+                                "POST",
+                                "/" + names.rolled() + "/_rollover",
+                                "{\"settings\":" + Schedule.indexSettings(next) + "}")
                         .requireOk("rollover of " + names.rolled());
                 rolledShards[0] = next;
             }
@@ -111,7 +117,8 @@ final class FaultInjector {
             }
         } finally {
             proxy.heal();
-            http.send("PUT", "/" + index + "/_settings", "{\"index\":{\"number_of_replicas\":0}}").requireOk("dropping the replica of " + index);
+            http.send("PUT", "/" + index + "/_settings", "{\"index\":{\"number_of_replicas\":0}}")
+                    .requireOk("dropping the replica of " + index);
         }
     }
 }

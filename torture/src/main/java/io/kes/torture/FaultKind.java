@@ -8,7 +8,9 @@ public enum FaultKind {
     LOST_RESPONSES("lost-responses", "1-6 bulks applied by Elasticsearch whose responses never reach kes"),
     KAFKA_RESTART("kafka-restart", "the Kafka broker stopped and started again"),
     REJECTION_STORM("429-storm", "every bulk answered 429 for 2-8 s"),
-    HELD_BULK("held-bulk", "a bulk of the deletes route held inside Elasticsearch past kes's socket timeout, applied after kes gave up on it"),
+    HELD_BULK(
+            "held-bulk",
+            "a bulk of the deletes route held inside Elasticsearch past kes's socket timeout, applied after kes gave up on it"),
     ES_PAUSE("es-pause", "SIGSTOP of Elasticsearch for 1-5 s, then SIGCONT"),
     ROLLOVER("rollover", "the alias rolled over to a new index with a different shard count");
 

@@ -49,7 +49,11 @@ final class FinalStateCheck {
         for (Doc d : docs) {
             Doc before = byId.put(d.id(), d);
             if (before != null) {
-                mismatches.add(new Mismatch(route, Mismatch.Kind.DUPLICATE, d.id(), "one document",
+                mismatches.add(new Mismatch(
+                        route,
+                        Mismatch.Kind.DUPLICATE,
+                        d.id(),
+                        "one document",
                         "one in " + before.index() + " and one in " + d.index()));
             }
         }
@@ -60,24 +64,38 @@ final class FinalStateCheck {
             keysChecked++;
             if (r.value() == null) {
                 if (doc != null) {
-                    mismatches.add(new Mismatch(route, Mismatch.Kind.RESURRECTED, key, "absent (tombstone at " + r.where() + ")",
+                    mismatches.add(new Mismatch(
+                            route,
+                            Mismatch.Kind.RESURRECTED,
+                            key,
+                            "absent (tombstone at " + r.where() + ")",
                             "v=" + doc.source().path("v").asText()));
                 }
                 continue;
             }
             JsonNode expected = parse(r.value());
             if (doc == null) {
-                mismatches.add(new Mismatch(route, Mismatch.Kind.MISSING, key, "v=" + expected.path("v").asText() + " (" + r.where() + ")", "no document"));
+                mismatches.add(new Mismatch(
+                        route,
+                        Mismatch.Kind.MISSING,
+                        key,
+                        "v=" + expected.path("v").asText() + " (" + r.where() + ")",
+                        "no document"));
             } else if (!expected.equals(doc.source())) {
                 long want = expected.path("v").asLong();
                 long got = doc.source().path("v").asLong(-1);
                 Mismatch.Kind kind = got < want && got >= 0 ? Mismatch.Kind.STALE : Mismatch.Kind.WRONG_VALUE;
-                mismatches.add(new Mismatch(route, kind, key, "v=" + want + " (" + r.where() + ")",
+                mismatches.add(new Mismatch(
+                        route,
+                        kind,
+                        key,
+                        "v=" + want + " (" + r.where() + ")",
                         "v=" + doc.source().path("v").asText() + (got == want ? " with a different body" : "")));
             }
         }
         for (Doc extra : byId.values()) {
-            mismatches.add(new Mismatch(route, Mismatch.Kind.UNEXPECTED, extra.id(), "no such key", "a document in " + extra.index()));
+            mismatches.add(new Mismatch(
+                    route, Mismatch.Kind.UNEXPECTED, extra.id(), "no such key", "a document in " + extra.index()));
         }
     }
 
@@ -91,19 +109,29 @@ final class FinalStateCheck {
         Set<String> seen = new HashSet<>();
         for (Doc d : docs) {
             if (!expected.containsKey(d.id())) {
-                mismatches.add(new Mismatch(route, Mismatch.Kind.UNEXPECTED, d.id(), "no such record", "a document in " + d.index()));
+                mismatches.add(new Mismatch(
+                        route, Mismatch.Kind.UNEXPECTED, d.id(), "no such record", "a document in " + d.index()));
             } else if (!seen.add(d.id())) {
                 if (acrossRollover) {
                     duplicatesAcrossRollover++;
                 } else {
-                    mismatches.add(new Mismatch(route, Mismatch.Kind.DUPLICATE, d.id(), "once (" + expected.get(d.id()).where() + ")",
+                    mismatches.add(new Mismatch(
+                            route,
+                            Mismatch.Kind.DUPLICATE,
+                            d.id(),
+                            "once (" + expected.get(d.id()).where() + ")",
                             "again in " + d.index()));
                 }
             }
         }
         for (Map.Entry<String, Stored> e : expected.entrySet()) {
             if (!seen.contains(e.getKey())) {
-                mismatches.add(new Mismatch(route, Mismatch.Kind.MISSING, e.getKey(), "record " + e.getValue().where(), "no document"));
+                mismatches.add(new Mismatch(
+                        route,
+                        Mismatch.Kind.MISSING,
+                        e.getKey(),
+                        "record " + e.getValue().where(),
+                        "no document"));
             }
         }
     }
@@ -112,9 +140,12 @@ final class FinalStateCheck {
     void deadLetters(List<Stored> letters) {
         for (Stored l : letters) {
             Map<String, String> h = l.headers();
-            mismatches.add(new Mismatch("dlq", Mismatch.Kind.DEAD_LETTER,
+            mismatches.add(new Mismatch(
+                    "dlq",
+                    Mismatch.Kind.DEAD_LETTER,
                     h.get("kes.source.topic") + "/" + h.get("kes.source.partition") + "@" + h.get("kes.source.offset"),
-                    "indexed", h.get("kes.stage") + " " + h.get("kes.error.type") + " " + h.get("kes.error.status") + ": "
+                    "indexed",
+                    h.get("kes.stage") + " " + h.get("kes.error.type") + " " + h.get("kes.error.status") + ": "
                             + h.get("kes.error.reason")));
         }
     }

@@ -24,13 +24,17 @@ final class IndexedDocuments {
             return docs;
         }
         refresh.requireOk("refresh of " + target);
-        Http.Response page = es.send("POST", "/" + target + "/_search?scroll=1m",
-                "{\"size\":5000,\"sort\":[\"_doc\"],\"_source\":" + withSource + "}").requireOk("search of " + target);
+        Http.Response page = es.send(
+                        "POST",
+                        "/" + target + "/_search?scroll=1m",
+                        "{\"size\":5000,\"sort\":[\"_doc\"],\"_source\":" + withSource + "}")
+                .requireOk("search of " + target);
         while (true) {
             JsonNode body = JSON.readTree(page.body());
             JsonNode hits = body.path("hits").path("hits");
             for (JsonNode hit : hits) {
-                docs.add(new Doc(hit.path("_index").asText(), hit.path("_id").asText(), withSource ? hit.get("_source") : null));
+                docs.add(new Doc(
+                        hit.path("_index").asText(), hit.path("_id").asText(), withSource ? hit.get("_source") : null));
             }
             String scrollId = body.path("_scroll_id").asText(null);
             if (hits.isEmpty() || scrollId == null) {

@@ -29,12 +29,14 @@ final class JobFiles {
      * writers' ({@code bulk.topology}) unless {@code --bulk} names one; schedules alternate, so both
      * are tortured.
      */
-    static Path writeJobConfig(Path dir, Names names, TortureServers servers, String bulk, String topology) throws IOException {
+    static Path writeJobConfig(Path dir, Names names, TortureServers servers, String bulk, String topology)
+            throws IOException {
         if (namedTopology(bulk) == null) { // else it names this very topology
             String inner = bulk.trim().replaceAll("^\\{|\\}$", "").trim();
             bulk = "{" + (inner.isEmpty() ? "" : inner + ", ") + "topology: " + topology + "}";
         }
-        String yaml = String.join("\n",
+        String yaml = String.join(
+                "\n",
                 "elasticsearch:",
                 "  hosts: [" + servers.proxy.url() + "]",
                 "  primary_node_routing: false",
@@ -93,7 +95,8 @@ final class JobFiles {
 
     /** checkpoints-config/local.yaml's keys, with a short interval and a checkpoint folder of this schedule's own. */
     static Path writeFlinkConf(Path dir) throws IOException {
-        String yaml = String.join("\n",
+        String yaml = String.join(
+                "\n",
                 "execution.checkpointing.interval: 2s",
                 "execution.checkpointing.min-pause: 1s",
                 "execution.checkpointing.timeout: 10min",

@@ -41,18 +41,33 @@ final class JobProcess {
         command.addAll(JvmFlags.forFlink());
         command.addAll(List.of(
                 "-Dlog4j2.configurationFile=" + root.resolve("jobs/config/log4j2-cli.properties"),
-                "-Dkes.log.file=" + log.resolveSibling("kes.log"), "-Dkes.cli=true",
-                "-cp", classpath(), "io.kes.jobs.KesJob", "--config", config.toString(), "--flink-conf", flinkConf.toString(),
-                // faults are injected around starts on purpose: no preflight to refuse them, no progress lines in the log
-                "--no-check", "--quiet"));
+                "-Dkes.log.file=" + log.resolveSibling("kes.log"),
+                "-Dkes.cli=true",
+                "-cp",
+                classpath(),
+                "io.kes.jobs.KesJob",
+                "--config",
+                config.toString(),
+                "--flink-conf",
+                flinkConf.toString(),
+                // faults are injected around starts on purpose: no preflight to refuse them, no progress lines in the
+                // log
+                "--no-check",
+                "--quiet"));
         if (restore && hasCompletedCheckpoint()) {
             command.add("--restore-latest");
         }
         try {
-            Files.writeString(log, "\n==== start " + (++starts) + ": " + String.join(" ", command.subList(command.size() - 5, command.size())) + "\n",
-                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
-            process = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+            Files.writeString(
+                    log,
+                    "\n==== start " + (++starts) + ": "
+                            + String.join(" ", command.subList(command.size() - 5, command.size())) + "\n",
+                    java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.APPEND);
+            process = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                    .start();
         } catch (IOException e) {
             throw new UncheckedIOException("could not start the kes job: " + String.join(" ", command), e);
         }
@@ -118,7 +133,8 @@ final class JobProcess {
             try {
                 cp.append(':').append(Files.readString(file).trim());
             } catch (IOException e) {
-                throw new UncheckedIOException(file + " is missing: build the job first (./mvnw -B -q install -DskipTests)", e);
+                throw new UncheckedIOException(
+                        file + " is missing: build the job first (./mvnw -B -q install -DskipTests)", e);
             }
         }
         return cp.toString();
@@ -139,7 +155,8 @@ final class JobProcess {
                 return dir;
             }
         }
-        throw new IllegalStateException("no jobs/target/classpath.txt in this folder or above: build with ./mvnw -B -q install "
-                + "-DskipTests, or pass -Dkes.root=<checkout>");
+        throw new IllegalStateException(
+                "no jobs/target/classpath.txt in this folder or above: build with ./mvnw -B -q install "
+                        + "-DskipTests, or pass -Dkes.root=<checkout>");
     }
 }

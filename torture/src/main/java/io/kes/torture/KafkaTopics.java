@@ -1,5 +1,6 @@
 package io.kes.torture;
 
+import io.kes.stack.KafkaBroker;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -10,7 +11,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
-import io.kes.stack.KafkaBroker;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -56,7 +56,8 @@ final class KafkaTopics {
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
             while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
                 if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("could not read " + topic + " to its end " + end + " within 2 minutes");
+                    throw new IllegalStateException(
+                            "could not read " + topic + " to its end " + end + " within 2 minutes");
                 }
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
                     Map<String, String> headers = new LinkedHashMap<>();
@@ -72,14 +73,16 @@ final class KafkaTopics {
 
     /** Records the group has not committed yet, over {@code topics}; -1 when Kafka cannot say now. */
     long lag(String group, Collection<String> topics) {
-        try (KafkaConsumer<byte[], byte[]> consumer = consumer(); Admin admin = admin()) {
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer();
+                Admin admin = admin()) {
             List<TopicPartition> partitions = new ArrayList<>();
             for (String topic : topics) {
                 partitions.addAll(partitions(consumer, topic));
             }
             Map<TopicPartition, Long> end = consumer.endOffsets(partitions, Duration.ofSeconds(10));
             Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
-                    .partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
+                    .partitionsToOffsetAndMetadata()
+                    .get(10, TimeUnit.SECONDS);
             long lag = 0;
             for (TopicPartition tp : partitions) {
                 OffsetAndMetadata c = committed.get(tp);

@@ -33,9 +33,18 @@ import org.apache.kafka.common.serialization.StringSerializer;
 final class Schedule {
 
     /** The outcome of one schedule, as the report prints it. */
-    record Result(int index, long seed, String prefix, FaultPlan plan, Map<FaultKind, Integer> injected, int keysChecked,
-                  long recordsChecked, long duplicatesAcrossRollover, List<Mismatch> mismatches, List<String> notes,
-                  Duration took) {}
+    record Result(
+            int index,
+            long seed,
+            String prefix,
+            FaultPlan plan,
+            Map<FaultKind, Integer> injected,
+            int keysChecked,
+            long recordsChecked,
+            long duplicatesAcrossRollover,
+            List<Mismatch> mismatches,
+            List<String> notes,
+            Duration took) {}
 
     private static final double UP_FRONT = 0.3;
     /** bulk.topology by schedule: even ones keyed by shard slot, odd ones chained, so a run tortures both. */
@@ -63,7 +72,9 @@ final class Schedule {
         long windowMillis = options.window().toMillis();
         FaultPlan plan = FaultPlan.draw(random, index, windowMillis, options.extraFaults());
         String topology = JobFiles.topology(options.bulk(), TOPOLOGIES[index % 2]);
-        out.printf("schedule %d seed %d (%s, %s writers): plan %s%n", index, seed, names.prefix(), topology, plan.faults());
+        out.printf(
+                "schedule %d seed %d (%s, %s writers): plan %s%n",
+                index, seed, names.prefix(), topology, plan.faults());
 
         Path dir = Files.createDirectories(options.workDir().resolve(names.prefix()));
         deleteRecursively(dir.resolve("checkpoints")); // an earlier run's checkpoints must never be restored
@@ -71,7 +82,10 @@ final class Schedule {
         int[] shards = {2};
         createRolledAlias(names, shards[0]);
         createDeletesPipeline(names);
-        JobProcess job = new JobProcess(root, JobFiles.writeJobConfig(dir, names, servers, options.bulk(), topology), JobFiles.writeFlinkConf(dir),
+        JobProcess job = new JobProcess(
+                root,
+                JobFiles.writeJobConfig(dir, names, servers, options.bulk(), topology),
+                JobFiles.writeFlinkConf(dir),
                 dir.resolve("checkpoints"),
                 dir.resolve("job.log"));
 
@@ -88,8 +102,9 @@ final class Schedule {
             job.start(false);
             awaitFirstCheckpoint(job, notes);
             AtomicReference<Throwable> produceFailure = new AtomicReference<>();
-            Thread producing = new Thread(() -> produceEvenly(producer, stream.subList(upFront, stream.size()), windowMillis,
-                    produceFailure), "kes-torture-producer");
+            Thread producing = new Thread(
+                    () -> produceEvenly(producer, stream.subList(upFront, stream.size()), windowMillis, produceFailure),
+                    "kes-torture-producer");
             producing.start();
             FaultInjector faults = new FaultInjector(servers, out);
             long windowStart = System.nanoTime();
@@ -109,15 +124,18 @@ final class Schedule {
             sleepUntil(windowStart, windowMillis, job, notes);
             long lag = catchUp(names, job, notes);
             if (lag != 0) {
-                notes.add("did not catch up within " + options.catchUp().toSeconds() + " s: lag " + lag + " (see " + job.log() + ")");
+                notes.add("did not catch up within " + options.catchUp().toSeconds() + " s: lag " + lag + " (see "
+                        + job.log() + ")");
             }
         } finally {
             job.stop();
             servers.proxy.heal();
         }
         FaultProxy.Stats proxyAfter = servers.proxy.stats();
-        notes.add(String.format("proxy: %d responses lost, %d bulks rejected 429, %d connections reset",
-                proxyAfter.lostResponses() - proxyBefore.lostResponses(), proxyAfter.rejectedBulks() - proxyBefore.rejectedBulks(),
+        notes.add(String.format(
+                "proxy: %d responses lost, %d bulks rejected 429, %d connections reset",
+                proxyAfter.lostResponses() - proxyBefore.lostResponses(),
+                proxyAfter.rejectedBulks() - proxyBefore.rejectedBulks(),
                 proxyAfter.resetConnections() - proxyBefore.resetConnections()));
 
         FinalStateCheck check = check(names);
@@ -127,12 +145,23 @@ final class Schedule {
         } else {
             notes.add("kept for inspection: topics and indices " + names.prefix() + "-*, job log " + job.log());
         }
-        return new Result(index, seed, names.prefix(), plan, injected, check.keysChecked, check.recordsChecked,
-                check.duplicatesAcrossRollover, check.mismatches, notes, Duration.ofNanos(System.nanoTime() - started));
+        return new Result(
+                index,
+                seed,
+                names.prefix(),
+                plan,
+                injected,
+                check.keysChecked,
+                check.recordsChecked,
+                check.duplicatesAcrossRollover,
+                check.mismatches,
+                notes,
+                Duration.ofNanos(System.nanoTime() - started));
     }
 
     /** Waits until {@code atMillis} into the window, restarting a job that died on its own (and saying so). */
-    private void sleepUntil(long windowStart, long atMillis, JobProcess job, List<String> notes) throws InterruptedException {
+    private void sleepUntil(long windowStart, long atMillis, JobProcess job, List<String> notes)
+            throws InterruptedException {
         while (true) {
             long left = atMillis - (System.nanoTime() - windowStart) / 1_000_000;
             if (left <= 0) {
@@ -145,7 +174,8 @@ final class Schedule {
 
     private void reviveIfDead(JobProcess job, List<String> notes) {
         if (!job.isAlive()) {
-            notes.add("the job exited on its own with code " + job.exitValue() + "; restarted with --restore-latest (see " + job.log() + ")");
+            notes.add("the job exited on its own with code " + job.exitValue()
+                    + "; restarted with --restore-latest (see " + job.log() + ")");
             job.start(true);
         }
     }
@@ -188,9 +218,12 @@ final class Schedule {
         FinalStateCheck check = new FinalStateCheck();
         check.keyed("deletes", kafka.readAll(names.deletes()), IndexedDocuments.read(es, names.deletes(), true));
         check.keyed("upserts", kafka.readAll(names.upserts()), IndexedDocuments.read(es, names.upserts(), true));
-        check.coordinates("appends", kafka.readAll(names.appends()), IndexedDocuments.read(es, names.appends(), false), false);
-        check.coordinates("events", kafka.readAll(names.events()), IndexedDocuments.read(es, names.events(), false), false);
-        check.coordinates("rolled", kafka.readAll(names.rolled()), IndexedDocuments.read(es, names.rolled() + "-*", false), true);
+        check.coordinates(
+                "appends", kafka.readAll(names.appends()), IndexedDocuments.read(es, names.appends(), false), false);
+        check.coordinates(
+                "events", kafka.readAll(names.events()), IndexedDocuments.read(es, names.events(), false), false);
+        check.coordinates(
+                "rolled", kafka.readAll(names.rolled()), IndexedDocuments.read(es, names.rolled() + "-*", false), true);
         check.deadLetters(kafka.readAll(names.deadLetters()));
         return check;
     }
@@ -211,8 +244,12 @@ final class Schedule {
     }
 
     private void createRolledAlias(Names names, int shards) throws IOException {
-        es().send("PUT", "/" + names.rolled() + "-000001", "{\"settings\":" + indexSettings(shards) + ",\"aliases\":{\""
-                + names.rolled() + "\":{\"is_write_index\":true}}}").requireOk("creating " + names.rolled() + "-000001");
+        es().send(
+                        "PUT",
+                        "/" + names.rolled() + "-000001",
+                        "{\"settings\":" + indexSettings(shards) + ",\"aliases\":{\"" + names.rolled()
+                                + "\":{\"is_write_index\":true}}}")
+                .requireOk("creating " + names.rolled() + "-000001");
     }
 
     /**
@@ -223,9 +260,14 @@ final class Schedule {
      */
     private void createDeletesPipeline(Names names) throws IOException {
         String processors = servers.node.engine() == io.kes.stack.Engine.OPENSEARCH
-                ? "[{\"remove\":{\"field\":\"absent{{no_such_field}}\",\"ignore_missing\":true}}]" : "[]";
-        es().send("PUT", "/_ingest/pipeline/" + names.deletesPipeline(), "{\"description\":\"kes torture: flagged, changes nothing\","
-                + "\"processors\":" + processors + "}").requireOk("creating pipeline " + names.deletesPipeline());
+                ? "[{\"remove\":{\"field\":\"absent{{no_such_field}}\",\"ignore_missing\":true}}]"
+                : "[]";
+        es().send(
+                        "PUT",
+                        "/_ingest/pipeline/" + names.deletesPipeline(),
+                        "{\"description\":\"kes torture: flagged, changes nothing\"," + "\"processors\":" + processors
+                                + "}")
+                .requireOk("creating pipeline " + names.deletesPipeline());
     }
 
     /** As kes's index templates set them: async translog (the checkpoint fence makes writes durable). */
@@ -252,8 +294,11 @@ final class Schedule {
     }
 
     /** The rest of the stream spread over the window, in 50 steps, so faults land mid-stream. */
-    private static void produceEvenly(KafkaProducer<String, String> producer, List<ChangeStream.Out> rest, long windowMillis,
-                                      AtomicReference<Throwable> failure) {
+    private static void produceEvenly(
+            KafkaProducer<String, String> producer,
+            List<ChangeStream.Out> rest,
+            long windowMillis,
+            AtomicReference<Throwable> failure) {
         try {
             int steps = 50;
             long start = System.nanoTime();
@@ -285,7 +330,12 @@ final class Schedule {
             es().send("DELETE", "/" + names.prefix() + "-*?expand_wildcards=all", null);
             es().send("DELETE", "/_ingest/pipeline/" + names.deletesPipeline(), null);
             try (var admin = servers.kafka.admin()) {
-                admin.deleteTopics(List.of(names.deletes(), names.upserts(), names.appends(), names.events(), names.rolled(),
+                admin.deleteTopics(List.of(
+                        names.deletes(),
+                        names.upserts(),
+                        names.appends(),
+                        names.events(),
+                        names.rolled(),
                         names.deadLetters()));
             }
         } catch (IOException | RuntimeException e) {
@@ -298,7 +348,8 @@ final class Schedule {
             return;
         }
         try (var paths = Files.walk(dir)) {
-            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            paths.sorted(java.util.Comparator.reverseOrder())
+                    .forEach(p -> p.toFile().delete());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

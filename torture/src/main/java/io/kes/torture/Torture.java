@@ -21,7 +21,10 @@ public final class Torture {
     public static void main(String[] args) throws Exception {
         TortureOptions options;
         try {
-            options = TortureOptions.parse(args, Path.of(System.getProperty("kes.torture.dir", ".kes/torture")).toAbsolutePath());
+            options = TortureOptions.parse(
+                    args,
+                    Path.of(System.getProperty("kes.torture.dir", ".kes/torture"))
+                            .toAbsolutePath());
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
             System.exit(2);
@@ -34,8 +37,15 @@ public final class Torture {
     /** Runs every schedule of {@code options} on servers of its own, printing as it goes and a summary at the end. */
     static List<Schedule.Result> run(TortureOptions options, PrintStream out) throws Exception {
         Path root = JobProcess.findRoot();
-        out.printf("kes torture: %d schedules on %s from seed %d, %d keys, %d updates, fault window %d s; work dir %s%n",
-                options.schedules(), options.engine().displayName(), options.seed(), options.keys(), options.updates(), options.window().toSeconds(), options.workDir());
+        out.printf(
+                "kes torture: %d schedules on %s from seed %d, %d keys, %d updates, fault window %d s; work dir %s%n",
+                options.schedules(),
+                options.engine().displayName(),
+                options.seed(),
+                options.keys(),
+                options.updates(),
+                options.window().toSeconds(),
+                options.workDir());
         List<Schedule.Result> results = new ArrayList<>();
         try (TortureServers servers = TortureServers.start(options.engine(), options.esHeap())) {
             Schedule schedule = new Schedule(servers, options, root, out);
@@ -58,9 +68,17 @@ public final class Torture {
     }
 
     private static void print(Schedule.Result r, PrintStream out) {
-        out.printf("schedule %d seed %d: faults %s | keys checked %d, records checked %d | mismatches %d%s | %d s%n",
-                r.index(), r.seed(), faults(r.injected()), r.keysChecked(), r.recordsChecked(), r.mismatches().size(),
-                r.duplicatesAcrossRollover() > 0 ? " | " + r.duplicatesAcrossRollover() + " replayed across the rollover (allowed)" : "",
+        out.printf(
+                "schedule %d seed %d: faults %s | keys checked %d, records checked %d | mismatches %d%s | %d s%n",
+                r.index(),
+                r.seed(),
+                faults(r.injected()),
+                r.keysChecked(),
+                r.recordsChecked(),
+                r.mismatches().size(),
+                r.duplicatesAcrossRollover() > 0
+                        ? " | " + r.duplicatesAcrossRollover() + " replayed across the rollover (allowed)"
+                        : "",
                 r.took().toSeconds());
         r.notes().forEach(n -> out.println("  note: " + n));
         if (!r.mismatches().isEmpty()) {
@@ -102,14 +120,20 @@ public final class Torture {
         if (!kinds.isEmpty()) {
             out.println();
             out.println("mismatches by kind: " + kinds);
-            out.println("failing seeds: " + results.stream().filter(r -> !r.mismatches().isEmpty() || notCaughtUp(r))
-                    .map(r -> r.seed() + " (schedule " + r.index() + ")").toList());
+            out.println("failing seeds: "
+                    + results.stream()
+                            .filter(r -> !r.mismatches().isEmpty() || notCaughtUp(r))
+                            .map(r -> r.seed() + " (schedule " + r.index() + ")")
+                            .toList());
         }
     }
 
     static String faults(Map<FaultKind, Integer> injected) {
         StringBuilder s = new StringBuilder();
-        injected.forEach((k, n) -> s.append(s.length() == 0 ? "" : " ").append(k.label()).append(" x").append(n));
+        injected.forEach((k, n) -> s.append(s.length() == 0 ? "" : " ")
+                .append(k.label())
+                .append(" x")
+                .append(n));
         return s.length() == 0 ? "none" : s.toString();
     }
 }

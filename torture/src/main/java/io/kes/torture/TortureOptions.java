@@ -23,16 +23,39 @@ import java.time.Duration;
  *                    machine runs)
  * @param workDir     configs, job logs and checkpoints of each schedule
  */
-record TortureOptions(int schedules, long seed, int first, int keys, int updates, Duration window, Duration catchUp,
-                      String bulk, String esHeap, int extraFaults, Engine engine, Path workDir) {
+record TortureOptions(
+        int schedules,
+        long seed,
+        int first,
+        int keys,
+        int updates,
+        Duration window,
+        Duration catchUp,
+        String bulk,
+        String esHeap,
+        int extraFaults,
+        Engine engine,
+        Path workDir) {
 
-    static final String USAGE = "usage: bin/kes torture [--schedules N] [--seed S] [--first I] [--keys K] [--updates U] "
-            + "[--window SECONDS] [--catch-up SECONDS] [--bulk '{max_docs: 250}'] [--es-heap 768m] [--extra-faults 2 | --no-faults] "
-            + "[--engine elasticsearch|opensearch] [--work-dir DIR]";
+    static final String USAGE =
+            "usage: bin/kes torture [--schedules N] [--seed S] [--first I] [--keys K] [--updates U] "
+                    + "[--window SECONDS] [--catch-up SECONDS] [--bulk '{max_docs: 250}'] [--es-heap 768m] [--extra-faults 2 | --no-faults] "
+                    + "[--engine elasticsearch|opensearch] [--work-dir DIR]";
 
     static TortureOptions defaults(Path workDir) {
-        return new TortureOptions(5, 1, 0, 3000, 60_000, Duration.ofSeconds(60), Duration.ofMinutes(3), "{max_docs: 250}", "768m", 2,
-                Engine.ELASTICSEARCH, workDir);
+        return new TortureOptions(
+                5,
+                1,
+                0,
+                3000,
+                60_000,
+                Duration.ofSeconds(60),
+                Duration.ofMinutes(3),
+                "{max_docs: 250}",
+                "768m",
+                2,
+                Engine.ELASTICSEARCH,
+                workDir);
     }
 
     static TortureOptions parse(String[] args, Path defaultWorkDir) {
@@ -104,7 +127,8 @@ record TortureOptions(int schedules, long seed, int first, int keys, int updates
         }
 
         TortureOptions build() {
-            return new TortureOptions(schedules, seed, first, keys, updates, window, catchUp, bulk, esHeap, extraFaults, engine, workDir);
+            return new TortureOptions(
+                    schedules, seed, first, keys, updates, window, catchUp, bulk, esHeap, extraFaults, engine, workDir);
         }
     }
 }

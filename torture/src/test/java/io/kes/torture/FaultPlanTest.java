@@ -22,14 +22,16 @@ class FaultPlanTest {
 
     @Test
     void theSameSeedGivesTheSamePlanAndStream() {
-        assertThat(FaultPlan.draw(new Random(42), 3, 30_000, 2)).isEqualTo(FaultPlan.draw(new Random(42), 3, 30_000, 2));
+        assertThat(FaultPlan.draw(new Random(42), 3, 30_000, 2))
+                .isEqualTo(FaultPlan.draw(new Random(42), 3, 30_000, 2));
         Names names = new Names("p");
         assertThat(ChangeStream.draw(names, 7, 50, 500)).isEqualTo(ChangeStream.draw(names, 7, 50, 500));
     }
 
     @Test
     void faultsFallInsideTheWindowInOrderAndNoFaultsMeansNone() {
-        List<FaultPlan.Fault> faults = FaultPlan.draw(new Random(1), 0, 10_000, 2).faults();
+        List<FaultPlan.Fault> faults =
+                FaultPlan.draw(new Random(1), 0, 10_000, 2).faults();
         assertThat(faults).isSortedAccordingTo(java.util.Comparator.comparingLong(FaultPlan.Fault::atMillis));
         assertThat(faults).allSatisfy(f -> assertThat(f.atMillis()).isBetween(500L, 9_000L));
         assertThat(FaultPlan.draw(new Random(1), 0, 10_000, -1).faults()).isEmpty();
@@ -48,7 +50,8 @@ class FaultPlanTest {
             }
         }
         assertThat(last).hasSize(100);
-        assertThat(stream.stream().filter(r -> r.value() == null)).isNotEmpty()
+        assertThat(stream.stream().filter(r -> r.value() == null))
+                .isNotEmpty()
                 .allSatisfy(r -> assertThat(r.topic()).isEqualTo(names.deletes()));
     }
 }

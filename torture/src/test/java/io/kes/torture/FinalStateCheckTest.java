@@ -35,22 +35,33 @@ class FinalStateCheckTest {
         check.keyed("r", records, docs);
 
         assertThat(check.keysChecked).isEqualTo(5);
-        assertThat(check.mismatches).extracting(Mismatch::kind, Mismatch::subject).containsExactlyInAnyOrder(
-                org.assertj.core.groups.Tuple.tuple(Mismatch.Kind.STALE, "a"),
-                org.assertj.core.groups.Tuple.tuple(Mismatch.Kind.RESURRECTED, "b"),
-                org.assertj.core.groups.Tuple.tuple(Mismatch.Kind.MISSING, "c"),
-                org.assertj.core.groups.Tuple.tuple(Mismatch.Kind.WRONG_VALUE, "e"),
-                org.assertj.core.groups.Tuple.tuple(Mismatch.Kind.UNEXPECTED, "zzz"));
-        assertThat(check.mismatches.stream().filter(m -> m.subject().equals("a")).findFirst().orElseThrow().expected())
-                .as("names the last record's place").isEqualTo("v=2 (t/0@1)");
+        assertThat(check.mismatches)
+                .extracting(Mismatch::kind, Mismatch::subject)
+                .containsExactlyInAnyOrder(
+                        org.assertj.core.groups.Tuple.tuple(Mismatch.Kind.STALE, "a"),
+                        org.assertj.core.groups.Tuple.tuple(Mismatch.Kind.RESURRECTED, "b"),
+                        org.assertj.core.groups.Tuple.tuple(Mismatch.Kind.MISSING, "c"),
+                        org.assertj.core.groups.Tuple.tuple(Mismatch.Kind.WRONG_VALUE, "e"),
+                        org.assertj.core.groups.Tuple.tuple(Mismatch.Kind.UNEXPECTED, "zzz"));
+        assertThat(check.mismatches.stream()
+                        .filter(m -> m.subject().equals("a"))
+                        .findFirst()
+                        .orElseThrow()
+                        .expected())
+                .as("names the last record's place")
+                .isEqualTo("v=2 (t/0@1)");
     }
 
     @Test
     void kafkaIdsMustBeThereOnceExceptAcrossARollover() {
-        List<Stored> records = List.of(record("t", 0, 0, "a", "{}"), record("t", 0, 1, "a", "{}"), record("t", 1, 0, "b", "{}"));
+        List<Stored> records =
+                List.of(record("t", 0, 0, "a", "{}"), record("t", 0, 1, "a", "{}"), record("t", 1, 0, "b", "{}"));
         String first = KafkaCoordinateId.of("t", 0, 0);
         String second = KafkaCoordinateId.of("t", 0, 1);
-        List<Doc> docs = List.of(new Doc("i-1", first, null), new Doc("i-2", first, null), new Doc("i-1", second, null),
+        List<Doc> docs = List.of(
+                new Doc("i-1", first, null),
+                new Doc("i-2", first, null),
+                new Doc("i-1", second, null),
                 new Doc("i-1", "nonsense", null));
 
         FinalStateCheck strict = new FinalStateCheck();
@@ -58,9 +69,11 @@ class FinalStateCheckTest {
         FinalStateCheck rolled = new FinalStateCheck();
         rolled.coordinates("rolled", records, docs, true);
 
-        assertThat(strict.mismatches).extracting(Mismatch::kind)
+        assertThat(strict.mismatches)
+                .extracting(Mismatch::kind)
                 .containsExactlyInAnyOrder(Mismatch.Kind.DUPLICATE, Mismatch.Kind.MISSING, Mismatch.Kind.UNEXPECTED);
-        assertThat(rolled.mismatches).extracting(Mismatch::kind)
+        assertThat(rolled.mismatches)
+                .extracting(Mismatch::kind)
                 .containsExactlyInAnyOrder(Mismatch.Kind.MISSING, Mismatch.Kind.UNEXPECTED);
         assertThat(rolled.duplicatesAcrossRollover).isEqualTo(1);
         assertThat(strict.recordsChecked).isEqualTo(3);
@@ -69,9 +82,27 @@ class FinalStateCheckTest {
     @Test
     void everyDeadLetterIsAMismatch() {
         FinalStateCheck check = new FinalStateCheck();
-        check.deadLetters(List.of(new Stored("dlq", 0, 0, "k", "{}", Map.of("kes.source.topic", "t", "kes.source.partition", "2",
-                "kes.source.offset", "7", "kes.stage", "index", "kes.error.type", "mapper_parsing_exception",
-                "kes.error.status", "400", "kes.error.reason", "bad"))));
+        check.deadLetters(List.of(new Stored(
+                "dlq",
+                0,
+                0,
+                "k",
+                "{}",
+                Map.of(
+                        "kes.source.topic",
+                        "t",
+                        "kes.source.partition",
+                        "2",
+                        "kes.source.offset",
+                        "7",
+                        "kes.stage",
+                        "index",
+                        "kes.error.type",
+                        "mapper_parsing_exception",
+                        "kes.error.status",
+                        "400",
+                        "kes.error.reason",
+                        "bad"))));
 
         assertThat(check.mismatches).singleElement().satisfies(m -> {
             assertThat(m.kind()).isEqualTo(Mismatch.Kind.DEAD_LETTER);

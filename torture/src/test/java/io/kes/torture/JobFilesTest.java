@@ -8,7 +8,10 @@ class JobFilesTest {
 
     @Test
     void aTopologyNamedInBulkIsTheOneEveryScheduleRunsAndReports() {
-        assertThat(JobFiles.topology("{max_docs: 250, topology: keyed}", "chained")).isEqualTo("keyed");
-        assertThat(JobFiles.topology("{max_docs: 250}", "chained")).as("schedules alternate").isEqualTo("chained");
+        assertThat(JobFiles.topology("{max_docs: 250, topology: keyed}", "chained"))
+                .isEqualTo("keyed");
+        assertThat(JobFiles.topology("{max_docs: 250}", "chained"))
+                .as("schedules alternate")
+                .isEqualTo("chained");
     }
 }

@@ -31,7 +31,8 @@ class TortureIT {
     void everyKeyEndsAtItsLastKafkaValueWhateverTheFaults(@TempDir Path workDir) throws Exception {
         List<Schedule.Result> results = Torture.run(options(4, 0, 1, Engine.ELASTICSEARCH, workDir), System.out);
 
-        Set<FaultKind> injected = results.stream().flatMap(r -> r.injected().keySet().stream())
+        Set<FaultKind> injected = results.stream()
+                .flatMap(r -> r.injected().keySet().stream())
                 .collect(Collectors.toCollection(() -> EnumSet.noneOf(FaultKind.class)));
         assertThat(injected).as("fault kinds injected").containsExactlyInAnyOrder(FaultKind.values());
         assertEveryKeyChecked(results, 4);
@@ -39,12 +40,15 @@ class TortureIT {
     }
 
     @Test
-    void onOpenSearchTooEveryKeyEndsAtItsLastKafkaValueWhenTheNodeIsPausedKilledOrCutOff(@TempDir Path workDir) throws Exception {
+    void onOpenSearchTooEveryKeyEndsAtItsLastKafkaValueWhenTheNodeIsPausedKilledOrCutOff(@TempDir Path workDir)
+            throws Exception {
         List<Schedule.Result> results = Torture.run(options(2, 3, 0, Engine.OPENSEARCH, workDir), System.out);
 
-        Set<FaultKind> injected = results.stream().flatMap(r -> r.injected().keySet().stream())
+        Set<FaultKind> injected = results.stream()
+                .flatMap(r -> r.injected().keySet().stream())
                 .collect(Collectors.toCollection(() -> EnumSet.noneOf(FaultKind.class)));
-        assertThat(injected).as("fault kinds injected")
+        assertThat(injected)
+                .as("fault kinds injected")
                 .contains(FaultKind.ES_PAUSE, FaultKind.ROLLOVER, FaultKind.ES_KILL, FaultKind.CONNECTION_RESET);
         assertEveryKeyChecked(results, 2);
         assertFinalStateMatchesKafka(results);
@@ -55,21 +59,38 @@ class TortureIT {
      * and a rollover, plus up to {@code extraFaults} random ones.
      */
     private static TortureOptions options(int schedules, int first, int extraFaults, Engine engine, Path workDir) {
-        return new TortureOptions(schedules, 1300 + first, first, 200, 2500, Duration.ofSeconds(15), Duration.ofMinutes(2),
-                "{max_docs: 100}", "512m", extraFaults, engine, workDir);
+        return new TortureOptions(
+                schedules,
+                1300 + first,
+                first,
+                200,
+                2500,
+                Duration.ofSeconds(15),
+                Duration.ofMinutes(2),
+                "{max_docs: 100}",
+                "512m",
+                extraFaults,
+                engine,
+                workDir);
     }
 
     private static void assertEveryKeyChecked(List<Schedule.Result> results, int schedules) {
-        assertThat(results.stream().mapToInt(Schedule.Result::keysChecked).sum()).isEqualTo(schedules * 2 * 200);
+        assertThat(results.stream().mapToInt(Schedule.Result::keysChecked).sum())
+                .isEqualTo(schedules * 2 * 200);
     }
 
     private static void assertFinalStateMatchesKafka(List<Schedule.Result> results) {
         List<String> failing = results.stream()
-                .filter(r -> !r.mismatches().isEmpty() || r.notes().stream().anyMatch(n -> n.startsWith("did not catch up")))
-                .map(r -> "schedule " + r.index() + " (seed " + r.seed() + ", faults " + Torture.faults(r.injected()) + "): "
-                        + r.mismatches().size() + " mismatches, e.g. " + r.mismatches().stream().limit(3).toList() + "; notes "
+                .filter(r ->
+                        !r.mismatches().isEmpty() || r.notes().stream().anyMatch(n -> n.startsWith("did not catch up")))
+                .map(r -> "schedule " + r.index() + " (seed " + r.seed() + ", faults " + Torture.faults(r.injected())
+                        + "): "
+                        + r.mismatches().size() + " mismatches, e.g. "
+                        + r.mismatches().stream().limit(3).toList() + "; notes "
                         + r.notes())
                 .toList();
-        assertThat(failing).as("schedules whose final state differs from Kafka (full report above)").isEmpty();
+        assertThat(failing)
+                .as("schedules whose final state differs from Kafka (full report above)")
+                .isEmpty();
     }
 }

@@ -48,6 +48,7 @@ public final class OfficialSinkJob {
 
     /** Set by the first record of a run, in this JVM (the MiniCluster runs here). */
     static final AtomicBoolean FIRST_READ = new AtomicBoolean();
+
     private static final PrintStream OUT = System.out;
 
     private OfficialSinkJob() {}
@@ -57,8 +58,11 @@ public final class OfficialSinkJob {
         Configuration flink = new Configuration();
         flink.set(RestOptions.BIND_PORT, "0");
         flink.setString("taskmanager.memory.network.max", "256mb");
-        try (MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(flink)
-                .setNumTaskManagers(1).setNumSlotsPerTaskManager(slots).build())) {
+        try (MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
+                .setConfiguration(flink)
+                .setNumTaskManagers(1)
+                .setNumSlotsPerTaskManager(slots)
+                .build())) {
             cluster.start();
             URI rest = cluster.getRestAddress().get();
             say("ready");
@@ -91,11 +95,19 @@ public final class OfficialSinkJob {
         OUT.flush();
     }
 
-    static void run(URI rest, String bootstrap, String topic, String index, String esUrls, int parallelism, long checkpointMs,
-                    String from) throws Exception {
+    static void run(
+            URI rest,
+            String bootstrap,
+            String topic,
+            String index,
+            String esUrls,
+            int parallelism,
+            long checkpointMs,
+            String from)
+            throws Exception {
         FIRST_READ.set(false);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.createRemoteEnvironment(rest.getHost(), rest.getPort(),
-                new Configuration());
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.createRemoteEnvironment(rest.getHost(), rest.getPort(), new Configuration());
         env.setParallelism(parallelism);
         env.enableCheckpointing(checkpointMs);
         // a failure ends the run and the bench reports it; restarting would replay and inflate the counts
@@ -115,7 +127,8 @@ public final class OfficialSinkJob {
                 .setDeserializer(new KafkaCoordinateDocuments())
                 .build();
 
-        HttpHost[] hosts = Arrays.stream(esUrls.split(",")).map(HttpHost::create).toArray(HttpHost[]::new);
+        HttpHost[] hosts =
+                Arrays.stream(esUrls.split(",")).map(HttpHost::create).toArray(HttpHost[]::new);
         env.fromSource(source, WatermarkStrategy.noWatermarks(), "Kafka source")
                 .sinkTo(new Elasticsearch7SinkBuilder<KafkaDocument>()
                         .setHosts(hosts)
@@ -123,8 +136,8 @@ public final class OfficialSinkJob {
                         .setBulkFlushMaxSizeMb(5)
                         .setBulkFlushInterval(1000)
                         .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
-                        .setEmitter((doc, context, indexer) -> indexer.add(new IndexRequest(index).id(doc.id)
-                                .source(doc.source, XContentType.JSON)))
+                        .setEmitter((doc, context, indexer) ->
+                                indexer.add(new IndexRequest(index).id(doc.id).source(doc.source, XContentType.JSON)))
                         .build())
                 .name("official Elasticsearch sink");
         env.execute("kes-bench-official-" + index);
@@ -138,7 +151,8 @@ public final class OfficialSinkJob {
             if (!FIRST_READ.get() && FIRST_READ.compareAndSet(false, true)) {
                 say("first-read");
             }
-            out.collect(new KafkaDocument(KafkaCoordinateIds.of(record.topic(), record.partition(), record.offset()), record.value()));
+            out.collect(new KafkaDocument(
+                    KafkaCoordinateIds.of(record.topic(), record.partition(), record.offset()), record.value()));
         }
 
         @Override

@@ -66,41 +66,51 @@ final class AbandonedBulks {
      * or {@code giveUp} with the reason, when that is not known by {@code deadlineNanos}.
      */
     void awaitGone(long deadlineNanos, Runnable retry, Consumer<String> giveUp) {
-        tasks.list(first -> {
-            if (first.ids().isEmpty() && first.everyNodeAnswered()) {
-                retry.run();
-            } else {
-                poll(first.ids(), deadlineNanos, retry, giveUp);
-            }
-        }, status -> failedToList(status, null, deadlineNanos, retry, giveUp));
+        tasks.list(
+                first -> {
+                    if (first.ids().isEmpty() && first.everyNodeAnswered()) {
+                        retry.run();
+                    } else {
+                        poll(first.ids(), deadlineNanos, retry, giveUp);
+                    }
+                },
+                status -> failedToList(status, null, deadlineNanos, retry, giveUp));
     }
 
     private void poll(Set<String> abandoned, long deadlineNanos, Runnable retry, Consumer<String> giveUp) {
         if (nanoTime.getAsLong() - deadlineNanos > 0) {
-            giveUp.accept("no answer, and Elasticsearch still runs " + abandoned.size() + " bulk task(s) of this job that ran when "
+            giveUp.accept("no answer, and Elasticsearch still runs " + abandoned.size()
+                    + " bulk task(s) of this job that ran when "
                     + "kes gave up waiting (or a node did not say whether it does): sending the documents again could be "
                     + "overwritten by the late bulk");
             return;
         }
-        timers.after(POLL_MILLIS, () -> tasks.list(now -> {
-            // None known yet (the first listing failed, or a node did not answer it): wait for every
-            // bulk of the job that runs now, since one of them may be the abandoned one.
-            Set<String> watched = abandoned.isEmpty() ? now.ids() : abandoned;
-            if (now.among(watched).isEmpty() && now.everyNodeAnswered()) {
-                retry.run();
-            } else {
-                poll(watched, deadlineNanos, retry, giveUp);
-            }
-        }, status -> failedToList(status, abandoned, deadlineNanos, retry, giveUp)));
+        timers.after(
+                POLL_MILLIS,
+                () -> tasks.list(
+                        now -> {
+                            // None known yet (the first listing failed, or a node did not answer it): wait for every
+                            // bulk of the job that runs now, since one of them may be the abandoned one.
+                            Set<String> watched = abandoned.isEmpty() ? now.ids() : abandoned;
+                            if (now.among(watched).isEmpty() && now.everyNodeAnswered()) {
+                                retry.run();
+                            } else {
+                                poll(watched, deadlineNanos, retry, giveUp);
+                            }
+                        },
+                        status -> failedToList(status, abandoned, deadlineNanos, retry, giveUp)));
     }
 
-    private void failedToList(int status, Set<String> abandoned, long deadlineNanos, Runnable retry, Consumer<String> giveUp) {
+    private void failedToList(
+            int status, Set<String> abandoned, long deadlineNanos, Runnable retry, Consumer<String> giveUp) {
         if (StatusPolicy.ofRequest(status) == StatusPolicy.Action.STOP) {
             if (!warnedUnlisted) {
                 warnedUnlisted = true;
-                LOG.warn("Cannot list Elasticsearch tasks (HTTP {}): a bulk that got no answer is retried at once, and if the node "
-                        + "still applies it later, its documents can go back to older values until their next write. Grant kes "
-                        + "the cluster privilege 'monitor', or write with version: kafka-offset, to close that gap.", status);
+                LOG.warn(
+                        "Cannot list Elasticsearch tasks (HTTP {}): a bulk that got no answer is retried at once, and if the node "
+                                + "still applies it later, its documents can go back to older values until their next write. Grant kes "
+                                + "the cluster privilege 'monitor', or write with version: kafka-offset, to close that gap.",
+                        status);
             }
             retry.run();
             return;

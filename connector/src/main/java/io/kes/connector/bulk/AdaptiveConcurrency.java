@@ -22,6 +22,7 @@ final class AdaptiveConcurrency {
 
     /** Vector's defaults, tuned there by simulation against services with varied responses to load. */
     static final double DECREASE_RATIO = 0.9;
+
     static final double EWMA_ALPHA = 0.4;
     static final double RTT_DEVIATION_SCALE = 2.5;
     /**

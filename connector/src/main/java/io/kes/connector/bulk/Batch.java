@@ -20,9 +20,11 @@ final class Batch {
     long firstSentNanos;
     /** Whose in-flight budget it takes (set when queued; a retry keeps it even when the primary moved). */
     NodeBudgets.Budget budget;
+
     BulkBody body;
     /** Parts still to send after {@link #body} (a bulk split after a 413). */
     final ArrayDeque<BulkBody> laterParts = new ArrayDeque<>();
+
     int attempt;
     long sentNanos;
 

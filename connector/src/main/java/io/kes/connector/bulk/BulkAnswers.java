@@ -45,8 +45,16 @@ final class BulkAnswers implements BulkTransport.Outcomes {
     private final Retries retries;
     private final Writer writer;
 
-    BulkAnswers(LongSupplier nanoTime, BulkMetrics metrics, NodeBudgets budgets, InFlightIds inFlightIds, ShardPredictions predictor,
-                FailureHandler failureHandler, BulkTransport transport, Retries retries, Writer writer) {
+    BulkAnswers(
+            LongSupplier nanoTime,
+            BulkMetrics metrics,
+            NodeBudgets budgets,
+            InFlightIds inFlightIds,
+            ShardPredictions predictor,
+            FailureHandler failureHandler,
+            BulkTransport transport,
+            Retries retries,
+            Writer writer) {
         this.nanoTime = nanoTime;
         this.metrics = metrics;
         this.budgets = budgets;
@@ -63,12 +71,15 @@ final class BulkAnswers implements BulkTransport.Outcomes {
         long now = nanoTime.getAsLong();
         metrics.bulkLatencyMillis.update((now - batch.sentNanos) / 1_000_000);
         ItemOutcomes outcomes = ItemOutcomes.sort(sent, response);
-        budgets.attemptEnded(batch, now, outcomes.retry == null ? now - batch.sentNanos : -1, outcomes.retriesRejected > 0);
+        budgets.attemptEnded(
+                batch, now, outcomes.retry == null ? now - batch.sentNanos : -1, outcomes.retriesRejected > 0);
         for (int i = 0; i < response.size(); i++) {
             DocumentOperation op = sent.operation(i);
             switch (outcomes.byItem[i]) {
                 case DONE -> {
-                    batch.epoch.acknowledged.record(response.index[i] != null ? response.index[i] : op.index(), sent.prediction(i),
+                    batch.epoch.acknowledged.record(
+                            response.index[i] != null ? response.index[i] : op.index(),
+                            sent.prediction(i),
                             response.appliedTerm(i, op.opType()));
                     inFlightIds.release(op);
                     if (predictor.movedByPipeline(op, sent.prediction(i), response.index[i])) {
@@ -76,7 +87,7 @@ final class BulkAnswers implements BulkTransport.Outcomes {
                     }
                 }
                 case PERMANENT, STOP -> inFlightIds.release(op);
-                case RETRY, SPLIT -> { } // still in flight (an item is never split)
+                case RETRY, SPLIT -> {} // still in flight (an item is never split)
             }
         }
         metrics.docsOut.inc(outcomes.succeeded);
@@ -105,7 +116,8 @@ final class BulkAnswers implements BulkTransport.Outcomes {
         switch (StatusPolicy.ofRequest(status)) {
             case SPLIT -> tooLarge(batch, sent, exception);
             case STOP -> writer.giveUp(batch, WriteFailures.refusedCredentials(status, batch.slot, exception));
-            case PERMANENT, DONE -> writer.giveUp(batch, WriteFailures.wholeBulkRefused(status, sent.itemCount(), batch.slot, exception));
+            case PERMANENT, DONE ->
+                writer.giveUp(batch, WriteFailures.wholeBulkRefused(status, sent.itemCount(), batch.slot, exception));
             case RETRY -> {
                 metrics.requestRetries.inc();
                 if (status == StatusPolicy.NO_RESPONSE) {
@@ -128,8 +140,11 @@ final class BulkAnswers implements BulkTransport.Outcomes {
             batch.laterParts.addFirst(sent.slice(half, sent.itemCount()));
             batch.body = sent.slice(0, half);
             metrics.bulksSplit.inc();
-            LOG.warn("Elasticsearch refused a bulk of {} bytes as too large (HTTP 413, {}); sending it in parts."
-                    + " Lower bulk.max_bytes below the node's http.max_content_length.", sent.sizeInBytes(), batch.slot);
+            LOG.warn(
+                    "Elasticsearch refused a bulk of {} bytes as too large (HTTP 413, {}); sending it in parts."
+                            + " Lower bulk.max_bytes below the node's http.max_content_length.",
+                    sent.sizeInBytes(),
+                    batch.slot);
             transport.dispatch(batch);
             return;
         }
@@ -166,8 +181,11 @@ final class BulkAnswers implements BulkTransport.Outcomes {
         long before = metrics.failureStored.getCount();
         metrics.failureStored.inc(stored.size());
         if (before == 0 || before / 1000 != metrics.failureStored.getCount() / 1000) {
-            LOG.warn("{} document(s) so far went to a data stream's failure store instead of the data stream (Elasticsearch "
-                    + "answered success with failure_store: used), latest: {}", metrics.failureStored.getCount(), stored.get(0).describe());
+            LOG.warn(
+                    "{} document(s) so far went to a data stream's failure store instead of the data stream (Elasticsearch "
+                            + "answered success with failure_store: used), latest: {}",
+                    metrics.failureStored.getCount(),
+                    stored.get(0).describe());
         }
         try {
             failureHandler.onFailureStored(stored);

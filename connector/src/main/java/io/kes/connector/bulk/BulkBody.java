@@ -35,10 +35,12 @@ final class BulkBody {
     private int size;
     /** The bytes the kept operations reference (source, original key and value), and their overhead. */
     private long retainedBytes;
+
     private final List<DocumentOperation> operations = new ArrayList<>();
     private int[] itemStarts = new int[64];
     /** Where each item was predicted to land; what the checkpoint fence holds its write against. */
     private ShardPrediction[] predictions = new ShardPrediction[64];
+
     private byte[] actionPrefix;
     private OpType actionPrefixOpType;
     private String actionPrefixIndex;
@@ -55,7 +57,7 @@ final class BulkBody {
         switch (op.opType()) {
             case INDEX, CREATE -> writeSourceLine(op.source(), null, null);
             case UPSERT -> writeSourceLine(op.source(), UPSERT_PREFIX, UPSERT_SUFFIX);
-            case DELETE -> { }
+            case DELETE -> {}
         }
     }
 

@@ -39,13 +39,20 @@ final class BulkDispatcher implements BulkTransport {
     private final String opaqueId;
     private Outcomes outcomes;
 
-    BulkDispatcher(SinkSettings settings, RestClient client, TargetNodeSelector selector, TaskMailbox mailbox,
-                   BulkMetrics metrics, int subtaskIndex, String opaqueId) {
+    BulkDispatcher(
+            SinkSettings settings,
+            RestClient client,
+            TargetNodeSelector selector,
+            TaskMailbox mailbox,
+            BulkMetrics metrics,
+            int subtaskIndex,
+            String opaqueId) {
         this.client = client;
         this.selector = selector;
         // Behind a path prefix the cluster sits behind a proxy: its nodes' own addresses are not the way in.
         this.primaryNodes = settings.primaryNodeRouting() && settings.shardGrouping() && settings.pathPrefix() == null
-                ? new PrimaryNodes(client, selector, "kes-primary-nodes-" + subtaskIndex) : null;
+                ? new PrimaryNodes(client, selector, "kes-primary-nodes-" + subtaskIndex)
+                : null;
         this.mailbox = mailbox;
         this.metrics = metrics;
         this.gzip = settings.gzip();
@@ -105,14 +112,22 @@ final class BulkDispatcher implements BulkTransport {
 
     @Override
     public void listTaggedBulks(Consumer<TaggedBulks> listed, IntConsumer failedWithStatus) {
-        client.performRequestAsync(EarlierWrites.listRequest(), onTaskThread(in -> TaggedBulks.parse(in, opaqueId), listed,
-                failure -> failedWithStatus.accept(StatusPolicy.statusOf(failure)), "kes bulk tasks listed"));
+        client.performRequestAsync(
+                EarlierWrites.listRequest(),
+                onTaskThread(
+                        in -> TaggedBulks.parse(in, opaqueId),
+                        listed,
+                        failure -> failedWithStatus.accept(StatusPolicy.statusOf(failure)),
+                        "kes bulk tasks listed"));
     }
 
     private ResponseListener listenerFor(Batch batch, BulkBody sent) {
         int expectedItems = sent.itemCount();
-        return onTaskThread(in -> BulkResponse.parse(in, expectedItems), parsed -> outcomes.onResponse(batch, sent, parsed),
-                failure -> outcomes.onRequestFailure(batch, sent, failure), "kes bulk response");
+        return onTaskThread(
+                in -> BulkResponse.parse(in, expectedItems),
+                parsed -> outcomes.onResponse(batch, sent, parsed),
+                failure -> outcomes.onRequestFailure(batch, sent, failure),
+                "kes bulk response");
     }
 
     /** Reads a response's body. */
@@ -124,7 +139,8 @@ final class BulkDispatcher implements BulkTransport {
      * A listener that parses the answer on the REST client's I/O thread and hands the result, or
      * the failure (a body that cannot be parsed included), to the task thread.
      */
-    private <T> ResponseListener onTaskThread(BodyParser<T> parser, Consumer<T> parsed, Consumer<Exception> failed, String what) {
+    private <T> ResponseListener onTaskThread(
+            BodyParser<T> parser, Consumer<T> parsed, Consumer<Exception> failed, String what) {
         return new ResponseListener() {
             @Override
             public void onSuccess(Response response) {

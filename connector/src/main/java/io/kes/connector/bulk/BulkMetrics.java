@@ -24,12 +24,14 @@ final class BulkMetrics {
     final Counter requestRetries;
     /** Bulks that got no answer and were retried only once Elasticsearch no longer ran them ({@link AbandonedBulks}). */
     final Counter bulksAwaitedAfterNoAnswer;
+
     final Counter permanentFailures;
     final Counter failureStored;
     final Counter replaysAccepted;
     final Counter docsWithUnknownShard;
     /** Documents stored in another index than the one predicted for their shard: moved by an ingest pipeline. */
     final Counter docsMovedByPipeline;
+
     final Counter bulksSplit;
     final Histogram docsPerBulk;
     final Histogram shardsPerBulk;

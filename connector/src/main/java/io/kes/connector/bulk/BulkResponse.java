@@ -22,8 +22,9 @@ final class BulkResponse {
      * used} (Elasticsearch 9.1+) tells a document its data stream refused and kept in its failure
      * store, with a success status.
      */
-    static final String FILTER_PATH = "items.*._index,items.*.status,items.*._primary_term,items.*.result,items.*.failure_store,"
-            + "items.*.error.type,items.*.error.reason,items.*.error.caused_by.reason";
+    static final String FILTER_PATH =
+            "items.*._index,items.*.status,items.*._primary_term,items.*.result,items.*.failure_store,"
+                    + "items.*.error.type,items.*.error.reason,items.*.error.caused_by.reason";
 
     private static final JsonFactory JSON = new JsonFactory();
 
@@ -57,7 +58,8 @@ final class BulkResponse {
      * which after a failover is older than the shard's.
      */
     long appliedTerm(int i, OpType opType) {
-        boolean applied = (status[i] >= 200 && status[i] < 300 && !noop[i]) || (status[i] == 404 && opType == OpType.DELETE);
+        boolean applied =
+                (status[i] >= 200 && status[i] < 300 && !noop[i]) || (status[i] == 404 && opType == OpType.DELETE);
         return applied && primaryTerm[i] > 0 ? primaryTerm[i] : -1;
     }
 

@@ -89,6 +89,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, NodeBudgets
 
     /** How many sends are waiting (backpressure, or an old layout's buffer that must leave first). */
     private int waitingSends;
+
     private long lastForgetMillis;
     private RuntimeException asyncFailure;
 
@@ -99,13 +100,30 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, NodeBudgets
      * @param client    built with {@code selector} as its node selector ({@link io.kes.connector.cluster.RestClients#create})
      * @param predictor predicts each document's shard; reads index metadata through its own client
      */
-    static BulkWriter open(SinkSettings settings, RestClient client, TargetNodeSelector selector, ShardPredictor predictor,
-                           MailboxExecutor mailbox, ProcessingTimeService time, MetricGroup metricGroup, int subtaskIndex,
-                           FailureHandler failureHandler, String opaqueId) throws Exception {
+    static BulkWriter open(
+            SinkSettings settings,
+            RestClient client,
+            TargetNodeSelector selector,
+            ShardPredictor predictor,
+            MailboxExecutor mailbox,
+            ProcessingTimeService time,
+            MetricGroup metricGroup,
+            int subtaskIndex,
+            FailureHandler failureHandler,
+            String opaqueId)
+            throws Exception {
         TaskMailbox taskMailbox = new TaskMailbox(mailbox);
-        return new BulkWriter(settings, ShardPredictions.of(predictor),
+        return new BulkWriter(
+                settings,
+                ShardPredictions.of(predictor),
                 metrics -> new BulkDispatcher(settings, client, selector, taskMailbox, metrics, subtaskIndex, opaqueId),
-                taskMailbox, time, System::nanoTime, metricGroup, subtaskIndex, failureHandler, client);
+                taskMailbox,
+                time,
+                System::nanoTime,
+                metricGroup,
+                subtaskIndex,
+                failureHandler,
+                client);
     }
 
     /**
@@ -115,9 +133,18 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, NodeBudgets
      * @param fenceClient what the checkpoint fence asks, with {@link Durability#CHECKPOINT_FENCE}; with
      *                    any other durability a checkpoint waits for acknowledgements only and this may be null
      */
-    BulkWriter(SinkSettings settings, ShardPredictions predictor, Function<BulkMetrics, BulkTransport> transport,
-               TaskMailbox mailbox, ProcessingTimeService time, LongSupplier nanoTime, MetricGroup metricGroup, int subtaskIndex,
-               FailureHandler failureHandler, RestClient fenceClient) throws Exception {
+    BulkWriter(
+            SinkSettings settings,
+            ShardPredictions predictor,
+            Function<BulkMetrics, BulkTransport> transport,
+            TaskMailbox mailbox,
+            ProcessingTimeService time,
+            LongSupplier nanoTime,
+            MetricGroup metricGroup,
+            int subtaskIndex,
+            FailureHandler failureHandler,
+            RestClient fenceClient)
+            throws Exception {
         this.settings = settings;
         this.predictor = predictor;
         this.mailbox = mailbox;
@@ -126,20 +153,38 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, NodeBudgets
         this.failureHandler = failureHandler;
         // retry.initial_backoff and retry.max_backoff pace the writes' retries and the fence's alike.
         Backoff backoff = new Backoff(settings.initialBackoff(), settings.maxBackoff());
-        this.budgets = new NodeBudgets(settings.maxInFlight(), settings.adaptiveConcurrency(),
+        this.budgets = new NodeBudgets(
+                settings.maxInFlight(),
+                settings.adaptiveConcurrency(),
                 settings.hosts().size() == 1 ? RestClients.hosts(settings)[0] : null);
         this.metrics = new BulkMetrics(metricGroup, this, budgets);
-        this.buffers = new SlotBuffers(settings.shardGrouping(), settings.maxDocs(), settings.maxBytes(), settings.maxBufferedBytes(),
+        this.buffers = new SlotBuffers(
+                settings.shardGrouping(),
+                settings.maxDocs(),
+                settings.maxBytes(),
+                settings.maxBufferedBytes(),
                 time::getCurrentProcessingTime);
         this.linger = new LingerTimer(time, settings.linger().toMillis(), buffers, this, () -> waitingSends > 0);
         this.dispatcher = transport.apply(metrics);
-        this.retries = new Retries(settings.maxRetryTime(), backoff, time, nanoTime, dispatcher, inFlightIds, metrics, this::giveUp);
-        dispatcher.outcomesTo(new BulkAnswers(nanoTime, metrics, budgets, inFlightIds, predictor, failureHandler, dispatcher, retries, this));
+        this.retries = new Retries(
+                settings.maxRetryTime(), backoff, time, nanoTime, dispatcher, inFlightIds, metrics, this::giveUp);
+        dispatcher.outcomesTo(new BulkAnswers(
+                nanoTime, metrics, budgets, inFlightIds, predictor, failureHandler, dispatcher, retries, this));
         CheckpointFence fence = settings.durability() == Durability.CHECKPOINT_FENCE
                 ? new CheckpointFence(fenceClient, backoff, settings.maxRetryTime(), settings.fenceSyncWait())
                 : null;
-        this.drain = new CheckpointDrain(new EpochFinisher(fence, failureHandler, metrics.fenceFailures, metrics.fenceMillis, mailbox::wake,
-                "kes-checkpoint-fence-" + subtaskIndex), mailbox, nanoTime, metrics.checkpointWaitMillis, () -> asyncFailure);
+        this.drain = new CheckpointDrain(
+                new EpochFinisher(
+                        fence,
+                        failureHandler,
+                        metrics.fenceFailures,
+                        metrics.fenceMillis,
+                        mailbox::wake,
+                        "kes-checkpoint-fence-" + subtaskIndex),
+                mailbox,
+                nanoTime,
+                metrics.checkpointWaitMillis,
+                () -> asyncFailure);
         failureHandler.open(subtaskIndex);
     }
 

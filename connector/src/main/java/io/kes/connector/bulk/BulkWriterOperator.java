@@ -60,13 +60,18 @@ public final class BulkWriterOperator<IN> extends AbstractStreamOperator<Documen
     private transient BulkWriter writer;
     /** With its own metadata client and read thread ({@link ShardPredictor#open}). */
     private transient ShardPredictor predictor;
+
     private transient boolean endOfInput;
     /** The epoch closed by the latest barrier, until its snapshot picks it up. */
     private transient long barrierCheckpointId = -1;
+
     private transient CompletableFuture<Void> barrierEpochDurable;
 
-    private BulkWriterOperator(StreamOperatorParameters<DocumentOperation> parameters, SinkSettings settings,
-                               FailureHandler failureHandler, SerializableFunction<IN, DocumentOperation> operationOf) {
+    private BulkWriterOperator(
+            StreamOperatorParameters<DocumentOperation> parameters,
+            SinkSettings settings,
+            FailureHandler failureHandler,
+            SerializableFunction<IN, DocumentOperation> operationOf) {
         super(parameters);
         this.settings = settings;
         this.failureHandler = failureHandler;
@@ -75,8 +80,8 @@ public final class BulkWriterOperator<IN> extends AbstractStreamOperator<Documen
     }
 
     /** The factory Flink creates the operator from, one per subtask: a writer of the operations it receives. */
-    public static OneInputStreamOperatorFactory<DocumentOperation, DocumentOperation> factory(SinkSettings settings,
-                                                                                            FailureHandler failureHandler) {
+    public static OneInputStreamOperatorFactory<DocumentOperation, DocumentOperation> factory(
+            SinkSettings settings, FailureHandler failureHandler) {
         return writerFactory(settings, failureHandler, op -> op);
     }
 
@@ -87,8 +92,11 @@ public final class BulkWriterOperator<IN> extends AbstractStreamOperator<Documen
     }
 
     private static <IN> OneInputStreamOperatorFactory<IN, DocumentOperation> writerFactory(
-            SinkSettings settings, FailureHandler failureHandler, SerializableFunction<IN, DocumentOperation> operationOf) {
-        return new OneInputOperatorFactory<>(BulkWriterOperator.class,
+            SinkSettings settings,
+            FailureHandler failureHandler,
+            SerializableFunction<IN, DocumentOperation> operationOf) {
+        return new OneInputOperatorFactory<>(
+                BulkWriterOperator.class,
                 parameters -> new BulkWriterOperator<>(parameters, settings, failureHandler, operationOf));
     }
 
@@ -102,8 +110,17 @@ public final class BulkWriterOperator<IN> extends AbstractStreamOperator<Documen
         PrivilegeCheck.atOpen(metadataClient, settings);
         String tag = EarlierWrites.tag(getRuntimeContext().getJobInfo().getJobName());
         EarlierWrites.awaitGone(metadataClient, tag, settings.maxRetryTime());
-        writer = BulkWriter.open(settings, RestClients.create(settings, selector), selector, predictor, mailbox, getProcessingTimeService(),
-                getMetricGroup(), subtask, new UnauthorizedWrites(failureHandler), tag);
+        writer = BulkWriter.open(
+                settings,
+                RestClients.create(settings, selector),
+                selector,
+                predictor,
+                mailbox,
+                getProcessingTimeService(),
+                getMetricGroup(),
+                subtask,
+                new UnauthorizedWrites(failureHandler),
+                tag);
     }
 
     @Override
@@ -126,8 +143,9 @@ public final class BulkWriterOperator<IN> extends AbstractStreamOperator<Documen
 
     /** Adds "the writes before this barrier are durable" to the asynchronous part of the snapshot. */
     @Override
-    public OperatorSnapshotFutures snapshotState(long checkpointId, long timestamp, CheckpointOptions options,
-                                                 CheckpointStreamFactory storage) throws Exception {
+    public OperatorSnapshotFutures snapshotState(
+            long checkpointId, long timestamp, CheckpointOptions options, CheckpointStreamFactory storage)
+            throws Exception {
         OperatorSnapshotFutures snapshot = super.snapshotState(checkpointId, timestamp, options, storage);
         if (barrierCheckpointId == checkpointId && barrierEpochDurable != null) {
             CompletableFuture<Void> durable = barrierEpochDurable;

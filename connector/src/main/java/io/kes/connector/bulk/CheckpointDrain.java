@@ -30,8 +30,12 @@ final class CheckpointDrain implements AutoCloseable {
     private final Supplier<RuntimeException> firstFailure;
 
     /** @param firstFailure the writer's first asynchronous failure, null while there is none */
-    CheckpointDrain(EpochFinisher finisher, TaskMailbox mailbox, LongSupplier nanoTime, Histogram checkpointWaitMillis,
-                    Supplier<RuntimeException> firstFailure) {
+    CheckpointDrain(
+            EpochFinisher finisher,
+            TaskMailbox mailbox,
+            LongSupplier nanoTime,
+            Histogram checkpointWaitMillis,
+            Supplier<RuntimeException> firstFailure) {
         this.finisher = finisher;
         this.mailbox = mailbox;
         this.nanoTime = nanoTime;

@@ -54,23 +54,32 @@ final class EarlierWrites {
             if (earlier.isEmpty()) {
                 return;
             }
-            LOG.info("Waiting for {} bulk tasks of an earlier run of this job ({}) to finish in Elasticsearch before writing",
-                    earlier.size(), tag);
+            LOG.info(
+                    "Waiting for {} bulk tasks of an earlier run of this job ({}) to finish in Elasticsearch before writing",
+                    earlier.size(),
+                    tag);
             long deadline = System.nanoTime() + maxWait.toNanos();
             while (!(earlier = running(client, tag).among(earlier)).isEmpty()) {
                 if (System.nanoTime() > deadline) {
-                    LOG.warn("{} bulk tasks of an earlier run ({}) still run after {}; writing anyway. If they are applied after "
-                            + "this run's writes of the same ids, those ids keep an older value until their next write.",
-                            earlier.size(), tag, maxWait);
+                    LOG.warn(
+                            "{} bulk tasks of an earlier run ({}) still run after {}; writing anyway. If they are applied after "
+                                    + "this run's writes of the same ids, those ids keep an older value until their next write.",
+                            earlier.size(),
+                            tag,
+                            maxWait);
                     return;
                 }
                 Thread.sleep(POLL_MILLIS);
             }
         } catch (ResponseException e) {
-            LOG.warn("Cannot list Elasticsearch tasks (HTTP {}): bulks of an earlier run of this job are not waited for. "
-                    + "Grant kes the cluster privilege 'monitor' to close that gap.", e.getResponse().getStatusLine().getStatusCode());
+            LOG.warn(
+                    "Cannot list Elasticsearch tasks (HTTP {}): bulks of an earlier run of this job are not waited for. "
+                            + "Grant kes the cluster privilege 'monitor' to close that gap.",
+                    e.getResponse().getStatusLine().getStatusCode());
         } catch (IOException e) {
-            LOG.warn("Cannot list Elasticsearch tasks ({}): bulks of an earlier run of this job are not waited for.", e.toString());
+            LOG.warn(
+                    "Cannot list Elasticsearch tasks ({}): bulks of an earlier run of this job are not waited for.",
+                    e.toString());
         }
     }
 

@@ -21,6 +21,7 @@ final class InFlightIds {
 
     /** target name → id → items in flight. */
     private final Map<String, Map<String, Integer>> byTarget = new HashMap<>();
+
     private int held;
 
     void hold(DocumentOperation op) {

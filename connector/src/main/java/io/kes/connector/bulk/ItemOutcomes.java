@@ -28,6 +28,7 @@ final class ItemOutcomes {
     String retryCause;
     /** The items to send again, in order; null when none. */
     BulkBody retry;
+
     final List<FailedOperation> permanent = new ArrayList<>();
     /** Succeeded into a data stream's failure store: refused by the data stream, kept by Elasticsearch (see {@link io.kes.connector.FailureHandler#onFailureStored}). */
     final List<FailedOperation> failureStored = new ArrayList<>();
@@ -42,7 +43,8 @@ final class ItemOutcomes {
         for (int i = 0; i < response.size(); i++) {
             DocumentOperation op = sent.operation(i);
             int status = response.status[i];
-            Action outcome = StatusPolicy.ofItem(status, response.errorType[i], op.opType(), op.version() != DocumentOperation.NO_VERSION);
+            Action outcome = StatusPolicy.ofItem(
+                    status, response.errorType[i], op.opType(), op.version() != DocumentOperation.NO_VERSION);
             // Once a write of an id is retried, every later write of that id in this bulk is sent
             // again after it, even one that succeeded: otherwise the retry would overwrite it.
             if (retriedIds != null && op.id() != null && retriedIds.contains(idKey(op))) {
@@ -65,8 +67,13 @@ final class ItemOutcomes {
                         sorted.replaysAccepted++;
                     }
                     if (response.failureStored[i]) {
-                        sorted.failureStored.add(new FailedOperation(op, status, FAILURE_STORE, "Elasticsearch refused the document "
-                                + "and kept it in its data stream's failure store (" + response.index[i] + "), which holds the reason"));
+                        sorted.failureStored.add(new FailedOperation(
+                                op,
+                                status,
+                                FAILURE_STORE,
+                                "Elasticsearch refused the document "
+                                        + "and kept it in its data stream's failure store (" + response.index[i]
+                                        + "), which holds the reason"));
                     }
                 }
                 case RETRY -> {
@@ -81,8 +88,9 @@ final class ItemOutcomes {
                         retriedIds.add(idKey(op));
                     }
                 }
-                case PERMANENT, STOP -> sorted.permanent.add( // STOP: the failure handler's UnauthorizedWrites ends the job
-                        new FailedOperation(op, status, response.errorType[i], response.errorReason[i]));
+                case PERMANENT, STOP ->
+                    sorted.permanent.add( // STOP: the failure handler's UnauthorizedWrites ends the job
+                            new FailedOperation(op, status, response.errorType[i], response.errorReason[i]));
                 case SPLIT -> throw new IllegalStateException("an item cannot be split: " + status);
             }
         }

@@ -15,11 +15,16 @@ final class LingerTimer {
     private final SlotBuffers.Sender sender;
     /** Whether a send waits in {@code yield()} right now (backpressure, an old layout's buffer). */
     private final BooleanSupplier sendWaiting;
+
     private boolean armed;
     private boolean closed;
 
-    LingerTimer(ProcessingTimeService time, long lingerMillis, SlotBuffers buffers, SlotBuffers.Sender sender,
-                BooleanSupplier sendWaiting) {
+    LingerTimer(
+            ProcessingTimeService time,
+            long lingerMillis,
+            SlotBuffers buffers,
+            SlotBuffers.Sender sender,
+            BooleanSupplier sendWaiting) {
         this.time = time;
         this.lingerMillis = lingerMillis;
         this.buffers = buffers;

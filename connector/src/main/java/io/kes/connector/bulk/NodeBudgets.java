@@ -42,6 +42,7 @@ final class NodeBudgets {
         final ArrayDeque<Batch> queue = new ArrayDeque<>();
         /** Null: a fixed limit of {@link #ceiling}. */
         final AdaptiveConcurrency adaptive;
+
         final int ceiling;
         int inFlight;
 
@@ -57,8 +58,8 @@ final class NodeBudgets {
 
         @Override
         public String toString() {
-            return (node == null ? "configured hosts" : node.toHostString()) + ": " + inFlight + " in flight of " + limit()
-                    + ", " + queue.size() + " queued";
+            return (node == null ? "configured hosts" : node.toHostString()) + ": " + inFlight + " in flight of "
+                    + limit() + ", " + queue.size() + " queued";
         }
     }
 
@@ -94,7 +95,8 @@ final class NodeBudgets {
      */
     void enqueue(Batch batch, HttpHost node) {
         Slot slot = batch.slot;
-        Budget own = byNode.computeIfAbsent(node != null ? node : unknownNode, n -> new Budget(n, maxInFlight, adaptive));
+        Budget own =
+                byNode.computeIfAbsent(node != null ? node : unknownNode, n -> new Budget(n, maxInFlight, adaptive));
         Budget budget = own;
         if (slot.queued > 0 && slot.queuedIn != own) {
             if (node != null && slot.queuedIn.node == unknownNode) {

@@ -38,8 +38,15 @@ final class Retries {
      * @param giveUp what the writer does with a batch it can no longer retry: fails the job and
      *               releases what is left of the batch
      */
-    Retries(Duration maxRetryTime, Backoff backoff, ProcessingTimeService time, LongSupplier nanoTime, BulkTransport transport,
-            InFlightIds inFlightIds, BulkMetrics metrics, BiConsumer<Batch, RuntimeException> giveUp) {
+    Retries(
+            Duration maxRetryTime,
+            Backoff backoff,
+            ProcessingTimeService time,
+            LongSupplier nanoTime,
+            BulkTransport transport,
+            InFlightIds inFlightIds,
+            BulkMetrics metrics,
+            BiConsumer<Batch, RuntimeException> giveUp) {
         this.maxRetryTime = maxRetryTime;
         this.backoff = backoff;
         this.time = time;
@@ -61,8 +68,13 @@ final class Retries {
         }
         long delay = backoff.delayMillis(retry.attempt - 1);
         if (retry.attempt == 1 || retry.attempt % 10 == 0) {
-            LOG.warn("Retrying {} documents ({}) in {} ms, attempt {}: {}", retry.body.itemCount(), retry.slot, delay,
-                    retry.attempt, cause);
+            LOG.warn(
+                    "Retrying {} documents ({}) in {} ms, attempt {}: {}",
+                    retry.body.itemCount(),
+                    retry.slot,
+                    delay,
+                    retry.attempt,
+                    cause);
         }
         after(delay, () -> transport.dispatch(retry));
     }
@@ -81,8 +93,13 @@ final class Retries {
         }
         metrics.bulksAwaitedAfterNoAnswer.inc();
         long deadline = batch.firstSentNanos + maxRetryTime.toNanos();
-        abandoned.awaitGone(deadline, () -> schedule(batch, cause), why -> giveUp.accept(batch,
-                WriteFailures.retriesExhausted(batch, (nanoTime.getAsLong() - batch.firstSentNanos) / 1_000_000, why)));
+        abandoned.awaitGone(
+                deadline,
+                () -> schedule(batch, cause),
+                why -> giveUp.accept(
+                        batch,
+                        WriteFailures.retriesExhausted(
+                                batch, (nanoTime.getAsLong() - batch.firstSentNanos) / 1_000_000, why)));
     }
 
     /** No retry goes out any more: the writer closed. */

@@ -17,6 +17,7 @@ final class Slot {
     int capacity;
     /** This slot's bodies waiting in a node's queue, and which queue: the next one queues behind them. */
     int queued;
+
     NodeBudgets.Budget queuedIn;
 
     Slot(String index, int shard) {

@@ -34,13 +34,16 @@ final class SlotBuffers {
     private final SlotTable slots;
     /** Read only when a buffer starts, not per document: the clock is not free on the hot path. */
     private final LongSupplier clockMillis;
+
     private final int maxDocs;
     private final long maxBytes;
     /** The buffers' heap together ({@link BulkBody#heapBytes()}); past it the largest buffer leaves at once. */
     private final long maxBufferedBytes;
+
     private long bufferedBytes;
     /** Buffers may start at their slot's last size while all of them together stay below this. */
     private final long capacityBudget;
+
     private final List<Slot> superseded = new ArrayList<>();
     private long capacity;
     private int bufferedDocs;

@@ -52,11 +52,13 @@ final class SlotTable {
             slots = new TargetSlots();
             byTarget.put(target, slots);
         }
-        Object generation = prediction.layout() == null ? null : prediction.layout().generation();
+        Object generation =
+                prediction.layout() == null ? null : prediction.layout().generation();
         if (generation != slots.generation) {
             supersede(slots, sendFirst);
             slots.generation = generation;
-            slots.byShard = new Slot[prediction.layout() == null ? 0 : prediction.layout().numberOfShards()];
+            slots.byShard = new Slot
+                    [prediction.layout() == null ? 0 : prediction.layout().numberOfShards()];
         }
         int shard = prediction.batchShard();
         if (shard < 0) {

@@ -31,7 +31,7 @@ final class TaskMailbox {
     /** A no-op mail: a task thread waiting in {@link #yield()} looks at its futures again. */
     void wake() {
         try {
-            mailbox.execute(() -> { }, "kes: wake up");
+            mailbox.execute(() -> {}, "kes: wake up");
         } catch (RuntimeException mailboxClosed) {
             // the task is shutting down; nobody waits any more
         }
@@ -39,11 +39,14 @@ final class TaskMailbox {
 
     /** Fails the task with {@code failure}: Flink restarts it from the last completed checkpoint. */
     void failTask(Throwable failure, String description) {
-        Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        Throwable cause =
+                failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
         try {
-            mailbox.execute(() -> {
-                throw cause instanceof Exception e ? e : new IllegalStateException(cause);
-            }, description);
+            mailbox.execute(
+                    () -> {
+                        throw cause instanceof Exception e ? e : new IllegalStateException(cause);
+                    },
+                    description);
         } catch (RuntimeException mailboxClosed) {
             // the task is already going down
         }

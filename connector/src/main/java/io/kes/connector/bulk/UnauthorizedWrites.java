@@ -39,7 +39,9 @@ final class UnauthorizedWrites implements FailureHandler {
     public void onFailures(List<FailedOperation> failures) throws Exception {
         for (FailedOperation f : failures) {
             DocumentOperation op = f.operation();
-            if (StatusPolicy.ofItem(f.status(), f.errorType(), op.opType(), op.version() != DocumentOperation.NO_VERSION) == Action.STOP) {
+            if (StatusPolicy.ofItem(
+                            f.status(), f.errorType(), op.opType(), op.version() != DocumentOperation.NO_VERSION)
+                    == Action.STOP) {
                 throw NonRecoverable.error(message(f));
             }
         }
@@ -58,11 +60,12 @@ final class UnauthorizedWrites implements FailureHandler {
         }
         String reason = String.valueOf(f.reason());
         String needed = reason.contains("auto_create") || reason.contains("create_index")
-                ? "the index privilege 'auto_configure' (or 'create_index') on " + index + ", which kes's writes create (or create "
-                + "the index beforehand)"
+                ? "the index privilege 'auto_configure' (or 'create_index') on " + index
+                        + ", which kes's writes create (or create " + "the index beforehand)"
                 : "the index privileges 'create_doc' and 'index' (and 'delete' for tombstones; or 'write') on " + index;
         return "Elasticsearch refused kes's write to " + index + " (HTTP 403): kes's user or API key lacks " + needed
-                + ". Grant it to the role of elasticsearch.username or elasticsearch.api_key. " + f.errorType() + ": " + reason;
+                + ". Grant it to the role of elasticsearch.username or elasticsearch.api_key. " + f.errorType() + ": "
+                + reason;
     }
 
     @Override

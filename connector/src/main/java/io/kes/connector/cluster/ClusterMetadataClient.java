@@ -26,7 +26,8 @@ import org.elasticsearch.client.RestClient;
 @Internal
 public final class ClusterMetadataClient {
 
-    private static final String FILTER = String.join(",",
+    private static final String FILTER = String.join(
+            ",",
             "metadata.indices.*.routing_num_shards",
             "metadata.indices.*.primary_terms",
             "metadata.indices.*.settings.index.number_of_shards",
@@ -39,7 +40,8 @@ public final class ClusterMetadataClient {
             "metadata.indices.*.settings.index.default_pipeline",
             "metadata.indices.*.settings.index.final_pipeline");
     /** An Elasticsearch time value: {@code 5s}, {@code 500ms}, {@code 1m}... */
-    private static final java.util.regex.Pattern TIME_VALUE = java.util.regex.Pattern.compile("(\\d+)\\s*(nanos|micros|ms|s|m|h|d)");
+    private static final java.util.regex.Pattern TIME_VALUE =
+            java.util.regex.Pattern.compile("(\\d+)\\s*(nanos|micros|ms|s|m|h|d)");
 
     private final MetadataCalls calls;
 
@@ -87,8 +89,17 @@ public final class ClusterMetadataClient {
                 pipelines.add(id);
             }
         }
-        return new IndexMetadata(name, index.path("uuid").asText(""), shards, routingNumShards, partitionSize, routedByDocument, primaryTerms,
-                syncInterval.isTextual() ? timeValue(syncInterval.asText()) : IndexMetadata.DEFAULT_TRANSLOG_SYNC_INTERVAL,
+        return new IndexMetadata(
+                name,
+                index.path("uuid").asText(""),
+                shards,
+                routingNumShards,
+                partitionSize,
+                routedByDocument,
+                primaryTerms,
+                syncInterval.isTextual()
+                        ? timeValue(syncInterval.asText())
+                        : IndexMetadata.DEFAULT_TRANSLOG_SYNC_INTERVAL,
                 List.copyOf(pipelines));
     }
 
@@ -132,7 +143,11 @@ public final class ClusterMetadataClient {
             for (Iterator<Map.Entry<String, JsonNode>> it = alias.get().fields(); it.hasNext(); ) {
                 Map.Entry<String, JsonNode> e = it.next();
                 members.add(e.getKey());
-                if (e.getValue().path("aliases").path(name).path("is_write_index").asBoolean(false)) {
+                if (e.getValue()
+                        .path("aliases")
+                        .path(name)
+                        .path("is_write_index")
+                        .asBoolean(false)) {
                     return Optional.of(e.getKey());
                 }
             }
@@ -150,10 +165,12 @@ public final class ClusterMetadataClient {
      * {@code _none} and missing settings are left out.
      */
     public List<String> indexPipelines(String index) throws IOException {
-        Request request = new Request("GET", "/" + MetadataCalls.encode(index) + "/_settings/index.default_pipeline,index.final_pipeline");
+        Request request = new Request(
+                "GET", "/" + MetadataCalls.encode(index) + "/_settings/index.default_pipeline,index.final_pipeline");
         request.addParameter("flat_settings", "true");
         List<String> pipelines = new ArrayList<>();
-        JsonNode settings = calls.get(request).map(r -> r.path(index).path("settings")).orElse(null);
+        JsonNode settings =
+                calls.get(request).map(r -> r.path(index).path("settings")).orElse(null);
         if (settings != null) {
             for (String key : List.of("index.default_pipeline", "index.final_pipeline")) {
                 String id = settings.path(key).asText("");
@@ -167,7 +184,9 @@ public final class ClusterMetadataClient {
 
     /** The definition of ingest pipeline {@code id} ({@code GET _ingest/pipeline/<id>}), or empty when there is none. */
     public Optional<JsonNode> pipeline(String id) throws IOException {
-        return calls.get(new Request("GET", "/_ingest/pipeline/" + MetadataCalls.encode(id))).map(r -> r.path(id)).filter(p -> !p.isMissingNode());
+        return calls.get(new Request("GET", "/_ingest/pipeline/" + MetadataCalls.encode(id)))
+                .map(r -> r.path(id))
+                .filter(p -> !p.isMissingNode());
     }
 
     /**
@@ -177,7 +196,8 @@ public final class ClusterMetadataClient {
     public Set<Integer> shardsForRouting(String index, String routing) throws IOException {
         Request request = new Request("GET", "/" + MetadataCalls.encode(index) + "/_search_shards");
         request.addParameter("routing", routing);
-        JsonNode root = calls.get(request).orElseThrow(() -> new IOException("index " + index + " disappeared while calibrating"));
+        JsonNode root = calls.get(request)
+                .orElseThrow(() -> new IOException("index " + index + " disappeared while calibrating"));
         Set<Integer> shards = new TreeSet<>();
         for (JsonNode group : root.path("shards")) {
             shards.add(group.get(0).path("shard").asInt());

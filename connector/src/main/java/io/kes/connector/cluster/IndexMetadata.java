@@ -24,13 +24,36 @@ import org.apache.flink.annotation.Internal;
  *                             out): read with the rest, so one added or changed later is seen at the next read
  */
 @Internal
-public record IndexMetadata(String name, String uuid, int numberOfShards, int routingNumShards, int routingPartitionSize,
-                            boolean routedByDocument, long[] primaryTerms, Duration translogSyncInterval, List<String> indexPipelines) {
+public record IndexMetadata(
+        String name,
+        String uuid,
+        int numberOfShards,
+        int routingNumShards,
+        int routingPartitionSize,
+        boolean routedByDocument,
+        long[] primaryTerms,
+        Duration translogSyncInterval,
+        List<String> indexPipelines) {
 
     /** An index without default or final pipeline. */
-    public IndexMetadata(String name, String uuid, int numberOfShards, int routingNumShards, int routingPartitionSize,
-                         boolean routedByDocument, long[] primaryTerms, Duration translogSyncInterval) {
-        this(name, uuid, numberOfShards, routingNumShards, routingPartitionSize, routedByDocument, primaryTerms, translogSyncInterval,
+    public IndexMetadata(
+            String name,
+            String uuid,
+            int numberOfShards,
+            int routingNumShards,
+            int routingPartitionSize,
+            boolean routedByDocument,
+            long[] primaryTerms,
+            Duration translogSyncInterval) {
+        this(
+                name,
+                uuid,
+                numberOfShards,
+                routingNumShards,
+                routingPartitionSize,
+                routedByDocument,
+                primaryTerms,
+                translogSyncInterval,
                 List.of());
     }
 

@@ -37,7 +37,8 @@ final class NodePlacement {
         }
         for (Iterator<Map.Entry<String, JsonNode>> it = nodes.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> node = it.next();
-            String address = node.getValue().path("http").path("publish_address").asText("");
+            String address =
+                    node.getValue().path("http").path("publish_address").asText("");
             if (!address.isEmpty()) {
                 result.put(node.getKey(), httpHost(scheme, address));
             }
@@ -63,12 +64,16 @@ final class NodePlacement {
      */
     public Map<String, String[]> primaryNodeIds(Collection<String> indices) throws IOException {
         Request request = new Request("GET", "/_cluster/state/routing_table/" + MetadataCalls.expression(indices));
-        request.addParameter("filter_path", "routing_table.indices.*.shards.*.primary,routing_table.indices.*.shards.*.node,"
-                + "routing_table.indices.*.shards.*.state");
+        request.addParameter(
+                "filter_path",
+                "routing_table.indices.*.shards.*.primary,routing_table.indices.*.shards.*.node,"
+                        + "routing_table.indices.*.shards.*.state");
         request.addParameter("ignore_unavailable", "true");
         request.addParameter("allow_no_indices", "true");
         Map<String, String[]> result = new HashMap<>();
-        JsonNode byIndex = calls.get(request).map(r -> r.path("routing_table").path("indices")).orElse(null);
+        JsonNode byIndex = calls.get(request)
+                .map(r -> r.path("routing_table").path("indices"))
+                .orElse(null);
         if (byIndex == null) {
             return result;
         }
@@ -80,7 +85,9 @@ final class NodePlacement {
                 Map.Entry<String, JsonNode> shard = s.next();
                 int number = Integer.parseInt(shard.getKey());
                 for (JsonNode copy : shard.getValue()) {
-                    if (copy.path("primary").asBoolean(false) && "STARTED".equals(copy.path("state").asText()) && number < nodeIds.length) {
+                    if (copy.path("primary").asBoolean(false)
+                            && "STARTED".equals(copy.path("state").asText())
+                            && number < nodeIds.length) {
                         nodeIds[number] = copy.path("node").asText();
                     }
                 }

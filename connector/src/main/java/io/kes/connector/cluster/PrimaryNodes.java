@@ -43,6 +43,7 @@ public final class PrimaryNodes implements AutoCloseable {
     private static final long REFRESH_SECONDS = 30;
     /** Every so many refreshes, nodes that did not answer get another chance. */
     private static final int REPROBE_EVERY = 10;
+
     private static final long FORGET_AFTER_MILLIS = 10 * 60_000;
 
     private final RestClient client;
@@ -56,6 +57,7 @@ public final class PrimaryNodes implements AutoCloseable {
     private final Map<String, Long> indices = new ConcurrentHashMap<>();
     /** HTTP addresses that answered, and that did not. */
     private final Map<HttpHost, Boolean> reachable = new HashMap<>();
+
     private volatile Map<String, HttpHost[]> primaryHosts = Map.of();
     private volatile boolean unavailable;
     private int refreshes;
@@ -104,7 +106,9 @@ public final class PrimaryNodes implements AutoCloseable {
         indices.values().removeIf(lastUsed -> lastUsed < forgetBefore);
         try {
             Map<String, HttpHost> nodeHosts = placement.nodeHttpAddresses(scheme);
-            reachable.keySet().retainAll(new java.util.HashSet<>(nodeHosts.values())); // nodes gone (pod addresses change)
+            reachable
+                    .keySet()
+                    .retainAll(new java.util.HashSet<>(nodeHosts.values())); // nodes gone (pod addresses change)
             addToClient(nodeHosts.values());
             Map<String, String> concreteOf = new HashMap<>();
             for (String index : indices.keySet()) {
@@ -131,7 +135,9 @@ public final class PrimaryNodes implements AutoCloseable {
             if (status == 401 || status == 403 || status == 404 || status == 410) {
                 // no monitor privilege, or a deployment without node APIs (serverless): not an error
                 unavailable = true;
-                LOG.info("Bulks go to the configured hosts: the node and shard locations are not readable here (HTTP {}).", status);
+                LOG.info(
+                        "Bulks go to the configured hosts: the node and shard locations are not readable here (HTTP {}).",
+                        status);
             } else {
                 LOG.debug("Could not refresh primary locations: {}", e.toString());
             }
@@ -150,7 +156,10 @@ public final class PrimaryNodes implements AutoCloseable {
                 selector.sendTo(h, () -> client.performRequest(new Request("GET", "/_cluster/health")));
                 return true;
             } catch (Exception e) {
-                LOG.info("Node {} does not answer at its published address ({}); its shards' bulks go to the configured hosts.", h, e.toString());
+                LOG.info(
+                        "Node {} does not answer at its published address ({}); its shards' bulks go to the configured hosts.",
+                        h,
+                        e.toString());
                 return false;
             }
         });

@@ -51,13 +51,18 @@ public final class PrimaryShardState {
         for (Iterator<Map.Entry<String, JsonNode>> it = root.path("indices").fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> index = it.next();
             Map<Integer, ShardSeqNos> shards = new HashMap<>();
-            for (Iterator<Map.Entry<String, JsonNode>> s = index.getValue().path("shards").fields(); s.hasNext(); ) {
+            for (Iterator<Map.Entry<String, JsonNode>> s =
+                            index.getValue().path("shards").fields();
+                    s.hasNext(); ) {
                 Map.Entry<String, JsonNode> shard = s.next();
                 for (JsonNode copy : shard.getValue()) {
                     JsonNode seqNo = copy.path("seq_no");
                     if (copy.path("routing").path("primary").asBoolean(false) && seqNo.has("max_seq_no")) {
-                        shards.put(Integer.parseInt(shard.getKey()), new ShardSeqNos(seqNo.path("max_seq_no").asLong(),
-                                seqNo.path("local_checkpoint").asLong()));
+                        shards.put(
+                                Integer.parseInt(shard.getKey()),
+                                new ShardSeqNos(
+                                        seqNo.path("max_seq_no").asLong(),
+                                        seqNo.path("local_checkpoint").asLong()));
                     }
                 }
             }
@@ -79,8 +84,8 @@ public final class PrimaryShardState {
         try (InputStream in = response.getEntity().getContent()) {
             JsonNode shards = MetadataCalls.JSON.readTree(in).path("_shards");
             if (shards.path("failed").asInt(0) > 0) {
-                throw new IOException("_flush of " + indices + " failed on " + shards.path("failed").asInt() + " shard copies: "
-                        + shards.path("failures"));
+                throw new IOException("_flush of " + indices + " failed on "
+                        + shards.path("failed").asInt() + " shard copies: " + shards.path("failures"));
             }
         }
     }

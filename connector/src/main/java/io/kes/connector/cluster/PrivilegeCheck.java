@@ -66,7 +66,8 @@ public final class PrivilegeCheck {
                     + "to a valid key (the 'encoded' value of POST _security/api_key).";
         }
         if (settings.username() != null) {
-            return "Elasticsearch refused user '" + settings.username() + "' (HTTP 401: unknown user or wrong password): check "
+            return "Elasticsearch refused user '" + settings.username()
+                    + "' (HTTP 401: unknown user or wrong password): check "
                     + "elasticsearch.username and elasticsearch.password.";
         }
         return "Elasticsearch requires credentials (HTTP 401): set elasticsearch.username and elasticsearch.password, or "
@@ -79,8 +80,11 @@ public final class PrivilegeCheck {
             ServerInfo server = ServerInfo.fetch(client);
             LOG.info("kes writes to {}", server);
             if (server.openSearch()) {
-                return new Result(Outcome.NO_SECURITY, server + " has no _security/user/_has_privileges API: nothing to check"
-                        + " (a missing permission shows as the 403 of the first call that needs it)", null);
+                return new Result(
+                        Outcome.NO_SECURITY,
+                        server + " has no _security/user/_has_privileges API: nothing to check"
+                                + " (a missing permission shows as the 403 of the first call that needs it)",
+                        null);
             }
         } catch (IOException e) {
             // GET / needs 'monitor' too (403 without it): the check below says so; anything else it meets again
@@ -99,7 +103,8 @@ public final class PrivilegeCheck {
             if (status == 401) {
                 return new Result(Outcome.UNAUTHORIZED, refusedCredentials(settings) + " " + e.getMessage(), e);
             }
-            return new Result(Outcome.NO_SECURITY, "security is off: nothing to check", e); // the API answers 400/404/500 then
+            return new Result(
+                    Outcome.NO_SECURITY, "security is off: nothing to check", e); // the API answers 400/404/500 then
         } catch (IOException e) {
             String refused = TlsRefusal.describe(e, settings);
             if (refused != null) {
@@ -109,8 +114,9 @@ public final class PrivilegeCheck {
         }
     }
 
-    static final String MISSING_MONITOR = "kes's Elasticsearch user or API key lacks the cluster privilege 'monitor', which kes "
-            + "needs to read _cluster/state (shard prediction and the checkpoint fence's primary terms), _nodes/http and _tasks";
+    static final String MISSING_MONITOR =
+            "kes's Elasticsearch user or API key lacks the cluster privilege 'monitor', which kes "
+                    + "needs to read _cluster/state (shard prediction and the checkpoint fence's primary terms), _nodes/http and _tasks";
 
     /**
      * A 401 while the job runs (credentials revoked or expired since the start), in the one wording
@@ -118,14 +124,16 @@ public final class PrivilegeCheck {
      * "a write to logs".
      */
     public static String credentialsRefused(String request) {
-        return "Elasticsearch refused kes's credentials for " + request + " (HTTP 401: wrong, expired or revoked): check "
+        return "Elasticsearch refused kes's credentials for " + request
+                + " (HTTP 401: wrong, expired or revoked): check "
                 + "elasticsearch.username and elasticsearch.password, or elasticsearch.api_key.";
     }
 
     /** What to do without {@code monitor}, by durability mode. */
     public static String missingMonitorFix(Durability durability) {
         return durability == Durability.CHECKPOINT_FENCE
-                ? MISSING_MONITOR + ". Grant it, or set elasticsearch.durability: request (indices that fsync every request need no fence)."
+                ? MISSING_MONITOR
+                        + ". Grant it, or set elasticsearch.durability: request (indices that fsync every request need no fence)."
                 : MISSING_MONITOR + ". Without it documents go in ordinary (mixed-shard) bulks.";
     }
 
@@ -139,7 +147,7 @@ public final class PrivilegeCheck {
                 }
                 LOG.warn("{}", missingMonitorFix(settings.durability()));
             }
-            default -> { } // granted, security off, or not reachable now (the writer rides that out as usual)
+            default -> {} // granted, security off, or not reachable now (the writer rides that out as usual)
         }
     }
 }

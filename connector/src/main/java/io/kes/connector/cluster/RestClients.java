@@ -36,8 +36,8 @@ public final class RestClients {
                 .setNodeSelector(nodeSelector)
                 .setDefaultHeaders(headers.toArray(Header[]::new))
                 .setCompressionEnabled(false)
-                .setRequestConfigCallback(rc -> rc
-                        .setConnectTimeout((int) settings.connectTimeout().toMillis())
+                .setRequestConfigCallback(rc -> rc.setConnectTimeout(
+                                (int) settings.connectTimeout().toMillis())
                         .setSocketTimeout((int) settings.socketTimeout().toMillis()))
                 .setHttpClientConfigCallback(hc -> {
                     // every node holding primaries gets its own max_in_flight bulks, not only the configured hosts

@@ -20,14 +20,17 @@ public record ServerInfo(boolean openSearch, String version) {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     public static ServerInfo fetch(RestClient client) throws IOException {
-        try (InputStream in = client.performRequest(new Request("GET", "/")).getEntity().getContent()) {
+        try (InputStream in =
+                client.performRequest(new Request("GET", "/")).getEntity().getContent()) {
             return parse(JSON.readTree(in));
         }
     }
 
     static ServerInfo parse(JsonNode root) {
         JsonNode version = root.path("version");
-        return new ServerInfo("opensearch".equals(version.path("distribution").asText("")), version.path("number").asText("unknown"));
+        return new ServerInfo(
+                "opensearch".equals(version.path("distribution").asText("")),
+                version.path("number").asText("unknown"));
     }
 
     @Override

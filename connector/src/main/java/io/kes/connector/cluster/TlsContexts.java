@@ -98,18 +98,23 @@ public final class TlsContexts {
                 }
             }
             if (pinned == null) {
-                throw new CertificateException("no certificate in Elasticsearch's chain has the SHA-256 fingerprint " + fingerprint
-                        + " (elasticsearch.tls_fingerprint); the server presented " + (chain.length > 0 ? sha256(chain[0]) : "no certificate"));
+                throw new CertificateException("no certificate in Elasticsearch's chain has the SHA-256 fingerprint "
+                        + fingerprint + " (elasticsearch.tls_fingerprint); the server presented "
+                        + (chain.length > 0 ? sha256(chain[0]) : "no certificate"));
             }
             try {
                 anchoredOn(pinned).checkServerTrusted(chain, authType);
             } catch (CertificateException e) {
-                throw new CertificateException("Elasticsearch's certificate " + chain[0].getSubjectX500Principal()
-                        + " (SHA-256 " + sha256(chain[0]) + ") does not validate against the pinned certificate "
-                        + pinned.getSubjectX500Principal() + " (elasticsearch.tls_fingerprint " + fingerprint + "): " + e.getMessage()
-                        + ". A chain that merely contains the pinned certificate is not trusted (a man in the middle can show the "
-                        + "real CA's certificate beside his own), so kes does not connect. If the node's certificate was reissued "
-                        + "under another CA, pin that CA's fingerprint.", e);
+                throw new CertificateException(
+                        "Elasticsearch's certificate " + chain[0].getSubjectX500Principal()
+                                + " (SHA-256 " + sha256(chain[0])
+                                + ") does not validate against the pinned certificate "
+                                + pinned.getSubjectX500Principal() + " (elasticsearch.tls_fingerprint " + fingerprint
+                                + "): " + e.getMessage()
+                                + ". A chain that merely contains the pinned certificate is not trusted (a man in the middle can show the "
+                                + "real CA's certificate beside his own), so kes does not connect. If the node's certificate was reissued "
+                                + "under another CA, pin that CA's fingerprint.",
+                        e);
             }
         }
 
@@ -121,11 +126,13 @@ public final class TlsContexts {
                     KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
                     store.load(null, null);
                     store.setCertificateEntry("pinned", pinned);
-                    TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+                    TrustManagerFactory factory =
+                            TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
                     factory.init(store);
                     manager = (X509TrustManager) factory.getTrustManagers()[0];
                 } catch (GeneralSecurityException | IOException e) {
-                    throw new CertificateException("cannot set up trust in the pinned certificate: " + e.getMessage(), e);
+                    throw new CertificateException(
+                            "cannot set up trust in the pinned certificate: " + e.getMessage(), e);
                 }
                 anchoredOnPinned = manager;
             }
@@ -144,7 +151,8 @@ public final class TlsContexts {
 
         static String sha256(X509Certificate cert) throws CertificateException {
             try {
-                return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(cert.getEncoded()));
+                return HexFormat.of()
+                        .formatHex(MessageDigest.getInstance("SHA-256").digest(cert.getEncoded()));
             } catch (java.security.NoSuchAlgorithmException e) {
                 throw new CertificateException(e);
             }

@@ -19,15 +19,20 @@ final class TlsRefusal {
     static String describe(Throwable failure, SinkSettings settings) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof SSLPeerUnverifiedException) {
-                return "Elasticsearch's TLS certificate does not name the host kes connected to (" + t.getMessage() + "), so kes did "
+                return "Elasticsearch's TLS certificate does not name the host kes connected to (" + t.getMessage()
+                        + "), so kes did "
                         + "not send anything: list the node in elasticsearch.hosts by a name its certificate holds (a subject "
                         + "alternative name), or reissue the certificate with that name.";
             }
             if (t instanceof SSLHandshakeException && hasCause(t, CertificateException.class)) {
-                String trust = settings.tlsFingerprint() != null ? "elasticsearch.tls_fingerprint"
-                        : settings.tlsCaFile() != null ? "elasticsearch.tls_ca_file" : "the JVM's default trust store (set elasticsearch.tls_ca_file)";
+                String trust = settings.tlsFingerprint() != null
+                        ? "elasticsearch.tls_fingerprint"
+                        : settings.tlsCaFile() != null
+                                ? "elasticsearch.tls_ca_file"
+                                : "the JVM's default trust store (set elasticsearch.tls_ca_file)";
                 return "Elasticsearch's TLS certificate is not trusted by " + trust + ", so kes did not send anything: "
-                        + firstCertificateProblem(t) + ". Set elasticsearch.tls_ca_file to the CA that signed the node's HTTP certificate or "
+                        + firstCertificateProblem(t)
+                        + ". Set elasticsearch.tls_ca_file to the CA that signed the node's HTTP certificate or "
                         + "elasticsearch.tls_fingerprint to its SHA-256 fingerprint; if you did, something else answers at "
                         + "elasticsearch.hosts.";
             }

@@ -43,7 +43,12 @@ public final class DeadLetterFailureHandler implements FailureHandler {
             RecordOrigin origin = op.origin();
             // Without an original value the source is the value, unchanged (null for a tombstone's delete).
             byte[] value = origin.originalValue() != null ? origin.originalValue() : op.source();
-            queue.send(origin, value, DeadLetterQueue.STAGE_INDEX, f.errorType(), f.status(),
+            queue.send(
+                    origin,
+                    value,
+                    DeadLetterQueue.STAGE_INDEX,
+                    f.errorType(),
+                    f.status(),
                     f.reason() + " (index " + op.index() + ", id " + op.id() + ")");
         }
     }

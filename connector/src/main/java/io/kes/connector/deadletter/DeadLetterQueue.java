@@ -84,8 +84,10 @@ public final class DeadLetterQueue implements AutoCloseable {
         producer.flush();
         Exception e = failure.get();
         if (e != null) {
-            throw new IllegalStateException("writing to the dead-letter topic " + topic + " failed; the failed records are "
-                    + "not safe anywhere, so the job stops (it replays them after a restart)", e);
+            throw new IllegalStateException(
+                    "writing to the dead-letter topic " + topic + " failed; the failed records are "
+                            + "not safe anywhere, so the job stops (it replays them after a restart)",
+                    e);
         }
     }
 

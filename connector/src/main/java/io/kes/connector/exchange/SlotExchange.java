@@ -40,20 +40,26 @@ public final class SlotExchange {
 
     private SlotExchange() {}
 
-    public static DataStream<DocumentOperation> writers(DataStream<DocumentOperation> input, SinkSettings settings,
-                                                        FailureHandler failureHandler) {
+    public static DataStream<DocumentOperation> writers(
+            DataStream<DocumentOperation> input, SinkSettings settings, FailureHandler failureHandler) {
         int parallelism = input.getParallelism();
-        if (!keyed(settings, parallelism, unalignedCheckpoints(input.getExecutionEnvironment().getCheckpointConfig()))) {
+        if (!keyed(
+                settings,
+                parallelism,
+                unalignedCheckpoints(input.getExecutionEnvironment().getCheckpointConfig()))) {
             // The input's parallelism, so the writer is chained to it: any other would put a
             // round-robin shuffle in between, and writes of one id could reach two writers.
-            return input.transform("kes: bulk writer", input.getType(), BulkWriterOperator.factory(settings, failureHandler))
+            return input.transform(
+                            "kes: bulk writer", input.getType(), BulkWriterOperator.factory(settings, failureHandler))
                     .setParallelism(parallelism);
         }
-        TupleTypeInfo<Tuple2<Integer, DocumentOperation>> keyedType = new TupleTypeInfo<>(BasicTypeInfo.INT_TYPE_INFO, input.getType());
+        TupleTypeInfo<Tuple2<Integer, DocumentOperation>> keyedType =
+                new TupleTypeInfo<>(BasicTypeInfo.INT_TYPE_INFO, input.getType());
         return input.transform("kes: shard slots", keyedType, SlotRouter.factory(settings))
                 .setParallelism(parallelism)
                 .partitionCustom(new ByKey(), new KeyOf())
-                .transform("kes: bulk writer", input.getType(), BulkWriterOperator.keyedFactory(settings, failureHandler))
+                .transform(
+                        "kes: bulk writer", input.getType(), BulkWriterOperator.keyedFactory(settings, failureHandler))
                 .setParallelism(parallelism);
     }
 
@@ -78,19 +84,22 @@ public final class SlotExchange {
         }
         if (unalignedCheckpoints) {
             if (settings.topology() == Topology.KEYED) {
-                throw new IllegalArgumentException("bulk.topology: keyed needs aligned checkpoints (per-id order across the exchange "
-                        + "rests on them), and unaligned checkpoints are enabled: set execution.checkpointing.unaligned.enabled: false, "
-                        + "or bulk.topology: chained (or auto, which then chains the writers)");
+                throw new IllegalArgumentException(
+                        "bulk.topology: keyed needs aligned checkpoints (per-id order across the exchange "
+                                + "rests on them), and unaligned checkpoints are enabled: set execution.checkpointing.unaligned.enabled: false, "
+                                + "or bulk.topology: chained (or auto, which then chains the writers)");
             }
-            LOG.info("Unaligned checkpoints are enabled: kes's writers run chained to their input, not keyed by shard slot "
-                    + "(bulk.topology: auto); keyed writers need aligned checkpoints to keep per-id order across the exchange");
+            LOG.info(
+                    "Unaligned checkpoints are enabled: kes's writers run chained to their input, not keyed by shard slot "
+                            + "(bulk.topology: auto); keyed writers need aligned checkpoints to keep per-id order across the exchange");
             return false;
         }
         return true;
     }
 
     private static boolean unalignedCheckpoints(CheckpointConfig checkpoints) {
-        return checkpoints.isUnalignedCheckpointsEnabled() && checkpoints.getCheckpointingConsistencyMode() == CheckpointingMode.EXACTLY_ONCE;
+        return checkpoints.isUnalignedCheckpointsEnabled()
+                && checkpoints.getCheckpointingConsistencyMode() == CheckpointingMode.EXACTLY_ONCE;
     }
 
     /** A slot key to its writer. */

@@ -68,6 +68,7 @@ final class SlotKeys {
         long changedAfterBarrier;
         /** Ids routed with {@link #previous} after a barrier that followed the change → that barrier. */
         Map<String, Long> routedSince;
+
         long lastUsedBarrier;
     }
 
@@ -85,7 +86,8 @@ final class SlotKeys {
             byTarget.put(op.index(), target);
         }
         target.lastUsedBarrier = lastBarrier;
-        Object generation = prediction.layout() == null ? null : prediction.layout().generation();
+        Object generation =
+                prediction.layout() == null ? null : prediction.layout().generation();
         if (target.previous == null) {
             if (generation == target.rule.generation) {
                 return target.rule.key(op, prediction, this);
@@ -100,14 +102,16 @@ final class SlotKeys {
             target.changedAfterBarrier = lastBarrier;
             target.routedSince = new HashMap<>();
         }
-        int key = generation == target.rule.generation ? target.rule.key(op, prediction, this) : target.rule.key(op, this);
+        int key = generation == target.rule.generation
+                ? target.rule.key(op, prediction, this)
+                : target.rule.key(op, this);
         String id = op.id();
         if (id == null) {
             return key; // no id, no order to keep
         }
         Long routedAfter = target.routedSince.get(id);
-        boolean oldWriteMayBeInFlight = lastCompleted <= target.changedAfterBarrier
-                || (routedAfter != null && lastCompleted <= routedAfter);
+        boolean oldWriteMayBeInFlight =
+                lastCompleted <= target.changedAfterBarrier || (routedAfter != null && lastCompleted <= routedAfter);
         if (!oldWriteMayBeInFlight) {
             if (routedAfter != null) {
                 target.routedSince.remove(id);

@@ -35,14 +35,17 @@ final class SlotRouter extends AbstractStreamOperator<Tuple2<Integer, DocumentOp
         this.settings = settings;
     }
 
-    static OneInputStreamOperatorFactory<DocumentOperation, Tuple2<Integer, DocumentOperation>> factory(SinkSettings settings) {
+    static OneInputStreamOperatorFactory<DocumentOperation, Tuple2<Integer, DocumentOperation>> factory(
+            SinkSettings settings) {
         return new OneInputOperatorFactory<>(SlotRouter.class, parameters -> new SlotRouter(parameters, settings));
     }
 
     @Override
     public void open() throws Exception {
         super.open();
-        predictor = ShardPredictor.open(settings, "kes-router-reads-" + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
+        predictor = ShardPredictor.open(
+                settings,
+                "kes-router-reads-" + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
         keys = new SlotKeys();
         keyed = new Tuple2<>();
         getMetricGroup().gauge("slotKeysRemembered", () -> keys.remembered());

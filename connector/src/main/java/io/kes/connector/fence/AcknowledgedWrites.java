@@ -39,6 +39,7 @@ public final class AcknowledgedWrites {
     private static final class IndexWrites {
         /** The layout that {@link #onShard} was predicted with (null: no shard-level entry yet). */
         String uuid;
+
         int numberOfShards;
         /** Lowest baseline per predicted shard; 0 = not written. */
         long[] onShard = new long[0];
@@ -150,7 +151,10 @@ public final class AcknowledgedWrites {
         IndexLayout layout = predicted.layout();
         if (layout != null && layout.index().equals(index)) {
             if (predicted.knowsShard()) {
-                writes.onShard(layout.uuid(), layout.numberOfShards(), predicted.shard(),
+                writes.onShard(
+                        layout.uuid(),
+                        layout.numberOfShards(),
+                        predicted.shard(),
                         appliedTerm > 0 ? appliedTerm : layout.primaryTerm(predicted.shard()));
             }
             // Every shard, not only the predicted one: an index pipeline added or changed since the
@@ -164,7 +168,8 @@ public final class AcknowledgedWrites {
 
     /** Adds everything {@code other} holds, keeping the lowest baselines. */
     void addAll(AcknowledgedWrites other) {
-        other.byIndex.forEach((index, writes) -> byIndex.computeIfAbsent(index, i -> new IndexWrites()).addAll(writes));
+        other.byIndex.forEach((index, writes) ->
+                byIndex.computeIfAbsent(index, i -> new IndexWrites()).addAll(writes));
     }
 
     /** Indices written since the last {@link #clear()}. */
@@ -201,8 +206,12 @@ public final class AcknowledgedWrites {
                 for (int s = 0; s < now.numberOfShards(); s++) {
                     long baseline = predictedOnly ? writes.predictedBaseline(s, now) : writes.baseline(s, now);
                     if (baseline > 0 && terms[s] > baseline) {
-                        return index + "[" + s + "] (" + (predictedOnly ? "written" : "a shard of a written index, which may hold writes "
-                                + "predicted for another shard, when its primary term was") + " under primary term " + baseline
+                        return index + "[" + s + "] ("
+                                + (predictedOnly
+                                        ? "written"
+                                        : "a shard of a written index, which may hold writes "
+                                                + "predicted for another shard, when its primary term was")
+                                + " under primary term " + baseline
                                 + " or earlier, now " + terms[s] + ")";
                     }
                 }

@@ -63,6 +63,7 @@ public final class CheckpointFence {
      * checkpoint, never to the writes.
      */
     private static final long MIN_POLL_MILLIS = 100;
+
     private static final Logger LOG = LoggerFactory.getLogger(CheckpointFence.class);
     private static final String FAILURE_STORE_PREFIX = ".fs-";
 
@@ -118,15 +119,18 @@ public final class CheckpointFence {
                 // A data stream's failure store: documents its mapping refused. Where the cluster
                 // state does not show it by name, failing the fence would fail it again on every
                 // replay; its documents are not kes's data, only a record of refusals.
-                LOG.warn("Checkpoint fence: cannot read {} (a data stream's failure store); the documents it took are not fenced", index);
+                LOG.warn(
+                        "Checkpoint fence: cannot read {} (a data stream's failure store); the documents it took are not fenced",
+                        index);
                 acknowledged.forget(index);
             }
         }
         String moved = acknowledged.firstMovedShard(now);
         if (moved != null) {
-            throw new FenceException("checkpoint fence: shard " + moved + " changed primary after acknowledging writes that "
-                    + "an async translog may not have synced. Failing this checkpoint; the job restarts from the previous "
-                    + "one and replays those records (ids make the replay idempotent).");
+            throw new FenceException(
+                    "checkpoint fence: shard " + moved + " changed primary after acknowledging writes that "
+                            + "an async translog may not have synced. Failing this checkpoint; the job restarts from the previous "
+                            + "one and replays those records (ids make the replay idempotent).");
         }
         if (!flushed.isEmpty()) {
             LOG.debug("Checkpoint fence flushed {} (translog sync slower than {})", flushed, maxSyncWait);
@@ -155,7 +159,10 @@ public final class CheckpointFence {
         // Every write kes had acknowledged has a seq_no at or below the max_seq_no its primary reports now.
         Map<String, long[]> targets = present.isEmpty() ? Map.of() : targets(acknowledged, present, indices);
         if (!wait.isEmpty()) {
-            long syncMillis = wait.stream().mapToLong(i -> indices.get(i).translogSyncInterval().toMillis()).max().orElse(0);
+            long syncMillis = wait.stream()
+                    .mapToLong(i -> indices.get(i).translogSyncInterval().toMillis())
+                    .max()
+                    .orElse(0);
             flush.addAll(awaitPersisted(targets, wait, Math.max(MIN_POLL_MILLIS, syncMillis / 5)));
         }
         if (!flush.isEmpty()) {
@@ -170,7 +177,8 @@ public final class CheckpointFence {
      * so far to be durable; -1 for a shard no write may sit on, {@code Long.MAX_VALUE} for a written
      * shard without a started primary (it cannot be vouched for).
      */
-    private Map<String, long[]> targets(AcknowledgedWrites acknowledged, Set<String> indices, Map<String, IndexMetadata> metadataOf)
+    private Map<String, long[]> targets(
+            AcknowledgedWrites acknowledged, Set<String> indices, Map<String, IndexMetadata> metadataOf)
             throws IOException {
         Map<String, Map<Integer, ShardSeqNos>> before = shards.primarySeqNos(indices);
         Map<String, long[]> targets = new HashMap<>();
@@ -179,7 +187,9 @@ public final class CheckpointFence {
             long[] target = new long[meta.numberOfShards()];
             for (int shard = 0; shard < target.length; shard++) {
                 ShardSeqNos seqNos = before.getOrDefault(index, Map.of()).get(shard);
-                target[shard] = acknowledged.baseline(index, shard, meta) == 0 ? -1 : seqNos == null ? Long.MAX_VALUE : seqNos.maxSeqNo();
+                target[shard] = acknowledged.baseline(index, shard, meta) == 0
+                        ? -1
+                        : seqNos == null ? Long.MAX_VALUE : seqNos.maxSeqNo();
             }
             targets.put(index, target);
         }
@@ -216,8 +226,10 @@ public final class CheckpointFence {
                 ShardSeqNos seqNos = shardsNow.get(shard);
                 if (target[shard] >= 0 && (seqNos == null || !seqNos.persisted(target[shard]))) {
                     throw new IOException("_flush of " + index + " did not reach written shard " + shard + ": "
-                            + (seqNos == null ? "it has no started primary" : "its primary persisted up to seq_no "
-                            + seqNos.persistedLocalCheckpoint() + ", the writes reach " + target[shard]));
+                            + (seqNos == null
+                                    ? "it has no started primary"
+                                    : "its primary persisted up to seq_no " + seqNos.persistedLocalCheckpoint()
+                                            + ", the writes reach " + target[shard]));
                 }
             }
         }
@@ -248,19 +260,26 @@ public final class CheckpointFence {
                 int status = StatusPolicy.statusOf(e);
                 StatusPolicy.Action action = StatusPolicy.ofRequest(status);
                 if (action == StatusPolicy.Action.STOP && status == 401) {
-                    throw NonRecoverable.error("checkpoint fence: " + PrivilegeCheck.credentialsRefused("the state of " + indices) + " "
-                            + e.getMessage(), e);
+                    throw NonRecoverable.error(
+                            "checkpoint fence: " + PrivilegeCheck.credentialsRefused("the state of " + indices) + " "
+                                    + e.getMessage(),
+                            e);
                 }
                 if (action == StatusPolicy.Action.STOP) {
-                    throw NonRecoverable.error("checkpoint fence: Elasticsearch refused to show the state of " + indices + " (HTTP "
-                            + status + "). The fence reads _cluster/state (cluster privilege "
-                            + "'monitor'), _stats (index privilege 'monitor') and may _flush (index privilege 'maintenance') of the "
-                            + "indices kes writes: grant them to kes's user or API key, or set elasticsearch.durability: request "
-                            + "for indices that fsync every request. " + e.getMessage(), e);
+                    throw NonRecoverable.error(
+                            "checkpoint fence: Elasticsearch refused to show the state of " + indices + " (HTTP "
+                                    + status + "). The fence reads _cluster/state (cluster privilege "
+                                    + "'monitor'), _stats (index privilege 'monitor') and may _flush (index privilege 'maintenance') of the "
+                                    + "indices kes writes: grant them to kes's user or API key, or set elasticsearch.durability: request "
+                                    + "for indices that fsync every request. " + e.getMessage(),
+                            e);
                 }
                 if (action != StatusPolicy.Action.RETRY || elapsed >= maxRetryMillis) {
-                    throw new IOException("checkpoint fence: could not make " + indices + " durable and read their primary terms within "
-                            + elapsed + " ms: " + e.getMessage(), e);
+                    throw new IOException(
+                            "checkpoint fence: could not make " + indices
+                                    + " durable and read their primary terms within " + elapsed + " ms: "
+                                    + e.getMessage(),
+                            e);
                 }
                 long delay = backoff.delayMillis(attempt);
                 if (attempt == 0 || attempt % 10 == 0) {

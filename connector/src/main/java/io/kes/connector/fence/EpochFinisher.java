@@ -36,8 +36,13 @@ public final class EpochFinisher implements AutoCloseable {
      * @param fence          null when the durability mode has none
      * @param afterEachEpoch runs on the finisher thread after every epoch (the writer wakes its task thread)
      */
-    public EpochFinisher(CheckpointFence fence, FailureHandler failureHandler, Counter fenceFailures, Histogram fenceMillis, Runnable afterEachEpoch,
-                  String threadName) {
+    public EpochFinisher(
+            CheckpointFence fence,
+            FailureHandler failureHandler,
+            Counter fenceFailures,
+            Histogram fenceMillis,
+            Runnable afterEachEpoch,
+            String threadName) {
         this.fence = fence;
         this.failureHandler = failureHandler;
         this.fenceFailures = fenceFailures;

@@ -28,6 +28,7 @@ public final class Epochs {
         public final CompletableFuture<Void> durable = new CompletableFuture<>();
         /** The epoch that ends a bounded input: nothing will follow it, so its fence need not wait for a sync it could share. */
         public volatile boolean endsInput;
+
         private int outstanding;
 
         Epoch(long number) {

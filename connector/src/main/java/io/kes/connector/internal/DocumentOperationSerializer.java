@@ -49,6 +49,7 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
     private static final int VERSIONED = 1 << 6;
     /** In the op type's byte: {@link DocumentOperation#idUnique()}. */
     private static final int ID_UNIQUE = 1 << 5;
+
     private static final OpType[] OP_TYPES = OpType.values();
 
     private final transient RepeatedString indexNames = new RepeatedString();
@@ -98,7 +99,8 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
                 | (!origin.headers().isEmpty() ? HAS_HEADERS : 0)
                 | (op.pipeline() != null ? HAS_PIPELINE : 0);
         out.writeByte(flags);
-        out.writeByte(op.opType().ordinal() | (op.version() != DocumentOperation.NO_VERSION ? VERSIONED : 0)
+        out.writeByte(op.opType().ordinal()
+                | (op.version() != DocumentOperation.NO_VERSION ? VERSIONED : 0)
                 | (op.idUnique() ? ID_UNIQUE : 0));
         writeBytes(indexNames.encode(op.index()), out);
         if (op.id() != null) {
@@ -147,13 +149,21 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
         byte[] key = (flags & HAS_KEY) != 0 ? readBytes(in) : null;
         byte[] originalValue = (flags & HAS_ORIGINAL_VALUE) != 0 ? readBytes(in) : null;
         List<RecordOrigin.Header> headers = (flags & HAS_HEADERS) != 0 ? readHeaders(in) : List.of();
-        RecordOrigin origin = topic == null && key == null && originalValue == null && headers.isEmpty() && partition < 0
-                ? RecordOrigin.NONE
-                : new RecordOrigin(topic, partition, offset, key, originalValue, headers);
+        RecordOrigin origin =
+                topic == null && key == null && originalValue == null && headers.isEmpty() && partition < 0
+                        ? RecordOrigin.NONE
+                        : new RecordOrigin(topic, partition, offset, key, originalValue, headers);
         String pipeline = (flags & HAS_PIPELINE) != 0 ? readString(in) : null;
         long version = (opByte & VERSIONED) != 0 ? in.readLong() : DocumentOperation.NO_VERSION;
-        return DocumentOperation.write(opType, index).id(id).routing(routing).source(source).origin(origin).pipeline(pipeline)
-                .version(version).idUnique((opByte & ID_UNIQUE) != 0).build();
+        return DocumentOperation.write(opType, index)
+                .id(id)
+                .routing(routing)
+                .source(source)
+                .origin(origin)
+                .pipeline(pipeline)
+                .version(version)
+                .idUnique((opByte & ID_UNIQUE) != 0)
+                .build();
     }
 
     @Override

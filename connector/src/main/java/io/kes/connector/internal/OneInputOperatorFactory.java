@@ -23,12 +23,14 @@ public final class OneInputOperatorFactory<IN, OUT> extends AbstractStreamOperat
 
     @SuppressWarnings("rawtypes")
     private final Class<? extends StreamOperator> operatorClass;
+
     private final SerializableFunction<StreamOperatorParameters<OUT>, OneInputStreamOperator<IN, OUT>> constructor;
 
     /** {@code operatorClass}: what {@code constructor} returns, which Flink asks for before it creates one. */
     @SuppressWarnings("rawtypes")
-    public OneInputOperatorFactory(Class<? extends StreamOperator> operatorClass,
-                                   SerializableFunction<StreamOperatorParameters<OUT>, OneInputStreamOperator<IN, OUT>> constructor) {
+    public OneInputOperatorFactory(
+            Class<? extends StreamOperator> operatorClass,
+            SerializableFunction<StreamOperatorParameters<OUT>, OneInputStreamOperator<IN, OUT>> constructor) {
         this.operatorClass = operatorClass;
         this.constructor = constructor;
     }

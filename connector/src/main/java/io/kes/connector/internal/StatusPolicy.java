@@ -70,7 +70,9 @@ public final class StatusPolicy {
 
     /** The HTTP status of {@code failure}, or {@link #NO_RESPONSE} when the request got no answer. */
     public static int statusOf(Exception failure) {
-        return failure instanceof ResponseException re ? re.getResponse().getStatusLine().getStatusCode() : NO_RESPONSE;
+        return failure instanceof ResponseException re
+                ? re.getResponse().getStatusLine().getStatusCode()
+                : NO_RESPONSE;
     }
 
     /** One bulk item answered {@code status} with {@code errorType} (null: no error). */
@@ -78,8 +80,9 @@ public final class StatusPolicy {
         if (status >= 200 && status < 300) {
             return Action.DONE;
         }
-        if (status == 409 && (opType == OpType.CREATE
-                || (externallyVersioned && "version_conflict_engine_exception".equals(errorType)))) {
+        if (status == 409
+                && (opType == OpType.CREATE
+                        || (externallyVersioned && "version_conflict_engine_exception".equals(errorType)))) {
             return Action.DONE;
         }
         if (status == 404 && opType == OpType.DELETE && errorType == null) {

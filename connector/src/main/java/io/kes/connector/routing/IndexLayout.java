@@ -53,7 +53,14 @@ public final class IndexLayout {
 
     /** For tests of what is built on layouts. */
     public static IndexLayout of(String index, String uuid, long[] primaryTerms, IndexRouting routing) {
-        IndexMetadata metadata = new IndexMetadata(index, uuid, primaryTerms.length, primaryTerms.length, 1, true, primaryTerms,
+        IndexMetadata metadata = new IndexMetadata(
+                index,
+                uuid,
+                primaryTerms.length,
+                primaryTerms.length,
+                1,
+                true,
+                primaryTerms,
                 IndexMetadata.DEFAULT_TRANSLOG_SYNC_INTERVAL);
         return new IndexLayout(metadata, routing, new Object());
     }
@@ -112,6 +119,7 @@ public final class IndexLayout {
 
     @Override
     public String toString() {
-        return index + " (uuid " + uuid + ", " + numberOfShards + " shards, primary terms " + Arrays.toString(primaryTerms) + ")";
+        return index + " (uuid " + uuid + ", " + numberOfShards + " shards, primary terms "
+                + Arrays.toString(primaryTerms) + ")";
     }
 }

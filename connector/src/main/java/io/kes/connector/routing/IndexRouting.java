@@ -29,8 +29,8 @@ import org.apache.flink.annotation.Internal;
  * @param function             how this index maps a hash to a shard (depends on its created version)
  */
 @Internal
-public record IndexRouting(String name, int numberOfShards, int routingNumShards, int routingPartitionSize,
-                           RoutingFunction function) {
+public record IndexRouting(
+        String name, int numberOfShards, int routingNumShards, int routingPartitionSize, RoutingFunction function) {
 
     public IndexRouting {
         if (name == null || name.isEmpty()) {

@@ -15,8 +15,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
-import org.elasticsearch.client.ResponseException;
 import org.apache.flink.annotation.Internal;
+import org.elasticsearch.client.ResponseException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -70,10 +70,22 @@ public final class IndexRoutingTable {
     }
 
     /** What identifies an index for routing: its calibration holds while these stay the same. */
-    private record Identity(String uuid, String name, int shards, int routingNumShards, int partitionSize, boolean routedByDocument,
-                            List<String> indexPipelines) {
+    private record Identity(
+            String uuid,
+            String name,
+            int shards,
+            int routingNumShards,
+            int partitionSize,
+            boolean routedByDocument,
+            List<String> indexPipelines) {
         static Identity of(IndexMetadata m) {
-            return new Identity(m.uuid(), m.name(), m.numberOfShards(), m.routingNumShards(), m.routingPartitionSize(), m.routedByDocument(),
+            return new Identity(
+                    m.uuid(),
+                    m.name(),
+                    m.numberOfShards(),
+                    m.routingNumShards(),
+                    m.routingPartitionSize(),
+                    m.routedByDocument(),
                     m.indexPipelines());
         }
     }
@@ -103,9 +115,11 @@ public final class IndexRoutingTable {
     private final Map<String, Entry> byName = new HashMap<>();
     /** Concurrent: a background read looks up whether its index is calibrated already. */
     private final Map<Identity, Calibration> calibrated = new ConcurrentHashMap<>();
+
     private final Set<String> unpredictable = new HashSet<>();
     /** Pipeline id → why it may move documents (empty: it does not), and when to look again. */
     private final Map<String, PipelineVerdict> pipelines = new HashMap<>();
+
     private final BackgroundReads<String, Read> layoutReads;
     private final BackgroundReads<String, Optional<String>> pipelineReads;
     private long nextSweepMillis;
@@ -128,7 +142,8 @@ public final class IndexRoutingTable {
         long now = clock.getAsLong();
         Entry entry = byName.get(name);
         // no entry: never read, or dropped by documentMoved (a read still running then is dropped too)
-        Optional<Read> fresh = layoutReads.next(name, entry != null, entry != null && now >= entry.expiresAtMillis, () -> read(name));
+        Optional<Read> fresh =
+                layoutReads.next(name, entry != null, entry != null && now >= entry.expiresAtMillis, () -> read(name));
         if (fresh.isPresent()) {
             entry = install(name, fresh.get(), now, entry);
         }
@@ -155,8 +170,9 @@ public final class IndexRoutingTable {
     public boolean pipelineMovesDocuments(String pipeline, IndexLayout layout) {
         Optional<String> why = verdict(pipeline, clock.getAsLong());
         if (why.isPresent()) {
-            markUnpredictable(layout.index(), () -> why.get() + ", so Elasticsearch may put its documents on other shards"
-                    + " than predicted");
+            markUnpredictable(
+                    layout.index(),
+                    () -> why.get() + ", so Elasticsearch may put its documents on other shards" + " than predicted");
             return true;
         }
         return false;
@@ -165,8 +181,11 @@ public final class IndexRoutingTable {
     /** Why {@code pipeline} may move documents (empty: it does not), as last read; read again once a minute. */
     private Optional<String> verdict(String pipeline, long now) {
         PipelineVerdict verdict = pipelines.get(pipeline);
-        Optional<Optional<String>> fresh = pipelineReads.next(pipeline, verdict != null,
-                verdict != null && now >= verdict.expiresAtMillis, () -> pipelineRewrite(pipeline));
+        Optional<Optional<String>> fresh = pipelineReads.next(
+                pipeline,
+                verdict != null,
+                verdict != null && now >= verdict.expiresAtMillis,
+                () -> pipelineRewrite(pipeline));
         if (fresh.isPresent()) {
             verdict = new PipelineVerdict(fresh.get(), now + INDEX_TTL_MILLIS);
             pipelines.put(pipeline, verdict);
@@ -190,8 +209,10 @@ public final class IndexRoutingTable {
                 Calibration replaced = new Calibration(null);
                 replaced.lastUsedMillis = now;
                 calibrated.put(Identity.of(index), replaced);
-                markUnpredictable(index.name(), () -> why.get() + " (index.default_pipeline or index.final_pipeline, changed since kes "
-                        + "calibrated the index), so Elasticsearch may put its documents on other shards than predicted");
+                markUnpredictable(
+                        index.name(),
+                        () -> why.get() + " (index.default_pipeline or index.final_pipeline, changed since kes "
+                                + "calibrated the index), so Elasticsearch may put its documents on other shards than predicted");
                 return replaced;
             }
         }
@@ -222,15 +243,21 @@ public final class IndexRoutingTable {
             // index and takes the new one (a new generation, so buffered predictions are redone).
             byName.values().removeIf(entry -> entry.layout != null && entry.layout.generation() == layout.generation());
         }
-        markUnpredictable(concrete, () -> "a document written to it " + (pipeline != null ? "through ingest pipeline '" + pipeline + "'"
-                : "through its " + indexPipelinesOf(concrete)) + " was stored in index " + landedIn + ", so a pipeline moves documents "
-                + "(changed since kes read it, or beyond what kes reads in it)");
+        markUnpredictable(
+                concrete,
+                () -> "a document written to it "
+                        + (pipeline != null
+                                ? "through ingest pipeline '" + pipeline + "'"
+                                : "through its " + indexPipelinesOf(concrete))
+                        + " was stored in index " + landedIn + ", so a pipeline moves documents "
+                        + "(changed since kes read it, or beyond what kes reads in it)");
     }
 
     private String indexPipelinesOf(String concrete) {
         try {
             List<String> ids = metadata.indexPipelines(concrete);
-            return ids.isEmpty() ? "index settings (no default or final pipeline now)"
+            return ids.isEmpty()
+                    ? "index settings (no default or final pipeline now)"
                     : "default or final pipeline " + String.join(", ", ids);
         } catch (IOException | RuntimeException e) {
             return "default or final pipeline (not readable: " + e + ")";
@@ -292,8 +319,13 @@ public final class IndexRoutingTable {
     private Entry install(String name, Read read, long now, Entry previous) {
         Entry entry;
         if (read.failure() != null) {
-            LOG.warn("Could not read routing metadata of '{}' ({}); {} until the next try", name, read.failure().toString(),
-                    previous != null && previous.layout != null ? "the last layout read stays in use" : "its documents go in ordinary bulks");
+            LOG.warn(
+                    "Could not read routing metadata of '{}' ({}); {} until the next try",
+                    name,
+                    read.failure().toString(),
+                    previous != null && previous.layout != null
+                            ? "the last layout read stays in use"
+                            : "its documents go in ordinary bulks");
             entry = new Entry(previous == null ? null : previous.layout, now + ERROR_TTL_MILLIS, now);
         } else if (read.index() == null) {
             entry = new Entry(null, now + read.ttlMillis(), now);
@@ -324,36 +356,49 @@ public final class IndexRoutingTable {
         String concrete = index.name();
         try {
             if (!index.routedByDocument()) {
-                return new CalibrationOutcome(null, "it routes on document fields (time_series, routing_path or logsdb sort-field routing)");
+                return new CalibrationOutcome(
+                        null, "it routes on document fields (time_series, routing_path or logsdb sort-field routing)");
             }
             for (String pipeline : index.indexPipelines()) {
                 Optional<String> why = pipelineRewrite(pipeline);
                 if (why.isPresent()) {
-                    return new CalibrationOutcome(null, why.get() + " (index.default_pipeline or index.final_pipeline), so Elasticsearch"
-                            + " may put its documents on other shards than predicted");
+                    return new CalibrationOutcome(
+                            null,
+                            why.get() + " (index.default_pipeline or index.final_pipeline), so Elasticsearch"
+                                    + " may put its documents on other shards than predicted");
                 }
             }
             List<RoutingCalibrator.Probe> probes = new ArrayList<>();
             if (index.numberOfShards() > 1) {
-                for (String routing : RoutingCalibrator.probeValues(PROBES, index.numberOfShards(), index.routingNumShards())) {
+                for (String routing :
+                        RoutingCalibrator.probeValues(PROBES, index.numberOfShards(), index.routingNumShards())) {
                     probes.add(new RoutingCalibrator.Probe(routing, metadata.shardsForRouting(concrete, routing)));
                 }
             }
-            Optional<IndexRouting> routing = RoutingCalibrator.calibrate(concrete, index.numberOfShards(),
-                    index.routingNumShards(), index.routingPartitionSize(), probes);
+            Optional<IndexRouting> routing = RoutingCalibrator.calibrate(
+                    concrete, index.numberOfShards(), index.routingNumShards(), index.routingPartitionSize(), probes);
             if (routing.isEmpty()) {
-                return new CalibrationOutcome(null, "no known routing function matches where Elasticsearch puts probe values " + probes);
+                return new CalibrationOutcome(
+                        null, "no known routing function matches where Elasticsearch puts probe values " + probes);
             }
-            LOG.info("Routing of {} (written as '{}'): {} shards, routing_num_shards {}, partition size {}, {}", concrete, name,
-                    index.numberOfShards(), index.routingNumShards(), index.routingPartitionSize(), routing.get().function());
+            LOG.info(
+                    "Routing of {} (written as '{}'): {} shards, routing_num_shards {}, partition size {}, {}",
+                    concrete,
+                    name,
+                    index.numberOfShards(),
+                    index.routingNumShards(),
+                    index.routingPartitionSize(),
+                    routing.get().function());
             return new CalibrationOutcome(routing.get(), null);
         } catch (ResponseException e) {
             if (e.getResponse().getStatusLine().getStatusCode() == 403) {
                 // The layout (primary terms from _cluster/state) still serves: the fence then holds
                 // each shard to its own term. Without it, writes would be held against the lowest
                 // term written, and an index whose shards' terms differ would fail every checkpoint.
-                return new CalibrationOutcome(null, "kes's user or API key may not read its routing (HTTP 403 on "
-                        + "_search_shards: grant the index privilege 'view_index_metadata' for single-shard bulks)");
+                return new CalibrationOutcome(
+                        null,
+                        "kes's user or API key may not read its routing (HTTP 403 on "
+                                + "_search_shards: grant the index privilege 'view_index_metadata' for single-shard bulks)");
             }
             throw new RuntimeException("calibrating " + concrete + " failed: " + e.getMessage(), e);
         } catch (IOException e) {
@@ -382,8 +427,11 @@ public final class IndexRoutingTable {
     /** Counts the index unpredictable; {@code why} is worded (it may read index settings) only for the one warning. */
     private void markUnpredictable(String concrete, java.util.function.Supplier<String> why) {
         if (unpredictable.add(concrete)) {
-            LOG.warn("Shard prediction cannot be trusted for index {}: {}. Its writes are fenced on every shard of the index, and "
-                    + "those whose shard is not known go in ordinary bulks; nothing is lost.", concrete, why.get());
+            LOG.warn(
+                    "Shard prediction cannot be trusted for index {}: {}. Its writes are fenced on every shard of the index, and "
+                            + "those whose shard is not known go in ordinary bulks; nothing is lost.",
+                    concrete,
+                    why.get());
         }
     }
 }

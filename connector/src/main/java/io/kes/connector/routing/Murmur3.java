@@ -23,8 +23,7 @@ public final class Murmur3 {
     private static final int C1 = 0xcc9e2d51;
     private static final int C2 = 0x1b873593;
 
-    private Murmur3() {
-    }
+    private Murmur3() {}
 
     /**
      * Hash of the UTF-16LE bytes of {@code s}, equal to Elasticsearch's
@@ -56,20 +55,17 @@ public final class Murmur3 {
         int h1 = 0;
         int roundedEnd = offset + (len & ~3);
         for (int i = offset; i < roundedEnd; i += 4) {
-            int k1 = (bytes[i] & 0xff)
-                    | (bytes[i + 1] & 0xff) << 8
-                    | (bytes[i + 2] & 0xff) << 16
-                    | bytes[i + 3] << 24;
+            int k1 = (bytes[i] & 0xff) | (bytes[i + 1] & 0xff) << 8 | (bytes[i + 2] & 0xff) << 16 | bytes[i + 3] << 24;
             h1 = mixH1(h1, k1);
         }
         int k1 = 0;
         switch (len & 3) {
             case 3:
                 k1 = (bytes[roundedEnd + 2] & 0xff) << 16;
-                // fall through
+            // fall through
             case 2:
                 k1 |= (bytes[roundedEnd + 1] & 0xff) << 8;
-                // fall through
+            // fall through
             case 1:
                 k1 |= bytes[roundedEnd] & 0xff;
                 h1 ^= mixK1(k1);

@@ -24,9 +24,11 @@ final class PipelineRewrites {
     private static final Pattern METADATA_FIELD = Pattern.compile("^_(index|routing|id)$");
     private static final Pattern SCRIPT_TOUCHES = Pattern.compile("_(index|routing|id)\\b");
     /** A grok capture into a metadata field: {@code %{WORD:_routing}}, {@code (?<_id>...)}. */
-    private static final Pattern GROK_CAPTURE = Pattern.compile("%\\{\\w+:_(index|routing|id)(:\\w+)?}|\\(\\?<_(index|routing|id)>");
+    private static final Pattern GROK_CAPTURE =
+            Pattern.compile("%\\{\\w+:_(index|routing|id)(:\\w+)?}|\\(\\?<_(index|routing|id)>");
     /** A dissect key naming a metadata field, with any modifier: {@code %{_id}}, {@code %{+_index}}, {@code %{_routing->}}. */
     private static final Pattern DISSECT_KEY = Pattern.compile("%\\{[+?*&]?_(index|routing|id)(->)?(/\\d+)?}");
+
     private static final int MAX_DEPTH = 10;
 
     private PipelineRewrites() {}
@@ -40,7 +42,8 @@ final class PipelineRewrites {
         return why(id, pipeline, nested, 0);
     }
 
-    private static Optional<String> why(String id, JsonNode pipeline, Function<String, Optional<JsonNode>> nested, int depth) {
+    private static Optional<String> why(
+            String id, JsonNode pipeline, Function<String, Optional<JsonNode>> nested, int depth) {
         for (String list : List.of("processors", "on_failure")) {
             for (JsonNode processor : pipeline.path(list)) {
                 for (Iterator<Map.Entry<String, JsonNode>> it = processor.fields(); it.hasNext(); ) {
@@ -55,8 +58,8 @@ final class PipelineRewrites {
         return Optional.empty();
     }
 
-    private static Optional<String> processor(String id, String type, JsonNode config,
-                                              Function<String, Optional<JsonNode>> nested, int depth) {
+    private static Optional<String> processor(
+            String id, String type, JsonNode config, Function<String, Optional<JsonNode>> nested, int depth) {
         if (type.equals("reroute")) {
             return Optional.of("pipeline '" + id + "' has a reroute processor");
         }
@@ -72,36 +75,46 @@ final class PipelineRewrites {
                 return Optional.of("pipeline '" + id + "' sets " + field + " (" + type + " processor)");
             }
             if (field.contains("{{")) {
-                return Optional.of("pipeline '" + id + "' writes a field named by a template (" + type + " " + key + ": " + field + ")");
+                return Optional.of("pipeline '" + id + "' writes a field named by a template (" + type + " " + key
+                        + ": " + field + ")");
             }
         }
         for (JsonNode field : config.path("target_fields")) { // csv
-            if (METADATA_FIELD.matcher(field.asText("")).matches() || field.asText("").contains("{{")) {
+            if (METADATA_FIELD.matcher(field.asText("")).matches()
+                    || field.asText("").contains("{{")) {
                 return Optional.of("pipeline '" + id + "' may set " + field.asText() + " (" + type + " target_fields)");
             }
         }
         if (type.equals("grok")) {
             for (JsonNode pattern : config.path("patterns")) {
                 if (GROK_CAPTURE.matcher(pattern.asText("")).find()) {
-                    return Optional.of("pipeline '" + id + "' captures into _index, _routing or _id (grok pattern " + pattern.asText() + ")");
+                    return Optional.of("pipeline '" + id + "' captures into _index, _routing or _id (grok pattern "
+                            + pattern.asText() + ")");
                 }
             }
         }
-        if (type.equals("dissect") && DISSECT_KEY.matcher(config.path("pattern").asText("")).find()) {
-            return Optional.of("pipeline '" + id + "' dissects into _index, _routing or _id (" + config.path("pattern").asText() + ")");
+        if (type.equals("dissect")
+                && DISSECT_KEY.matcher(config.path("pattern").asText("")).find()) {
+            return Optional.of("pipeline '" + id + "' dissects into _index, _routing or _id ("
+                    + config.path("pattern").asText() + ")");
         }
         if (type.equals("json") && config.path("add_to_root").asBoolean(false)) {
-            return Optional.of("pipeline '" + id + "' adds a parsed JSON field's keys to the document's root (json add_to_root), "
-                    + "which may set _index, _routing or _id");
+            return Optional.of(
+                    "pipeline '" + id + "' adds a parsed JSON field's keys to the document's root (json add_to_root), "
+                            + "which may set _index, _routing or _id");
         }
         if (type.equals("kv") && !config.has("target_field")) {
-            return Optional.of("pipeline '" + id + "' adds key-value pairs to the document's root (kv without target_field), which "
+            return Optional.of("pipeline '" + id
+                    + "' adds key-value pairs to the document's root (kv without target_field), which "
                     + "may set _index, _routing or _id");
         }
         if (type.equals("foreach")) {
-            for (Iterator<Map.Entry<String, JsonNode>> it = config.path("processor").fields(); it.hasNext(); ) {
+            for (Iterator<Map.Entry<String, JsonNode>> it =
+                            config.path("processor").fields();
+                    it.hasNext(); ) {
                 Map.Entry<String, JsonNode> p = it.next();
-                Optional<String> why = depth >= MAX_DEPTH ? Optional.of("pipeline '" + id + "' nests foreach processors too deep for kes")
+                Optional<String> why = depth >= MAX_DEPTH
+                        ? Optional.of("pipeline '" + id + "' nests foreach processors too deep for kes")
                         : processor(id, p.getKey(), p.getValue(), nested, depth + 1);
                 if (why.isPresent()) {
                     return why;

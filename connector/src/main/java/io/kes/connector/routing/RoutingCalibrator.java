@@ -32,8 +32,7 @@ public final class RoutingCalibrator {
     /** How many candidates to scan per wanted probe when looking for ones that tell the functions apart. */
     private static final int SCAN_FACTOR = 64;
 
-    private RoutingCalibrator() {
-    }
+    private RoutingCalibrator() {}
 
     /**
      * What Elasticsearch answered for one probe routing value: the shards {@code _search_shards}
@@ -64,13 +63,18 @@ public final class RoutingCalibrator {
      * not tell them apart) the answer uses {@link RoutingFunction#ROUTING_NUM_SHARDS}. Use
      * {@link #probeValues} to get probes that tell them apart.
      */
-    public static Optional<IndexRouting> calibrate(String index, int numberOfShards, int routingNumShards,
-                                                   int routingPartitionSize, Collection<Probe> probes) {
+    public static Optional<IndexRouting> calibrate(
+            String index,
+            int numberOfShards,
+            int routingNumShards,
+            int routingPartitionSize,
+            Collection<Probe> probes) {
         for (RoutingFunction function : CANDIDATES) {
             if (!applicable(function, numberOfShards, routingNumShards)) {
                 continue; // e.g. routingNumShards not a multiple of numberOfShards: only MODULO is possible
             }
-            IndexRouting candidate = new IndexRouting(index, numberOfShards, routingNumShards, routingPartitionSize, function);
+            IndexRouting candidate =
+                    new IndexRouting(index, numberOfShards, routingNumShards, routingPartitionSize, function);
             if (agreesWithAll(candidate, probes)) {
                 return Optional.of(candidate);
             }

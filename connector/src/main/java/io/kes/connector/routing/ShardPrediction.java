@@ -58,7 +58,11 @@ public final class ShardPrediction {
 
     @Override
     public String toString() {
-        return layout == null ? "unknown" : layout.index() + (shard >= 0 ? "[" + shard + "]"
-                : batchShard >= 0 ? "[any shard, batched with " + batchShard + "]" : "[any shard]");
+        return layout == null
+                ? "unknown"
+                : layout.index()
+                        + (shard >= 0
+                                ? "[" + shard + "]"
+                                : batchShard >= 0 ? "[any shard, batched with " + batchShard + "]" : "[any shard]");
     }
 }

@@ -47,8 +47,10 @@ public final class ShardPredictor implements AutoCloseable {
     public static ShardPredictor open(SinkSettings settings, String readThreadName) {
         RestClient client = RestClients.create(settings);
         ExecutorService reads = Executors.newSingleThreadExecutor(DaemonThreads.named(readThreadName));
-        return new ShardPredictor(new IndexRoutingTable(new ClusterMetadataClient(client), System::currentTimeMillis, reads),
-                client, reads);
+        return new ShardPredictor(
+                new IndexRoutingTable(new ClusterMetadataClient(client), System::currentTimeMillis, reads),
+                client,
+                reads);
     }
 
     /** The metadata client of a predictor from {@link #open}, for its owner's other blocking metadata reads. */
@@ -79,7 +81,8 @@ public final class ShardPredictor implements AutoCloseable {
         // The verdict decides only how the write is fenced, never its buffer: a delete of the same
         // id names no pipeline, and a verdict can change between two writes of one id.
         return op.pipeline() != null && table.pipelineMovesDocuments(op.pipeline(), layout)
-                ? layout.mayMoveFrom(shard) : layout.shard(shard);
+                ? layout.mayMoveFrom(shard)
+                : layout.shard(shard);
     }
 
     /**
@@ -88,7 +91,8 @@ public final class ShardPredictor implements AutoCloseable {
      * (Elasticsearch makes the id), or a partitioned index missing one of the two.
      */
     public static int shardOf(IndexRouting routing, DocumentOperation op) {
-        if (routing == null || (op.id() == null && op.routing() == null)
+        if (routing == null
+                || (op.id() == null && op.routing() == null)
                 || (routing.partitioned() && (op.id() == null || op.routing() == null))) {
             return ShardPrediction.UNKNOWN_SHARD;
         }

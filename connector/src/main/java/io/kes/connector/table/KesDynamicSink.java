@@ -57,10 +57,16 @@ final class KesDynamicSink implements DynamicTableSink, SupportsWritingMetadata 
     private final String table;
     /** {@code sink.parallelism}, or null: the input's. */
     private final Integer parallelism;
+
     private List<String> metadataKeys = List.of();
 
-    KesDynamicSink(ElasticsearchSink sink, RowToDocument.Spec spec, EncodingFormat<SerializationSchema<RowData>> format,
-                   DataType physicalType, String table, Integer parallelism) {
+    KesDynamicSink(
+            ElasticsearchSink sink,
+            RowToDocument.Spec spec,
+            EncodingFormat<SerializationSchema<RowData>> format,
+            DataType physicalType,
+            String table,
+            Integer parallelism) {
         this.sink = sink;
         this.parallelism = parallelism;
         this.spec = spec;
@@ -71,12 +77,14 @@ final class KesDynamicSink implements DynamicTableSink, SupportsWritingMetadata 
 
     @Override
     public ChangelogMode getChangelogMode(ChangelogMode requestedMode) {
-        if (!requestedMode.containsOnly(org.apache.flink.types.RowKind.INSERT) && IndexNameTemplate.parse(spec.index()).placeholders()
-                .stream().anyMatch(p -> OfficialOptions.isSystemTime(p.name()))) {
+        if (!requestedMode.containsOnly(org.apache.flink.types.RowKind.INSERT)
+                && IndexNameTemplate.parse(spec.index()).placeholders().stream()
+                        .anyMatch(p -> OfficialOptions.isSystemTime(p.name()))) {
             // As Flink's own Elasticsearch sinks: a key's later rows could land in another index than its first.
-            throw new ValidationException("index '" + spec.index() + "' takes its name from the system time, which works only on an "
-                    + "append-only stream: an update or delete of a key would go to another index than the key's document; "
-                    + "name a column of the row in 'index' instead");
+            throw new ValidationException(
+                    "index '" + spec.index() + "' takes its name from the system time, which works only on an "
+                            + "append-only stream: an update or delete of a key would go to another index than the key's document; "
+                            + "name a column of the row in 'index' instead");
         }
         // Without a key, or with op create, a row has nothing to update or delete: the planner then
         // refuses queries that produce updates, with its own message.
@@ -98,9 +106,11 @@ final class KesDynamicSink implements DynamicTableSink, SupportsWritingMetadata 
     @Override
     public void applyWritableMetadata(List<String> metadataKeys, DataType consumedDataType) {
         if (!metadataKeys.isEmpty() && !metadataKeys.containsAll(List.of(TOPIC, PARTITION, OFFSET))) {
-            throw new ValidationException("table " + table + " declares Kafka metadata " + metadataKeys + " but not all of "
-                    + TOPIC + ", " + PARTITION + " and " + OFFSET + ": declare the three (e.g. topic STRING METADATA FROM '"
-                    + TOPIC + "') or none");
+            throw new ValidationException(
+                    "table " + table + " declares Kafka metadata " + metadataKeys + " but not all of "
+                            + TOPIC + ", " + PARTITION + " and " + OFFSET
+                            + ": declare the three (e.g. topic STRING METADATA FROM '"
+                            + TOPIC + "') or none");
         }
         this.metadataKeys = List.copyOf(metadataKeys);
     }
@@ -108,19 +118,28 @@ final class KesDynamicSink implements DynamicTableSink, SupportsWritingMetadata 
     @Override
     public SinkRuntimeProvider getSinkRuntimeProvider(Context context) {
         SerializationSchema<RowData> serializer = format.createRuntimeEncoder(context, physicalType);
-        int[] coordinates = metadataKeys.isEmpty() ? null : new int[] {
-                spec.columns().size() + metadataKeys.indexOf(TOPIC),
-                spec.columns().size() + metadataKeys.indexOf(PARTITION),
-                spec.columns().size() + metadataKeys.indexOf(OFFSET)};
+        int[] coordinates = metadataKeys.isEmpty()
+                ? null
+                : new int[] {
+                    spec.columns().size() + metadataKeys.indexOf(TOPIC),
+                    spec.columns().size() + metadataKeys.indexOf(PARTITION),
+                    spec.columns().size() + metadataKeys.indexOf(OFFSET)
+                };
         if (!spec.hasKey() && coordinates == null) {
-            LOG.warn("Table {} has no PRIMARY KEY and no Kafka metadata columns ({}, {}, {}): Elasticsearch generates the document ids, "
-                    + "so rows replayed after a failure are indexed twice. Declare a PRIMARY KEY, or the three metadata columns filled "
-                    + "from a Kafka table's topic, partition and offset, for idempotent writes.", table, TOPIC, PARTITION, OFFSET);
+            LOG.warn(
+                    "Table {} has no PRIMARY KEY and no Kafka metadata columns ({}, {}, {}): Elasticsearch generates the document ids, "
+                            + "so rows replayed after a failure are indexed twice. Declare a PRIMARY KEY, or the three metadata columns filled "
+                            + "from a Kafka table's topic, partition and offset, for idempotent writes.",
+                    table,
+                    TOPIC,
+                    PARTITION,
+                    OFFSET);
         }
         RowToDocument toDocument = new RowToDocument(spec, serializer, coordinates);
         return new DataStreamSinkProvider() {
             @Override
-            public DataStreamSink<?> consumeDataStream(org.apache.flink.table.connector.ProviderContext provider, DataStream<RowData> rows) {
+            public DataStreamSink<?> consumeDataStream(
+                    org.apache.flink.table.connector.ProviderContext provider, DataStream<RowData> rows) {
                 DataStream<RowData> input = rows;
                 if (spec.hasKey()) {
                     input = rows.keyBy(new RowToDocument.IdOf(spec), Types.STRING);
@@ -128,12 +147,13 @@ final class KesDynamicSink implements DynamicTableSink, SupportsWritingMetadata 
                 // ElasticsearchSink's pre-write topology (the slot router, chained to the converter,
                 // and the writers) runs at the converter's parallelism: sink.parallelism sets all.
                 int writers = parallelism != null ? parallelism : input.getParallelism();
-                SingleOutputStreamOperator<DocumentOperation> documents = input
-                        .flatMap(toDocument, TypeInformation.of(DocumentOperation.class))
+                SingleOutputStreamOperator<DocumentOperation> documents = input.flatMap(
+                                toDocument, TypeInformation.of(DocumentOperation.class))
                         .name("kes: rows to documents")
                         .setParallelism(writers);
                 provider.generateUid("kes-rows-to-documents").ifPresent(documents::uid);
-                DataStreamSink<DocumentOperation> out = documents.sinkTo(sink).name("kes: " + table).setParallelism(writers);
+                DataStreamSink<DocumentOperation> out =
+                        documents.sinkTo(sink).name("kes: " + table).setParallelism(writers);
                 provider.generateUid("kes-sink").ifPresent(out::uid);
                 return out;
             }

@@ -71,26 +71,35 @@ public final class KesTableSinkFactory implements DynamicTableSinkFactory {
         ReadableConfig options = helper.getOptions();
         String format = options.get(FORMAT);
         if (!"json".equals(format)) {
-            throw new ValidationException(FORMAT.key() + " '" + format + "' is not supported: kes writes JSON documents; use 'format' = 'json'");
+            throw new ValidationException(FORMAT.key() + " '" + format
+                    + "' is not supported: kes writes JSON documents; use 'format' = 'json'");
         }
         String opName = options.get(ConfigOptions.key(OP.key()).stringType().defaultValue("index"));
         if (Arrays.stream(Op.values()).noneMatch(o -> o.name().equalsIgnoreCase(opName))) {
             throw new ValidationException(OP.key() + " '" + opName + "' is not one of index, create, upsert");
         }
-        EncodingFormat<SerializationSchema<RowData>> encoding = helper.discoverEncodingFormat(SerializationFormatFactory.class, FORMAT);
+        EncodingFormat<SerializationSchema<RowData>> encoding =
+                helper.discoverEncodingFormat(SerializationFormatFactory.class, FORMAT);
         helper.validateExcept(DEAD_LETTER_PROPERTIES_PREFIX);
         Map<String, String> written = context.getCatalogTable().getOptions();
         OfficialOptions.check(options, written);
-        options.getOptional(OfficialOptions.DOCUMENT_TYPE).filter(type -> !"_doc".equals(type)).ifPresent(type -> LOG.warn(
-                "Table {}: 'document-type' = '{}' is ignored: Elasticsearch 8 and 9 and OpenSearch have no mapping types, every "
-                        + "document is _doc", context.getObjectIdentifier().asSummaryString(), type));
+        options.getOptional(OfficialOptions.DOCUMENT_TYPE)
+                .filter(type -> !"_doc".equals(type))
+                .ifPresent(type -> LOG.warn(
+                        "Table {}: 'document-type' = '{}' is ignored: Elasticsearch 8 and 9 and OpenSearch have no mapping types, every "
+                                + "document is _doc",
+                        context.getObjectIdentifier().asSummaryString(),
+                        type));
 
         FailureHandler failureHandler = failureHandler(options, written);
         ElasticsearchSink sink;
         try {
             Configuration sinkOptions = sinkConfiguration(options);
             OfficialOptions.translate(options, sinkOptions);
-            sink = ElasticsearchSink.builder().setAll(sinkOptions).setFailureHandler(failureHandler).build();
+            sink = ElasticsearchSink.builder()
+                    .setAll(sinkOptions)
+                    .setFailureHandler(failureHandler)
+                    .build();
         } catch (IllegalArgumentException e) {
             throw new ValidationException(inTableTerms(e.getMessage(), written));
         }
@@ -101,22 +110,28 @@ public final class KesTableSinkFactory implements DynamicTableSinkFactory {
         }
 
         ResolvedSchema schema = context.getCatalogTable().getResolvedSchema();
-        List<Column> physical = schema.getColumns().stream().filter(Column::isPhysical).toList();
+        List<Column> physical =
+                schema.getColumns().stream().filter(Column::isPhysical).toList();
         List<String> names = physical.stream().map(Column::getName).toList();
-        int[] key = schema.getPrimaryKey().map(pk -> pk.getColumns().stream().mapToInt(names::indexOf).toArray()).orElse(new int[0]);
+        int[] key = schema.getPrimaryKey()
+                .map(pk -> pk.getColumns().stream().mapToInt(names::indexOf).toArray())
+                .orElse(new int[0]);
         Op op = options.get(OP);
         if (op == Op.UPSERT && key.length == 0) {
-            throw new ValidationException(OP.key() + " 'upsert' needs a PRIMARY KEY: the document to merge into is named by the key; "
-                    + "declare one, e.g. PRIMARY KEY (id) NOT ENFORCED, or use 'op' = 'index'");
+            throw new ValidationException(
+                    OP.key() + " 'upsert' needs a PRIMARY KEY: the document to merge into is named by the key; "
+                            + "declare one, e.g. PRIMARY KEY (id) NOT ENFORCED, or use 'op' = 'index'");
         }
         String pipeline = options.get(PIPELINE);
         if (pipeline != null && pipeline.isBlank()) {
-            throw new ValidationException(PIPELINE.key() + " is empty: name an ingest pipeline, or leave the option out (the index's "
-                    + "index.default_pipeline then applies)");
+            throw new ValidationException(
+                    PIPELINE.key() + " is empty: name an ingest pipeline, or leave the option out (the index's "
+                            + "index.default_pipeline then applies)");
         }
         if (pipeline != null && op == Op.UPSERT) {
-            throw new ValidationException(PIPELINE.key() + " '" + pipeline + "' cannot be used with 'op' = 'upsert': Elasticsearch runs no "
-                    + "ingest pipeline for a bulk update; use 'op' = 'index', or set the pipeline as the index's index.final_pipeline");
+            throw new ValidationException(
+                    PIPELINE.key() + " '" + pipeline + "' cannot be used with 'op' = 'upsert': Elasticsearch runs no "
+                            + "ingest pipeline for a bulk update; use 'op' = 'index', or set the pipeline as the index's index.final_pipeline");
         }
         for (int k : key) {
             checkTextual(physical.get(k), "PRIMARY KEY column");
@@ -132,10 +147,14 @@ public final class KesTableSinkFactory implements DynamicTableSinkFactory {
             throw new ValidationException(INDEX.key() + " " + e.getMessage());
         }
         String literal = template.fill("x");
-        if (!literal.equals(literal.toLowerCase()) || literal.startsWith("_") || literal.startsWith("-")
-                || Stream.of(" ", ",", "*", "\"", "\\", "/", "?", "#", "<", ">", "|").anyMatch(literal::contains)) {
-            throw new ValidationException(INDEX.key() + " '" + indexOption + "' is not a valid Elasticsearch index name: use lowercase, "
-                    + "no spaces, commas, * or other reserved characters, not starting with _ or -");
+        if (!literal.equals(literal.toLowerCase())
+                || literal.startsWith("_")
+                || literal.startsWith("-")
+                || Stream.of(" ", ",", "*", "\"", "\\", "/", "?", "#", "<", ">", "|")
+                        .anyMatch(literal::contains)) {
+            throw new ValidationException(
+                    INDEX.key() + " '" + indexOption + "' is not a valid Elasticsearch index name: use lowercase, "
+                            + "no spaces, commas, * or other reserved characters, not starting with _ or -");
         }
         for (IndexNameTemplate.Placeholder p : template.placeholders()) {
             if (OfficialOptions.isSystemTime(p.name())) {
@@ -149,9 +168,11 @@ public final class KesTableSinkFactory implements DynamicTableSinkFactory {
             if (p.isDate()) {
                 LogicalType type = column.getDataType().getLogicalType();
                 if (!type.is(LogicalTypeFamily.DATETIME) || type.is(LogicalTypeRoot.TIMESTAMP_WITH_TIME_ZONE)) {
-                    throw new ValidationException(INDEX.key() + " '" + indexOption + "' formats column " + p.name() + " as a date with "
-                            + p + ", but it is " + type + ": use a DATE, TIME, TIMESTAMP or TIMESTAMP_LTZ column, or {" + p.name()
-                            + "} for its value");
+                    throw new ValidationException(
+                            INDEX.key() + " '" + indexOption + "' formats column " + p.name() + " as a date with "
+                                    + p + ", but it is " + type
+                                    + ": use a DATE, TIME, TIMESTAMP or TIMESTAMP_LTZ column, or {" + p.name()
+                                    + "} for its value");
                 }
             } else {
                 checkTextual(column, "index name column");
@@ -160,12 +181,26 @@ public final class KesTableSinkFactory implements DynamicTableSinkFactory {
         int routing = -1;
         String routingColumn = options.get(ROUTING);
         if (routingColumn != null) {
-            checkTextual(column(physical, routingColumn, ROUTING.key() + " names column " + routingColumn), "routing column");
+            checkTextual(
+                    column(physical, routingColumn, ROUTING.key() + " names column " + routingColumn),
+                    "routing column");
             routing = names.indexOf(routingColumn);
         }
-        RowToDocument.Spec spec = new RowToDocument.Spec(indexOption, names, physical.stream().map(c -> c.getDataType().getLogicalType()).toList(),
-                key, keyId(options), routing, op, pipeline);
-        return new KesDynamicSink(sink, spec, encoding, context.getPhysicalRowDataType(), context.getObjectIdentifier().asSummaryString(),
+        RowToDocument.Spec spec = new RowToDocument.Spec(
+                indexOption,
+                names,
+                physical.stream().map(c -> c.getDataType().getLogicalType()).toList(),
+                key,
+                keyId(options),
+                routing,
+                op,
+                pipeline);
+        return new KesDynamicSink(
+                sink,
+                spec,
+                encoding,
+                context.getPhysicalRowDataType(),
+                context.getObjectIdentifier().asSummaryString(),
                 parallelism);
     }
 
@@ -174,8 +209,9 @@ public final class KesTableSinkFactory implements DynamicTableSinkFactory {
         String delimiter = options.get(KEY_DELIMITER);
         boolean escape = options.get(KEY_ESCAPE);
         if (escape && (delimiter.isEmpty() || delimiter.charAt(0) == '\\')) {
-            throw new ValidationException(KEY_ESCAPE.key() + " needs a " + KEY_DELIMITER.key() + " that is not empty and does not "
-                    + "start with a backslash (it is '" + delimiter + "'): use the default '_' or another text");
+            throw new ValidationException(KEY_ESCAPE.key() + " needs a " + KEY_DELIMITER.key()
+                    + " that is not empty and does not " + "start with a backslash (it is '" + delimiter
+                    + "'): use the default '_' or another text");
         }
         return new CompositeKeyId(delimiter, escape);
     }
@@ -192,24 +228,33 @@ public final class KesTableSinkFactory implements DynamicTableSinkFactory {
         String topic = options.get(DEAD_LETTER_TOPIC);
         String servers = options.get(DEAD_LETTER_BOOTSTRAP_SERVERS);
         if (FAIL.equalsIgnoreCase(kind)) {
-            String stray = topic != null ? DEAD_LETTER_TOPIC.key() : servers != null ? DEAD_LETTER_BOOTSTRAP_SERVERS.key()
-                    : properties.isEmpty() ? null : DEAD_LETTER_PROPERTIES_PREFIX + properties.keySet().iterator().next();
+            String stray = topic != null
+                    ? DEAD_LETTER_TOPIC.key()
+                    : servers != null
+                            ? DEAD_LETTER_BOOTSTRAP_SERVERS.key()
+                            : properties.isEmpty()
+                                    ? null
+                                    : DEAD_LETTER_PROPERTIES_PREFIX
+                                            + properties.keySet().iterator().next();
             if (stray != null) {
-                throw new ValidationException(stray + " is set but " + FAILURE_HANDLER.key() + " is '" + kind + "': set '"
-                        + FAILURE_HANDLER.key() + "' = '" + DEAD_LETTER + "' to send refused rows to the topic, or remove " + stray);
+                throw new ValidationException(stray + " is set but " + FAILURE_HANDLER.key() + " is '" + kind
+                        + "': set '" + FAILURE_HANDLER.key() + "' = '" + DEAD_LETTER
+                        + "' to send refused rows to the topic, or remove " + stray);
             }
             return FailureHandler.failJob();
         }
         if (!DEAD_LETTER.equalsIgnoreCase(kind)) {
-            throw new ValidationException(FAILURE_HANDLER.key() + " '" + kind + "' is not one of " + FAIL + ", " + DEAD_LETTER);
+            throw new ValidationException(
+                    FAILURE_HANDLER.key() + " '" + kind + "' is not one of " + FAIL + ", " + DEAD_LETTER);
         }
         if (topic == null || topic.isBlank()) {
-            throw new ValidationException(FAILURE_HANDLER.key() + " '" + DEAD_LETTER + "' needs " + DEAD_LETTER_TOPIC.key()
-                    + ": the Kafka topic refused rows go to");
+            throw new ValidationException(FAILURE_HANDLER.key() + " '" + DEAD_LETTER + "' needs "
+                    + DEAD_LETTER_TOPIC.key() + ": the Kafka topic refused rows go to");
         }
         if (servers == null || servers.isBlank()) {
-            throw new ValidationException(FAILURE_HANDLER.key() + " '" + DEAD_LETTER + "' needs " + DEAD_LETTER_BOOTSTRAP_SERVERS.key()
-                    + ": the Kafka brokers of topic " + topic + ", e.g. localhost:9092");
+            throw new ValidationException(
+                    FAILURE_HANDLER.key() + " '" + DEAD_LETTER + "' needs " + DEAD_LETTER_BOOTSTRAP_SERVERS.key()
+                            + ": the Kafka brokers of topic " + topic + ", e.g. localhost:9092");
         }
         for (String managed : List.of("bootstrap.servers", "key.serializer", "value.serializer")) {
             if (properties.containsKey(managed)) {
@@ -218,24 +263,32 @@ public final class KesTableSinkFactory implements DynamicTableSinkFactory {
             }
         }
         try {
-            Class.forName("org.apache.kafka.clients.producer.KafkaProducer", false, KesTableSinkFactory.class.getClassLoader());
+            Class.forName(
+                    "org.apache.kafka.clients.producer.KafkaProducer",
+                    false,
+                    KesTableSinkFactory.class.getClassLoader());
         } catch (ClassNotFoundException e) {
-            throw new ValidationException(FAILURE_HANDLER.key() + " '" + DEAD_LETTER + "' needs the Kafka client (kafka-clients) on the "
-                    + "classpath: use kes-sql-connector.jar, which carries it, or add kafka-clients next to the connector");
+            throw new ValidationException(
+                    FAILURE_HANDLER.key() + " '" + DEAD_LETTER + "' needs the Kafka client (kafka-clients) on the "
+                            + "classpath: use kes-sql-connector.jar, which carries it, or add kafka-clients next to the connector");
         }
         return new DeadLetterFailureHandler(servers, properties, topic);
     }
 
     private static Column column(List<Column> physical, String name, String what) {
-        return physical.stream().filter(c -> c.getName().equals(name)).findFirst().orElseThrow(() -> new ValidationException(
-                what + ", which the table does not have: its columns are "
+        return physical.stream()
+                .filter(c -> c.getName().equals(name))
+                .findFirst()
+                .orElseThrow(() -> new ValidationException(what + ", which the table does not have: its columns are "
                         + physical.stream().map(Column::getName).collect(Collectors.joining(", "))));
     }
 
     /** Ids, routing and index names are text: a column of raw bytes or a nested type has no plain text form. */
     private static void checkTextual(Column column, String role) {
         LogicalType type = column.getDataType().getLogicalType();
-        if (type.is(LogicalTypeFamily.BINARY_STRING) || type.is(LogicalTypeFamily.COLLECTION) || type.is(LogicalTypeFamily.CONSTRUCTED)
+        if (type.is(LogicalTypeFamily.BINARY_STRING)
+                || type.is(LogicalTypeFamily.COLLECTION)
+                || type.is(LogicalTypeFamily.CONSTRUCTED)
                 || type.is(org.apache.flink.table.types.logical.LogicalTypeRoot.RAW)) {
             throw new ValidationException("column " + column.getName() + " (" + type + ") cannot be a " + role
                     + ": use a character string, number, boolean, date or time column");

@@ -39,31 +39,40 @@ final class OfficialOptions {
     private OfficialOptions() {}
 
     static final ConfigOption<String> DOCUMENT_TYPE = ConfigOptions.key("document-type")
-            .stringType().noDefaultValue()
-            .withDescription("elasticsearch-6's mapping type. Accepted and ignored: Elasticsearch 8 and 9 and OpenSearch 2 and 3 "
-                    + "have no mapping types; every document is _doc.");
+            .stringType()
+            .noDefaultValue()
+            .withDescription(
+                    "elasticsearch-6's mapping type. Accepted and ignored: Elasticsearch 8 and 9 and OpenSearch 2 and 3 "
+                            + "have no mapping types; every document is _doc.");
 
     static final ConfigOption<Boolean> FLUSH_ON_CHECKPOINT = ConfigOptions.key("sink.flush-on-checkpoint")
-            .booleanType().defaultValue(true)
-            .withDescription("Flink's legacy Elasticsearch sink: wait at a checkpoint for the pending writes. kes always does "
-                    + "(the checkpoint fence); false is refused.");
+            .booleanType()
+            .defaultValue(true)
+            .withDescription(
+                    "Flink's legacy Elasticsearch sink: wait at a checkpoint for the pending writes. kes always does "
+                            + "(the checkpoint fence); false is refused.");
 
     static final ConfigOption<String> BACKOFF_STRATEGY = ConfigOptions.key("sink.bulk-flush.backoff.strategy")
-            .stringType().noDefaultValue()
+            .stringType()
+            .noDefaultValue()
             .withDescription("EXPONENTIAL is what kes does (retry.initial-backoff doubling up to retry.max-backoff); "
                     + "CONSTANT and NONE (DISABLED) are refused.");
 
     static final ConfigOption<Integer> BACKOFF_MAX_RETRIES = ConfigOptions.key("sink.bulk-flush.backoff.max-retries")
-            .intType().noDefaultValue()
-            .withDescription("Retries of a rejected bulk before the job fails. kes bounds retries by time: unless retry.max-time "
-                    + "is set, it becomes the time kes's own backoff takes for this many retries.");
+            .intType()
+            .noDefaultValue()
+            .withDescription(
+                    "Retries of a rejected bulk before the job fails. kes bounds retries by time: unless retry.max-time "
+                            + "is set, it becomes the time kes's own backoff takes for this many retries.");
 
     static final ConfigOption<String> DELIVERY_GUARANTEE = ConfigOptions.key("sink.delivery-guarantee")
-            .stringType().defaultValue("at-least-once")
+            .stringType()
+            .defaultValue("at-least-once")
             .withDescription("at-least-once is what kes does; none and exactly-once are refused.");
 
     static final ConfigOption<Boolean> ALLOW_INSECURE = ConfigOptions.key("allow-insecure")
-            .booleanType().defaultValue(false)
+            .booleanType()
+            .defaultValue(false)
             .withDescription("OpenSearch connector: trust any certificate. kes always verifies; true is refused.");
 
     /** Options kes has nothing like: set at all, they are refused with the sentence. */
@@ -71,17 +80,29 @@ final class OfficialOptions {
 
     private static Map<String, String> without() {
         Map<String, String> refused = new LinkedHashMap<>();
-        refused.put("connection.request-timeout", "kes sizes its connection pool to twice the bulks in flight, so no request waits "
-                + "for a connection, and bounds each request with 'socket-timeout'");
-        refused.put("sink.bulk-flush.max-buffered-actions", "kes bounds the bulks waiting for Elasticsearch by bytes, with "
-                + "'bulk.max-queued-bytes'");
-        refused.put("index.suffix.field.name", "kes writes a column's value into the index name with a template, "
-                + "e.g. 'index' = 'users-{region}'");
-        refused.put("index.suffix.field.length", "kes index templates take a column's whole value; compute a shorter suffix in "
-                + "the query (e.g. SUBSTRING) and name that column in 'index'");
+        refused.put(
+                "connection.request-timeout",
+                "kes sizes its connection pool to twice the bulks in flight, so no request waits "
+                        + "for a connection, and bounds each request with 'socket-timeout'");
+        refused.put(
+                "sink.bulk-flush.max-buffered-actions",
+                "kes bounds the bulks waiting for Elasticsearch by bytes, with " + "'bulk.max-queued-bytes'");
+        refused.put(
+                "index.suffix.field.name",
+                "kes writes a column's value into the index name with a template, "
+                        + "e.g. 'index' = 'users-{region}'");
+        refused.put(
+                "index.suffix.field.length",
+                "kes index templates take a column's whole value; compute a shorter suffix in "
+                        + "the query (e.g. SUBSTRING) and name that column in 'index'");
         String lookup = "kes writes to Elasticsearch and is no lookup table";
-        for (String key : List.of("lookup.cache", "lookup.partial-cache.expire-after-access", "lookup.partial-cache.expire-after-write",
-                "lookup.partial-cache.max-rows", "lookup.partial-cache.cache-missing-key", "lookup.max-retries")) {
+        for (String key : List.of(
+                "lookup.cache",
+                "lookup.partial-cache.expire-after-access",
+                "lookup.partial-cache.expire-after-write",
+                "lookup.partial-cache.max-rows",
+                "lookup.partial-cache.cache-missing-key",
+                "lookup.max-retries")) {
             refused.put(key, lookup);
         }
         return refused;
@@ -89,10 +110,19 @@ final class OfficialOptions {
 
     /** Every option this class declares, for the factory's optional options. */
     static List<ConfigOption<?>> all() {
-        List<ConfigOption<?>> options = new java.util.ArrayList<>(List.of(DOCUMENT_TYPE, FLUSH_ON_CHECKPOINT, BACKOFF_STRATEGY,
-                BACKOFF_MAX_RETRIES, DELIVERY_GUARANTEE, ALLOW_INSECURE));
-        WITHOUT_EQUIVALENT.keySet().forEach(k -> options.add(ConfigOptions.key(k).stringType().noDefaultValue()
-                .withDescription("Refused: " + WITHOUT_EQUIVALENT.get(k) + ".")));
+        List<ConfigOption<?>> options = new java.util.ArrayList<>(List.of(
+                DOCUMENT_TYPE,
+                FLUSH_ON_CHECKPOINT,
+                BACKOFF_STRATEGY,
+                BACKOFF_MAX_RETRIES,
+                DELIVERY_GUARANTEE,
+                ALLOW_INSECURE));
+        WITHOUT_EQUIVALENT
+                .keySet()
+                .forEach(k -> options.add(ConfigOptions.key(k)
+                        .stringType()
+                        .noDefaultValue()
+                        .withDescription("Refused: " + WITHOUT_EQUIVALENT.get(k) + ".")));
         return options;
     }
 
@@ -110,33 +140,45 @@ final class OfficialOptions {
             }
         }
         if (!options.get(FLUSH_ON_CHECKPOINT)) {
-            throw noEquivalent("kes always waits at a checkpoint for the writes before it (the checkpoint fence)",
-                    FLUSH_ON_CHECKPOINT.key(), "false");
+            throw noEquivalent(
+                    "kes always waits at a checkpoint for the writes before it (the checkpoint fence)",
+                    FLUSH_ON_CHECKPOINT.key(),
+                    "false");
         }
         if (options.get(ALLOW_INSECURE)) {
-            throw new ValidationException("kes always verifies the node's certificate; '" + ALLOW_INSECURE.key()
-                    + "' = 'true' has no kes equivalent: trust the certificate with 'ssl.certificate-fingerprint' or 'ssl.ca-file'");
+            throw new ValidationException(
+                    "kes always verifies the node's certificate; '" + ALLOW_INSECURE.key()
+                            + "' = 'true' has no kes equivalent: trust the certificate with 'ssl.certificate-fingerprint' or 'ssl.ca-file'");
         }
         String guarantee = options.get(DELIVERY_GUARANTEE);
         switch (guarantee.trim().toLowerCase().replace('_', '-')) {
-            case "at-least-once" -> { }
-            case "none" -> throw noEquivalent("kes always waits at a checkpoint for the writes before it (the checkpoint fence)",
-                    DELIVERY_GUARANTEE.key(), guarantee);
-            case "exactly-once" -> throw new ValidationException("kes is at-least-once, its replays overwriting the same documents "
-                    + "when ids come from a PRIMARY KEY or the Kafka metadata columns; '" + DELIVERY_GUARANTEE.key() + "' = '"
-                    + guarantee + "' has no kes equivalent, use 'at-least-once' or remove it");
-            default -> throw new ValidationException(DELIVERY_GUARANTEE.key() + " '" + guarantee
-                    + "' is not one of at-least-once, exactly-once, none");
+            case "at-least-once" -> {}
+            case "none" ->
+                throw noEquivalent(
+                        "kes always waits at a checkpoint for the writes before it (the checkpoint fence)",
+                        DELIVERY_GUARANTEE.key(),
+                        guarantee);
+            case "exactly-once" ->
+                throw new ValidationException("kes is at-least-once, its replays overwriting the same documents "
+                        + "when ids come from a PRIMARY KEY or the Kafka metadata columns; '" + DELIVERY_GUARANTEE.key()
+                        + "' = '"
+                        + guarantee + "' has no kes equivalent, use 'at-least-once' or remove it");
+            default ->
+                throw new ValidationException(DELIVERY_GUARANTEE.key() + " '" + guarantee
+                        + "' is not one of at-least-once, exactly-once, none");
         }
         Optional<String> strategy = options.getOptional(BACKOFF_STRATEGY);
         if (strategy.isPresent()) {
-            String exponential = "kes retries rejected and unavailable writes with exponential backoff (retry.initial-backoff, "
-                    + "doubling up to retry.max-backoff) for up to retry.max-time";
+            String exponential =
+                    "kes retries rejected and unavailable writes with exponential backoff (retry.initial-backoff, "
+                            + "doubling up to retry.max-backoff) for up to retry.max-time";
             switch (strategy.get().trim().toUpperCase()) {
-                case "EXPONENTIAL" -> { }
-                case "CONSTANT", "NONE", "DISABLED" -> throw noEquivalent(exponential, BACKOFF_STRATEGY.key(), strategy.get());
-                default -> throw new ValidationException(BACKOFF_STRATEGY.key() + " '" + strategy.get()
-                        + "' is not one of EXPONENTIAL, CONSTANT, NONE");
+                case "EXPONENTIAL" -> {}
+                case "CONSTANT", "NONE", "DISABLED" ->
+                    throw noEquivalent(exponential, BACKOFF_STRATEGY.key(), strategy.get());
+                default ->
+                    throw new ValidationException(BACKOFF_STRATEGY.key() + " '" + strategy.get()
+                            + "' is not one of EXPONENTIAL, CONSTANT, NONE");
             }
         }
         options.getOptional(BACKOFF_MAX_RETRIES).ifPresent(retries -> {
@@ -157,12 +199,14 @@ final class OfficialOptions {
         }
         String instead = "kes retries rejected (429) writes and does not drop refused rows silently";
         if ("ignore".equalsIgnoreCase(kind)) {
-            throw new ValidationException(instead + "; 'failure-handler' = 'ignore' has no kes equivalent: use 'fail', or "
-                    + "'dead-letter' to send refused rows to a Kafka topic and go on");
+            throw new ValidationException(
+                    instead + "; 'failure-handler' = 'ignore' has no kes equivalent: use 'fail', or "
+                            + "'dead-letter' to send refused rows to a Kafka topic and go on");
         }
         if (kind.contains(".")) {
-            throw new ValidationException(instead + "; 'failure-handler' = '" + kind + "' (an ActionRequestFailureHandler class) has "
-                    + "no kes equivalent: use 'fail', or 'dead-letter' to send refused rows to a Kafka topic and go on");
+            throw new ValidationException(
+                    instead + "; 'failure-handler' = '" + kind + "' (an ActionRequestFailureHandler class) has "
+                            + "no kes equivalent: use 'fail', or 'dead-letter' to send refused rows to a Kafka topic and go on");
         }
         return kind;
     }
@@ -175,8 +219,12 @@ final class OfficialOptions {
     static void translate(ReadableConfig options, Configuration sink) {
         Optional<Integer> retries = options.getOptional(BACKOFF_MAX_RETRIES);
         if (retries.isPresent() && options.getOptional(TABLE_RETRY_MAX_TIME).isEmpty()) {
-            sink.set(ElasticsearchSinkOptions.RETRY_MAX_TIME,
-                    retryTime(retries.get(), options.get(TABLE_RETRY_INITIAL_BACKOFF), options.get(TABLE_RETRY_MAX_BACKOFF)));
+            sink.set(
+                    ElasticsearchSinkOptions.RETRY_MAX_TIME,
+                    retryTime(
+                            retries.get(),
+                            options.get(TABLE_RETRY_INITIAL_BACKOFF),
+                            options.get(TABLE_RETRY_MAX_BACKOFF)));
         }
     }
 
@@ -197,7 +245,9 @@ final class OfficialOptions {
     // The official dynamic index syntax beyond kes's {column} and {column|pattern}.
 
     /** {@code {now()|...}}: the system time, as IndexGeneratorFactory spells it (now(), NOW(), current_timestamp, CURRENT_TIMESTAMP). */
-    private static final Pattern SYSTEM_TIME = Pattern.compile("\\s*(now\\(\\s*\\)|NOW\\(\\s*\\)|current_timestamp|CURRENT_TIMESTAMP)\\s*");
+    private static final Pattern SYSTEM_TIME =
+            Pattern.compile("\\s*(now\\(\\s*\\)|NOW\\(\\s*\\)|current_timestamp|CURRENT_TIMESTAMP)\\s*");
+
     private static final Pattern EMPTY_PATTERN = Pattern.compile("\\{([^}|]+)\\|}");
 
     /** A placeholder name that stands for the system time, not a column. */
@@ -216,14 +266,19 @@ final class OfficialOptions {
         while (m.find()) {
             String name = m.group(1);
             LogicalType type = columns.get(name);
-            String pattern = isSystemTime(name) ? "yyyy_MM_dd_HH_mm_ssX" : type == null ? null : switch (type.getTypeRoot()) {
-                case DATE -> "yyyy_MM_dd";
-                case TIME_WITHOUT_TIME_ZONE -> "HH_mm_ss";
-                case TIMESTAMP_WITHOUT_TIME_ZONE -> "yyyy_MM_dd_HH_mm_ss";
-                case TIMESTAMP_WITH_LOCAL_TIME_ZONE -> "yyyy_MM_dd_HH_mm_ssX";
-                default -> null;
-            };
-            m.appendReplacement(out, Matcher.quoteReplacement(pattern == null ? m.group() : "{" + name + "|" + pattern + "}"));
+            String pattern = isSystemTime(name)
+                    ? "yyyy_MM_dd_HH_mm_ssX"
+                    : type == null
+                            ? null
+                            : switch (type.getTypeRoot()) {
+                                case DATE -> "yyyy_MM_dd";
+                                case TIME_WITHOUT_TIME_ZONE -> "HH_mm_ss";
+                                case TIMESTAMP_WITHOUT_TIME_ZONE -> "yyyy_MM_dd_HH_mm_ss";
+                                case TIMESTAMP_WITH_LOCAL_TIME_ZONE -> "yyyy_MM_dd_HH_mm_ssX";
+                                default -> null;
+                            };
+            m.appendReplacement(
+                    out, Matcher.quoteReplacement(pattern == null ? m.group() : "{" + name + "|" + pattern + "}"));
         }
         m.appendTail(out);
         return out.toString();

@@ -52,8 +52,16 @@ final class RowToDocument extends RichFlatMapFunction<RowData, DocumentOperation
      * @param routing position of the routing column, or -1
      * @param pipeline the ingest pipeline of every indexed row, or null
      */
-    record Spec(String index, List<String> columns, List<LogicalType> types, int[] key, CompositeKeyId keyId, int routing,
-                KesTableOptions.Op op, String pipeline) implements Serializable {
+    record Spec(
+            String index,
+            List<String> columns,
+            List<LogicalType> types,
+            int[] key,
+            CompositeKeyId keyId,
+            int routing,
+            KesTableOptions.Op op,
+            String pipeline)
+            implements Serializable {
         boolean hasKey() {
             return key.length > 0;
         }
@@ -63,6 +71,7 @@ final class RowToDocument extends RichFlatMapFunction<RowData, DocumentOperation
     private final SerializationSchema<RowData> serializer;
     /** Positions of topic, partition and offset after the physical columns, or null. */
     private final int[] coordinates;
+
     private transient IndexNameTemplate index;
     private transient ColumnText[] placeholderText;
     private transient ProjectedRowData physical;
@@ -79,8 +88,11 @@ final class RowToDocument extends RichFlatMapFunction<RowData, DocumentOperation
         index = IndexNameTemplate.parse(spec.index());
         // null: {now()|pattern}, the system time (the official connectors' syntax)
         placeholderText = index.placeholders().stream()
-                .map(p -> OfficialOptions.isSystemTime(p.name()) ? null
-                        : ColumnText.of(spec.columns().indexOf(p.name()), spec.types().get(spec.columns().indexOf(p.name()))))
+                .map(p -> OfficialOptions.isSystemTime(p.name())
+                        ? null
+                        : ColumnText.of(
+                                spec.columns().indexOf(p.name()),
+                                spec.types().get(spec.columns().indexOf(p.name()))))
                 .toArray(ColumnText[]::new);
         if (coordinates != null) {
             int[] fields = new int[spec.columns().size()];
@@ -94,14 +106,26 @@ final class RowToDocument extends RichFlatMapFunction<RowData, DocumentOperation
     @Override
     public void flatMap(RowData row, Collector<DocumentOperation> out) {
         RowKind kind = row.getRowKind();
-        RecordOrigin origin = coordinates == null ? RecordOrigin.NONE
-                : RecordOrigin.kafka(row.getString(coordinates[0]).toString(), row.getInt(coordinates[1]), row.getLong(coordinates[2]));
-        String id = spec.hasKey() ? idOf(spec, row) : origin.isKnown() ? KafkaCoordinateId.of(origin.topic(), origin.partition(), origin.offset()) : null;
+        RecordOrigin origin = coordinates == null
+                ? RecordOrigin.NONE
+                : RecordOrigin.kafka(
+                        row.getString(coordinates[0]).toString(),
+                        row.getInt(coordinates[1]),
+                        row.getLong(coordinates[2]));
+        String id = spec.hasKey()
+                ? idOf(spec, row)
+                : origin.isKnown() ? KafkaCoordinateId.of(origin.topic(), origin.partition(), origin.offset()) : null;
         String target = indexOf(row);
-        String routing = spec.routing() < 0 || row.isNullAt(spec.routing()) ? null
-                : ColumnText.of(spec.routing(), spec.types().get(spec.routing())).of(row);
+        String routing = spec.routing() < 0 || row.isNullAt(spec.routing())
+                ? null
+                : ColumnText.of(spec.routing(), spec.types().get(spec.routing()))
+                        .of(row);
         if (kind == RowKind.DELETE || kind == RowKind.UPDATE_BEFORE) {
-            out.collect(DocumentOperation.write(OpType.DELETE, target).id(id).routing(routing).origin(origin).build());
+            out.collect(DocumentOperation.write(OpType.DELETE, target)
+                    .id(id)
+                    .routing(routing)
+                    .origin(origin)
+                    .build());
             return;
         }
         byte[] source = serializer.serialize(physical == null ? row : physical.replaceRow(row));
@@ -110,8 +134,13 @@ final class RowToDocument extends RichFlatMapFunction<RowData, DocumentOperation
             case CREATE -> OpType.CREATE;
             case UPSERT -> OpType.UPSERT;
         };
-        out.collect(DocumentOperation.write(op, target).id(id).routing(routing).source(source).origin(origin)
-                .pipeline(op == OpType.UPSERT ? null : spec.pipeline()).build());
+        out.collect(DocumentOperation.write(op, target)
+                .id(id)
+                .routing(routing)
+                .source(source)
+                .origin(origin)
+                .pipeline(op == OpType.UPSERT ? null : spec.pipeline())
+                .build());
     }
 
     private String indexOf(RowData row) {
@@ -122,9 +151,11 @@ final class RowToDocument extends RichFlatMapFunction<RowData, DocumentOperation
                 return p.format(Instant.now());
             }
             if (row.isNullAt(text.position())) {
-                throw new IllegalArgumentException("index '" + spec.index() + "' needs column " + p.name() + ", which is null in a "
-                        + row.getRowKind() + " row: give the column a value (e.g. COALESCE(" + p.name() + ", 'unknown')) or "
-                        + "declare it NOT NULL");
+                throw new IllegalArgumentException(
+                        "index '" + spec.index() + "' needs column " + p.name() + ", which is null in a "
+                                + row.getRowKind() + " row: give the column a value (e.g. COALESCE(" + p.name()
+                                + ", 'unknown')) or "
+                                + "declare it NOT NULL");
             }
             return p.isDate() ? p.format(text.instant(row)) : text.of(row);
         });
@@ -136,7 +167,8 @@ final class RowToDocument extends RichFlatMapFunction<RowData, DocumentOperation
         }
         String[] values = new String[spec.key().length];
         for (int i = 0; i < values.length; i++) {
-            values[i] = ColumnText.of(spec.key()[i], spec.types().get(spec.key()[i])).of(row);
+            values[i] = ColumnText.of(spec.key()[i], spec.types().get(spec.key()[i]))
+                    .of(row);
         }
         return spec.keyId().of(values);
     }
@@ -173,22 +205,30 @@ final class RowToDocument extends RichFlatMapFunction<RowData, DocumentOperation
                 case FLOAT -> Float.toString(row.getFloat(position));
                 case DOUBLE -> Double.toString(row.getDouble(position));
                 case DATE -> LocalDate.ofEpochDay(row.getInt(position)).toString();
-                case TIME_WITHOUT_TIME_ZONE -> LocalTime.ofNanoOfDay(row.getInt(position) * 1_000_000L).toString();
+                case TIME_WITHOUT_TIME_ZONE ->
+                    LocalTime.ofNanoOfDay(row.getInt(position) * 1_000_000L).toString();
                 case TIMESTAMP_WITH_LOCAL_TIME_ZONE -> instant(row).toString();
-                default -> String.valueOf(RowData.createFieldGetter(type, position).getFieldOrNull(row));
+                default ->
+                    String.valueOf(RowData.createFieldGetter(type, position).getFieldOrNull(row));
             };
         }
 
         /** A DATE, TIME, TIMESTAMP or TIMESTAMP_LTZ column as a point in time; TIMESTAMP, DATE and TIME (on 1970-01-01) count as UTC. */
         Instant instant(RowData row) {
             return switch (type.getTypeRoot()) {
-                case DATE -> LocalDate.ofEpochDay(row.getInt(position)).atStartOfDay().toInstant(ZoneOffset.UTC);
-                case TIME_WITHOUT_TIME_ZONE -> LocalTime.ofNanoOfDay(row.getInt(position) * 1_000_000L).atDate(LocalDate.EPOCH)
-                        .toInstant(ZoneOffset.UTC);
+                case DATE ->
+                    LocalDate.ofEpochDay(row.getInt(position)).atStartOfDay().toInstant(ZoneOffset.UTC);
+                case TIME_WITHOUT_TIME_ZONE ->
+                    LocalTime.ofNanoOfDay(row.getInt(position) * 1_000_000L)
+                            .atDate(LocalDate.EPOCH)
+                            .toInstant(ZoneOffset.UTC);
                 default -> {
                     TimestampData t = row.getTimestamp(position, precision(type));
-                    yield type.getTypeRoot() == org.apache.flink.table.types.logical.LogicalTypeRoot.TIMESTAMP_WITH_LOCAL_TIME_ZONE
-                            ? t.toInstant() : t.toLocalDateTime().toInstant(ZoneOffset.UTC);
+                    yield type.getTypeRoot()
+                                    == org.apache.flink.table.types.logical.LogicalTypeRoot
+                                            .TIMESTAMP_WITH_LOCAL_TIME_ZONE
+                            ? t.toInstant()
+                            : t.toLocalDateTime().toInstant(ZoneOffset.UTC);
                 }
             };
         }

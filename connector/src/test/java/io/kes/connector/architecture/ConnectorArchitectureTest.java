@@ -34,8 +34,14 @@ class ConnectorArchitectureTest {
 
     @ArchTest
     static final ArchRule everyPublicTopLevelClassSaysWhetherItIsApi = classes()
-            .that().arePublic().and().areTopLevelClasses()
-            .should().beAnnotatedWith(PublicEvolving.class).orShould().beAnnotatedWith(Internal.class)
+            .that()
+            .arePublic()
+            .and()
+            .areTopLevelClasses()
+            .should()
+            .beAnnotatedWith(PublicEvolving.class)
+            .orShould()
+            .beAnnotatedWith(Internal.class)
             .because("users need to know what they may depend on (Flink's own convention)");
 
     /**
@@ -86,12 +92,16 @@ class ConnectorArchitectureTest {
             if (!isApi(c) || !c.getModifiers().contains(JavaModifier.PUBLIC)) {
                 continue;
             }
-            c.getRawSuperclass().filter(t -> !isApiOrForeign(t)).ifPresent(t -> exposed.add(c.getName() + " extends " + t.getName()));
-            c.getRawInterfaces().stream().filter(t -> !isApiOrForeign(t))
+            c.getRawSuperclass()
+                    .filter(t -> !isApiOrForeign(t))
+                    .ifPresent(t -> exposed.add(c.getName() + " extends " + t.getName()));
+            c.getRawInterfaces().stream()
+                    .filter(t -> !isApiOrForeign(t))
                     .forEach(t -> exposed.add(c.getName() + " implements " + t.getName()));
             for (JavaMember m : c.getMembers()) {
                 Set<JavaModifier> mod = m.getModifiers();
-                if (!(mod.contains(JavaModifier.PUBLIC) || mod.contains(JavaModifier.PROTECTED)) || m.isAnnotatedWith(Internal.class)) {
+                if (!(mod.contains(JavaModifier.PUBLIC) || mod.contains(JavaModifier.PROTECTED))
+                        || m.isAnnotatedWith(Internal.class)) {
                     continue;
                 }
                 List<JavaType> types = new ArrayList<>();
@@ -127,33 +137,51 @@ class ConnectorArchitectureTest {
 
     @ArchTest
     static final ArchRule onlyTheRestClientReadsTheCredentials = noClasses()
-            .that().doNotHaveFullyQualifiedName(RestClients.class.getName())
-            .should().callMethod(SinkSettings.class, "authorization")
+            .that()
+            .doNotHaveFullyQualifiedName(RestClients.class.getName())
+            .should()
+            .callMethod(SinkSettings.class, "authorization")
             .because("the password and the API key go to Elasticsearch in the REST client's header, nowhere else");
 
     @ArchTest
     static final ArchRule theConnectorNeverDependsOnTheJobOrTheTestStack = noClasses()
-            .should().dependOnClassesThat().resideInAnyPackage("io.kes.jobs..", "io.kes.stack..", "io.kes.bench..", "io.kes.torture..");
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage("io.kes.jobs..", "io.kes.stack..", "io.kes.bench..", "io.kes.torture..");
 
     @ArchTest
     static final ArchRule routingDoesNotKnowTheWritePathOrTheFence = noClasses()
-            .that().resideInAPackage("io.kes.connector.routing..")
-            .should().dependOnClassesThat().resideInAnyPackage("io.kes.connector.bulk..", "io.kes.connector.fence..");
+            .that()
+            .resideInAPackage("io.kes.connector.routing..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage("io.kes.connector.bulk..", "io.kes.connector.fence..");
 
     @ArchTest
     static final ArchRule theFenceDoesNotKnowTheWritePath = noClasses()
-            .that().resideInAPackage("io.kes.connector.fence..")
-            .should().dependOnClassesThat().resideInAPackage("io.kes.connector.bulk..");
+            .that()
+            .resideInAPackage("io.kes.connector.fence..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage("io.kes.connector.bulk..");
 
     @ArchTest
     static final ArchRule clusterAccessIsTheBottomLayer = noClasses()
-            .that().resideInAPackage("io.kes.connector.cluster..")
-            .should().dependOnClassesThat().resideInAnyPackage("io.kes.connector.bulk..", "io.kes.connector.fence..",
-                    "io.kes.connector.routing..");
+            .that()
+            .resideInAPackage("io.kes.connector.cluster..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage("io.kes.connector.bulk..", "io.kes.connector.fence..", "io.kes.connector.routing..");
 
     @ArchTest
     static final ArchRule internalHelpersDependOnNoStage = noClasses()
-            .that().resideInAPackage("io.kes.connector.internal..")
-            .should().dependOnClassesThat().resideInAnyPackage("io.kes.connector.bulk..", "io.kes.connector.fence..",
-                    "io.kes.connector.routing..", "io.kes.connector.cluster..");
+            .that()
+            .resideInAPackage("io.kes.connector.internal..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage(
+                    "io.kes.connector.bulk..",
+                    "io.kes.connector.fence..",
+                    "io.kes.connector.routing..",
+                    "io.kes.connector.cluster..");
 }

@@ -23,16 +23,20 @@ class AbandonedBulksTest {
 
     /** The listing's answers in turn: a {@link TaggedBulks}, or an Integer HTTP status for a failed listing. */
     private final Deque<Object> answers = new ArrayDeque<>();
+
     private final Deque<Runnable> timers = new ArrayDeque<>();
     private long nanos;
     private int listings;
     private boolean retried;
     private final List<String> gaveUp = new ArrayList<>();
 
-    private final AbandonedBulks abandoned = new AbandonedBulks(this::list, (delay, action) -> timers.add(() -> {
-        nanos += delay * 1_000_000;
-        action.run();
-    }), () -> nanos);
+    private final AbandonedBulks abandoned = new AbandonedBulks(
+            this::list,
+            (delay, action) -> timers.add(() -> {
+                nanos += delay * 1_000_000;
+                action.run();
+            }),
+            () -> nanos);
 
     @Test
     void aBulkIsRetriedAtOnceWhenNoBulkOfTheJobRuns() {
@@ -55,7 +59,9 @@ class AbandonedBulksTest {
         assertThat(retried).as("n1:1 still runs").isFalse();
         runTimers(1);
 
-        assertThat(retried).as("n1:1 and n1:2 gone; n1:3 and n2:4 started later").isTrue();
+        assertThat(retried)
+                .as("n1:1 and n1:2 gone; n1:3 and n2:4 started later")
+                .isTrue();
         assertThat(listings).isEqualTo(3);
     }
 
@@ -68,7 +74,9 @@ class AbandonedBulksTest {
 
         awaitGone(5_000);
         runTimers(2);
-        assertThat(retried).as("the node that answered now runs one of the job's bulks").isFalse();
+        assertThat(retried)
+                .as("the node that answered now runs one of the job's bulks")
+                .isFalse();
         runTimers(1);
 
         assertThat(retried).isTrue();
@@ -86,7 +94,9 @@ class AbandonedBulksTest {
         assertThat(retried).isFalse();
         assertThat(gaveUp).hasSize(1);
         assertThat(gaveUp.get(0)).contains("still runs");
-        assertThat(listings).as("at 0, 200, ... 1,200 ms: the first answer past the deadline gives up").isEqualTo(7);
+        assertThat(listings)
+                .as("at 0, 200, ... 1,200 ms: the first answer past the deadline gives up")
+                .isEqualTo(7);
     }
 
     @Test
@@ -118,7 +128,8 @@ class AbandonedBulksTest {
                 + "{\"node\":\"n1\",\"id\":2,\"headers\":{\"X-Opaque-Id\":\"kes/other\"}},{\"node\":\"n2\",\"id\":3}],"
                 + "\"node_failures\":[{\"type\":\"failed_node_exception\"}]}";
 
-        TaggedBulks parsed = TaggedBulks.parse(new ByteArrayInputStream(body.getBytes(StandardCharsets.UTF_8)), "kes/job");
+        TaggedBulks parsed =
+                TaggedBulks.parse(new ByteArrayInputStream(body.getBytes(StandardCharsets.UTF_8)), "kes/job");
 
         assertThat(parsed.ids()).containsExactly("n1:1");
         assertThat(parsed.everyNodeAnswered()).isFalse();

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.OpType;
-import java.nio.charset.StandardCharsets;
 import io.kes.connector.routing.ShardPrediction;
+import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 class BulkBodyTest {
@@ -15,7 +15,11 @@ class BulkBodyTest {
     }
 
     private static DocumentOperation op(OpType type, String id, String routing, String source) {
-        return DocumentOperation.write(type, "logs").id(id).routing(routing).source(source == null ? null : source.getBytes(StandardCharsets.UTF_8)).build();
+        return DocumentOperation.write(type, "logs")
+                .id(id)
+                .routing(routing)
+                .source(source == null ? null : source.getBytes(StandardCharsets.UTF_8))
+                .build();
     }
 
     @Test
@@ -24,8 +28,8 @@ class BulkBodyTest {
         body.add(op(OpType.INDEX, "a1", null, "{\"x\":1}"), ShardPrediction.UNKNOWN);
         body.add(op(OpType.CREATE, "a2", "r", "{\"x\":2}"), ShardPrediction.UNKNOWN);
         body.add(op(OpType.DELETE, "a3", null, null), ShardPrediction.UNKNOWN);
-        assertThat(text(body)).isEqualTo(
-                "{\"index\":{\"_index\":\"logs\",\"_id\":\"a1\"}}\n{\"x\":1}\n"
+        assertThat(text(body))
+                .isEqualTo("{\"index\":{\"_index\":\"logs\",\"_id\":\"a1\"}}\n{\"x\":1}\n"
                         + "{\"create\":{\"_index\":\"logs\",\"_id\":\"a2\",\"routing\":\"r\"}}\n{\"x\":2}\n"
                         + "{\"delete\":{\"_index\":\"logs\",\"_id\":\"a3\"}}\n");
         assertThat(body.itemCount()).isEqualTo(3);
@@ -34,31 +38,50 @@ class BulkBodyTest {
     @Test
     void aNamedIngestPipelineGoesInTheActionLine() {
         BulkBody body = new BulkBody(16);
-        body.add(DocumentOperation.write(OpType.INDEX, "logs").id("a1").routing("r").source("{}".getBytes(StandardCharsets.UTF_8))
-                .pipeline("enrich \"v2\"").build(), ShardPrediction.UNKNOWN);
+        body.add(
+                DocumentOperation.write(OpType.INDEX, "logs")
+                        .id("a1")
+                        .routing("r")
+                        .source("{}".getBytes(StandardCharsets.UTF_8))
+                        .pipeline("enrich \"v2\"")
+                        .build(),
+                ShardPrediction.UNKNOWN);
         body.add(op(OpType.INDEX, "a2", null, "{}"), ShardPrediction.UNKNOWN);
-        assertThat(text(body)).isEqualTo(
-                "{\"index\":{\"_index\":\"logs\",\"_id\":\"a1\",\"routing\":\"r\",\"pipeline\":\"enrich \\\"v2\\\"\"}}\n{}\n"
-                        + "{\"index\":{\"_index\":\"logs\",\"_id\":\"a2\"}}\n{}\n");
+        assertThat(text(body))
+                .isEqualTo(
+                        "{\"index\":{\"_index\":\"logs\",\"_id\":\"a1\",\"routing\":\"r\",\"pipeline\":\"enrich \\\"v2\\\"\"}}\n{}\n"
+                                + "{\"index\":{\"_index\":\"logs\",\"_id\":\"a2\"}}\n{}\n");
     }
 
     @Test
     void anExternalVersionGoesInTheActionLineAsExternalGte() {
         BulkBody body = new BulkBody(16);
-        body.add(DocumentOperation.write(OpType.INDEX, "logs").id("k").source("{}".getBytes(StandardCharsets.UTF_8)).version(41).build(),
+        body.add(
+                DocumentOperation.write(OpType.INDEX, "logs")
+                        .id("k")
+                        .source("{}".getBytes(StandardCharsets.UTF_8))
+                        .version(41)
+                        .build(),
                 ShardPrediction.UNKNOWN);
-        body.add(DocumentOperation.write(OpType.DELETE, "logs").id("k").version(42).build(), ShardPrediction.UNKNOWN);
-        assertThat(text(body)).isEqualTo(
-                "{\"index\":{\"_index\":\"logs\",\"_id\":\"k\",\"version\":41,\"version_type\":\"external_gte\"}}\n{}\n"
-                        + "{\"delete\":{\"_index\":\"logs\",\"_id\":\"k\",\"version\":42,\"version_type\":\"external_gte\"}}\n");
+        body.add(
+                DocumentOperation.write(OpType.DELETE, "logs")
+                        .id("k")
+                        .version(42)
+                        .build(),
+                ShardPrediction.UNKNOWN);
+        assertThat(text(body))
+                .isEqualTo(
+                        "{\"index\":{\"_index\":\"logs\",\"_id\":\"k\",\"version\":41,\"version_type\":\"external_gte\"}}\n{}\n"
+                                + "{\"delete\":{\"_index\":\"logs\",\"_id\":\"k\",\"version\":42,\"version_type\":\"external_gte\"}}\n");
     }
 
     @Test
     void upsertWrapsTheSourceAsDocWithDocAsUpsert() {
         BulkBody body = new BulkBody(16);
         body.add(op(OpType.UPSERT, "u", null, "{\"n\":1}"), ShardPrediction.UNKNOWN);
-        assertThat(text(body)).isEqualTo("{\"update\":{\"_index\":\"logs\",\"_id\":\"u\",\"retry_on_conflict\":3}}\n"
-                + "{\"doc\":{\"n\":1},\"doc_as_upsert\":true}\n");
+        assertThat(text(body))
+                .isEqualTo("{\"update\":{\"_index\":\"logs\",\"_id\":\"u\",\"retry_on_conflict\":3}}\n"
+                        + "{\"doc\":{\"n\":1},\"doc_as_upsert\":true}\n");
     }
 
     @Test
@@ -79,7 +102,9 @@ class BulkBodyTest {
     void lineBreaksAreReplacedAtEveryPositionAndNothingElseChanges() {
         // every offset and length around the 8-byte words, line breaks next to multi-byte UTF-8 and bytes like 0x8a
         java.util.Random random = new java.util.Random(7);
-        byte[] alphabet = {'\n', '\r', ' ', 'a', '"', (byte) 0x8a, (byte) 0x8d, (byte) 0xc3, (byte) 0xa9, 0x0b, 0x09, 0x0c};
+        byte[] alphabet = {
+            '\n', '\r', ' ', 'a', '"', (byte) 0x8a, (byte) 0x8d, (byte) 0xc3, (byte) 0xa9, 0x0b, 0x09, 0x0c
+        };
         for (int trial = 0; trial < 2000; trial++) {
             byte[] bytes = new byte[random.nextInt(40)];
             for (int i = 0; i < bytes.length; i++) {
@@ -107,8 +132,9 @@ class BulkBodyTest {
         BulkBody retry = new BulkBody(16);
         retry.addEncoded(body, 1);
         retry.addEncoded(body, 2);
-        assertThat(text(retry)).isEqualTo("{\"delete\":{\"_index\":\"logs\",\"_id\":\"2\"}}\n"
-                + "{\"index\":{\"_index\":\"logs\",\"_id\":\"3\"}}\n{\"i\":3}\n");
+        assertThat(text(retry))
+                .isEqualTo("{\"delete\":{\"_index\":\"logs\",\"_id\":\"2\"}}\n"
+                        + "{\"index\":{\"_index\":\"logs\",\"_id\":\"3\"}}\n{\"i\":3}\n");
         assertThat(retry.operation(0).id()).isEqualTo("2");
         assertThat(retry.operation(1).id()).isEqualTo("3");
     }

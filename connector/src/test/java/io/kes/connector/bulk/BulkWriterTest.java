@@ -76,7 +76,8 @@ class BulkWriterTest {
         writer.answer(0, 429, 200, 200);
         writer.time.advance(Duration.ofSeconds(10));
 
-        assertThat(writer.sentBodies()).as("x=2 succeeded, but would be overwritten by the retried x=1")
+        assertThat(writer.sentBodies())
+                .as("x=2 succeeded, but would be overwritten by the retried x=1")
                 .containsExactly("x=1 y=1 x=2", "x=1 x=2");
     }
 
@@ -88,7 +89,9 @@ class BulkWriterTest {
         writer.answer(0, 429);
         writer.write("x", 2);
 
-        assertThat(writer.sentBodies()).as("x=2 would be overwritten by the retried x=1").containsExactly("x=1");
+        assertThat(writer.sentBodies())
+                .as("x=2 would be overwritten by the retried x=1")
+                .containsExactly("x=1");
         writer.time.advance(Duration.ofSeconds(10));
         assertThat(writer.sentBodies()).containsExactly("x=1", "x=1");
         writer.answer(1, 200);
@@ -158,8 +161,11 @@ class BulkWriterTest {
         writer = new Harness(b -> b.setBulkMaxDocs(1));
         writer.runningTasks.add(Set.of("n1:7"));
 
-        writer.writer.write(DocumentOperation.write(io.kes.connector.OpType.INDEX, "logs").id("t-0-1").idUnique(true)
-                .source("{}".getBytes(StandardCharsets.UTF_8)).build());
+        writer.writer.write(DocumentOperation.write(io.kes.connector.OpType.INDEX, "logs")
+                .id("t-0-1")
+                .idUnique(true)
+                .source("{}".getBytes(StandardCharsets.UTF_8))
+                .build());
         writer.fail(0, new SocketTimeoutException("timeout"));
         writer.time.advance(Duration.ofSeconds(10));
 
@@ -204,13 +210,18 @@ class BulkWriterTest {
         final List<BulkBody> bodies = new ArrayList<>();
         /** What the task listing answers, in turn; no tasks once used up. */
         final Deque<Set<String>> runningTasks = new ArrayDeque<>();
+
         final List<FailedOperation> failed = new ArrayList<>();
         final BulkWriter writer;
         private BulkTransport.Outcomes outcomes;
 
         Harness(UnaryOperator<ElasticsearchSinkBuilder> options) throws Exception {
-            var settings = options.apply(ElasticsearchSink.builder().setHosts("http://127.0.0.1:9200")
-                    .setDurability(Durability.REQUEST).setBulkLinger(Duration.ofHours(1))).build().settings();
+            var settings = options.apply(ElasticsearchSink.builder()
+                            .setHosts("http://127.0.0.1:9200")
+                            .setDurability(Durability.REQUEST)
+                            .setBulkLinger(Duration.ofHours(1)))
+                    .build()
+                    .settings();
             IndexLayout layout = IndexLayout.of("logs", "uuid", new long[] {1}, null); // one shard: one slot
             ShardPredictions predictions = new ShardPredictions() {
                 @Override
@@ -228,36 +239,52 @@ class BulkWriterTest {
                     return 0;
                 }
             };
-            writer = new BulkWriter(settings, predictions, metrics -> new Transport(), new TaskMailbox(mailbox), time, nanos::get,
-                    new UnregisteredMetricsGroup(), 0, failed::addAll, null);
+            writer = new BulkWriter(
+                    settings,
+                    predictions,
+                    metrics -> new Transport(),
+                    new TaskMailbox(mailbox),
+                    time,
+                    nanos::get,
+                    new UnregisteredMetricsGroup(),
+                    0,
+                    failed::addAll,
+                    null);
         }
 
         void write(String id, int value) throws Exception {
-            writer.write(DocumentOperation.index("logs", id, ("{\"v\":" + value + "}").getBytes(StandardCharsets.UTF_8)));
+            writer.write(
+                    DocumentOperation.index("logs", id, ("{\"v\":" + value + "}").getBytes(StandardCharsets.UTF_8)));
         }
 
         /** Each body sent so far, as {@code id=v id=v}. */
         List<String> sentBodies() {
-            return bodies.stream().map(body -> body.operations().stream()
-                    .map(op -> op.id() + "=" + new String(op.source(), StandardCharsets.UTF_8).replaceAll("\\D", ""))
-                    .collect(Collectors.joining(" "))).toList();
+            return bodies.stream()
+                    .map(body -> body.operations().stream()
+                            .map(op -> op.id() + "="
+                                    + new String(op.source(), StandardCharsets.UTF_8).replaceAll("\\D", ""))
+                            .collect(Collectors.joining(" ")))
+                    .toList();
         }
 
         /** Answers the {@code n}th body sent, one status per item. */
         void answer(int n, int... statuses) throws Exception {
             StringBuilder json = new StringBuilder("{\"items\":[");
             for (int i = 0; i < statuses.length; i++) {
-                json.append(i == 0 ? "" : ",").append("{\"index\":{\"_index\":\"logs\",\"status\":").append(statuses[i])
+                json.append(i == 0 ? "" : ",")
+                        .append("{\"index\":{\"_index\":\"logs\",\"status\":")
+                        .append(statuses[i])
                         .append(",\"_primary_term\":1");
                 if (statuses[i] >= 300) {
-                    json.append(",\"error\":{\"type\":\"").append(statuses[i] == 429 ? "es_rejected_execution_exception" : "mapper_parsing_exception")
+                    json.append(",\"error\":{\"type\":\"")
+                            .append(statuses[i] == 429 ? "es_rejected_execution_exception" : "mapper_parsing_exception")
                             .append("\",\"reason\":\"test\"}");
                 }
                 json.append("}}");
             }
             json.append("]}");
-            BulkResponse response = BulkResponse.parse(new ByteArrayInputStream(json.toString().getBytes(StandardCharsets.UTF_8)),
-                    statuses.length);
+            BulkResponse response = BulkResponse.parse(
+                    new ByteArrayInputStream(json.toString().getBytes(StandardCharsets.UTF_8)), statuses.length);
             outcomes.onResponse(batches.get(n), bodies.get(n), response);
             mailbox.runPending();
         }
@@ -306,8 +333,8 @@ class BulkWriterTest {
 
             private long now;
             private long registered;
-            private final PriorityQueue<Timer> due = new PriorityQueue<>(
-                    Comparator.comparingLong(Timer::at).thenComparingLong(Timer::order));
+            private final PriorityQueue<Timer> due =
+                    new PriorityQueue<>(Comparator.comparingLong(Timer::at).thenComparingLong(Timer::order));
 
             @Override
             public long getCurrentProcessingTime() {
@@ -340,7 +367,11 @@ class BulkWriterTest {
         private final LinkedBlockingDeque<ThrowingRunnable<? extends Exception>> mails = new LinkedBlockingDeque<>();
 
         @Override
-        public void execute(MailOptions options, ThrowingRunnable<? extends Exception> command, String description, Object... args) {
+        public void execute(
+                MailOptions options,
+                ThrowingRunnable<? extends Exception> command,
+                String description,
+                Object... args) {
             mails.add(command);
         }
 

@@ -19,7 +19,10 @@ class InFlightIdsTest {
     }
 
     private static DocumentOperation write(String id, boolean unique) {
-        return DocumentOperation.write(OpType.INDEX, "logs").id(id).idUnique(unique).source("{}".getBytes(StandardCharsets.UTF_8))
+        return DocumentOperation.write(OpType.INDEX, "logs")
+                .id(id)
+                .idUnique(unique)
+                .source("{}".getBytes(StandardCharsets.UTF_8))
                 .build();
     }
 
@@ -29,9 +32,12 @@ class InFlightIdsTest {
         BulkBody first = body(write("k", false), write("k", false));
         inFlight.holdAll(first);
 
-        assertThat(inFlight.anyHeld(body(write("other", false), write("k", false)))).isTrue();
+        assertThat(inFlight.anyHeld(body(write("other", false), write("k", false))))
+                .isTrue();
         inFlight.release(first.operation(0));
-        assertThat(inFlight.anyHeld(body(write("k", false)))).as("held once per item: one write of k still in flight").isTrue();
+        assertThat(inFlight.anyHeld(body(write("k", false))))
+                .as("held once per item: one write of k still in flight")
+                .isTrue();
         inFlight.release(first.operation(1));
         assertThat(inFlight.anyHeld(body(write("k", false)))).isFalse();
     }
@@ -43,7 +49,9 @@ class InFlightIdsTest {
         BulkBody unique = body(write("t-0-1", true), write("t-0-2", true));
         inFlight.holdAll(unique);
 
-        assertThat(inFlight.anyHeld(body(write("t-0-1", false)))).as("nothing was held").isFalse();
+        assertThat(inFlight.anyHeld(body(write("t-0-1", false))))
+                .as("nothing was held")
+                .isFalse();
         inFlight.releaseAll(unique); // nothing to release, and no complaint
         assertThat(inFlight.anyHeld(body(write("t-0-3", true)))).isFalse();
     }

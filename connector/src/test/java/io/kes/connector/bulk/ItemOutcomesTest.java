@@ -27,12 +27,16 @@ class ItemOutcomesTest {
 
     @Test
     void aRetriedWriteTakesTheLaterWritesOfItsIdInTheBulkWithIt() throws IOException {
-        BulkBody sent = body(DocumentOperation.index("i", "a", "{\"v\":1}"), DocumentOperation.index("i", "b", "{\"v\":1}"),
+        BulkBody sent = body(
+                DocumentOperation.index("i", "a", "{\"v\":1}"),
+                DocumentOperation.index("i", "b", "{\"v\":1}"),
                 DocumentOperation.index("i", "a", "{\"v\":2}"));
-        ItemOutcomes sorted = ItemOutcomes.sort(sent, response(
-                "{\"index\":{\"status\":429,\"error\":{\"type\":\"es_rejected_execution_exception\",\"reason\":\"full\"}}}",
-                "{\"index\":{\"status\":201}}",
-                "{\"index\":{\"status\":200}}"));
+        ItemOutcomes sorted = ItemOutcomes.sort(
+                sent,
+                response(
+                        "{\"index\":{\"status\":429,\"error\":{\"type\":\"es_rejected_execution_exception\",\"reason\":\"full\"}}}",
+                        "{\"index\":{\"status\":201}}",
+                        "{\"index\":{\"status\":200}}"));
 
         assertThat(sorted.byItem).containsExactly(Action.RETRY, Action.DONE, Action.RETRY);
         assertThat(sorted.retry.operations()).containsExactly(sent.operation(0), sent.operation(2));
@@ -43,10 +47,13 @@ class ItemOutcomesTest {
 
     @Test
     void refusedWritesGoToTheFailureHandlerAndAcceptedReplaysCountAsDone() throws IOException {
-        BulkBody sent = body(DocumentOperation.index("i", "a", "{\"v\":1}"), DocumentOperation.index("i", "b", "{\"v\":1}"));
-        ItemOutcomes sorted = ItemOutcomes.sort(sent, response(
-                "{\"index\":{\"status\":400,\"error\":{\"type\":\"document_parsing_exception\",\"reason\":\"bad\"}}}",
-                "{\"index\":{\"status\":201}}"));
+        BulkBody sent =
+                body(DocumentOperation.index("i", "a", "{\"v\":1}"), DocumentOperation.index("i", "b", "{\"v\":1}"));
+        ItemOutcomes sorted = ItemOutcomes.sort(
+                sent,
+                response(
+                        "{\"index\":{\"status\":400,\"error\":{\"type\":\"document_parsing_exception\",\"reason\":\"bad\"}}}",
+                        "{\"index\":{\"status\":201}}"));
 
         assertThat(sorted.retry).isNull();
         assertThat(sorted.permanent).hasSize(1);
@@ -61,12 +68,15 @@ class ItemOutcomesTest {
      */
     @Test
     void aDocumentKeptInAFailureStoreIsDoneAndReportedApart() throws IOException {
-        BulkBody sent = body(DocumentOperation.create("logs", "a", "{\"n\":\"x\"}".getBytes(StandardCharsets.UTF_8)),
+        BulkBody sent = body(
+                DocumentOperation.create("logs", "a", "{\"n\":\"x\"}".getBytes(StandardCharsets.UTF_8)),
                 DocumentOperation.create("logs", "b", "{\"n\":1}".getBytes(StandardCharsets.UTF_8)));
-        ItemOutcomes sorted = ItemOutcomes.sort(sent, response(
-                "{\"create\":{\"_index\":\".fs-logs-2026.11.25-000002\",\"status\":201,\"_primary_term\":1,\"result\":\"created\","
-                        + "\"failure_store\":\"used\"}}",
-                "{\"create\":{\"_index\":\".ds-logs-2026.11.25-000001\",\"status\":201,\"_primary_term\":1,\"result\":\"created\"}}"));
+        ItemOutcomes sorted = ItemOutcomes.sort(
+                sent,
+                response(
+                        "{\"create\":{\"_index\":\".fs-logs-2026.11.25-000002\",\"status\":201,\"_primary_term\":1,\"result\":\"created\","
+                                + "\"failure_store\":\"used\"}}",
+                        "{\"create\":{\"_index\":\".ds-logs-2026.11.25-000001\",\"status\":201,\"_primary_term\":1,\"result\":\"created\"}}"));
 
         assertThat(sorted.byItem).containsExactly(Action.DONE, Action.DONE);
         assertThat(sorted.permanent).isEmpty();

@@ -22,6 +22,7 @@ class NodeBudgetsTest {
     private final List<Batch> sent = new ArrayList<>();
     /** Ids with an earlier write in flight: a batch holding one may not go. */
     private final Set<String> held = new HashSet<>();
+
     private final NodeBudgets.Dispatch dispatch = new NodeBudgets.Dispatch() {
         @Override
         public boolean mayGo(Batch batch) {
@@ -38,7 +39,9 @@ class NodeBudgetsTest {
     private Batch batch(Slot slot, String... ids) {
         BulkBody body = new BulkBody(64);
         for (String id : ids) {
-            body.add(DocumentOperation.index("logs", id, "{}".getBytes(StandardCharsets.UTF_8)), ShardPrediction.UNKNOWN);
+            body.add(
+                    DocumentOperation.index("logs", id, "{}".getBytes(StandardCharsets.UTF_8)),
+                    ShardPrediction.UNKNOWN);
         }
         return new Batch(body, slot, epochs.bulkSent());
     }
@@ -182,7 +185,8 @@ class NodeBudgetsTest {
         budgets.enqueue(laterB, B);
         budgets.pump(dispatch);
 
-        assertThat(sent).as("B's buffers go to B in order, not behind the hanging bulk of the configured hosts")
+        assertThat(sent)
+                .as("B's buffers go to B in order, not behind the hanging bulk of the configured hosts")
                 .containsExactly(stuck, earlyB);
         assertThat(budgets.budgetOf(B).queue).containsExactly(laterB);
         assertThat(budgets.budgetOf(null).queue).containsExactly(earlyA);

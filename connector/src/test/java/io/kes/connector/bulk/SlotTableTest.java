@@ -19,8 +19,12 @@ class SlotTableTest {
         Slot delete = table.slotFor("logs", layout.shard(3), sendFirst);
         Slot throughPipeline = table.slotFor("logs", layout.mayMoveFrom(3), sendFirst);
 
-        assertThat(throughPipeline).as("index through a pipeline that may move it, then the delete of its id").isSameAs(delete);
-        assertThat(layout.mayMoveFrom(3).knowsShard()).as("fenced on every shard: the pipeline may move it").isFalse();
+        assertThat(throughPipeline)
+                .as("index through a pipeline that may move it, then the delete of its id")
+                .isSameAs(delete);
+        assertThat(layout.mayMoveFrom(3).knowsShard())
+                .as("fenced on every shard: the pipeline may move it")
+                .isFalse();
         assertThat(sendFirst).isEmpty();
     }
 
@@ -64,7 +68,10 @@ class SlotTableTest {
         Slot old = table.slotFor("logs", layout.shard(2), sendFirst);
         old.queued = 1;
 
-        table.slotFor("logs", IndexLayout.of("logs", "uuid-2", new long[] {1, 1}, null).shard(1), sendFirst);
+        table.slotFor(
+                "logs",
+                IndexLayout.of("logs", "uuid-2", new long[] {1, 1}, null).shard(1),
+                sendFirst);
 
         assertThat(sendFirst).containsExactly(old);
     }
@@ -79,7 +86,11 @@ class SlotTableTest {
 
         table.forgetIdleTargets();
 
-        assertThat(table.slotFor("logs", layout.shard(2), sendFirst)).as("kept: its next bulk must queue behind").isSameAs(queued);
-        assertThat(table.slotFor("other", layout.shard(1), sendFirst)).as("forgotten").isNotSameAs(idle);
+        assertThat(table.slotFor("logs", layout.shard(2), sendFirst))
+                .as("kept: its next bulk must queue behind")
+                .isSameAs(queued);
+        assertThat(table.slotFor("other", layout.shard(1), sendFirst))
+                .as("forgotten")
+                .isNotSameAs(idle);
     }
 }

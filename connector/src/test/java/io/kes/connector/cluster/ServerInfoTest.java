@@ -11,10 +11,12 @@ class ServerInfoTest {
 
     @Test
     void openSearchSaysSoInItsDistributionAndElasticsearchDoesNot() throws Exception {
-        ServerInfo os = ServerInfo.parse(JSON.readTree("{\"version\":{\"distribution\":\"opensearch\",\"number\":\"3.3.0\"}}"));
+        ServerInfo os =
+                ServerInfo.parse(JSON.readTree("{\"version\":{\"distribution\":\"opensearch\",\"number\":\"3.3.0\"}}"));
         assertThat(os.openSearch()).isTrue();
         assertThat(os).hasToString("OpenSearch 3.3.0");
-        ServerInfo es = ServerInfo.parse(JSON.readTree("{\"version\":{\"number\":\"9.5.4\",\"build_flavor\":\"default\"}}"));
+        ServerInfo es =
+                ServerInfo.parse(JSON.readTree("{\"version\":{\"number\":\"9.5.4\",\"build_flavor\":\"default\"}}"));
         assertThat(es.openSearch()).isFalse();
         assertThat(es).hasToString("Elasticsearch 9.5.4");
     }

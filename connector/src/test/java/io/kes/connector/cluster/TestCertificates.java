@@ -31,7 +31,8 @@ final class TestCertificates {
     record Identity(PrivateKey key, X509Certificate certificate) {}
 
     private final Path dir;
-    private final String keytool = Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
+    private final String keytool =
+            Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
 
     TestCertificates(Path dir) {
         this.dir = dir;
@@ -45,19 +46,64 @@ final class TestCertificates {
     /** A self-signed certificate, e.g. a node's own or an attacker's; {@code extension} as keytool's -ext. */
     Identity selfSigned(String name, String dn, String extension) throws Exception {
         Path store = store(name);
-        keytool("-genkeypair", "-alias", name, "-keyalg", "EC", "-groupname", "secp256r1", "-dname", dn, "-ext", extension,
-                "-validity", "2", "-keystore", store.toString(), "-storetype", "PKCS12", "-storepass", PASSWORD, "-keypass", PASSWORD);
+        keytool(
+                "-genkeypair",
+                "-alias",
+                name,
+                "-keyalg",
+                "EC",
+                "-groupname",
+                "secp256r1",
+                "-dname",
+                dn,
+                "-ext",
+                extension,
+                "-validity",
+                "2",
+                "-keystore",
+                store.toString(),
+                "-storetype",
+                "PKCS12",
+                "-storepass",
+                PASSWORD,
+                "-keypass",
+                PASSWORD);
         KeyStore ks = load(store);
-        return new Identity((PrivateKey) ks.getKey(name, PASSWORD.toCharArray()), (X509Certificate) ks.getCertificate(name));
+        return new Identity(
+                (PrivateKey) ks.getKey(name, PASSWORD.toCharArray()), (X509Certificate) ks.getCertificate(name));
     }
 
     /** A new certificate for {@code subject}'s key, signed by {@code issuer} (both made here). */
     X509Certificate sign(String subject, String issuer, String extension) throws Exception {
         Path csr = dir.resolve(subject + "-by-" + issuer + ".csr");
         Path pem = dir.resolve(subject + "-by-" + issuer + ".pem");
-        keytool("-certreq", "-alias", subject, "-keystore", store(subject).toString(), "-storepass", PASSWORD, "-file", csr.toString());
-        keytool("-gencert", "-alias", issuer, "-keystore", store(issuer).toString(), "-storepass", PASSWORD, "-infile", csr.toString(),
-                "-outfile", pem.toString(), "-rfc", "-ext", extension, "-validity", "2");
+        keytool(
+                "-certreq",
+                "-alias",
+                subject,
+                "-keystore",
+                store(subject).toString(),
+                "-storepass",
+                PASSWORD,
+                "-file",
+                csr.toString());
+        keytool(
+                "-gencert",
+                "-alias",
+                issuer,
+                "-keystore",
+                store(issuer).toString(),
+                "-storepass",
+                PASSWORD,
+                "-infile",
+                csr.toString(),
+                "-outfile",
+                pem.toString(),
+                "-rfc",
+                "-ext",
+                extension,
+                "-validity",
+                "2");
         try (InputStream in = Files.newInputStream(pem)) {
             return (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in);
         }
@@ -66,7 +112,8 @@ final class TestCertificates {
     /** Writes a certificate as PEM. */
     Path pem(String file, X509Certificate cert) throws Exception {
         Path path = dir.resolve(file);
-        String base64 = java.util.Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(cert.getEncoded());
+        String base64 = java.util.Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
+                .encodeToString(cert.getEncoded());
         Files.writeString(path, "-----BEGIN CERTIFICATE-----\n" + base64 + "\n-----END CERTIFICATE-----\n");
         return path;
     }
@@ -112,13 +159,40 @@ final class TestCertificates {
             this.chain = chain;
         }
 
-        @Override public String[] getClientAliases(String keyType, Principal[] issuers) { return null; }
-        @Override public String chooseClientAlias(String[] keyType, Principal[] issuers, Socket socket) { return null; }
-        @Override public String[] getServerAliases(String keyType, Principal[] issuers) { return new String[] {"server"}; }
-        @Override public String chooseServerAlias(String keyType, Principal[] issuers, Socket socket) { return serverAlias(keyType); }
-        @Override public String chooseEngineServerAlias(String keyType, Principal[] issuers, SSLEngine engine) { return serverAlias(keyType); }
-        @Override public X509Certificate[] getCertificateChain(String alias) { return chain.clone(); }
-        @Override public PrivateKey getPrivateKey(String alias) { return key; }
+        @Override
+        public String[] getClientAliases(String keyType, Principal[] issuers) {
+            return null;
+        }
+
+        @Override
+        public String chooseClientAlias(String[] keyType, Principal[] issuers, Socket socket) {
+            return null;
+        }
+
+        @Override
+        public String[] getServerAliases(String keyType, Principal[] issuers) {
+            return new String[] {"server"};
+        }
+
+        @Override
+        public String chooseServerAlias(String keyType, Principal[] issuers, Socket socket) {
+            return serverAlias(keyType);
+        }
+
+        @Override
+        public String chooseEngineServerAlias(String keyType, Principal[] issuers, SSLEngine engine) {
+            return serverAlias(keyType);
+        }
+
+        @Override
+        public X509Certificate[] getCertificateChain(String alias) {
+            return chain.clone();
+        }
+
+        @Override
+        public PrivateKey getPrivateKey(String alias) {
+            return key;
+        }
 
         private String serverAlias(String keyType) {
             return keyType.startsWith(key.getAlgorithm()) ? "server" : null;

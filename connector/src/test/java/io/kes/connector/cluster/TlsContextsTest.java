@@ -40,6 +40,7 @@ class TlsContextsTest {
 
     @TempDir
     static Path dir;
+
     private static Identity ca;
     private static X509Certificate node;
     private static Identity selfSigned;
@@ -58,7 +59,8 @@ class TlsContextsTest {
         TestCertificates certs = new TestCertificates(dir);
         ca = certs.ca("ca", CA_DN);
         Identity nodeKey = certs.selfSigned("node", "CN=localhost", "SAN=dns:localhost");
-        node = certs.sign("node", "ca", "SAN=dns:localhost"); // no IP: connecting by 127.0.0.1 must fail the host name check
+        node = certs.sign(
+                "node", "ca", "SAN=dns:localhost"); // no IP: connecting by 127.0.0.1 must fail the host name check
         selfSigned = certs.selfSigned("attacker", "CN=localhost", "SAN=dns:localhost");
         certs.ca("fakeca", CA_DN); // the attacker's own key under the real CA's name
         forged = certs.sign("attacker", "fakeca", "SAN=dns:localhost");
@@ -99,29 +101,41 @@ class TlsContextsTest {
     private static int get(String url, ElasticsearchSinkBuilder builder) throws Exception {
         SinkSettings settings = builder.setHosts(url).build().settings();
         try (RestClient client = RestClients.create(settings)) {
-            return client.performRequest(new Request("GET", "/")).getStatusLine().getStatusCode();
+            return client.performRequest(new Request("GET", "/"))
+                    .getStatusLine()
+                    .getStatusCode();
         }
     }
 
     private static ElasticsearchSinkBuilder pinning(X509Certificate cert) throws CertificateException {
-        return ElasticsearchSink.builder().set(ElasticsearchSinkOptions.TLS_FINGERPRINT, TlsContexts.FingerprintTrustManager.sha256(cert));
+        return ElasticsearchSink.builder()
+                .set(ElasticsearchSinkOptions.TLS_FINGERPRINT, TlsContexts.FingerprintTrustManager.sha256(cert));
     }
 
     private static void check(X509Certificate pinned, X509Certificate... chain) throws CertificateException {
-        new TlsContexts.FingerprintTrustManager(TlsContexts.FingerprintTrustManager.sha256(pinned)).checkServerTrusted(chain, "ECDHE_ECDSA");
+        new TlsContexts.FingerprintTrustManager(TlsContexts.FingerprintTrustManager.sha256(pinned))
+                .checkServerTrusted(chain, "ECDHE_ECDSA");
     }
 
     @Test
     void trustsTheServerThroughItsCaFile() throws Exception {
-        assertThat(get(real, ElasticsearchSink.builder().set(ElasticsearchSinkOptions.TLS_CA_FILE, dir.resolve("ca.pem").toString())))
+        assertThat(get(
+                        real,
+                        ElasticsearchSink.builder()
+                                .set(
+                                        ElasticsearchSinkOptions.TLS_CA_FILE,
+                                        dir.resolve("ca.pem").toString())))
                 .isEqualTo(200);
     }
 
     @Test
     void pinningTheCaTrustsTheNodeCertificateItSignedWithOrWithoutColons() throws Exception {
         assertThat(get(real, pinning(ca.certificate()))).isEqualTo(200);
-        String withColons = TlsContexts.FingerprintTrustManager.sha256(ca.certificate()).toUpperCase().replaceAll("(..)(?!$)", "$1:");
-        assertThat(get(real, ElasticsearchSink.builder().set(ElasticsearchSinkOptions.TLS_FINGERPRINT, withColons))).isEqualTo(200);
+        String withColons = TlsContexts.FingerprintTrustManager.sha256(ca.certificate())
+                .toUpperCase()
+                .replaceAll("(..)(?!$)", "$1:");
+        assertThat(get(real, ElasticsearchSink.builder().set(ElasticsearchSinkOptions.TLS_FINGERPRINT, withColons)))
+                .isEqualTo(200);
     }
 
     @Test
@@ -134,7 +148,8 @@ class TlsContextsTest {
     void theChainMustValidateUpToThePinnedCertificateNotMerelyContainIt() {
         assertThatCode(() -> check(ca.certificate(), node, ca.certificate())).doesNotThrowAnyException();
         assertThatCode(() -> check(node, node, ca.certificate())).doesNotThrowAnyException();
-        assertThatCode(() -> check(selfSigned.certificate(), selfSigned.certificate())).doesNotThrowAnyException();
+        assertThatCode(() -> check(selfSigned.certificate(), selfSigned.certificate()))
+                .doesNotThrowAnyException();
         assertThatThrownBy(() -> check(ca.certificate(), selfSigned.certificate(), ca.certificate()))
                 .isInstanceOf(CertificateException.class)
                 .hasMessageContaining("does not validate against the pinned certificate");
@@ -146,8 +161,11 @@ class TlsContextsTest {
     @Test
     void aManInTheMiddleShowingTheRealCaIsRefusedBeforeThePasswordLeaves() {
         for (Server attacker : List.of(attackerWithTheCa, attackerWithAForgedLeaf)) {
-            assertThatThrownBy(() -> get(attacker, pinning(ca.certificate())
-                    .set(ElasticsearchSinkOptions.USERNAME, "elastic").set(ElasticsearchSinkOptions.PASSWORD, "secret")))
+            assertThatThrownBy(() -> get(
+                            attacker,
+                            pinning(ca.certificate())
+                                    .set(ElasticsearchSinkOptions.USERNAME, "elastic")
+                                    .set(ElasticsearchSinkOptions.PASSWORD, "secret")))
                     .hasStackTraceContaining("does not validate against the pinned certificate");
             assertThat(attacker.requests()).as("requests the attacker received").hasValue(0);
         }
@@ -161,15 +179,20 @@ class TlsContextsTest {
 
     @Test
     void refusesAServerWithAnotherFingerprintOrAnUnknownCa() {
-        assertThatThrownBy(() -> get(real, ElasticsearchSink.builder().set(ElasticsearchSinkOptions.TLS_FINGERPRINT, "ab".repeat(32))))
+        assertThatThrownBy(() -> get(
+                        real,
+                        ElasticsearchSink.builder().set(ElasticsearchSinkOptions.TLS_FINGERPRINT, "ab".repeat(32))))
                 .hasStackTraceContaining("no certificate in Elasticsearch's chain has the SHA-256 fingerprint");
         assertThatThrownBy(() -> get(real, ElasticsearchSink.builder())).hasStackTraceContaining("PKIX");
     }
 
     @Test
     void malformedFingerprintsAreRejectedAtBuild() {
-        assertThatThrownBy(() -> ElasticsearchSink.builder().setHosts("https://h:9200")
-                .set(ElasticsearchSinkOptions.TLS_FINGERPRINT, "abc").build())
-                .hasMessage("elasticsearch.tls_fingerprint must be a SHA-256 fingerprint: 64 hex digits (colons allowed), got 'abc'");
+        assertThatThrownBy(() -> ElasticsearchSink.builder()
+                        .setHosts("https://h:9200")
+                        .set(ElasticsearchSinkOptions.TLS_FINGERPRINT, "abc")
+                        .build())
+                .hasMessage(
+                        "elasticsearch.tls_fingerprint must be a SHA-256 fingerprint: 64 hex digits (colons allowed), got 'abc'");
     }
 }

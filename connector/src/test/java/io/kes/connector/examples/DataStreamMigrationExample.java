@@ -26,10 +26,10 @@ public final class DataStreamMigrationExample {
 
     /** The emitter's work, as a function before the sink: one write per change, JSON bytes untouched. */
     static DocumentOperation toOperation(CustomerChange change) {
-        if (change.json() == null) {                              // was a DeleteRequest
+        if (change.json() == null) { // was a DeleteRequest
             return DocumentOperation.delete("customers", change.customerId());
         }
-        if (change.partial()) {                                   // was an UpdateRequest, docAsUpsert(true)
+        if (change.partial()) { // was an UpdateRequest, docAsUpsert(true)
             return DocumentOperation.upsert("customers", change.customerId(), change.json());
         }
         return DocumentOperation.index("customers", change.customerId(), change.json()); // was an IndexRequest
@@ -38,9 +38,9 @@ public final class DataStreamMigrationExample {
     static ElasticsearchSink sink(String password) {
         return ElasticsearchSink.builder()
                 .setHosts("http://es-1:9200", "http://es-2:9200")
-                .setBasicAuth("writer", password)            // setConnectionUsername/Password
-                .setBulkMaxDocs(1000)                        // setBulkFlushMaxActions(1000), per shard
-                .setBulkLinger(Duration.ofSeconds(1))        // setBulkFlushInterval(1000)
+                .setBasicAuth("writer", password) // setConnectionUsername/Password
+                .setBulkMaxDocs(1000) // setBulkFlushMaxActions(1000), per shard
+                .setBulkLinger(Duration.ofSeconds(1)) // setBulkFlushInterval(1000)
                 // setBulkFlushMaxSizeMb(5): kes's 1mb default kept, as each bulk holds one shard's documents
                 // setBulkFlushBackoffStrategy(EXPONENTIAL, 5, 1000): kes counts time, not retries;
                 // five waits from 1 s, doubling, at most 10 s each: 1 + 2 + 4 + 8 + 10 = 25 s
@@ -54,8 +54,10 @@ public final class DataStreamMigrationExample {
     }
 
     static void writeCustomers(DataStream<CustomerChange> changes, String password) {
-        changes.map(DataStreamMigrationExample::toOperation).name("customers to documents")
-                .sinkTo(sink(password)).name("Elasticsearch: customers");
+        changes.map(DataStreamMigrationExample::toOperation)
+                .name("customers to documents")
+                .sinkTo(sink(password))
+                .name("Elasticsearch: customers");
     }
     // docs/datastream-migration.md, "After": end
 }

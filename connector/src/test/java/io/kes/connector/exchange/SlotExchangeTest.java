@@ -3,9 +3,9 @@ package io.kes.connector.exchange;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kes.connector.ElasticsearchSinkOptions;
 import io.kes.connector.ElasticsearchSinkOptions.Topology;
 import io.kes.connector.SinkSettings;
-import io.kes.connector.ElasticsearchSinkOptions;
 import org.apache.flink.configuration.Configuration;
 import org.junit.jupiter.api.Test;
 
@@ -24,7 +24,9 @@ class SlotExchangeTest {
         assertThat(SlotExchange.keyed(settings(Topology.AUTO), 4, false)).isTrue();
         assertThat(SlotExchange.keyed(settings(Topology.AUTO), -1, false)).isTrue();
         assertThat(SlotExchange.keyed(settings(Topology.KEYED), 2, false)).isTrue();
-        assertThat(SlotExchange.keyed(settings(Topology.KEYED), 1, false)).as("one writer: nothing to key").isFalse();
+        assertThat(SlotExchange.keyed(settings(Topology.KEYED), 1, false))
+                .as("one writer: nothing to key")
+                .isFalse();
         assertThat(SlotExchange.keyed(settings(Topology.CHAINED), 8, false)).isFalse();
     }
 
@@ -33,8 +35,9 @@ class SlotExchangeTest {
     void unalignedCheckpointsChainTheWritersUnderAutoAndRefuseAnExplicitKeyed() {
         assertThat(SlotExchange.keyed(settings(Topology.AUTO), 8, true)).isFalse();
         assertThatThrownBy(() -> SlotExchange.keyed(settings(Topology.KEYED), 8, true))
-                .hasMessage("bulk.topology: keyed needs aligned checkpoints (per-id order across the exchange rests on them), and "
-                        + "unaligned checkpoints are enabled: set execution.checkpointing.unaligned.enabled: false, or "
-                        + "bulk.topology: chained (or auto, which then chains the writers)");
+                .hasMessage(
+                        "bulk.topology: keyed needs aligned checkpoints (per-id order across the exchange rests on them), and "
+                                + "unaligned checkpoints are enabled: set execution.checkpointing.unaligned.enabled: false, or "
+                                + "bulk.topology: chained (or auto, which then chains the writers)");
     }
 }

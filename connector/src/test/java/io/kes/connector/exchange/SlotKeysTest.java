@@ -59,7 +59,8 @@ class SlotKeysTest {
         Set<Integer> writers = new HashSet<>();
         for (int i = 0; i < 200; i++) {
             int first = writer(keys.keyOf(doc("d" + i), ShardPrediction.UNKNOWN));
-            assertThat(writer(keys.keyOf(doc("d" + i), ShardPrediction.UNKNOWN))).isEqualTo(first);
+            assertThat(writer(keys.keyOf(doc("d" + i), ShardPrediction.UNKNOWN)))
+                    .isEqualTo(first);
             writers.add(first);
         }
         assertThat(writers).hasSize(WRITERS);
@@ -86,16 +87,26 @@ class SlotKeysTest {
         assertThat(byIdX).as("the test needs keys that differ").isNotEqualTo(bySlotX);
         assertThat(byIdY).isNotEqualTo(bySlotY);
 
-        assertThat(keys.keyOf(x, predict(layout, x))).as("layout known, no checkpoint since").isEqualTo(byIdX);
+        assertThat(keys.keyOf(x, predict(layout, x)))
+                .as("layout known, no checkpoint since")
+                .isEqualTo(byIdX);
         keys.barrier(2);
-        assertThat(keys.keyOf(x, predict(layout, x))).as("after barrier 2, before it completed").isEqualTo(byIdX);
+        assertThat(keys.keyOf(x, predict(layout, x)))
+                .as("after barrier 2, before it completed")
+                .isEqualTo(byIdX);
         keys.completed(2);
-        assertThat(keys.keyOf(y, predict(layout, y))).as("y: last by-id write covered by checkpoint 2").isEqualTo(bySlotY);
-        assertThat(keys.keyOf(x, predict(layout, x))).as("x: written by id after barrier 2").isEqualTo(byIdX);
+        assertThat(keys.keyOf(y, predict(layout, y)))
+                .as("y: last by-id write covered by checkpoint 2")
+                .isEqualTo(bySlotY);
+        assertThat(keys.keyOf(x, predict(layout, x)))
+                .as("x: written by id after barrier 2")
+                .isEqualTo(byIdX);
         assertThat(keys.remembered()).isEqualTo(1);
         keys.barrier(3);
         keys.completed(3);
-        assertThat(keys.remembered()).as("x's by-id writes are all before barrier 3").isZero();
+        assertThat(keys.remembered())
+                .as("x's by-id writes are all before barrier 3")
+                .isZero();
         assertThat(keys.keyOf(x, predict(layout, x))).isEqualTo(bySlotX);
         assertThat(keys.keyOf(y, predict(layout, y))).isEqualTo(bySlotY);
     }
@@ -124,12 +135,15 @@ class SlotKeysTest {
         int firstKey = keys.keyOf(x, predict(first, x));
         keys.barrier(1);
         assertThat(keys.keyOf(x, predict(second, x))).isEqualTo(firstKey);
-        assertThat(keys.keyOf(x, predict(third, x))).as("still switching from the first layout").isEqualTo(firstKey);
+        assertThat(keys.keyOf(x, predict(third, x)))
+                .as("still switching from the first layout")
+                .isEqualTo(firstKey);
         keys.completed(1);
         keys.barrier(2);
         keys.completed(2);
         int secondKey = new SlotKeys().keyOf(x, predict(second, x));
-        assertThat(keys.keyOf(x, predict(third, x))).as("the second layout's switch is over; the third one's begins")
+        assertThat(keys.keyOf(x, predict(third, x)))
+                .as("the second layout's switch is over; the third one's begins")
                 .isEqualTo(secondKey);
     }
 

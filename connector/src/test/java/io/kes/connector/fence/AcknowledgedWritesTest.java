@@ -17,7 +17,8 @@ class AcknowledgedWritesTest {
     }
 
     private static IndexMetadata now(String index, String uuid, long... terms) {
-        return new IndexMetadata(index, uuid, terms.length, terms.length, 1, true, terms, IndexMetadata.DEFAULT_TRANSLOG_SYNC_INTERVAL);
+        return new IndexMetadata(
+                index, uuid, terms.length, terms.length, 1, true, terms, IndexMetadata.DEFAULT_TRANSLOG_SYNC_INTERVAL);
     }
 
     @Test
@@ -26,7 +27,8 @@ class AcknowledgedWritesTest {
         AcknowledgedWrites acked = new AcknowledgedWrites();
         acked.record("logs", logs.shard(0), 1);
         acked.record("logs", logs.shard(2), 1);
-        assertThat(acked.firstMovedShard(Map.of("logs", now("logs", "u1", 1, 1, 1)))).isNull();
+        assertThat(acked.firstMovedShard(Map.of("logs", now("logs", "u1", 1, 1, 1))))
+                .isNull();
     }
 
     @Test
@@ -49,10 +51,16 @@ class AcknowledgedWritesTest {
         IndexLayout logs = layout("logs", "u1", 3, 3);
         AcknowledgedWrites acked = new AcknowledgedWrites();
         acked.record("logs", logs.shard(0), 3);
-        assertThat(acked.firstMovedShard(Map.of("logs", now("logs", "u1", 3, 3)))).isNull();
-        assertThat(acked.baseline("logs", 1, now("logs", "u1", 3, 9))).as("shard 1 may hold the write").isEqualTo(3);
-        assertThat(acked.firstMovedShard(Map.of("logs", now("logs", "u1", 3, 9)))).startsWith("logs[1]");
-        assertThat(acked.baseline("other", 0, now("other", "u2", 1))).as("an index not written: no wait").isZero();
+        assertThat(acked.firstMovedShard(Map.of("logs", now("logs", "u1", 3, 3))))
+                .isNull();
+        assertThat(acked.baseline("logs", 1, now("logs", "u1", 3, 9)))
+                .as("shard 1 may hold the write")
+                .isEqualTo(3);
+        assertThat(acked.firstMovedShard(Map.of("logs", now("logs", "u1", 3, 9))))
+                .startsWith("logs[1]");
+        assertThat(acked.baseline("other", 0, now("other", "u2", 1)))
+                .as("an index not written: no wait")
+                .isZero();
     }
 
     @Test
@@ -61,8 +69,10 @@ class AcknowledgedWritesTest {
         AcknowledgedWrites acked = new AcknowledgedWrites();
         acked.record("logs", logs.shard(1), UNSAID);
         assertThat(acked.baseline("logs", 1, now("logs", "u1", 4, 4))).isEqualTo(4);
-        assertThat(acked.firstMovedShard(Map.of("logs", now("logs", "u1", 4, 4)))).isNull();
-        assertThat(acked.firstMovedShard(Map.of("logs", now("logs", "u1", 4, 5)))).startsWith("logs[1]");
+        assertThat(acked.firstMovedShard(Map.of("logs", now("logs", "u1", 4, 4))))
+                .isNull();
+        assertThat(acked.firstMovedShard(Map.of("logs", now("logs", "u1", 4, 5))))
+                .startsWith("logs[1]");
     }
 
     @Test
@@ -71,7 +81,8 @@ class AcknowledgedWritesTest {
         IndexLayout logs = layout("logs", "u1", 2, 2);
         AcknowledgedWrites acked = new AcknowledgedWrites();
         acked.record("logs", logs.shard(0), UNSAID);
-        assertThat(acked.firstMovedShard(Map.of("logs", now("logs", "u1", 2, 2)))).isNull();
+        assertThat(acked.firstMovedShard(Map.of("logs", now("logs", "u1", 2, 2))))
+                .isNull();
     }
 
     @Test
@@ -79,9 +90,13 @@ class AcknowledgedWritesTest {
         IndexLayout logs = layout("logs", "u1", 3, 1); // shard 0 failed over once before, shard 1 never
         AcknowledgedWrites acked = new AcknowledgedWrites();
         acked.record("logs", logs.anyShard(), 1);
-        assertThat(acked.firstMovedShard(Map.of("logs", now("logs", "u1", 3, 1)))).isNull();
-        assertThat(acked.firstMovedShard(Map.of("logs", now("logs", "u1", 3, 2)))).startsWith("logs[1]");
-        assertThat(acked.baseline("logs", 0, now("logs", "u1", 3, 1))).as("every shard may hold them").isPositive();
+        assertThat(acked.firstMovedShard(Map.of("logs", now("logs", "u1", 3, 1))))
+                .isNull();
+        assertThat(acked.firstMovedShard(Map.of("logs", now("logs", "u1", 3, 2))))
+                .startsWith("logs[1]");
+        assertThat(acked.baseline("logs", 0, now("logs", "u1", 3, 1)))
+                .as("every shard may hold them")
+                .isPositive();
     }
 
     @Test
@@ -92,9 +107,12 @@ class AcknowledgedWritesTest {
         acked.record("logs", before.shard(2), 1);
         IndexMetadata recreated = now("logs", "u2", 1, 1, 1, 1, 1, 1);
         for (int shard = 0; shard < 6; shard++) {
-            assertThat(acked.baseline("logs", shard, recreated)).as("shard " + shard).isEqualTo(1);
+            assertThat(acked.baseline("logs", shard, recreated))
+                    .as("shard " + shard)
+                    .isEqualTo(1);
         }
-        assertThat(acked.firstMovedShard(Map.of("logs", now("logs", "u2", 1, 1, 1, 1, 1, 2)))).startsWith("logs[5]");
+        assertThat(acked.firstMovedShard(Map.of("logs", now("logs", "u2", 1, 1, 1, 1, 1, 2))))
+                .startsWith("logs[5]");
     }
 
     @Test
@@ -139,7 +157,8 @@ class AcknowledgedWritesTest {
         assertThat(older.indices()).containsExactly("logs", "other");
         assertThat(older.firstMovedShard(Map.of("logs", now("logs", "u1", 2, 2, 2, 2), "other", now("other", "u9", 4))))
                 .isEqualTo("logs[1] (written under primary term 1 or earlier, now 2)");
-        assertThat(older.firstMovedShard(Map.of("logs", now("logs", "u1", 1, 1, 1, 1), "other", now("other", "u9", 4)))).isNull();
+        assertThat(older.firstMovedShard(Map.of("logs", now("logs", "u1", 1, 1, 1, 1), "other", now("other", "u9", 4))))
+                .isNull();
         // Shard 3's later writes carry term 2, but every shard of a written index is fenced against
         // its layout's term too: the term-1 write predicted for shard 1 may sit on shard 3 (issue 27 item 4).
         assertThat(older.firstMovedShard(Map.of("logs", now("logs", "u1", 1, 1, 1, 2), "other", now("other", "u9", 4))))

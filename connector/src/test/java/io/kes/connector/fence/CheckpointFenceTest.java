@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kes.connector.internal.Backoff;
+import io.kes.connector.routing.IndexLayout;
 import io.kes.connector.testing.CannedElasticsearch;
 import io.kes.connector.testing.CannedElasticsearch.Answer;
-import io.kes.connector.routing.IndexLayout;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
@@ -23,28 +23,38 @@ import org.junit.jupiter.api.Test;
  */
 class CheckpointFenceTest {
 
-    private static final String METADATA = "{\"metadata\":{\"indices\":{\"idx\":{\"settings\":{\"index\":{\"number_of_shards\":\"2\","
-            + "\"uuid\":\"u1\",\"translog\":{\"sync_interval\":\"30s\"}}},\"routing_num_shards\":2,\"primary_terms\":{\"0\":1,\"1\":1}}}}}";
+    private static final String METADATA =
+            "{\"metadata\":{\"indices\":{\"idx\":{\"settings\":{\"index\":{\"number_of_shards\":\"2\","
+                    + "\"uuid\":\"u1\",\"translog\":{\"sync_interval\":\"30s\"}}},\"routing_num_shards\":2,\"primary_terms\":{\"0\":1,\"1\":1}}}}}";
 
     private final Map<String, String> answers = new ConcurrentHashMap<>();
     /** Answers that replace {@link #answers} once a {@code _flush} was asked for. */
     private final Map<String, String> afterFlush = new ConcurrentHashMap<>();
+
     private volatile boolean flushed;
     /** {@code _stats} reads before the first {@code _flush}. */
-    private final java.util.concurrent.atomic.AtomicInteger statsBeforeFlush = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger statsBeforeFlush =
+            new java.util.concurrent.atomic.AtomicInteger();
+
     private CannedElasticsearch es;
     private RestClient client;
 
     @BeforeEach
     void start() throws IOException {
-        es = new CannedElasticsearch(path -> {
-            flushed |= path.endsWith("/_flush");
-            if (!flushed && path.contains("/_stats")) {
-                statsBeforeFlush.incrementAndGet();
-            }
-            return (flushed && afterFlush.keySet().stream().anyMatch(path::endsWith) ? afterFlush : answers).entrySet().stream()
-                    .filter(e -> path.endsWith(e.getKey())).map(e -> Answer.ok(e.getValue())).findFirst().orElse(null);
-        }, new Answer(404, "{}"));
+        es = new CannedElasticsearch(
+                path -> {
+                    flushed |= path.endsWith("/_flush");
+                    if (!flushed && path.contains("/_stats")) {
+                        statsBeforeFlush.incrementAndGet();
+                    }
+                    return (flushed && afterFlush.keySet().stream().anyMatch(path::endsWith) ? afterFlush : answers)
+                            .entrySet().stream()
+                                    .filter(e -> path.endsWith(e.getKey()))
+                                    .map(e -> Answer.ok(e.getValue()))
+                                    .findFirst()
+                                    .orElse(null);
+                },
+                new Answer(404, "{}"));
         client = es.client();
         answers.put("/_cluster/state/metadata/idx", METADATA);
     }
@@ -59,18 +69,22 @@ class CheckpointFenceTest {
     }
 
     private static String primary(int shard, long maxSeqNo, long localCheckpoint) {
-        return "\"" + shard + "\":[{\"routing\":{\"primary\":true},\"seq_no\":{\"max_seq_no\":" + maxSeqNo + ",\"local_checkpoint\":"
-                + localCheckpoint + "}}]";
+        return "\"" + shard + "\":[{\"routing\":{\"primary\":true},\"seq_no\":{\"max_seq_no\":" + maxSeqNo
+                + ",\"local_checkpoint\":" + localCheckpoint + "}}]";
     }
 
     private AcknowledgedWrites writtenOnShard1() {
         AcknowledgedWrites acknowledged = new AcknowledgedWrites();
-        acknowledged.record("idx", IndexLayout.of("idx", "u1", new long[] {1, 1}, null).shard(1), 1);
+        acknowledged.record(
+                "idx", IndexLayout.of("idx", "u1", new long[] {1, 1}, null).shard(1), 1);
         return acknowledged;
     }
 
     private CheckpointFence fence() {
-        return new CheckpointFence(client, new Backoff(Duration.ofMillis(10), Duration.ofMillis(20)), Duration.ofMillis(300),
+        return new CheckpointFence(
+                client,
+                new Backoff(Duration.ofMillis(10), Duration.ofMillis(20)),
+                Duration.ofMillis(300),
                 Duration.ofSeconds(10));
     }
 
@@ -91,7 +105,8 @@ class CheckpointFenceTest {
         answers.put("/_flush", "{\"_shards\":{\"total\":2,\"successful\":2,\"failed\":0}}");
 
         assertThatThrownBy(() -> fence().check(writtenOnShard1()))
-                .hasMessageContaining("did not reach written shard 1: its primary persisted up to seq_no 5, the writes reach 7");
+                .hasMessageContaining(
+                        "did not reach written shard 1: its primary persisted up to seq_no 5, the writes reach 7");
     }
 
     @Test
@@ -121,7 +136,9 @@ class CheckpointFenceTest {
         fence().check(acknowledged, true);
 
         assertThat(flushed).isTrue();
-        assertThat(statsBeforeFlush).as("the seq_nos to reach read once, no polling for the 5 s sync").hasValue(1);
+        assertThat(statsBeforeFlush)
+                .as("the seq_nos to reach read once, no polling for the 5 s sync")
+                .hasValue(1);
         assertThat(acknowledged.isEmpty()).as("vouched for, forgotten").isTrue();
     }
 }

@@ -40,7 +40,9 @@ class EpochsTest {
         Epoch newer = epochs.bulkSent();
         epochs.closeCurrent();
 
-        assertThat(epochs.bulkDone(newer)).as("the newer checkpoint covers the older one's bulk too").isEmpty();
+        assertThat(epochs.bulkDone(newer))
+                .as("the newer checkpoint covers the older one's bulk too")
+                .isEmpty();
         assertThat(epochs.bulkDone(older)).containsExactly(older, newer);
         assertThat(epochs.closedOutstanding()).isZero();
     }
@@ -60,7 +62,8 @@ class EpochsTest {
         Epoch epoch = epochs.bulkSent();
         epochs.bulkDone(epoch);
 
-        assertThatThrownBy(() -> epochs.bulkDone(epoch)).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> epochs.bulkDone(epoch))
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("a bulk finished twice");
     }
 }

@@ -23,54 +23,81 @@ class DocumentOperationSerializerTest {
 
     @Test
     void everyFieldSurvivesTheNetwork() throws Exception {
-        DocumentOperation op = DocumentOperation.write(OpType.UPSERT, "logs-é").id("id😀").routing("user-7")
+        DocumentOperation op = DocumentOperation.write(OpType.UPSERT, "logs-é")
+                .id("id😀")
+                .routing("user-7")
                 .source("{\"a\":1}".getBytes(StandardCharsets.UTF_8))
-                .origin(new RecordOrigin("topic", 3, 1L << 40, new byte[] {1, 2}, new byte[] {3})).build();
+                .origin(new RecordOrigin("topic", 3, 1L << 40, new byte[] {1, 2}, new byte[] {3}))
+                .build();
         assertThat(roundTrip(op)).isEqualTo(op);
     }
 
     @Test
     void theRecordsHeadersSurviveTheNetworkInOrderWithRepeatsAndNulls() throws Exception {
-        List<RecordOrigin.Header> headers = List.of(new RecordOrigin.Header("trace", new byte[] {0, (byte) 0xff}),
-                new RecordOrigin.Header("trace", "second".getBytes(StandardCharsets.UTF_8)), new RecordOrigin.Header("ünï", null),
+        List<RecordOrigin.Header> headers = List.of(
+                new RecordOrigin.Header("trace", new byte[] {0, (byte) 0xff}),
+                new RecordOrigin.Header("trace", "second".getBytes(StandardCharsets.UTF_8)),
+                new RecordOrigin.Header("ünï", null),
                 new RecordOrigin.Header("empty", new byte[0]));
-        DocumentOperation op = DocumentOperation.write(OpType.INDEX, "logs").id("k").source("{}".getBytes(StandardCharsets.UTF_8))
-                .origin(new RecordOrigin("topic", 0, 7, "k".getBytes(StandardCharsets.UTF_8), null, headers)).build();
+        DocumentOperation op = DocumentOperation.write(OpType.INDEX, "logs")
+                .id("k")
+                .source("{}".getBytes(StandardCharsets.UTF_8))
+                .origin(new RecordOrigin("topic", 0, 7, "k".getBytes(StandardCharsets.UTF_8), null, headers))
+                .build();
         DocumentOperation back = roundTrip(op);
         assertThat(back).isEqualTo(op);
         assertThat(back.origin().headers()).containsExactlyElementsOf(headers);
         assertThat(back.origin().originalKey()).isEqualTo("k".getBytes(StandardCharsets.UTF_8));
-        assertThat(back.origin().originalValue()).as("the source is the value; it crosses once").isNull();
+        assertThat(back.origin().originalValue())
+                .as("the source is the value; it crosses once")
+                .isNull();
     }
 
     @Test
     void theIngestPipelineSurvivesTheNetwork() throws Exception {
-        DocumentOperation op = DocumentOperation.write(OpType.INDEX, "logs").id("p1").source("{}".getBytes(StandardCharsets.UTF_8))
-                .pipeline("geoip-é").build();
+        DocumentOperation op = DocumentOperation.write(OpType.INDEX, "logs")
+                .id("p1")
+                .source("{}".getBytes(StandardCharsets.UTF_8))
+                .pipeline("geoip-é")
+                .build();
         DocumentOperation back = roundTrip(op);
         assertThat(back).isEqualTo(op);
         assertThat(back.pipeline()).isEqualTo("geoip-é");
-        assertThat(roundTrip(DocumentOperation.index("logs", "p2", "{}")).pipeline()).isNull();
+        assertThat(roundTrip(DocumentOperation.index("logs", "p2", "{}")).pipeline())
+                .isNull();
     }
 
     @Test
     void anExternalVersionSurvivesTheNetworkBesideEveryOtherField() throws Exception {
-        DocumentOperation indexed = DocumentOperation.write(io.kes.connector.OpType.INDEX, "logs").id("k").source("{}".getBytes())
-                .pipeline("p").version(41).build();
-        DocumentOperation deleted = DocumentOperation.write(io.kes.connector.OpType.DELETE, "logs").id("k").version(0).build();
+        DocumentOperation indexed = DocumentOperation.write(io.kes.connector.OpType.INDEX, "logs")
+                .id("k")
+                .source("{}".getBytes())
+                .pipeline("p")
+                .version(41)
+                .build();
+        DocumentOperation deleted = DocumentOperation.write(io.kes.connector.OpType.DELETE, "logs")
+                .id("k")
+                .version(0)
+                .build();
         assertThat(roundTrip(indexed)).isEqualTo(indexed);
         assertThat(roundTrip(deleted).version()).isZero();
-        assertThat(roundTrip(DocumentOperation.index("logs", "u", "{}")).version()).isEqualTo(DocumentOperation.NO_VERSION);
+        assertThat(roundTrip(DocumentOperation.index("logs", "u", "{}")).version())
+                .isEqualTo(DocumentOperation.NO_VERSION);
     }
 
     @Test
     void anIdThatCannotRepeatStaysMarkedAcrossTheNetworkWithAVersion() throws Exception {
-        DocumentOperation unique = DocumentOperation.write(OpType.INDEX, "logs").id("t-0-7").idUnique(true).source("{}".getBytes())
-                .version(7).build();
+        DocumentOperation unique = DocumentOperation.write(OpType.INDEX, "logs")
+                .id("t-0-7")
+                .idUnique(true)
+                .source("{}".getBytes())
+                .version(7)
+                .build();
         assertThat(roundTrip(unique)).isEqualTo(unique);
         assertThat(roundTrip(unique).idUnique()).isTrue();
         assertThat(roundTrip(unique).opType()).isEqualTo(OpType.INDEX);
-        assertThat(roundTrip(DocumentOperation.index("logs", "k", "{}")).idUnique()).isFalse();
+        assertThat(roundTrip(DocumentOperation.index("logs", "k", "{}")).idUnique())
+                .isFalse();
     }
 
     @Test
@@ -98,8 +125,11 @@ class DocumentOperationSerializerTest {
         DataOutputSerializer out = new DataOutputSerializer(64);
         DocumentOperation[] ops = new DocumentOperation[indices.length];
         for (int i = 0; i < ops.length; i++) {
-            ops[i] = DocumentOperation.write(OpType.INDEX, indices[i]).id("id-" + i).source(("{\"i\":" + i + "}").getBytes(StandardCharsets.UTF_8))
-                    .origin(RecordOrigin.kafka(topics[i], i, i)).build();
+            ops[i] = DocumentOperation.write(OpType.INDEX, indices[i])
+                    .id("id-" + i)
+                    .source(("{\"i\":" + i + "}").getBytes(StandardCharsets.UTF_8))
+                    .origin(RecordOrigin.kafka(topics[i], i, i))
+                    .build();
             writer.serialize(ops[i], out);
         }
         DocumentOperationSerializer reader = new DocumentOperationSerializer();
@@ -111,10 +141,12 @@ class DocumentOperationSerializerTest {
 
     @Test
     void aSerializerShippedWithTheJobGraphWorks() throws Exception {
-        DocumentOperationSerializer shipped = org.apache.flink.util.InstantiationUtil.clone(new DocumentOperationSerializer());
+        DocumentOperationSerializer shipped =
+                org.apache.flink.util.InstantiationUtil.clone(new DocumentOperationSerializer());
         DataOutputSerializer out = new DataOutputSerializer(64);
         DocumentOperation op = DocumentOperation.index("logs", "1", "{}");
         shipped.serialize(op, out);
-        assertThat(shipped.duplicate().deserialize(new DataInputDeserializer(out.getCopyOfBuffer()))).isEqualTo(op);
+        assertThat(shipped.duplicate().deserialize(new DataInputDeserializer(out.getCopyOfBuffer())))
+                .isEqualTo(op);
     }
 }

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 class OneInputOperatorFactoryTest {
 
     /** Stands in for kes's operators; built without parameters, which this test does not need. */
-    private static final class Labelled extends AbstractStreamOperator<String> implements OneInputStreamOperator<String, String> {
+    private static final class Labelled extends AbstractStreamOperator<String>
+            implements OneInputStreamOperator<String, String> {
         final String label;
 
         Labelled(String label) {
@@ -25,10 +26,12 @@ class OneInputOperatorFactoryTest {
     @Test
     void whatTheConstructorCapturedTravelsWithTheJobGraphToEverySubtask() throws Exception {
         String label = "settings of this sink";
-        OneInputOperatorFactory<String, String> factory = new OneInputOperatorFactory<>(Labelled.class, parameters -> new Labelled(label));
+        OneInputOperatorFactory<String, String> factory =
+                new OneInputOperatorFactory<>(Labelled.class, parameters -> new Labelled(label));
 
         // Flink ships the factory to the task managers with Java serialization
-        OneInputOperatorFactory<String, String> shipped = InstantiationUtil.clone(factory, getClass().getClassLoader());
+        OneInputOperatorFactory<String, String> shipped =
+                InstantiationUtil.clone(factory, getClass().getClassLoader());
 
         assertThat(shipped.getStreamOperatorClass(getClass().getClassLoader())).isEqualTo(Labelled.class);
         Labelled first = shipped.createStreamOperator(null);

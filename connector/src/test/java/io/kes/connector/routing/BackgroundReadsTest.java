@@ -54,18 +54,28 @@ class BackgroundReadsTest {
     void nextReadsAnUnknownKeyHereAndAnExpiredOneInTheBackgroundWhileTheOwnerKeepsWhatItHas() {
         List<Runnable> refresher = new ArrayList<>();
         BackgroundReads<String, Integer> reads = new BackgroundReads<>(refresher::add);
-        assertThat(reads.next("a", false, false, () -> 1)).as("unknown: read here").contains(1);
-        assertThat(reads.next("a", true, false, () -> 2)).as("known, not expired").isEmpty();
+        assertThat(reads.next("a", false, false, () -> 1))
+                .as("unknown: read here")
+                .contains(1);
+        assertThat(reads.next("a", true, false, () -> 2))
+                .as("known, not expired")
+                .isEmpty();
         assertThat(refresher).isEmpty();
 
-        assertThat(reads.next("a", true, true, () -> 2)).as("expired: read in the background").isEmpty();
-        assertThat(reads.next("a", true, true, () -> 3)).as("one read at a time").isEmpty();
+        assertThat(reads.next("a", true, true, () -> 2))
+                .as("expired: read in the background")
+                .isEmpty();
+        assertThat(reads.next("a", true, true, () -> 3))
+                .as("one read at a time")
+                .isEmpty();
         assertThat(refresher).hasSize(1);
         refresher.remove(0).run();
         assertThat(reads.next("a", true, true, () -> 3)).as("the finished read").contains(2);
 
         reads.next("a", true, true, () -> 4);
-        assertThat(reads.next("a", false, false, () -> 5)).as("entry dropped: read here, the running read dropped").contains(5);
+        assertThat(reads.next("a", false, false, () -> 5))
+                .as("entry dropped: read here, the running read dropped")
+                .contains(5);
         refresher.remove(0).run();
         assertThat(reads.next("a", true, false, () -> 6)).isEmpty();
     }

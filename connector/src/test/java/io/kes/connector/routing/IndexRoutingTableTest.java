@@ -26,22 +26,28 @@ import org.junit.jupiter.api.Test;
 class IndexRoutingTableTest {
 
     /** Two shards with unequal primary terms, as after a node restart moved one primary. */
-    private static final String UNEQUAL_TERMS = "{\"metadata\":{\"indices\":{\"idx\":{\"settings\":{\"index\":{\"number_of_shards\":\"2\","
-            + "\"uuid\":\"u1\"}},\"routing_num_shards\":2,\"primary_terms\":{\"0\":1,\"1\":3}}}}}";
-    private static final String REFUSED = "{\"error\":{\"type\":\"security_exception\",\"reason\":\"action [indices:admin/get] is "
-            + "unauthorized for user [kes]\"},\"status\":403}";
-    private static final String SETS_ROUTING = "{\"p\":{\"processors\":[{\"set\":{\"field\":\"_routing\",\"value\":\"{{user}}\"}}]}}";
+    private static final String UNEQUAL_TERMS =
+            "{\"metadata\":{\"indices\":{\"idx\":{\"settings\":{\"index\":{\"number_of_shards\":\"2\","
+                    + "\"uuid\":\"u1\"}},\"routing_num_shards\":2,\"primary_terms\":{\"0\":1,\"1\":3}}}}}";
+
+    private static final String REFUSED =
+            "{\"error\":{\"type\":\"security_exception\",\"reason\":\"action [indices:admin/get] is "
+                    + "unauthorized for user [kes]\"},\"status\":403}";
+    private static final String SETS_ROUTING =
+            "{\"p\":{\"processors\":[{\"set\":{\"field\":\"_routing\",\"value\":\"{{user}}\"}}]}}";
     private static final String HARMLESS = "{\"p\":{\"processors\":[{\"set\":{\"field\":\"seen\",\"value\":true}}]}}";
 
     /** Path → body; a path with no answer is refused with 403. */
     private final Map<String, String> answers = new ConcurrentHashMap<>();
+
     private final AtomicLong clock = new AtomicLong(1_000_000);
     private CannedElasticsearch es;
     private RestClient client;
 
     @BeforeEach
     void start() throws IOException {
-        es = new CannedElasticsearch(path -> answers.containsKey(path) ? Answer.ok(answers.get(path)) : null, new Answer(403, REFUSED));
+        es = new CannedElasticsearch(
+                path -> answers.containsKey(path) ? Answer.ok(answers.get(path)) : null, new Answer(403, REFUSED));
         client = es.client();
     }
 
@@ -63,15 +69,20 @@ class IndexRoutingTableTest {
      * the job restarted for ever.
      */
     @Test
-    void withoutViewIndexMetadataTheLayoutStillHoldsEachShardToItsOwnTermSoUnequalTermsDoNotFailEveryFence() throws IOException {
+    void withoutViewIndexMetadataTheLayoutStillHoldsEachShardToItsOwnTermSoUnequalTermsDoNotFailEveryFence()
+            throws IOException {
         answers.put("/_cluster/state/metadata/idx", UNEQUAL_TERMS);
         ClusterMetadataClient metadata = new ClusterMetadataClient(client);
         IndexRoutingTable table = new IndexRoutingTable(metadata, clock::get);
 
         Optional<IndexLayout> layout = table.layoutFor("idx");
 
-        assertThat(layout).as("the primary terms come from _cluster/state, which cluster monitor shows").isPresent();
-        assertThat(layout.get().routing()).as("no calibration without _search_shards: documents go in ordinary bulks").isNull();
+        assertThat(layout)
+                .as("the primary terms come from _cluster/state, which cluster monitor shows")
+                .isPresent();
+        assertThat(layout.get().routing())
+                .as("no calibration without _search_shards: documents go in ordinary bulks")
+                .isNull();
         AcknowledgedWrites written = new AcknowledgedWrites();
         written.record("idx", layout.get().anyShard(), 1); // applied on shard 0 under its term 1
         Map<String, IndexMetadata> now = metadata.indices(List.of("idx"));
@@ -91,8 +102,12 @@ class IndexRoutingTableTest {
         clock.addAndGet(IndexRoutingTable.INDEX_TTL_MILLIS + 1);
         IndexLayout after = table.layoutFor("idx").orElseThrow();
 
-        assertThat(after.routing()).as("a pipeline that sets _routing: no prediction").isNull();
-        assertThat(after.generation()).as("a new generation: the writers predict again").isNotSameAs(before.generation());
+        assertThat(after.routing())
+                .as("a pipeline that sets _routing: no prediction")
+                .isNull();
+        assertThat(after.generation())
+                .as("a new generation: the writers predict again")
+                .isNotSameAs(before.generation());
         assertThat(table.unpredictableIndices()).isEqualTo(1);
     }
 

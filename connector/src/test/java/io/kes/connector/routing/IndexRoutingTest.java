@@ -23,31 +23,105 @@ class IndexRoutingTest {
 
     static {
         Map<String, Integer> m = ES_BWC_EIGHT_SHARDS;
-        m.put("sEERfFzPSI", 1); m.put("cNRiIrjzYd", 7); m.put("BgfLBXUyWT", 5); m.put("cnepjZhQnb", 3);
-        m.put("OKCmuYkeCK", 6); m.put("OutXGRQUja", 5); m.put("yCdyocKWou", 1); m.put("KXuNWWNgVj", 2);
-        m.put("DGJOYrpESx", 4); m.put("upLDybdTGs", 5); m.put("yhZhzCPQby", 1); m.put("EyCVeiCouA", 1);
-        m.put("tFyVdQauWR", 6); m.put("nyeRYDnDQr", 6); m.put("hswhrppvDH", 0); m.put("BSiWvDOsNE", 5);
-        m.put("YHicpFBSaY", 1); m.put("EquPtdKaBZ", 4); m.put("rSjLZHCDfT", 5); m.put("qoZALVcite", 7);
-        m.put("yDCCPVBiCm", 7); m.put("ngizYtQgGK", 5); m.put("FYQRIBcNqz", 0); m.put("EBzEDAPODe", 2);
-        m.put("YePigbXgKb", 1); m.put("PeGJjomyik", 3); m.put("cyQIvDmyYD", 7); m.put("yIEfZrYfRk", 5);
-        m.put("kblouyFUbu", 7); m.put("xvIGbRiGJF", 3); m.put("KWimwsREPf", 4); m.put("wsNavvIcdk", 7);
-        m.put("xkWaPcCmpT", 0); m.put("FKKTOnJMDy", 7); m.put("RuLzobYixn", 2); m.put("mFohLeFRvF", 4);
-        m.put("aAMXnamRJg", 7); m.put("zKBMYJDmBI", 0); m.put("ElSVuJQQuw", 7); m.put("pezPtTQAAm", 7);
-        m.put("zBjjNEjAex", 2); m.put("PGgHcLNPYX", 7); m.put("hOkpeQqTDF", 3); m.put("chZXraUPBH", 7);
-        m.put("FAIcSmmNXq", 5); m.put("EZmDicyayC", 0); m.put("GRIueBeIyL", 7); m.put("qCChjGZYLp", 3);
-        m.put("IsSZQwwnUT", 3); m.put("MGlxLFyyCK", 3); m.put("YmscwrKSpB", 0); m.put("czSljcjMop", 5);
-        m.put("XhfGWwNlng", 1); m.put("cWpKJjlzgj", 7); m.put("eDzIfMKbvk", 1); m.put("WFFWYBfnTb", 0);
-        m.put("oDdHJxGxja", 7); m.put("PDOQQqgIKE", 1); m.put("bGEIEBLATe", 6); m.put("xpRkJPWVpu", 2);
-        m.put("kTwZnPEeIi", 2); m.put("DifcuqSsKk", 1); m.put("CEmLmljpXe", 5); m.put("cuNKtLtyJQ", 7);
-        m.put("yNjiAnxAmt", 5); m.put("bVDJDCeaFm", 2); m.put("vdnUhGLFtl", 0); m.put("LnqSYezXbr", 5);
-        m.put("EzHgydDCSR", 3); m.put("ZSKjhJlcpn", 1); m.put("WRjUoZwtUz", 3); m.put("RiBbcCdIgk", 4);
-        m.put("yizTqyjuDn", 4); m.put("QnFjcpcZUT", 4); m.put("agYhXYUUpl", 7); m.put("UOjiTugjNC", 7);
-        m.put("nICGuWTdfV", 0); m.put("NrnSmcnUVF", 2); m.put("ZSzFcbpDqP", 3); m.put("YOhahLSzzE", 5);
-        m.put("iWswCilUaT", 1); m.put("zXAamKsRwj", 2); m.put("aqGsrUPHFq", 5); m.put("eDItImYWTS", 1);
-        m.put("JAYDZMRcpW", 4); m.put("lmvAaEPflK", 7); m.put("IKuOwPjKCx", 5); m.put("schsINzlYB", 1);
-        m.put("OqbFNxrKrF", 2); m.put("QrklDfvEJU", 6); m.put("VLxKRKdLbx", 4); m.put("imoydNTZhV", 1);
-        m.put("uFZyTyOMRO", 4); m.put("nVAZVMPNNx", 3); m.put("rPIdESYaAO", 5); m.put("nbZWPWJsIM", 0);
-        m.put("wRZXPSoEgd", 3); m.put("nGzpgwsSBc", 4); m.put("AITyyoyLLs", 4);
+        m.put("sEERfFzPSI", 1);
+        m.put("cNRiIrjzYd", 7);
+        m.put("BgfLBXUyWT", 5);
+        m.put("cnepjZhQnb", 3);
+        m.put("OKCmuYkeCK", 6);
+        m.put("OutXGRQUja", 5);
+        m.put("yCdyocKWou", 1);
+        m.put("KXuNWWNgVj", 2);
+        m.put("DGJOYrpESx", 4);
+        m.put("upLDybdTGs", 5);
+        m.put("yhZhzCPQby", 1);
+        m.put("EyCVeiCouA", 1);
+        m.put("tFyVdQauWR", 6);
+        m.put("nyeRYDnDQr", 6);
+        m.put("hswhrppvDH", 0);
+        m.put("BSiWvDOsNE", 5);
+        m.put("YHicpFBSaY", 1);
+        m.put("EquPtdKaBZ", 4);
+        m.put("rSjLZHCDfT", 5);
+        m.put("qoZALVcite", 7);
+        m.put("yDCCPVBiCm", 7);
+        m.put("ngizYtQgGK", 5);
+        m.put("FYQRIBcNqz", 0);
+        m.put("EBzEDAPODe", 2);
+        m.put("YePigbXgKb", 1);
+        m.put("PeGJjomyik", 3);
+        m.put("cyQIvDmyYD", 7);
+        m.put("yIEfZrYfRk", 5);
+        m.put("kblouyFUbu", 7);
+        m.put("xvIGbRiGJF", 3);
+        m.put("KWimwsREPf", 4);
+        m.put("wsNavvIcdk", 7);
+        m.put("xkWaPcCmpT", 0);
+        m.put("FKKTOnJMDy", 7);
+        m.put("RuLzobYixn", 2);
+        m.put("mFohLeFRvF", 4);
+        m.put("aAMXnamRJg", 7);
+        m.put("zKBMYJDmBI", 0);
+        m.put("ElSVuJQQuw", 7);
+        m.put("pezPtTQAAm", 7);
+        m.put("zBjjNEjAex", 2);
+        m.put("PGgHcLNPYX", 7);
+        m.put("hOkpeQqTDF", 3);
+        m.put("chZXraUPBH", 7);
+        m.put("FAIcSmmNXq", 5);
+        m.put("EZmDicyayC", 0);
+        m.put("GRIueBeIyL", 7);
+        m.put("qCChjGZYLp", 3);
+        m.put("IsSZQwwnUT", 3);
+        m.put("MGlxLFyyCK", 3);
+        m.put("YmscwrKSpB", 0);
+        m.put("czSljcjMop", 5);
+        m.put("XhfGWwNlng", 1);
+        m.put("cWpKJjlzgj", 7);
+        m.put("eDzIfMKbvk", 1);
+        m.put("WFFWYBfnTb", 0);
+        m.put("oDdHJxGxja", 7);
+        m.put("PDOQQqgIKE", 1);
+        m.put("bGEIEBLATe", 6);
+        m.put("xpRkJPWVpu", 2);
+        m.put("kTwZnPEeIi", 2);
+        m.put("DifcuqSsKk", 1);
+        m.put("CEmLmljpXe", 5);
+        m.put("cuNKtLtyJQ", 7);
+        m.put("yNjiAnxAmt", 5);
+        m.put("bVDJDCeaFm", 2);
+        m.put("vdnUhGLFtl", 0);
+        m.put("LnqSYezXbr", 5);
+        m.put("EzHgydDCSR", 3);
+        m.put("ZSKjhJlcpn", 1);
+        m.put("WRjUoZwtUz", 3);
+        m.put("RiBbcCdIgk", 4);
+        m.put("yizTqyjuDn", 4);
+        m.put("QnFjcpcZUT", 4);
+        m.put("agYhXYUUpl", 7);
+        m.put("UOjiTugjNC", 7);
+        m.put("nICGuWTdfV", 0);
+        m.put("NrnSmcnUVF", 2);
+        m.put("ZSzFcbpDqP", 3);
+        m.put("YOhahLSzzE", 5);
+        m.put("iWswCilUaT", 1);
+        m.put("zXAamKsRwj", 2);
+        m.put("aqGsrUPHFq", 5);
+        m.put("eDItImYWTS", 1);
+        m.put("JAYDZMRcpW", 4);
+        m.put("lmvAaEPflK", 7);
+        m.put("IKuOwPjKCx", 5);
+        m.put("schsINzlYB", 1);
+        m.put("OqbFNxrKrF", 2);
+        m.put("QrklDfvEJU", 6);
+        m.put("VLxKRKdLbx", 4);
+        m.put("imoydNTZhV", 1);
+        m.put("uFZyTyOMRO", 4);
+        m.put("nVAZVMPNNx", 3);
+        m.put("rPIdESYaAO", 5);
+        m.put("nbZWPWJsIM", 0);
+        m.put("wRZXPSoEgd", 3);
+        m.put("nGzpgwsSBc", 4);
+        m.put("AITyyoyLLs", 4);
     }
 
     private static IndexRouting routing(int shards, int routingNumShards, int partitionSize, RoutingFunction function) {
@@ -60,9 +134,15 @@ class IndexRoutingTest {
         for (RoutingFunction function : RoutingFunction.values()) {
             IndexRouting index = routing(8, 8, 1, function);
             ES_BWC_EIGHT_SHARDS.forEach((term, shard) -> {
-                assertThat(index.shardOf(term, null)).as("%s as _id, %s", term, function).isEqualTo(shard);
-                assertThat(index.shardOf("any-id", term)).as("%s as _routing, %s", term, function).isEqualTo(shard);
-                assertThat(index.searchShards(term)).as("%s as search routing, %s", term, function).containsExactly(shard);
+                assertThat(index.shardOf(term, null))
+                        .as("%s as _id, %s", term, function)
+                        .isEqualTo(shard);
+                assertThat(index.shardOf("any-id", term))
+                        .as("%s as _routing, %s", term, function)
+                        .isEqualTo(shard);
+                assertThat(index.searchShards(term))
+                        .as("%s as search routing, %s", term, function)
+                        .containsExactly(shard);
             });
         }
     }
@@ -78,8 +158,9 @@ class IndexRoutingTest {
                 "d", Map.of("d_0", 3, "d_1", 4, "d_2", 4, "d_3", 4));
         for (RoutingFunction function : RoutingFunction.values()) {
             IndexRouting index = routing(6, 6, 2, function);
-            table.forEach((r, ids) -> ids.forEach((id, shard) ->
-                    assertThat(index.shardOf(id, r)).as("id %s routing %s, %s", id, r, function).isEqualTo(shard)));
+            table.forEach((r, ids) -> ids.forEach((id, shard) -> assertThat(index.shardOf(id, r))
+                    .as("id %s routing %s, %s", id, r, function)
+                    .isEqualTo(shard)));
         }
     }
 
@@ -105,8 +186,9 @@ class IndexRoutingTest {
     }
 
     private static void assertTable(IndexRouting index, Map<String, Map<String, Integer>> table) {
-        table.forEach((r, ids) -> ids.forEach((id, shard) ->
-                assertThat(index.shardOf(id, r)).as("id %s routing %s, %s", id, r, index.function()).isEqualTo(shard)));
+        table.forEach((r, ids) -> ids.forEach((id, shard) -> assertThat(index.shardOf(id, r))
+                .as("id %s routing %s, %s", id, r, index.function())
+                .isEqualTo(shard)));
     }
 
     @Test
@@ -125,8 +207,7 @@ class IndexRoutingTest {
         for (int i = 0; i < 200; i++) {
             assertThat(index.shardOf("doc-" + i, "tenant-7")).isEqualTo(index.shardOf("tenant-7", null));
         }
-        assertThat(index.shardOf("doc-1", null))
-                .isEqualTo(Math.floorMod(Murmur3.hash("doc-1"), 640) / 128);
+        assertThat(index.shardOf("doc-1", null)).isEqualTo(Math.floorMod(Murmur3.hash("doc-1"), 640) / 128);
     }
 
     @Test
@@ -148,8 +229,12 @@ class IndexRoutingTest {
                     disagreements++;
                 }
             }
-            assertThat(seen).as("shards reached with %s", java.util.Arrays.toString(numbers)).hasSize(numbers[0]);
-            assertThat(disagreements).as("disagreements with %s", java.util.Arrays.toString(numbers)).isGreaterThan(500);
+            assertThat(seen)
+                    .as("shards reached with %s", java.util.Arrays.toString(numbers))
+                    .hasSize(numbers[0]);
+            assertThat(disagreements)
+                    .as("disagreements with %s", java.util.Arrays.toString(numbers))
+                    .isGreaterThan(500);
         }
     }
 
@@ -171,7 +256,8 @@ class IndexRoutingTest {
                             assertThat(shard).isEqualTo(function.shard(Murmur3.hash(r) + offset, 12, routingNumShards));
                             shards.add(shard);
                         }
-                        assertThat(shards).as("routing %s, %s", r, index)
+                        assertThat(shards)
+                                .as("routing %s, %s", r, index)
                                 .hasSize(partitionSize)
                                 .isEqualTo(index.searchShards(r));
                     }
@@ -240,14 +326,19 @@ class IndexRoutingTest {
                 .hasMessageContaining("numberOfShards (3) must divide routingNumShards (1024) of index [test]");
         assertThat(routing(3, 1024, 1, MODULO).numberOfShards()).isEqualTo(3); // MODULO does not need it
         assertThatThrownBy(() -> routing(0, 1, 1, MODULO))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("numberOfShards of index [test] must be at least 1");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("numberOfShards of index [test] must be at least 1");
         assertThatThrownBy(() -> routing(2, 0, 1, MODULO))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("routingNumShards of index [test] must be at least 1");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("routingNumShards of index [test] must be at least 1");
         assertThatThrownBy(() -> routing(2, 2, 0, MODULO))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("routingPartitionSize of index [test] must be at least 1");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("routingPartitionSize of index [test] must be at least 1");
         assertThatThrownBy(() -> routing(2, 2, 1, null))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("routing function");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("routing function");
         assertThatThrownBy(() -> new IndexRouting("", 2, 2, 1, MODULO))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("index name");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("index name");
     }
 }

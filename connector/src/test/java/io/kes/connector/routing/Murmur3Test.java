@@ -83,7 +83,8 @@ class Murmur3Test {
         assertThat(Murmur3.hash(grinning)).isEqualTo(hashOf(0x3D, 0xD8, 0x00, 0xDE));
         // odd number of chars: the pair straddles a 4-byte block boundary
         assertThat(Murmur3.hash("a" + grinning)).isEqualTo(hashOf(0x61, 0x00, 0x3D, 0xD8, 0x00, 0xDE));
-        assertThat(Murmur3.hash("id-\uD83D\uDE80-\u00e9\u4e2d")).isEqualTo(referenceHash("id-\uD83D\uDE80-\u00e9\u4e2d"));
+        assertThat(Murmur3.hash("id-\uD83D\uDE80-\u00e9\u4e2d"))
+                .isEqualTo(referenceHash("id-\uD83D\uDE80-\u00e9\u4e2d"));
         // not UTF-8: Elasticsearch hashes UTF-16 units
         byte[] utf8 = grinning.getBytes(StandardCharsets.UTF_8);
         assertThat(Murmur3.hash(grinning)).isNotEqualTo(Murmur3.hash(utf8, 0, utf8.length));
@@ -100,9 +101,9 @@ class Murmur3Test {
     void charPathMatchesUtf16LittleEndianBytePathForRandomStrings() {
         Random random = new Random(20240601L);
         int[][] ranges = {
-            {0x20, 0x7f},      // ASCII
-            {0xa0, 0x800},     // Latin-1 supplement .. two-byte UTF-8
-            {0x800, 0xd800},   // CJK etc., below the surrogates
+            {0x20, 0x7f}, // ASCII
+            {0xa0, 0x800}, // Latin-1 supplement .. two-byte UTF-8
+            {0x800, 0xd800}, // CJK etc., below the surrogates
             {0xe000, 0x10000}, // above the surrogates
         };
         for (int n = 0; n < 5_000; n++) {

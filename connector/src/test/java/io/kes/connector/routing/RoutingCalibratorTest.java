@@ -26,7 +26,8 @@ class RoutingCalibratorTest {
         for (int[] n : ES_8_AND_9_1_INDICES) {
             IndexRouting node = new IndexRouting("logs", n[0], n[1], 1, ROUTING_NUM_SHARDS);
             List<Probe> probes = ask(node, RoutingCalibrator.probeValues(8, n[0], n[1]));
-            assertThat(RoutingCalibrator.calibrate("logs", n[0], n[1], 1, probes)).contains(node);
+            assertThat(RoutingCalibrator.calibrate("logs", n[0], n[1], 1, probes))
+                    .contains(node);
         }
     }
 
@@ -35,7 +36,8 @@ class RoutingCalibratorTest {
         for (int[] n : ES_8_AND_9_1_INDICES) {
             IndexRouting node = new IndexRouting("logs", n[0], n[1], 1, MODULO);
             List<Probe> probes = ask(node, RoutingCalibrator.probeValues(8, n[0], n[1]));
-            assertThat(RoutingCalibrator.calibrate("logs", n[0], n[1], 1, probes)).contains(node);
+            assertThat(RoutingCalibrator.calibrate("logs", n[0], n[1], 1, probes))
+                    .contains(node);
         }
     }
 
@@ -43,9 +45,11 @@ class RoutingCalibratorTest {
     void calibratorTellsTheFunctionsApartWithElasticsearchsOwnIdOneVector() {
         // elastic/elasticsearch IndexRoutingTests#testSimpleRoutingPreAndPostModRoutingChange: "1" goes to
         // shard 1 of a 2-shard modulo index and to shard 0 with routing_num_shards 1024.
-        assertThat(RoutingCalibrator.calibrate("i", 2, 1024, 1, List.of(Probe.of("1", 1))).map(IndexRouting::function))
+        assertThat(RoutingCalibrator.calibrate("i", 2, 1024, 1, List.of(Probe.of("1", 1)))
+                        .map(IndexRouting::function))
                 .contains(MODULO);
-        assertThat(RoutingCalibrator.calibrate("i", 2, 1024, 1, List.of(Probe.of("1", 0))).map(IndexRouting::function))
+        assertThat(RoutingCalibrator.calibrate("i", 2, 1024, 1, List.of(Probe.of("1", 0)))
+                        .map(IndexRouting::function))
                 .contains(ROUTING_NUM_SHARDS);
     }
 
@@ -65,23 +69,30 @@ class RoutingCalibratorTest {
         assertThat(legacyShard).isNotEqualTo(moduloShard);
         String w = RoutingCalibrator.probeValues(2, 5, 640).get(1);
         int moduloShardOfW = new IndexRouting("x", 5, 640, 1, MODULO).shardOf(null, w);
-        assertThat(RoutingCalibrator.calibrate("x", 5, 640, 1, List.of(Probe.of(v, legacyShard), Probe.of(w, moduloShardOfW))))
+        assertThat(RoutingCalibrator.calibrate(
+                        "x", 5, 640, 1, List.of(Probe.of(v, legacyShard), Probe.of(w, moduloShardOfW))))
                 .isEmpty();
 
         // a shard the index does not have
-        assertThat(RoutingCalibrator.calibrate("x", 5, 640, 1, List.of(Probe.of(v, 7)))).isEmpty();
+        assertThat(RoutingCalibrator.calibrate("x", 5, 640, 1, List.of(Probe.of(v, 7))))
+                .isEmpty();
     }
 
     @Test
     void calibratorPrefersRoutingNumShardsWhenBothFunctionsAreTheSame() {
         // 1 shard: every hash goes to shard 0 either way; routingNumShards == numberOfShards: identical functions
         IndexRouting oneShard = new IndexRouting("one", 1, 1024, 1, MODULO);
-        assertThat(RoutingCalibrator.calibrate("one", 1, 1024, 1, ask(oneShard, RoutingCalibrator.probeValues(4, 1, 1024))))
-                .map(IndexRouting::function).contains(ROUTING_NUM_SHARDS);
+        assertThat(RoutingCalibrator.calibrate(
+                        "one", 1, 1024, 1, ask(oneShard, RoutingCalibrator.probeValues(4, 1, 1024))))
+                .map(IndexRouting::function)
+                .contains(ROUTING_NUM_SHARDS);
         IndexRouting equal = new IndexRouting("eq", 6, 6, 1, MODULO);
         assertThat(RoutingCalibrator.calibrate("eq", 6, 6, 1, ask(equal, RoutingCalibrator.probeValues(4, 6, 6))))
-                .map(IndexRouting::function).contains(ROUTING_NUM_SHARDS);
-        assertThat(RoutingCalibrator.calibrate("eq", 6, 6, 1, List.of())).map(IndexRouting::function).contains(ROUTING_NUM_SHARDS);
+                .map(IndexRouting::function)
+                .contains(ROUTING_NUM_SHARDS);
+        assertThat(RoutingCalibrator.calibrate("eq", 6, 6, 1, List.of()))
+                .map(IndexRouting::function)
+                .contains(ROUTING_NUM_SHARDS);
     }
 
     @Test
@@ -89,7 +100,8 @@ class RoutingCalibratorTest {
         IndexRouting node = new IndexRouting("odd", 3, 1024, 1, MODULO);
         List<Probe> probes = ask(node, RoutingCalibrator.probeValues(6, 3, 1024));
         assertThat(RoutingCalibrator.calibrate("odd", 3, 1024, 1, probes)).contains(node);
-        assertThat(RoutingCalibrator.calibrate("odd", 3, 1024, 1, List.of(Probe.of("a", 5)))).isEmpty();
+        assertThat(RoutingCalibrator.calibrate("odd", 3, 1024, 1, List.of(Probe.of("a", 5))))
+                .isEmpty();
     }
 
     @Test
@@ -115,17 +127,21 @@ class RoutingCalibratorTest {
                 int hash = Murmur3.hash(v);
                 assertThat(ROUTING_NUM_SHARDS.shard(hash, n[0], n[1])).isNotEqualTo(MODULO.shard(hash, n[0], n[1]));
             });
-            assertThat(RoutingCalibrator.probeValues(10, n[0], n[1])).as("deterministic").isEqualTo(values);
+            assertThat(RoutingCalibrator.probeValues(10, n[0], n[1]))
+                    .as("deterministic")
+                    .isEqualTo(values);
         }
     }
 
     @Test
     void probeValuesFallBackToPlainValuesWhenTheFunctionsCoincide() {
-        assertThat(RoutingCalibrator.probeValues(3, 1, 1024)).containsExactly("kes-probe-0", "kes-probe-1", "kes-probe-2");
+        assertThat(RoutingCalibrator.probeValues(3, 1, 1024))
+                .containsExactly("kes-probe-0", "kes-probe-1", "kes-probe-2");
         assertThat(RoutingCalibrator.probeValues(3, 6, 6)).containsExactly("kes-probe-0", "kes-probe-1", "kes-probe-2");
         assertThat(RoutingCalibrator.probeValues(2, 3, 1024)).containsExactly("kes-probe-0", "kes-probe-1");
         assertThat(RoutingCalibrator.probeValues(0, 3, 768)).isEmpty();
-        assertThatThrownBy(() -> RoutingCalibrator.probeValues(-1, 3, 768)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> RoutingCalibrator.probeValues(-1, 3, 768))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
@@ -138,7 +154,8 @@ class RoutingCalibratorTest {
 
     @Test
     void probeRejectsMissingAnswers() {
-        assertThatThrownBy(() -> new Probe("v", Set.of())).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> new Probe("v", Set.of()))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("at least one shard");
         assertThatThrownBy(() -> new Probe(null, Set.of(1))).isInstanceOf(IllegalArgumentException.class);
     }

@@ -41,14 +41,17 @@ class RoutingFunctionTest {
         assertThat(RoutingFunction.ROUTING_NUM_SHARDS.shard(-2, 5, 640)).isEqualTo(4);
         assertThat(RoutingFunction.MODULO.shard(-2, 5, 640)).isEqualTo(3);
         // floorMod(-2^31, 768) = 256 (0 mod 256, 1 mod 3), 256 / 256 = 1
-        assertThat(RoutingFunction.ROUTING_NUM_SHARDS.shard(Integer.MIN_VALUE, 3, 768)).isEqualTo(1);
-        assertThat(RoutingFunction.MODULO.shard(Integer.MIN_VALUE, 3, 768)).isEqualTo(Math.floorMod(Integer.MIN_VALUE, 3));
+        assertThat(RoutingFunction.ROUTING_NUM_SHARDS.shard(Integer.MIN_VALUE, 3, 768))
+                .isEqualTo(1);
+        assertThat(RoutingFunction.MODULO.shard(Integer.MIN_VALUE, 3, 768))
+                .isEqualTo(Math.floorMod(Integer.MIN_VALUE, 3));
     }
 
     @Test
     void bothFunctionsAgreeWhenRoutingNumShardsEqualsNumberOfShards() {
         for (int hash = -5000; hash < 5000; hash += 7) {
-            assertThat(RoutingFunction.ROUTING_NUM_SHARDS.shard(hash, 6, 6)).isEqualTo(RoutingFunction.MODULO.shard(hash, 6, 6));
+            assertThat(RoutingFunction.ROUTING_NUM_SHARDS.shard(hash, 6, 6))
+                    .isEqualTo(RoutingFunction.MODULO.shard(hash, 6, 6));
         }
     }
 
@@ -63,8 +66,10 @@ class RoutingFunctionTest {
     @Test
     void rejectsNonPositiveShardCounts() {
         assertThatThrownBy(() -> RoutingFunction.MODULO.shard(1, 0, 1))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("numberOfShards must be at least 1");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("numberOfShards must be at least 1");
         assertThatThrownBy(() -> RoutingFunction.ROUTING_NUM_SHARDS.shard(1, 1, 0))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("routingNumShards must be at least 1");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("routingNumShards must be at least 1");
     }
 }

@@ -7,8 +7,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kes.connector.cluster.ClusterMetadataClient;
 import io.kes.stack.ElasticsearchNode;
 import io.kes.stack.Http;
-import io.kes.stack.SharedServers;
 import io.kes.stack.SearchNode;
+import io.kes.stack.SharedServers;
 import io.kes.stack.junit.SearchTarget;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -38,24 +38,28 @@ class ShardPredictionIT {
             for (int shards : new int[] {1, 3, 5, 8, 12}) {
                 args.add(Arguments.of(target, shards, false, 1));
             }
-            args.add(Arguments.of(target, 5, true, 1));   // custom routing
-            args.add(Arguments.of(target, 6, true, 3));   // routing_partition_size > 1
+            args.add(Arguments.of(target, 5, true, 1)); // custom routing
+            args.add(Arguments.of(target, 6, true, 3)); // routing_partition_size > 1
         });
         return args.stream();
     }
 
     @ParameterizedTest(name = "{0}: {1} shards, custom routing {2}, partition size {3}")
     @MethodSource("layouts")
-    void everyDocumentLandsOnThePredictedShard(SearchTarget target, int shards, boolean customRouting, int partitionSize)
-            throws Exception {
+    void everyDocumentLandsOnThePredictedShard(
+            SearchTarget target, int shards, boolean customRouting, int partitionSize) throws Exception {
         SearchNode node = target.node();
         Http http = node.http();
         String index = ("predict-" + shards + "-" + customRouting + "-" + partitionSize).toLowerCase();
         http.send("DELETE", "/" + index + "?ignore_unavailable=true", null);
         String partition = partitionSize > 1 ? ",\"routing_partition_size\":" + partitionSize : "";
         String mapping = partitionSize > 1 ? ",\"mappings\":{\"_routing\":{\"required\":true}}" : "";
-        http.send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":" + shards + ",\"number_of_replicas\":0"
-                + partition + "}" + mapping + "}").requireOk("create " + index);
+        http.send(
+                        "PUT",
+                        "/" + index,
+                        "{\"settings\":{\"number_of_shards\":" + shards + ",\"number_of_replicas\":0" + partition + "}"
+                                + mapping + "}")
+                .requireOk("create " + index);
 
         Random random = new Random(shards * 31L + partitionSize);
         Map<String, String> routingById = new HashMap<>();
@@ -64,20 +68,24 @@ class ShardPredictionIT {
             String id = randomId(random, i);
             String routing = customRouting ? "user-" + random.nextInt(500) + (i % 7 == 0 ? "-ü😀" : "") : null;
             routingById.put(id, routing);
-            bulk.append("{\"index\":{\"_index\":").append(JSON.writeValueAsString(index))
-                    .append(",\"_id\":").append(JSON.writeValueAsString(id));
+            bulk.append("{\"index\":{\"_index\":")
+                    .append(JSON.writeValueAsString(index))
+                    .append(",\"_id\":")
+                    .append(JSON.writeValueAsString(id));
             if (routing != null) {
                 bulk.append(",\"routing\":").append(JSON.writeValueAsString(routing));
             }
             bulk.append("}}\n{\"n\":").append(i).append("}\n");
         }
-        Http.Response bulkResponse = http.send("POST", "/_bulk?refresh=true&filter_path=errors", bulk.toString()).requireOk("bulk");
+        Http.Response bulkResponse = http.send("POST", "/_bulk?refresh=true&filter_path=errors", bulk.toString())
+                .requireOk("bulk");
         assertThat(bulkResponse.body()).contains("\"errors\":false");
 
         IndexRouting routing;
         try (RestClient client = RestClient.builder(HttpHost.create(node.url())).build()) {
             routing = new IndexRoutingTable(new ClusterMetadataClient(client), System::currentTimeMillis)
-                    .routingFor(index).orElseThrow(() -> new AssertionError("no routing predicted for " + index));
+                    .routingFor(index)
+                    .orElseThrow(() -> new AssertionError("no routing predicted for " + index));
         }
         assertThat(routing.numberOfShards()).isEqualTo(shards);
 
@@ -85,8 +93,11 @@ class ShardPredictionIT {
         List<String> wrong = new ArrayList<>();
         for (int shard = 0; shard < shards; shard++) {
             JsonNode hits = JSON.readTree(http.get("/" + index + "/_search?preference=_shards:" + shard
-                    + "&size=10000&_source=false&filter_path=hits.hits._id").requireOk("search shard " + shard).body())
-                    .path("hits").path("hits");
+                                    + "&size=10000&_source=false&filter_path=hits.hits._id")
+                            .requireOk("search shard " + shard)
+                            .body())
+                    .path("hits")
+                    .path("hits");
             for (JsonNode hit : hits) {
                 String id = hit.path("_id").asText();
                 int predicted = routing.shardOf(id, routingById.get(id));
@@ -97,7 +108,9 @@ class ShardPredictionIT {
             }
         }
         assertThat(checked).isEqualTo(DOCS);
-        assertThat(wrong).as("documents not on the predicted shard (%s)", routing).isEmpty();
+        assertThat(wrong)
+                .as("documents not on the predicted shard (%s)", routing)
+                .isEmpty();
     }
 
     /**
@@ -111,7 +124,8 @@ class ShardPredictionIT {
         Http http = node.http();
         String index = "predict-recreated";
         http.send("DELETE", "/" + index + "?ignore_unavailable=true", null);
-        http.send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0}}").requireOk("create");
+        http.send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0}}")
+                .requireOk("create");
         long[] clock = {0};
         try (RestClient client = RestClient.builder(HttpHost.create(node.url())).build()) {
             IndexRoutingTable table = new IndexRoutingTable(new ClusterMetadataClient(client), () -> clock[0]);
@@ -119,8 +133,11 @@ class ShardPredictionIT {
             assertThat(before.numberOfShards()).isEqualTo(3);
 
             http.send("DELETE", "/" + index, null).requireOk("delete");
-            http.send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":6,\"number_of_replicas\":0}}").requireOk("re-create");
-            assertThat(table.layoutFor(index).orElseThrow()).as("cached until the entry expires").isSameAs(before);
+            http.send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":6,\"number_of_replicas\":0}}")
+                    .requireOk("re-create");
+            assertThat(table.layoutFor(index).orElseThrow())
+                    .as("cached until the entry expires")
+                    .isSameAs(before);
             clock[0] += IndexRoutingTable.INDEX_TTL_MILLIS;
             IndexLayout after = table.layoutFor(index).orElseThrow();
             assertThat(after.uuid()).isNotEqualTo(before.uuid());
@@ -129,7 +146,9 @@ class ShardPredictionIT {
             assertThat(after.routing().numberOfShards()).isEqualTo(6);
 
             clock[0] += IndexRoutingTable.INDEX_TTL_MILLIS;
-            assertThat(table.layoutFor(index).orElseThrow().generation()).as("same index, same calibration").isSameAs(after.generation());
+            assertThat(table.layoutFor(index).orElseThrow().generation())
+                    .as("same index, same calibration")
+                    .isSameAs(after.generation());
 
             for (int day = 1; day <= 5; day++) {
                 table.layoutFor("predict-missing-2026.11." + day); // date-named indices that come and go
@@ -152,28 +171,43 @@ class ShardPredictionIT {
         Http http = node.http();
         for (String index : List.of("predict-refreshed-1", "predict-refreshed-2")) {
             http.send("DELETE", "/" + index + "?ignore_unavailable=true", null);
-            http.send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0}}").requireOk("create");
+            http.send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0}}")
+                    .requireOk("create");
         }
-        http.send("POST", "/_aliases", "{\"actions\":[{\"add\":{\"index\":\"predict-refreshed-1\",\"alias\":\"predict-refreshed\","
-                + "\"is_write_index\":true}}]}").requireOk("alias");
+        http.send(
+                        "POST",
+                        "/_aliases",
+                        "{\"actions\":[{\"add\":{\"index\":\"predict-refreshed-1\",\"alias\":\"predict-refreshed\","
+                                + "\"is_write_index\":true}}]}")
+                .requireOk("alias");
         long[] clock = {0};
         List<Runnable> refresher = new java.util.ArrayList<>();
         try (RestClient client = RestClient.builder(HttpHost.create(node.url())).build()) {
-            IndexRoutingTable table = new IndexRoutingTable(new ClusterMetadataClient(client), () -> clock[0], refresher::add);
+            IndexRoutingTable table =
+                    new IndexRoutingTable(new ClusterMetadataClient(client), () -> clock[0], refresher::add);
             IndexLayout before = table.layoutFor("predict-refreshed").orElseThrow();
             assertThat(before.index()).isEqualTo("predict-refreshed-1");
-            assertThat(refresher).as("a name never seen is read on the caller's thread").isEmpty();
+            assertThat(refresher)
+                    .as("a name never seen is read on the caller's thread")
+                    .isEmpty();
 
-            http.send("POST", "/_aliases", "{\"actions\":[{\"add\":{\"index\":\"predict-refreshed-1\",\"alias\":\"predict-refreshed\","
-                    + "\"is_write_index\":false}},{\"add\":{\"index\":\"predict-refreshed-2\",\"alias\":\"predict-refreshed\","
-                    + "\"is_write_index\":true}}]}").requireOk("roll over");
+            http.send(
+                            "POST",
+                            "/_aliases",
+                            "{\"actions\":[{\"add\":{\"index\":\"predict-refreshed-1\",\"alias\":\"predict-refreshed\","
+                                    + "\"is_write_index\":false}},{\"add\":{\"index\":\"predict-refreshed-2\",\"alias\":\"predict-refreshed\","
+                                    + "\"is_write_index\":true}}]}")
+                    .requireOk("roll over");
             clock[0] += IndexRoutingTable.ALIAS_TTL_MILLIS;
-            assertThat(table.layoutFor("predict-refreshed").orElseThrow()).as("expired, read in the background").isSameAs(before);
+            assertThat(table.layoutFor("predict-refreshed").orElseThrow())
+                    .as("expired, read in the background")
+                    .isSameAs(before);
             assertThat(table.layoutFor("predict-refreshed").orElseThrow()).isSameAs(before);
             assertThat(refresher).as("one read at a time").hasSize(1);
 
             refresher.remove(0).run();
-            assertThat(table.layoutFor("predict-refreshed").orElseThrow().index()).isEqualTo("predict-refreshed-2");
+            assertThat(table.layoutFor("predict-refreshed").orElseThrow().index())
+                    .isEqualTo("predict-refreshed-2");
             assertThat(refresher).isEmpty();
         }
     }
@@ -190,45 +224,72 @@ class ShardPredictionIT {
         Http http = node.http();
         for (String index : List.of("predict-moved", "predict-rolled-1", "predict-rolled-2")) {
             http.send("DELETE", "/" + index + "?ignore_unavailable=true", null);
-            http.send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0}}").requireOk("create");
+            http.send("PUT", "/" + index, "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0}}")
+                    .requireOk("create");
         }
-        http.send("POST", "/_aliases", "{\"actions\":[{\"add\":{\"index\":\"predict-rolled-1\",\"alias\":\"predict-rolled\","
-                + "\"is_write_index\":true}}]}").requireOk("alias");
+        http.send(
+                        "POST",
+                        "/_aliases",
+                        "{\"actions\":[{\"add\":{\"index\":\"predict-rolled-1\",\"alias\":\"predict-rolled\","
+                                + "\"is_write_index\":true}}]}")
+                .requireOk("alias");
         long[] clock = {0};
         try (RestClient client = RestClient.builder(HttpHost.create(node.url())).build()) {
             IndexRoutingTable table = new IndexRoutingTable(new ClusterMetadataClient(client), () -> clock[0]);
             ShardPredictor predictor = new ShardPredictor(table);
 
-            io.kes.connector.DocumentOperation toAlias = io.kes.connector.DocumentOperation.index("predict-rolled", "a", "{}");
+            io.kes.connector.DocumentOperation toAlias =
+                    io.kes.connector.DocumentOperation.index("predict-rolled", "a", "{}");
             ShardPrediction aliasPrediction = predictor.predict(toAlias);
             assertThat(aliasPrediction.knowsShard()).isTrue();
-            http.send("POST", "/_aliases", "{\"actions\":[{\"add\":{\"index\":\"predict-rolled-1\",\"alias\":\"predict-rolled\","
-                    + "\"is_write_index\":false}},{\"add\":{\"index\":\"predict-rolled-2\",\"alias\":\"predict-rolled\","
-                    + "\"is_write_index\":true}}]}").requireOk("roll over");
-            assertThat(predictor.movedByPipeline(toAlias, aliasPrediction, "predict-rolled-2")).as("a rollover").isFalse();
+            http.send(
+                            "POST",
+                            "/_aliases",
+                            "{\"actions\":[{\"add\":{\"index\":\"predict-rolled-1\",\"alias\":\"predict-rolled\","
+                                    + "\"is_write_index\":false}},{\"add\":{\"index\":\"predict-rolled-2\",\"alias\":\"predict-rolled\","
+                                    + "\"is_write_index\":true}}]}")
+                    .requireOk("roll over");
+            assertThat(predictor.movedByPipeline(toAlias, aliasPrediction, "predict-rolled-2"))
+                    .as("a rollover")
+                    .isFalse();
 
-            io.kes.connector.DocumentOperation doc = io.kes.connector.DocumentOperation.index("predict-moved", "b", "{}");
+            io.kes.connector.DocumentOperation doc =
+                    io.kes.connector.DocumentOperation.index("predict-moved", "b", "{}");
             ShardPrediction predicted = predictor.predict(doc);
             assertThat(predicted.knowsShard()).isTrue();
-            assertThat(predictor.movedByPipeline(doc, predicted, "predict-moved")).as("stored where predicted").isFalse();
-            assertThat(predictor.movedByPipeline(doc, predicted, "elsewhere")).as("stored in another index").isTrue();
+            assertThat(predictor.movedByPipeline(doc, predicted, "predict-moved"))
+                    .as("stored where predicted")
+                    .isFalse();
+            assertThat(predictor.movedByPipeline(doc, predicted, "elsewhere"))
+                    .as("stored in another index")
+                    .isTrue();
             assertThat(predictor.unpredictableIndices()).isEqualTo(1);
-            ShardPrediction after = predictor.predict(io.kes.connector.DocumentOperation.index("predict-moved", "c", "{}"));
+            ShardPrediction after =
+                    predictor.predict(io.kes.connector.DocumentOperation.index("predict-moved", "c", "{}"));
             assertThat(after.knowsShard()).as("any shard from then on").isFalse();
-            assertThat(after.layout().generation()).isNotSameAs(predicted.layout().generation());
+            assertThat(after.layout().generation())
+                    .isNotSameAs(predicted.layout().generation());
             clock[0] += IndexRoutingTable.INDEX_TTL_MILLIS * 3;
-            assertThat(predictor.predict(doc).knowsShard()).as("still any shard after the index is read again").isFalse();
+            assertThat(predictor.predict(doc).knowsShard())
+                    .as("still any shard after the index is read again")
+                    .isFalse();
         }
     }
 
     /** Unique ASCII, accented, CJK and emoji (surrogate pair) ids. */
     private static String randomId(Random random, int i) {
-        return i + ":" + switch (i % 5) {
-            case 0 -> Long.toString(random.nextLong(), 36);
-            case 1 -> "doc-é-" + random.nextInt(1_000_000);
-            case 2 -> "文档" + random.nextInt(1_000_000);
-            case 3 -> "😀" + random.nextInt(1_000_000) + "🚀";
-            default -> java.util.UUID.nameUUIDFromBytes(Long.toString(random.nextLong()).getBytes()).toString();
-        };
+        return i + ":"
+                + switch (i % 5) {
+                    case 0 -> Long.toString(random.nextLong(), 36);
+                    case 1 -> "doc-é-" + random.nextInt(1_000_000);
+                    case 2 -> "文档" + random.nextInt(1_000_000);
+                    case 3 -> "😀" + random.nextInt(1_000_000) + "🚀";
+                    default ->
+                        java.util
+                                .UUID
+                                .nameUUIDFromBytes(
+                                        Long.toString(random.nextLong()).getBytes())
+                                .toString();
+                };
     }
 }

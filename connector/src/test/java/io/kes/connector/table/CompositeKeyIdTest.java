@@ -15,7 +15,9 @@ class CompositeKeyIdTest {
         CompositeKeyId official = new CompositeKeyId("_", false);
 
         assertThat(official.of(new String[] {"a_b", "c"})).isEqualTo("a_b_c");
-        assertThat(official.of(new String[] {"a", "b_c"})).as("the collision escaping exists for").isEqualTo("a_b_c");
+        assertThat(official.of(new String[] {"a", "b_c"}))
+                .as("the collision escaping exists for")
+                .isEqualTo("a_b_c");
     }
 
     @Test
@@ -37,14 +39,19 @@ class CompositeKeyIdTest {
                 List<String> key = List.of(values);
                 List<String> earlier = keyOfId.putIfAbsent(escaped.of(values), key);
                 assertThat(earlier == null || earlier.equals(key))
-                        .as("delimiter '%s': %s and %s made the same id %s", delimiter, earlier, key, escaped.of(values)).isTrue();
+                        .as(
+                                "delimiter '%s': %s and %s made the same id %s",
+                                delimiter, earlier, key, escaped.of(values))
+                        .isTrue();
             }
         }
     }
 
     @Test
     void escapingKeepsTheIdOfValuesWithoutTheDelimiterOrABackslash() {
-        assertThat(new CompositeKeyId("_", true).of(new String[] {"eu-1", "42"})).isEqualTo("eu-1_42");
-        assertThat(new CompositeKeyId("_", true).of(new String[] {"a_b", "c\\"})).isEqualTo("a\\_b_c\\\\");
+        assertThat(new CompositeKeyId("_", true).of(new String[] {"eu-1", "42"}))
+                .isEqualTo("eu-1_42");
+        assertThat(new CompositeKeyId("_", true).of(new String[] {"a_b", "c\\"}))
+                .isEqualTo("a\\_b_c\\\\");
     }
 }

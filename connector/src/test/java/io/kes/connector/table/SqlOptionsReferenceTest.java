@@ -32,18 +32,30 @@ class SqlOptionsReferenceTest {
         Set<ConfigOption<?>> required = new KesTableSinkFactory().requiredOptions();
         List<ReferenceTables.Row> kes = new ArrayList<>();
         for (ConfigOption<?> option : KesTableOptions.all()) {
-            kes.add(ReferenceTables.Row.of(option, OptionCells.type(option, "list (`;`-separated)"),
+            kes.add(ReferenceTables.Row.of(
+                    option,
+                    OptionCells.type(option, "list (`;`-separated)"),
                     OptionCells.defaultValue(option, required.contains(option))));
             if (option == KesTableOptions.DEAD_LETTER_BOOTSTRAP_SERVERS) {
-                // Not an option but a prefix, read by the dead-letter queue: its row follows the other dead-letter options.
+                // Not an option but a prefix, read by the dead-letter queue: its row follows the other dead-letter
+                // options.
                 String properties = KesTableOptions.DEAD_LETTER_PROPERTIES_PREFIX + "*";
-                kes.add(new ReferenceTables.Row(properties, "`" + properties + "`", "string", "none", "any Kafka producer setting"));
+                kes.add(new ReferenceTables.Row(
+                        properties, "`" + properties + "`", "string", "none", "any Kafka producer setting"));
             }
         }
-        List<ReferenceTables.Row> official = OfficialOptions.all().stream().map(option -> ReferenceTables.Row.of(option,
-                OfficialOptions.WITHOUT_EQUIVALENT.containsKey(option.key()) ? "any" : OptionCells.type(option, "list"),
-                OptionCells.defaultValue(option, false))).toList();
-        new ReferenceTables(Path.of("../docs/config-reference.md")).generate("sql", kes).generate("sql-official", official).verify();
+        List<ReferenceTables.Row> official = OfficialOptions.all().stream()
+                .map(option -> ReferenceTables.Row.of(
+                        option,
+                        OfficialOptions.WITHOUT_EQUIVALENT.containsKey(option.key())
+                                ? "any"
+                                : OptionCells.type(option, "list"),
+                        OptionCells.defaultValue(option, false)))
+                .toList();
+        new ReferenceTables(Path.of("../docs/config-reference.md"))
+                .generate("sql", kes)
+                .generate("sql-official", official)
+                .verify();
     }
 
     /** The tables above are the factory's options: one it takes but the reference does not list would go undocumented. */
@@ -65,13 +77,16 @@ class SqlOptionsReferenceTest {
      */
     @Test
     void theMigrationTableHasEveryOfficialKeyAndWhatKesReadsItAs() throws Exception {
-        List<String> rows = Files.readAllLines(Path.of("../docs/sql.md")).stream().filter(line -> line.startsWith("| `")).toList();
+        List<String> rows = Files.readAllLines(Path.of("../docs/sql.md")).stream()
+                .filter(line -> line.startsWith("| `"))
+                .toList();
         List<String> wrong = new ArrayList<>();
         for (ConfigOption<?> option : KesTableOptions.all()) {
             for (FallbackKey fallback : option.fallbackKeys()) {
                 String row = migrationRow(rows, fallback.getKey());
                 if (row == null || !row.substring(row.indexOf('|', 1)).contains("`" + option.key() + "`")) {
-                    wrong.add("| `" + fallback.getKey() + "` (connectors) | `" + option.key() + "` ... |" + (row == null ? " (no row)" : " (found: " + row + ")"));
+                    wrong.add("| `" + fallback.getKey() + "` (connectors) | `" + option.key() + "` ... |"
+                            + (row == null ? " (no row)" : " (found: " + row + ")"));
                 }
             }
         }
@@ -80,7 +95,9 @@ class SqlOptionsReferenceTest {
                 wrong.add("| `" + option.key() + "` (connectors) | what kes does with it |");
             }
         }
-        assertThat(wrong).as("rows docs/sql.md's migration table lacks (official option | what kes does with it)").isEmpty();
+        assertThat(wrong)
+                .as("rows docs/sql.md's migration table lacks (official option | what kes does with it)")
+                .isEmpty();
     }
 
     /** The row whose first cell names the key, or a {@code prefix.*} it falls under; null when none does. */
@@ -100,14 +117,19 @@ class SqlOptionsReferenceTest {
 
     @Test
     void everySinkOptionHasASqlName() {
-        assertThat(KesTableOptions.SINK_OPTIONS.stream().map(o -> o.sink().key()).collect(Collectors.toSet()))
-                .containsExactlyInAnyOrderElementsOf(Arrays.stream(io.kes.connector.ElasticsearchSinkOptions.class.getFields())
-                        .filter(f -> f.getType() == ConfigOption.class).map(f -> {
+        assertThat(KesTableOptions.SINK_OPTIONS.stream()
+                        .map(o -> o.sink().key())
+                        .collect(Collectors.toSet()))
+                .containsExactlyInAnyOrderElementsOf(Arrays.stream(
+                                io.kes.connector.ElasticsearchSinkOptions.class.getFields())
+                        .filter(f -> f.getType() == ConfigOption.class)
+                        .map(f -> {
                             try {
                                 return ((ConfigOption<?>) f.get(null)).key();
                             } catch (IllegalAccessException e) {
                                 throw new AssertionError(e);
                             }
-                        }).toList());
+                        })
+                        .toList());
     }
 }

@@ -40,7 +40,9 @@ public final class CannedElasticsearch implements AutoCloseable {
             exchange.close();
         });
         server.start();
-        client = RestClient.builder(new HttpHost("127.0.0.1", server.getAddress().getPort())).build();
+        client = RestClient.builder(
+                        new HttpHost("127.0.0.1", server.getAddress().getPort()))
+                .build();
     }
 
     /** A client of this server, closed with it. */

@@ -21,8 +21,22 @@ public final class OptionCells {
     private OptionCells() {}
 
     private static final Map<Class<?>, String> TYPE_NAMES = Map.of(
-            String.class, "string", Integer.class, "int", Long.class, "long", Double.class, "double", Boolean.class, "boolean",
-            Duration.class, "duration", MemorySize.class, "size", Map.class, "map");
+            String.class,
+            "string",
+            Integer.class,
+            "int",
+            Long.class,
+            "long",
+            Double.class,
+            "double",
+            Boolean.class,
+            "boolean",
+            Duration.class,
+            "duration",
+            MemorySize.class,
+            "size",
+            Map.class,
+            "map");
 
     /** The key, then each fallback key (the official connectors' names a SQL table reads too), backticked. */
     public static String keys(ConfigOption<?> option) {
@@ -40,7 +54,9 @@ public final class OptionCells {
         }
         Class<?> declared = (Class<?>) invoke(option, "getClazz");
         if (declared.isEnum()) {
-            return Arrays.stream(declared.getEnumConstants()).map(v -> "`" + enumValue(v) + "`").collect(Collectors.joining(" \\| "));
+            return Arrays.stream(declared.getEnumConstants())
+                    .map(v -> "`" + enumValue(v) + "`")
+                    .collect(Collectors.joining(" \\| "));
         }
         String name = TYPE_NAMES.get(declared);
         if (name == null) {
@@ -61,15 +77,17 @@ public final class OptionCells {
     private static String value(Object value) {
         if (value instanceof Duration duration) {
             long ms = duration.toMillis();
-            return ms != 0 && ms % 3_600_000 == 0 ? ms / 3_600_000 + "h"
-                    : ms != 0 && ms % 60_000 == 0 ? ms / 60_000 + "min"
-                    : ms % 1000 == 0 ? ms / 1000 + "s" : ms + "ms";
+            return ms != 0 && ms % 3_600_000 == 0
+                    ? ms / 3_600_000 + "h"
+                    : ms != 0 && ms % 60_000 == 0 ? ms / 60_000 + "min" : ms % 1000 == 0 ? ms / 1000 + "s" : ms + "ms";
         }
         if (value instanceof MemorySize size) {
             long bytes = size.getBytes();
-            return bytes != 0 && bytes % (1L << 30) == 0 ? (bytes >> 30) + "gb"
-                    : bytes != 0 && bytes % (1L << 20) == 0 ? (bytes >> 20) + "mb"
-                    : bytes != 0 && bytes % 1024 == 0 ? (bytes >> 10) + "kb" : bytes + "b";
+            return bytes != 0 && bytes % (1L << 30) == 0
+                    ? (bytes >> 30) + "gb"
+                    : bytes != 0 && bytes % (1L << 20) == 0
+                            ? (bytes >> 20) + "mb"
+                            : bytes != 0 && bytes % 1024 == 0 ? (bytes >> 10) + "kb" : bytes + "b";
         }
         if (value instanceof Enum<?> e) {
             return enumValue(e);
@@ -92,8 +110,10 @@ public final class OptionCells {
             m.setAccessible(true);
             return m.invoke(option);
         } catch (ReflectiveOperationException e) {
-            throw new AssertionError("Flink's ConfigOption." + method + "() is gone: OptionCells needs another way to read "
-                    + "an option's declared type", e);
+            throw new AssertionError(
+                    "Flink's ConfigOption." + method + "() is gone: OptionCells needs another way to read "
+                            + "an option's declared type",
+                    e);
         }
     }
 }

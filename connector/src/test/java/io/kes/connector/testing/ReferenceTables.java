@@ -37,7 +37,12 @@ public final class ReferenceTables {
 
         /** The option's row: its keys, the given type and default, and its description as the meaning of a new row. */
         public static Row of(ConfigOption<?> option, String type, String defaultValue) {
-            return new Row(option.key(), OptionCells.keys(option), type, defaultValue, ElasticsearchSinkOptions.meaning(option));
+            return new Row(
+                    option.key(),
+                    OptionCells.keys(option),
+                    type,
+                    defaultValue,
+                    ElasticsearchSinkOptions.meaning(option));
         }
 
         String render(String meaning) {
@@ -70,7 +75,8 @@ public final class ReferenceTables {
         }
         if (start < 0 || end < start) {
             differences.add(document + " has no table '" + name + "': put one between '<!-- options:" + name
-                    + " (what generates it) -->' and '<!-- /options:" + name + " -->', with a header row, where its options belong");
+                    + " (what generates it) -->' and '<!-- /options:" + name
+                    + " -->', with a header row, where its options belong");
             return this;
         }
         List<String> table = new ArrayList<>();
@@ -78,12 +84,14 @@ public final class ReferenceTables {
             if (lines[i].startsWith("|")) {
                 table.add(lines[i]);
             } else if (!lines[i].isBlank()) {
-                differences.add(document + ", table '" + name + "': only the table goes between its markers, found: " + lines[i]);
+                differences.add(document + ", table '" + name + "': only the table goes between its markers, found: "
+                        + lines[i]);
                 return this;
             }
         }
         if (table.size() < 2) {
-            differences.add(document + ", table '" + name + "': no header row (| key | type | default | meaning |, then |---|...)");
+            differences.add(document + ", table '" + name
+                    + "': no header row (| key | type | default | meaning |, then |---|...)");
             return this;
         }
         List<String> found = table.subList(2, table.size());
@@ -113,19 +121,22 @@ public final class ReferenceTables {
         if (Boolean.getBoolean("kes.docs.update")) {
             if (!text.equals(original)) {
                 Files.writeString(document, text);
-                System.out.println("Rewrote the generated cells of " + document + "; review the diff (new rows take the "
-                        + "declaration's description as their meaning: write it for users).");
+                System.out.println(
+                        "Rewrote the generated cells of " + document + "; review the diff (new rows take the "
+                                + "declaration's description as their meaning: write it for users).");
             }
             return;
         }
         if (!differences.isEmpty()) {
-            throw new AssertionError("The key, type and default cells of " + document + " must be what the options declare "
-                    + "(the meaning column is written by hand):\n" + String.join("\n", differences)
-                    + "\nRewrite them with: " + REWRITE + " (then review the diff).");
+            throw new AssertionError(
+                    "The key, type and default cells of " + document + " must be what the options declare "
+                            + "(the meaning column is written by hand):\n" + String.join("\n", differences)
+                            + "\nRewrite them with: " + REWRITE + " (then review the diff).");
         }
     }
 
-    private void compare(String name, List<Row> rows, List<String> expected, List<String> found, Map<String, String> foundByKey) {
+    private void compare(
+            String name, List<Row> rows, List<String> expected, List<String> found, Map<String, String> foundByKey) {
         String where = document + ", table '" + name + "'";
         List<String> expectedKeys = rows.stream().map(Row::key).toList();
         boolean rowDiffers = false;
@@ -140,11 +151,13 @@ public final class ReferenceTables {
         for (String row : found) {
             if (!expectedKeys.contains(firstKey(row))) {
                 rowDiffers = true;
-                differences.add(where + ": a row for no declared option (remove it, or declare the option):\n  found:    " + row);
+                differences.add(where
+                        + ": a row for no declared option (remove it, or declare the option):\n  found:    " + row);
             }
         }
         if (!rowDiffers && !expected.equals(found)) {
-            differences.add(where + ": the rows are not in the order the options are declared in: " + String.join(", ", expectedKeys));
+            differences.add(where + ": the rows are not in the order the options are declared in: "
+                    + String.join(", ", expectedKeys));
         }
     }
 
@@ -160,6 +173,8 @@ public final class ReferenceTables {
         while (pipe.find()) {
             at.add(pipe.start());
         }
-        return at.size() < 5 ? null : row.substring(at.get(3) + 1, at.get(at.size() - 1)).trim();
+        return at.size() < 5
+                ? null
+                : row.substring(at.get(3) + 1, at.get(at.size() - 1)).trim();
     }
 }

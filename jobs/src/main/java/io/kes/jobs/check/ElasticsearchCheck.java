@@ -52,12 +52,15 @@ final class ElasticsearchCheck {
             try (RestClient client = clientFor(host)) {
                 JsonNode root = info(client);
                 JsonNode version = root.path("version");
-                String distribution = "opensearch".equals(version.path("distribution").asText()) ? "OpenSearch"
-                        : "Elasticsearch";
+                String distribution =
+                        "opensearch".equals(version.path("distribution").asText()) ? "OpenSearch" : "Elasticsearch";
                 String flavor = version.path("build_flavor").asText("");
-                report.ok(subject, distribution + " " + version.path("number").asText("?")
-                        + (flavor.isEmpty() ? "" : " (" + flavor + ")") + ", cluster " + root.path("cluster_name").asText("?")
-                        + ", " + authDescription());
+                report.ok(
+                        subject,
+                        distribution + " " + version.path("number").asText("?")
+                                + (flavor.isEmpty() ? "" : " (" + flavor + ")") + ", cluster "
+                                + root.path("cluster_name").asText("?")
+                                + ", " + authDescription());
                 if (usable == null) {
                     usable = host;
                 }
@@ -67,19 +70,27 @@ final class ElasticsearchCheck {
                 if (status == 401) {
                     report.fail(subject, PrivilegeCheck.refusedCredentials(settings));
                 } else if (status == 403) {
-                    report.fail(subject, "Elasticsearch refused kes's credentials (HTTP " + status + "): check "
-                            + (settings.hasApiKey() ? "elasticsearch.api_key" : settings.username() != null
-                            ? "elasticsearch.username and elasticsearch.password" : "elasticsearch.username/password or elasticsearch.api_key "
-                            + "(none is set and this cluster requires one)"));
+                    report.fail(
+                            subject,
+                            "Elasticsearch refused kes's credentials (HTTP " + status + "): check "
+                                    + (settings.hasApiKey()
+                                            ? "elasticsearch.api_key"
+                                            : settings.username() != null
+                                                    ? "elasticsearch.username and elasticsearch.password"
+                                                    : "elasticsearch.username/password or elasticsearch.api_key "
+                                                            + "(none is set and this cluster requires one)"));
                 } else {
-                    report.fail(subject, "answered HTTP " + status + " to GET /: is this Elasticsearch? check elasticsearch.hosts["
-                            + i + "]" + (settings.pathPrefix() != null ? " and elasticsearch.path_prefix" : ""));
+                    report.fail(
+                            subject,
+                            "answered HTTP " + status + " to GET /: is this Elasticsearch? check elasticsearch.hosts["
+                                    + i + "]"
+                                    + (settings.pathPrefix() != null ? " and elasticsearch.path_prefix" : ""));
                 }
             } catch (IOException e) {
                 LOG.info("check of {} failed", host, e);
                 unreachable++;
-                String why = "cannot connect (" + describe(e) + "): check elasticsearch.hosts[" + i + "] (scheme, host and port of an "
-                        + "Elasticsearch node, e.g. http://localhost:9200)";
+                String why = "cannot connect (" + describe(e) + "): check elasticsearch.hosts[" + i
+                        + "] (scheme, host and port of an " + "Elasticsearch node, e.g. http://localhost:9200)";
                 if (outageTolerated) {
                     report.warn(subject, why + "; restored from a checkpoint, the job waits for Elasticsearch");
                 } else if (hosts.size() > 1) {
@@ -102,14 +113,20 @@ final class ElasticsearchCheck {
         try (RestClient client = clientFor(host)) {
             PrivilegeCheck.Result result = PrivilegeCheck.probe(client, settings);
             switch (result.outcome()) {
-                case GRANTED -> report.ok("elasticsearch privileges", "cluster privilege monitor held (index privileges are checked on write)");
-                case NO_SECURITY -> report.ok("elasticsearch privileges", result.message()); // security off, or OpenSearch
+                case GRANTED ->
+                    report.ok(
+                            "elasticsearch privileges",
+                            "cluster privilege monitor held (index privileges are checked on write)");
+                case NO_SECURITY ->
+                    report.ok("elasticsearch privileges", result.message()); // security off, or OpenSearch
                 case UNAUTHORIZED, TLS_REFUSED -> report.fail("elasticsearch privileges", result.message());
                 case MISSING_MONITOR -> {
                     if (settings.durability() == Durability.CHECKPOINT_FENCE) {
-                        report.fail("elasticsearch privileges", PrivilegeCheck.missingMonitorFix(settings.durability()));
+                        report.fail(
+                                "elasticsearch privileges", PrivilegeCheck.missingMonitorFix(settings.durability()));
                     } else {
-                        report.warn("elasticsearch privileges", PrivilegeCheck.missingMonitorFix(settings.durability()));
+                        report.warn(
+                                "elasticsearch privileges", PrivilegeCheck.missingMonitorFix(settings.durability()));
                     }
                 }
                 case UNREACHABLE -> report.warn("elasticsearch privileges", "could not ask: " + result.message());
@@ -120,7 +137,9 @@ final class ElasticsearchCheck {
     }
 
     private String authDescription() {
-        return settings.hasApiKey() ? "API key accepted" : settings.username() != null ? "user " + settings.username() + " accepted" : "no credentials";
+        return settings.hasApiKey()
+                ? "API key accepted"
+                : settings.username() != null ? "user " + settings.username() + " accepted" : "no credentials";
     }
 
     /** A client for one host, with kes's auth, TLS and path prefix. */
@@ -145,17 +164,23 @@ final class ElasticsearchCheck {
             if (e.getResponse().getStatusLine().getStatusCode() != 405) {
                 throw e;
             }
-            JsonNode nodes = get(client, "/_nodes/_local?filter_path=cluster_name,nodes.*.version,nodes.*.build_flavor");
-            JsonNode node = nodes.path("nodes").elements().hasNext() ? nodes.path("nodes").elements().next() : JSON.createObjectNode();
+            JsonNode nodes =
+                    get(client, "/_nodes/_local?filter_path=cluster_name,nodes.*.version,nodes.*.build_flavor");
+            JsonNode node = nodes.path("nodes").elements().hasNext()
+                    ? nodes.path("nodes").elements().next()
+                    : JSON.createObjectNode();
             com.fasterxml.jackson.databind.node.ObjectNode root = JSON.createObjectNode();
             root.put("cluster_name", nodes.path("cluster_name").asText("?"));
-            root.putObject("version").put("number", node.path("version").asText("?")).put("build_flavor", node.path("build_flavor").asText(""));
+            root.putObject("version")
+                    .put("number", node.path("version").asText("?"))
+                    .put("build_flavor", node.path("build_flavor").asText(""));
             return root;
         }
     }
 
     static JsonNode get(RestClient client, String path) throws IOException {
-        try (InputStream in = client.performRequest(new Request("GET", path)).getEntity().getContent()) {
+        try (InputStream in =
+                client.performRequest(new Request("GET", path)).getEntity().getContent()) {
             return JSON.readTree(in);
         }
     }

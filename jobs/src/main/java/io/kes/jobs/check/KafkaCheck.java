@@ -49,14 +49,20 @@ public final class KafkaCheck {
             int brokers;
             Set<String> existing;
             try {
-                brokers = admin.describeCluster().nodes().get(TIMEOUT_SECONDS, TimeUnit.SECONDS).size();
+                brokers = admin.describeCluster()
+                        .nodes()
+                        .get(TIMEOUT_SECONDS, TimeUnit.SECONDS)
+                        .size();
                 existing = new TreeSet<>(admin.listTopics().names().get(TIMEOUT_SECONDS, TimeUnit.SECONDS));
             } catch (TimeoutException | ExecutionException e) {
                 LOG.info("check of Kafka at {} failed", kafka.bootstrapServers(), e);
-                String why = "cannot connect within " + TIMEOUT_SECONDS + " s (" + ElasticsearchCheck.describe(e) + "): check "
+                String why = "cannot connect within " + TIMEOUT_SECONDS + " s (" + ElasticsearchCheck.describe(e)
+                        + "): check "
                         + "kafka.bootstrap_servers (host:port of a broker, e.g. localhost:9092)"
-                        + (kafka.properties().keySet().stream().anyMatch(k -> k.startsWith("security") || k.startsWith("sasl"))
-                        ? " and the security settings in kafka.properties" : "");
+                        + (kafka.properties().keySet().stream()
+                                        .anyMatch(k -> k.startsWith("security") || k.startsWith("sasl"))
+                                ? " and the security settings in kafka.properties"
+                                : "");
                 if (outageTolerated) {
                     report.warn(subject, why + "; restored from a checkpoint, the job waits for Kafka");
                 } else {
@@ -69,8 +75,10 @@ public final class KafkaCheck {
                 route(report, admin, "routes[" + i + "]", config.routes.get(i), existing);
             }
             if (config.errors.deadLetters() && !existing.contains(config.errors.deadLetterTopic())) {
-                report.warn("errors.dead_letter_topic", "topic " + config.errors.deadLetterTopic() + " does not exist: create it "
-                        + "(or rely on the brokers' auto.create.topics.enable)");
+                report.warn(
+                        "errors.dead_letter_topic",
+                        "topic " + config.errors.deadLetterTopic() + " does not exist: create it "
+                                + "(or rely on the brokers' auto.create.topics.enable)");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -78,14 +86,17 @@ public final class KafkaCheck {
         }
     }
 
-    private void route(PreflightReport report, Admin admin, String path, Route route, Set<String> existing) throws InterruptedException {
+    private void route(PreflightReport report, Admin admin, String path, Route route, Set<String> existing)
+            throws InterruptedException {
         List<String> topics = new ArrayList<>();
         if (route.topicPattern() != null) {
             Pattern pattern = Pattern.compile(route.topicPattern());
             existing.stream().filter(t -> pattern.matcher(t).matches()).forEach(topics::add);
             if (topics.isEmpty()) {
-                report.warn(path + " topics", "topic_pattern '" + route.topicPattern() + "' matches no topic yet; topics created "
-                        + "later join within 30 s");
+                report.warn(
+                        path + " topics",
+                        "topic_pattern '" + route.topicPattern() + "' matches no topic yet; topics created "
+                                + "later join within 30 s");
                 return;
             }
         } else {
@@ -93,9 +104,13 @@ public final class KafkaCheck {
                 if (existing.contains(topic)) {
                     topics.add(topic);
                 } else {
-                    String hint = DidYouMean.closest(topic, existing).map(t -> " Did you mean '" + t + "'?").orElse("");
-                    report.fail(path + " topics", "topic '" + topic + "' does not exist in Kafka at " + config.kafka.bootstrapServers()
-                            + "." + hint + " Fix " + path + ".topics, or create the topic");
+                    String hint = DidYouMean.closest(topic, existing)
+                            .map(t -> " Did you mean '" + t + "'?")
+                            .orElse("");
+                    report.fail(
+                            path + " topics",
+                            "topic '" + topic + "' does not exist in Kafka at " + config.kafka.bootstrapServers() + "."
+                                    + hint + " Fix " + path + ".topics, or create the topic");
                 }
             }
             if (topics.isEmpty()) {
@@ -103,13 +118,18 @@ public final class KafkaCheck {
             }
         }
         if (route.id().kind() == Route.IdSpec.Kind.KAFKA) {
-            collidingTopics(topics).ifPresent(pair -> report.fail(path + " id", "topics '" + pair.get(0) + "' and '" + pair.get(1)
-                    + "' have the same 32-bit topic hash, so id: kafka gives records of the same partition and offset the same id "
-                    + "and one overwrites the other in " + route.target() + ". Route them to different indices, or use id: key or "
-                    + "{field: ...}"));
+            collidingTopics(topics)
+                    .ifPresent(pair -> report.fail(
+                            path + " id",
+                            "topics '" + pair.get(0) + "' and '" + pair.get(1)
+                                    + "' have the same 32-bit topic hash, so id: kafka gives records of the same partition and offset the same id "
+                                    + "and one overwrites the other in " + route.target()
+                                    + ". Route them to different indices, or use id: key or "
+                                    + "{field: ...}"));
         }
         try {
-            Map<String, TopicDescription> described = admin.describeTopics(topics).allTopicNames().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            Map<String, TopicDescription> described =
+                    admin.describeTopics(topics).allTopicNames().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
             List<TopicPartition> partitions = new ArrayList<>();
             List<String> shown = new ArrayList<>();
             for (String topic : topics) {
@@ -139,9 +159,11 @@ public final class KafkaCheck {
     }
 
     /** The group's committed offsets against the partitions' ends; without commits, where the job will start. */
-    private String lag(Admin admin, List<TopicPartition> partitions) throws InterruptedException, ExecutionException, TimeoutException {
+    private String lag(Admin admin, List<TopicPartition> partitions)
+            throws InterruptedException, ExecutionException, TimeoutException {
         String group = config.kafka.groupId();
-        Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata()
+        Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
+                .partitionsToOffsetAndMetadata()
                 .get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
         Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
         Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
@@ -149,8 +171,10 @@ public final class KafkaCheck {
             latest.put(tp, OffsetSpec.latest());
             earliest.put(tp, OffsetSpec.earliest());
         });
-        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = admin.listOffsets(latest).all().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
-        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> starts = admin.listOffsets(earliest).all().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends =
+                admin.listOffsets(latest).all().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> starts =
+                admin.listOffsets(earliest).all().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
         long records = 0;
         long lag = 0;
         int withCommits = 0;
@@ -165,10 +189,12 @@ public final class KafkaCheck {
         }
         String start = config.kafka.startingOffsets().name().toLowerCase();
         if (withCommits == 0) {
-            return String.format("group %s has no committed offsets: a new job starts at %s (%,d records in the topics)",
+            return String.format(
+                    "group %s has no committed offsets: a new job starts at %s (%,d records in the topics)",
                     group, start.equals("committed") ? "earliest" : start, records);
         }
-        return String.format("group %s: lag %,d records (%d of %d partitions committed; %,d records in the topics)",
+        return String.format(
+                "group %s: lag %,d records (%d of %d partitions committed; %,d records in the topics)",
                 group, lag, withCommits, partitions.size(), records);
     }
 
@@ -176,7 +202,10 @@ public final class KafkaCheck {
     public static Properties adminProperties(KafkaSettings kafka) {
         Properties props = new Properties();
         kafka.properties().forEach((k, v) -> {
-            if (k.startsWith("security.") || k.startsWith("sasl.") || k.startsWith("ssl.") || k.equals("client.dns.lookup")) {
+            if (k.startsWith("security.")
+                    || k.startsWith("sasl.")
+                    || k.startsWith("ssl.")
+                    || k.equals("client.dns.lookup")) {
                 props.put(k, v);
             }
         });

@@ -16,15 +16,22 @@ final class MemoryCheck {
     private MemoryCheck() {}
 
     static void check(PreflightReport report, KesConfig config, long maxHeapBytes) {
-        int parallelism = config.job.parallelism() > 0 ? config.job.parallelism() : Runtime.getRuntime().availableProcessors();
+        int parallelism = config.job.parallelism() > 0
+                ? config.job.parallelism()
+                : Runtime.getRuntime().availableProcessors();
         long perWriter = config.sink.writerHeapBound(config.sink.hosts().size());
         long needed = parallelism * perWriter + OVERHEAD_BYTES;
-        String detail = parallelism + " writer(s) x " + mb(perWriter) + " MB (bulk.max_buffered_bytes + bulk.max_queued_bytes + "
-                + "in-flight bulks per node) + " + mb(OVERHEAD_BYTES) + " MB for Flink = " + mb(needed) + " MB; this JVM's heap is "
+        String detail = parallelism + " writer(s) x " + mb(perWriter)
+                + " MB (bulk.max_buffered_bytes + bulk.max_queued_bytes + "
+                + "in-flight bulks per node) + " + mb(OVERHEAD_BYTES) + " MB for Flink = " + mb(needed)
+                + " MB; this JVM's heap is "
                 + mb(maxHeapBytes) + " MB";
         if (needed > maxHeapBytes) {
-            report.warn("memory", detail + ": raise KES_HEAP (bin/kes run) or the TaskManagers' heap, or lower bulk.max_buffered_bytes,"
-                    + " bulk.max_queued_bytes or the parallelism");
+            report.warn(
+                    "memory",
+                    detail
+                            + ": raise KES_HEAP (bin/kes run) or the TaskManagers' heap, or lower bulk.max_buffered_bytes,"
+                            + " bulk.max_queued_bytes or the parallelism");
         } else {
             report.ok("memory", detail);
         }

@@ -21,8 +21,10 @@ public final class Preflight {
      */
     public static PreflightReport run(KesConfig config, boolean restoring) {
         PreflightReport report = new PreflightReport();
-        report.ok("config", config.routes.size() + " route(s), job " + config.job.name()
-                + (config.job.parallelism() > 0 ? ", parallelism " + config.job.parallelism() : ""));
+        report.ok(
+                "config",
+                config.routes.size() + " route(s), job " + config.job.name()
+                        + (config.job.parallelism() > 0 ? ", parallelism " + config.job.parallelism() : ""));
         MemoryCheck.check(report, config, Runtime.getRuntime().maxMemory());
         ElasticsearchCheck elasticsearch = new ElasticsearchCheck(config);
         Optional<URI> host = elasticsearch.hosts(report, restoring);

@@ -19,6 +19,8 @@ public final class PreflightFailed extends RuntimeException {
     }
 
     private static String message(List<String> failures) {
-        return failures.size() == 1 ? failures.get(0) : failures.size() + " problems:\n  " + String.join("\n  ", failures);
+        return failures.size() == 1
+                ? failures.get(0)
+                : failures.size() + " problems:\n  " + String.join("\n  ", failures);
     }
 }

@@ -12,7 +12,9 @@ public final class PreflightReport {
 
     /** How a row came out. */
     public enum Status {
-        OK("ok"), WARN("warn"), FAIL("FAIL");
+        OK("ok"),
+        WARN("warn"),
+        FAIL("FAIL");
 
         final String label;
 
@@ -48,7 +50,10 @@ public final class PreflightReport {
 
     /** The failures, each "subject: detail", in the order found. */
     public List<String> failures() {
-        return rows.stream().filter(r -> r.status() == Status.FAIL).map(r -> r.subject() + ": " + r.detail()).toList();
+        return rows.stream()
+                .filter(r -> r.status() == Status.FAIL)
+                .map(r -> r.subject() + ": " + r.detail())
+                .toList();
     }
 
     public Optional<Row> firstFailure() {
@@ -66,7 +71,9 @@ public final class PreflightReport {
     }
 
     private static String table(List<Row> rows) {
-        int width = Math.max("check".length(), rows.stream().mapToInt(r -> r.subject().length()).max().orElse(0));
+        int width = Math.max(
+                "check".length(),
+                rows.stream().mapToInt(r -> r.subject().length()).max().orElse(0));
         StringBuilder out = new StringBuilder();
         out.append(String.format("  %-" + width + "s  %-6s %s%n", "check", "status", "found"));
         for (Row r : rows) {

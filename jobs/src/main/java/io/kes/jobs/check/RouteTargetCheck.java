@@ -40,32 +40,48 @@ final class RouteTargetCheck {
         String kind = route.dataStream() != null ? "data stream" : "index";
         String durability = "durability " + settings.durability().value();
         if (target.contains("{")) {
-            String template = route.template() != null ? "index_template puts " + route.template().shards() + " shards, translog "
-                    + route.template().translogDurability() : "the cluster's templates decide shards";
-            report.ok(subject, kind + " name template " + target + ": one index per value, created on first write ("
-                    + template + "); each calibrated when first written; " + durability);
+            String template = route.template() != null
+                    ? "index_template puts " + route.template().shards() + " shards, translog "
+                            + route.template().translogDurability()
+                    : "the cluster's templates decide shards";
+            report.ok(
+                    subject,
+                    kind + " name template " + target + ": one index per value, created on first write (" + template
+                            + "); each calibrated when first written; " + durability);
             return;
         }
         try {
-            IndexRoutingTable table = new IndexRoutingTable(new ClusterMetadataClient(client), System::currentTimeMillis);
+            IndexRoutingTable table =
+                    new IndexRoutingTable(new ClusterMetadataClient(client), System::currentTimeMillis);
             Optional<IndexLayout> layout = table.layoutFor(target);
             if (layout.isEmpty()) {
-                String shards = route.template() != null ? route.template().shards() + " shards from the route's index_template"
-                        : simulatedShards(target).map(n -> n + " shard(s) by the cluster's templates").orElse("shards by the cluster's defaults");
-                report.ok(subject, kind + " " + target + " does not exist yet: created on first write with " + shards
-                        + "; calibrated then; " + durability);
+                String shards = route.template() != null
+                        ? route.template().shards() + " shards from the route's index_template"
+                        : simulatedShards(target)
+                                .map(n -> n + " shard(s) by the cluster's templates")
+                                .orElse("shards by the cluster's defaults");
+                report.ok(
+                        subject,
+                        kind + " " + target + " does not exist yet: created on first write with " + shards
+                                + "; calibrated then; " + durability);
                 return;
             }
             IndexLayout index = layout.get();
-            String name = index.index().equals(target) ? kind + " " + target : kind + " " + target + " (writes go to " + index.index() + ")";
+            String name = index.index().equals(target)
+                    ? kind + " " + target
+                    : kind + " " + target + " (writes go to " + index.index() + ")";
             String translog = translogDurability(index.index());
             String prediction = index.routing() != null
-                    ? "shard prediction calibrated (" + index.routing().function().name().toLowerCase() + ")"
+                    ? "shard prediction calibrated ("
+                            + index.routing().function().name().toLowerCase() + ")"
                     : "shard prediction off: " + whyNot(index.index()) + "; its documents go in ordinary bulks";
-            String line = name + ": " + index.numberOfShards() + " shard(s), " + prediction + "; " + durability + " (translog " + translog + ")";
+            String line = name + ": " + index.numberOfShards() + " shard(s), " + prediction + "; " + durability
+                    + " (translog " + translog + ")";
             if (settings.durability() == Durability.REQUEST && "async".equals(translog)) {
-                report.warn(subject, line + ": with elasticsearch.durability: request and an async translog, a crash can lose "
-                        + "acknowledged writes; use durability checkpoint-fence or index.translog.durability: request");
+                report.warn(
+                        subject,
+                        line + ": with elasticsearch.durability: request and an async translog, a crash can lose "
+                                + "acknowledged writes; use durability checkpoint-fence or index.translog.durability: request");
             } else {
                 report.ok(subject, line);
             }
@@ -75,7 +91,8 @@ final class RouteTargetCheck {
     }
 
     private String whyNot(String concrete) throws IOException {
-        IndexMetadata metadata = new ClusterMetadataClient(client).indices(List.of(concrete)).get(concrete);
+        IndexMetadata metadata =
+                new ClusterMetadataClient(client).indices(List.of(concrete)).get(concrete);
         if (metadata != null && !metadata.routedByDocument()) {
             return "it routes on document fields (time_series, routing_path or logsdb sort-field routing)";
         }
@@ -88,7 +105,13 @@ final class RouteTargetCheck {
             request.addParameter("include_defaults", "true");
             JsonNode root = read(request).path(concrete);
             JsonNode set = root.path("settings").path("index").path("translog").path("durability");
-            return set.isTextual() ? set.asText() : root.path("defaults").path("index").path("translog").path("durability").asText("request");
+            return set.isTextual()
+                    ? set.asText()
+                    : root.path("defaults")
+                            .path("index")
+                            .path("translog")
+                            .path("durability")
+                            .asText("request");
         } catch (IOException e) {
             return "unknown";
         }
@@ -98,7 +121,8 @@ final class RouteTargetCheck {
     private Optional<Integer> simulatedShards(String name) {
         try {
             JsonNode root = read(new Request("POST", "/_index_template/_simulate_index/" + encode(name)));
-            JsonNode shards = root.path("template").path("settings").path("index").path("number_of_shards");
+            JsonNode shards =
+                    root.path("template").path("settings").path("index").path("number_of_shards");
             return shards.isMissingNode() ? Optional.of(1) : Optional.of(shards.asInt());
         } catch (ResponseException e) {
             return Optional.empty();

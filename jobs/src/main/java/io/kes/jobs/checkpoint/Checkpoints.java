@@ -1,5 +1,7 @@
 package io.kes.jobs.checkpoint;
 
+import io.kes.jobs.config.ConfigException;
+import io.kes.jobs.config.KesConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -10,8 +12,6 @@ import java.util.Comparator;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
-import io.kes.jobs.config.ConfigException;
-import io.kes.jobs.config.KesConfig;
 
 /**
  * Finds retained checkpoints on a local or mounted file system. Flink writes each completed
@@ -35,7 +35,8 @@ public final class Checkpoints {
 
     /** {@code <checkpointDir>/<job name>}, the name made safe as a folder name; any URI scheme. */
     public static String forJob(String checkpointDir, String jobName) {
-        String base = checkpointDir.endsWith("/") ? checkpointDir.substring(0, checkpointDir.length() - 1) : checkpointDir;
+        String base =
+                checkpointDir.endsWith("/") ? checkpointDir.substring(0, checkpointDir.length() - 1) : checkpointDir;
         return base + "/" + folderName(jobName);
     }
 
@@ -59,25 +60,30 @@ public final class Checkpoints {
         String jobDir = forJob(checkpointDir, sources.jobName());
         Optional<Path> latest = latest(jobDir);
         if (latest.isEmpty()) {
-            String older = latest(checkpointDir).map(p -> ". Checkpoints directly under " + checkpointDir + ", such as " + p.toUri()
-                    + ", were taken before kes kept them per job and are not restored automatically: pass one with --restore "
-                    + "if it is this job's").orElse("");
+            String older = latest(checkpointDir)
+                    .map(p -> ". Checkpoints directly under " + checkpointDir + ", such as " + p.toUri()
+                            + ", were taken before kes kept them per job and are not restored automatically: pass one with --restore "
+                            + "if it is this job's")
+                    .orElse("");
             say.accept("--restore-latest: job '" + sources.jobName() + "' has no completed checkpoint under " + jobDir
                     + "; starting from kafka.starting_offsets" + older);
             return Optional.empty();
         }
         Path checkpoint = latest.get();
-        JobSources taken = JobSources.readFrom(checkpoint.getParent()).orElseThrow(() -> new ConfigException(
-                "--restore-latest: the newest checkpoint of job '" + sources.jobName() + "', " + checkpoint.toUri() + ", has no "
-                        + JobSources.FILE + " beside it, so kes cannot tell which topics and group it holds positions of. "
+        JobSources taken = JobSources.readFrom(checkpoint.getParent())
+                .orElseThrow(() -> new ConfigException("--restore-latest: the newest checkpoint of job '"
+                        + sources.jobName() + "', " + checkpoint.toUri() + ", has no "
+                        + JobSources.FILE
+                        + " beside it, so kes cannot tell which topics and group it holds positions of. "
                         + "Restore it on purpose with --restore " + checkpoint.toUri()
                         + ", or start without --restore-latest to begin from kafka.starting_offsets"));
         if (!taken.sameSourcesAs(sources)) {
-            throw new ConfigException("--restore-latest: the newest checkpoint under " + jobDir + ", " + checkpoint.toUri()
-                    + ", was taken by " + taken.describe() + ", but this config is " + sources.describe()
-                    + ": restoring it would resume the Kafka positions of other sources and skip records. Give this config "
-                    + "its own job.name, start it without --restore-latest to begin from kafka.starting_offsets, or restore "
-                    + "that checkpoint on purpose with --restore " + checkpoint.toUri());
+            throw new ConfigException(
+                    "--restore-latest: the newest checkpoint under " + jobDir + ", " + checkpoint.toUri()
+                            + ", was taken by " + taken.describe() + ", but this config is " + sources.describe()
+                            + ": restoring it would resume the Kafka positions of other sources and skip records. Give this config "
+                            + "its own job.name, start it without --restore-latest to begin from kafka.starting_offsets, or restore "
+                            + "that checkpoint on purpose with --restore " + checkpoint.toUri());
         }
         return latest;
     }
@@ -102,7 +108,8 @@ public final class Checkpoints {
             return Files.list(jobDir)
                     .filter(p -> p.getFileName().toString().startsWith("chk-"))
                     .filter(p -> Files.isRegularFile(p.resolve("_metadata")))
-                    .toList().stream();
+                    .toList()
+                    .stream();
         } catch (IOException e) {
             return Stream.empty();
         }
@@ -121,8 +128,9 @@ public final class Checkpoints {
             return Path.of(URI.create(dir));
         }
         if (dir.contains("://")) {
-            throw new IllegalArgumentException("only local or mounted checkpoint directories can be searched here, got " + dir
-                    + "; list it with your storage's tools and pass the chk-<n> path to --restore (or flink run -s)");
+            throw new IllegalArgumentException(
+                    "only local or mounted checkpoint directories can be searched here, got " + dir
+                            + "; list it with your storage's tools and pass the chk-<n> path to --restore (or flink run -s)");
         }
         return Path.of(dir);
     }
@@ -145,7 +153,9 @@ public final class Checkpoints {
                         System.err.println(args[i] + " needs a value. " + USAGE);
                         System.exit(2);
                     }
-                    job = args[i].equals("--job") ? args[++i] : KesConfig.load(Path.of(args[++i])).job.name();
+                    job = args[i].equals("--job")
+                            ? args[++i]
+                            : KesConfig.load(Path.of(args[++i])).job.name();
                 }
                 default -> dir = args[i];
             }

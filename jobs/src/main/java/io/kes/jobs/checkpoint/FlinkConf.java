@@ -43,8 +43,9 @@ public record FlinkConf(Configuration configuration) {
     public String checkpointDir() {
         String dir = configuration.get(CheckpointingOptions.CHECKPOINTS_DIRECTORY);
         if (dir == null) {
-            throw new ConfigException(CheckpointingOptions.CHECKPOINTS_DIRECTORY.key() + " is not set in the Flink configuration: "
-                    + "restoring the latest checkpoint needs to know where they are");
+            throw new ConfigException(
+                    CheckpointingOptions.CHECKPOINTS_DIRECTORY.key() + " is not set in the Flink configuration: "
+                            + "restoring the latest checkpoint needs to know where they are");
         }
         return dir;
     }

@@ -35,20 +35,23 @@ public record JobSources(String jobName, List<String> topics, String topicPatter
 
     public static JobSources of(KesConfig config) {
         return config.topicPattern() != null
-                ? new JobSources(config.job.name(), List.of(), config.topicPattern().pattern(), config.kafka.groupId())
+                ? new JobSources(
+                        config.job.name(), List.of(), config.topicPattern().pattern(), config.kafka.groupId())
                 : new JobSources(config.job.name(), config.allTopics(), null, config.kafka.groupId());
     }
 
     /** Whether a checkpoint of {@code other} holds positions of the same sources (the job name may differ). */
     public boolean sameSourcesAs(JobSources other) {
-        return topics.equals(other.topics) && java.util.Objects.equals(topicPattern, other.topicPattern)
+        return topics.equals(other.topics)
+                && java.util.Objects.equals(topicPattern, other.topicPattern)
                 && java.util.Objects.equals(groupId, other.groupId);
     }
 
     /** "job 'a' (topics [x, y], group 'g')". */
     public String describe() {
-        return "job '" + jobName + "' (" + (topicPattern != null ? "topic pattern '" + topicPattern + "'" : "topics " + topics)
-                + ", group '" + groupId + "')";
+        return "job '" + jobName + "' ("
+                + (topicPattern != null ? "topic pattern '" + topicPattern + "'" : "topics " + topics) + ", group '"
+                + groupId + "')";
     }
 
     public void writeTo(Path dir) {
@@ -63,7 +66,10 @@ public record JobSources(String jobName, List<String> topics, String topicPatter
             Files.createDirectories(dir);
             Path tmp = dir.resolve(FILE + ".tmp");
             Files.write(tmp, JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(node));
-            Files.move(tmp, dir.resolve(FILE), java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+            Files.move(
+                    tmp,
+                    dir.resolve(FILE),
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING,
                     java.nio.file.StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + dir.resolve(FILE), e);
@@ -80,8 +86,11 @@ public record JobSources(String jobName, List<String> topics, String topicPatter
             JsonNode node = JSON.readTree(file.toFile());
             List<String> topics = new ArrayList<>();
             node.path("topics").forEach(t -> topics.add(t.asText()));
-            return Optional.of(new JobSources(node.path("job").asText(), topics,
-                    node.hasNonNull("topic_pattern") ? node.get("topic_pattern").asText() : null, node.path("group_id").asText()));
+            return Optional.of(new JobSources(
+                    node.path("job").asText(),
+                    topics,
+                    node.hasNonNull("topic_pattern") ? node.get("topic_pattern").asText() : null,
+                    node.path("group_id").asText()));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + file, e);
         }

@@ -24,14 +24,17 @@ public final class Check {
         UserErrors.exitWith(args, () -> check(args), e -> {
             LOG.error("the check failed", e);
             boolean debug = Arrays.asList(args).contains(Flag.DEBUG.name);
-            System.err.println("kes: the check itself failed: " + e + (debug ? "" : " (stack trace in the log file, or run with --debug)"));
+            System.err.println("kes: the check itself failed: " + e
+                    + (debug ? "" : " (stack trace in the log file, or run with --debug)"));
         });
     }
 
     static ExitCode check(String[] args) {
         Map<Flag, String> flags = Flag.parse(args, Flag.CHECK, COMMAND);
         if (flags.containsKey(Flag.HELP)) {
-            System.out.print(Flag.help(COMMAND, "Checks a job's config, then Elasticsearch, Kafka and every route, without starting the job.",
+            System.out.print(Flag.help(
+                    COMMAND,
+                    "Checks a job's config, then Elasticsearch, Kafka and every route, without starting the job.",
                     Flag.CHECK));
             return ExitCode.OK;
         }

@@ -9,8 +9,10 @@ public enum ExitCode {
     /** The config file or the command line is wrong: every problem is listed with its key. */
     CONFIG(2, "the config or the command line is wrong (every problem listed, with the key to fix)"),
     /** Elasticsearch or Kafka cannot be reached, refuses kes's credentials or privileges, or a topic is missing. */
-    CANNOT_CONNECT(3, "cannot connect: Elasticsearch or Kafka unreachable, credentials or privileges refused, or a topic missing "
-            + "(the setting to fix is named)");
+    CANNOT_CONNECT(
+            3,
+            "cannot connect: Elasticsearch or Kafka unreachable, credentials or privileges refused, or a topic missing "
+                    + "(the setting to fix is named)");
 
     public final int code;
     public final String meaning;

@@ -13,9 +13,15 @@ import java.util.Set;
  */
 public enum Flag {
     CONFIG("--config", "FILE", "the job's YAML config (required; every key in docs/config-reference.md)"),
-    FLINK_CONF("--flink-conf", "FILE", "Flink configuration for the embedded MiniCluster (bin/kes run passes checkpoints-config/local.yaml)"),
+    FLINK_CONF(
+            "--flink-conf",
+            "FILE",
+            "Flink configuration for the embedded MiniCluster (bin/kes run passes checkpoints-config/local.yaml)"),
     RESTORE("--restore", "PATH", "start from this checkpoint (chk-<n> folder) or savepoint"),
-    RESTORE_LATEST("--restore-latest", null, "start from this job.name's newest completed checkpoint (refused if it read other topics)"),
+    RESTORE_LATEST(
+            "--restore-latest",
+            null,
+            "start from this job.name's newest completed checkpoint (refused if it read other topics)"),
     NO_CHECK("--no-check", null, "skip the check of Elasticsearch and Kafka before the job starts"),
     QUIET("--quiet", null, "no start banner and no progress lines (for scripts); errors are still printed"),
     DEBUG("--debug", null, "print stack traces on the console too (they always go to the log file)"),
@@ -24,6 +30,7 @@ public enum Flag {
     public final String name;
     /** The value's placeholder, or null for a switch. */
     public final String value;
+
     public final String meaning;
 
     Flag(String name, String value, String meaning) {
@@ -48,7 +55,8 @@ public enum Flag {
                 }
             }
             if (flag == null) {
-                throw new UsageException("unknown argument '" + args[i] + "' for " + command + "; see " + command + " --help");
+                throw new UsageException(
+                        "unknown argument '" + args[i] + "' for " + command + "; see " + command + " --help");
             }
             if (flag.value == null) {
                 parsed.put(flag, "true");

@@ -42,7 +42,8 @@ public final class RunProgress {
     private final JobClient job;
     private final String webUi;
     private final PrintStream out;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final long started = System.nanoTime();
     private final ProgressReporter.Rate docsPerSecond = new ProgressReporter.Rate(started);
     private String lastCheckpoint = "no checkpoint yet";
@@ -62,7 +63,9 @@ public final class RunProgress {
         } else {
             String start = config.kafka.startingOffsets().name().toLowerCase();
             out.println("[kes]   no checkpoint: starts at kafka.starting_offsets " + start
-                    + (start.equals("committed") ? " (group " + config.kafka.groupId() + "'s offsets; earliest where it has none)" : ""));
+                    + (start.equals("committed")
+                            ? " (group " + config.kafka.groupId() + "'s offsets; earliest where it has none)"
+                            : ""));
         }
         out.println("[kes]   Flink web UI: " + webUi);
         if (logFile != null) {
@@ -95,14 +98,25 @@ public final class RunProgress {
         long indexed = ProgressReporter.sum("numRecordsSend", "bulk writer");
         long now = System.nanoTime();
         double rate = docsPerSecond.perSecond(indexed, now);
-        long retries = ProgressReporter.sum("itemRetriesUnavailable", "bulk writer") + ProgressReporter.sum("requestRetries", "bulk writer");
+        long retries = ProgressReporter.sum("itemRetriesUnavailable", "bulk writer")
+                + ProgressReporter.sum("requestRetries", "bulk writer");
         long rejected = ProgressReporter.sum("itemRetriesRejected", "bulk writer");
-        long deadLetters = ProgressReporter.sum("permanentFailures", "bulk writer") + ProgressReporter.sum("decodeFailures", "decode");
+        long deadLetters = ProgressReporter.sum("permanentFailures", "bulk writer")
+                + ProgressReporter.sum("decodeFailures", "decode");
         long failureStored = ProgressReporter.sum("failureStoreRedirects", "bulk writer");
-        return String.format("[kes] %5.0fs read %,d | indexed %,d | %,.0f docs/s | lag %s | retries %,d, rejected (429) %,d | %s %,d%s | %s",
-                (now - started) / 1e9, read, indexed, rate, lag(admin), retries, rejected,
-                config.errors.deadLetters() ? "dead letters" : "failed records", deadLetters,
-                failureStored == 0 ? "" : String.format(" | in failure stores %,d", failureStored), checkpoint());
+        return String.format(
+                "[kes] %5.0fs read %,d | indexed %,d | %,.0f docs/s | lag %s | retries %,d, rejected (429) %,d | %s %,d%s | %s",
+                (now - started) / 1e9,
+                read,
+                indexed,
+                rate,
+                lag(admin),
+                retries,
+                rejected,
+                config.errors.deadLetters() ? "dead letters" : "failed records",
+                deadLetters,
+                failureStored == 0 ? "" : String.format(" | in failure stores %,d", failureStored),
+                checkpoint());
     }
 
     /** Per route (named by its target): end offsets minus the source's position, summed over the route's partitions. */
@@ -112,7 +126,8 @@ public final class RunProgress {
             return "-";
         }
         Map<TopicPartition, OffsetSpec> request = new HashMap<>();
-        positions.forEach((topic, partitions) -> partitions.keySet().forEach(p -> request.put(new TopicPartition(topic, p), OffsetSpec.latest())));
+        positions.forEach((topic, partitions) ->
+                partitions.keySet().forEach(p -> request.put(new TopicPartition(topic, p), OffsetSpec.latest())));
         Map<String, Long> byRoute = new LinkedHashMap<>();
         try {
             var ends = admin.listOffsets(request).all().get(3, TimeUnit.SECONDS);
@@ -126,7 +141,8 @@ public final class RunProgress {
             return "? (" + e.getClass().getSimpleName() + ")";
         }
         List<String> parts = new ArrayList<>();
-        byRoute.forEach((route, lag) -> parts.add(byRoute.size() == 1 ? String.format("%,d", lag) : String.format("%s %,d", route, lag)));
+        byRoute.forEach((route, lag) ->
+                parts.add(byRoute.size() == 1 ? String.format("%,d", lag) : String.format("%s %,d", route, lag)));
         return String.join(", ", parts);
     }
 
@@ -143,15 +159,19 @@ public final class RunProgress {
     private String checkpoint() {
         try {
             HttpRequest request = HttpRequest.newBuilder(URI.create(webUi + "jobs/" + job.getJobID() + "/checkpoints"))
-                    .timeout(Duration.ofSeconds(2)).build();
+                    .timeout(Duration.ofSeconds(2))
+                    .build();
             HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
             JsonNode completed = JSON.readTree(response.body()).path("latest").path("completed");
             if (completed.isMissingNode() || completed.isNull()) {
                 return lastCheckpoint;
             }
             long fence = ProgressReporter.latest("fenceMs");
-            lastCheckpoint = String.format("checkpoint %d (%,d ms%s)", completed.path("id").asLong(),
-                    completed.path("end_to_end_duration").asLong(), fence >= 0 ? String.format(", fence wait %,d ms", fence) : "");
+            lastCheckpoint = String.format(
+                    "checkpoint %d (%,d ms%s)",
+                    completed.path("id").asLong(),
+                    completed.path("end_to_end_duration").asLong(),
+                    fence >= 0 ? String.format(", fence wait %,d ms", fence) : "");
         } catch (Exception e) {
             // the job has ended (the REST endpoint with it) or is busy: the last answer stands
         }

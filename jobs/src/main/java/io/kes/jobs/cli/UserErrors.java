@@ -46,7 +46,8 @@ public final class UserErrors {
 
     static String message(Throwable failure) {
         if (failure instanceof ConfigException config && config.problems().size() > 1) {
-            return "kes: the config has " + config.problems().size() + " errors:\n  " + String.join("\n  ", config.problems());
+            return "kes: the config has " + config.problems().size() + " errors:\n  "
+                    + String.join("\n  ", config.problems());
         }
         if (failure instanceof PreflightFailed preflight) {
             int n = preflight.report().failures().size();

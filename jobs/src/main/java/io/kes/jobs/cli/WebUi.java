@@ -20,7 +20,8 @@ public final class WebUi {
     /** Sets the REST port in {@code flink} and returns the web UI's URL, ending in '/'. */
     public static String enable(Configuration flink) throws IOException {
         int port;
-        if (flink.contains(RestOptions.BIND_PORT) && flink.get(RestOptions.BIND_PORT).matches("\\d+")
+        if (flink.contains(RestOptions.BIND_PORT)
+                && flink.get(RestOptions.BIND_PORT).matches("\\d+")
                 && Integer.parseInt(flink.get(RestOptions.BIND_PORT)) > 0) {
             port = Integer.parseInt(flink.get(RestOptions.BIND_PORT));
         } else if (flink.contains(RestOptions.PORT)) {

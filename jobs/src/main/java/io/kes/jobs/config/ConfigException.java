@@ -25,8 +25,10 @@ public final class ConfigException extends RuntimeException {
 
     /** All problems found; with one, the message is that problem alone. */
     public ConfigException(List<String> problems) {
-        super(problems.size() == 1 ? problems.get(0)
-                : problems.size() + " errors in the config:\n  " + String.join("\n  ", problems));
+        super(
+                problems.size() == 1
+                        ? problems.get(0)
+                        : problems.size() + " errors in the config:\n  " + String.join("\n  ", problems));
         this.problems = List.copyOf(problems);
     }
 

@@ -62,7 +62,8 @@ public final class ConfigNode {
             return this;
         }
         if (!node.isObject()) {
-            throw new ConfigException((path.isEmpty() ? "the config" : path) + " must be a mapping of keys to values, got: " + node);
+            throw new ConfigException(
+                    (path.isEmpty() ? "the config" : path) + " must be a mapping of keys to values, got: " + node);
         }
         for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
             String key = it.next();
@@ -70,7 +71,8 @@ public final class ConfigNode {
                 java.util.Optional<String> closest = DidYouMean.closest(key, allowed);
                 closest.ifPresent(s -> problems.suggested(keyPath(s)));
                 String hint = closest.map(s -> " Did you mean '" + s + "'?").orElse("");
-                problems.add("unknown key '" + keyPath(key) + "'." + hint + " Allowed here: " + String.join(", ", new java.util.TreeSet<>(allowed)));
+                problems.add("unknown key '" + keyPath(key) + "'." + hint + " Allowed here: "
+                        + String.join(", ", new java.util.TreeSet<>(allowed)));
             }
         }
         return this;
@@ -142,7 +144,8 @@ public final class ConfigNode {
         List<String> out = new ArrayList<>();
         if (value.isArray()) {
             for (int i = 0; i < value.size(); i++) {
-                out.add(secrets.resolve(keyPath(key) + "[" + i + "]", value.get(i).asText()));
+                out.add(secrets.resolve(
+                        keyPath(key) + "[" + i + "]", value.get(i).asText()));
             }
         } else {
             for (String part : string(key, "").split(",")) {
@@ -201,8 +204,11 @@ public final class ConfigNode {
         }
         String raw = string(key, null).trim();
         if (!allowed.contains(raw)) {
-            String hint = DidYouMean.closest(raw, allowed).map(s -> " Did you mean '" + s + "'?").orElse("");
-            throw new ConfigException(keyPath(key) + " must be one of " + String.join(", ", new java.util.TreeSet<>(allowed)) + ", got '" + raw + "'." + hint);
+            String hint = DidYouMean.closest(raw, allowed)
+                    .map(s -> " Did you mean '" + s + "'?")
+                    .orElse("");
+            throw new ConfigException(keyPath(key) + " must be one of "
+                    + String.join(", ", new java.util.TreeSet<>(allowed)) + ", got '" + raw + "'." + hint);
         }
         return parse.apply(raw);
     }

@@ -48,10 +48,12 @@ final class ConfigProblems {
     }
 
     void attempt(Runnable check) {
-        attempt(() -> {
-            check.run();
-            return null;
-        }, null);
+        attempt(
+                () -> {
+                    check.run();
+                    return null;
+                },
+                null);
     }
 
     /** Throws every problem found, if any. */

@@ -18,7 +18,9 @@ public final class DidYouMean {
                 best = candidate;
             }
         }
-        return bestDistance <= Math.min(3, Math.max(1, word.length() / 2)) ? Optional.ofNullable(best) : Optional.empty();
+        return bestDistance <= Math.min(3, Math.max(1, word.length() / 2))
+                ? Optional.ofNullable(best)
+                : Optional.empty();
     }
 
     static int distance(String a, String b) {

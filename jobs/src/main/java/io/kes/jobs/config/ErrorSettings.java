@@ -18,7 +18,8 @@ public record ErrorSettings(Tolerance tolerance, String deadLetterTopic) impleme
 
     /** Stop, or dead-letter and go on. */
     public enum Tolerance {
-        NONE, ALL
+        NONE,
+        ALL
     }
 
     public boolean deadLetters() {
@@ -27,7 +28,8 @@ public record ErrorSettings(Tolerance tolerance, String deadLetterTopic) impleme
 
     static ErrorSettings from(ConfigNode node) {
         node.allowOnly(KEYS);
-        Tolerance tolerance = node.choice("tolerance", Tolerance.NONE, s -> Tolerance.valueOf(s.toUpperCase()), Set.of("none", "all"));
+        Tolerance tolerance = node.choice(
+                "tolerance", Tolerance.NONE, s -> Tolerance.valueOf(s.toUpperCase()), Set.of("none", "all"));
         String topic = node.string("dead_letter_topic", null);
         if (tolerance == Tolerance.ALL && (topic == null || topic.isBlank())) {
             throw new ConfigException(node.keyPath("dead_letter_topic") + " is required with errors.tolerance: all, "

@@ -19,10 +19,18 @@ import java.util.Set;
  * @param mappingsJson       {@code mappings_file}: JSON of the {@code mappings} object, read at load time
  * @param dataStream         whether the template makes data streams
  */
-public record IndexTemplateSettings(int shards, int replicas, String refreshInterval, String translogDurability, String codec,
-                                    String mappingsJson, boolean dataStream) implements Serializable {
+public record IndexTemplateSettings(
+        int shards,
+        int replicas,
+        String refreshInterval,
+        String translogDurability,
+        String codec,
+        String mappingsJson,
+        boolean dataStream)
+        implements Serializable {
 
-    static final Set<String> KEYS = Set.of("shards", "replicas", "refresh_interval", "translog_durability", "codec", "mappings_file");
+    static final Set<String> KEYS =
+            Set.of("shards", "replicas", "refresh_interval", "translog_durability", "codec", "mappings_file");
 
     static IndexTemplateSettings from(ConfigNode node, boolean dataStream) {
         if (!node.isPresent()) {
@@ -35,7 +43,8 @@ public record IndexTemplateSettings(int shards, int replicas, String refreshInte
             try {
                 mappings = Files.readString(file);
             } catch (IOException e) {
-                throw new ConfigException(node.keyPath("mappings_file") + " " + file.toAbsolutePath() + " cannot be read: " + e.getMessage());
+                throw new ConfigException(node.keyPath("mappings_file") + " " + file.toAbsolutePath()
+                        + " cannot be read: " + e.getMessage());
             }
         }
         return new IndexTemplateSettings(

@@ -18,14 +18,22 @@ import org.apache.kafka.common.config.ConfigDef;
  * @param startingTimestampMillis the time of {@code timestamp:...}, else -1
  * @param properties       {@code properties}: consumer properties passed through as they are (security, timeouts...)
  */
-public record KafkaSettings(String bootstrapServers, String groupId, StartingOffsets startingOffsets,
-                            long startingTimestampMillis, Map<String, String> properties) implements Serializable {
+public record KafkaSettings(
+        String bootstrapServers,
+        String groupId,
+        StartingOffsets startingOffsets,
+        long startingTimestampMillis,
+        Map<String, String> properties)
+        implements Serializable {
 
     static final Set<String> KEYS = Set.of("bootstrap_servers", "group_id", "starting_offsets", "properties");
 
     /** Where a job without a checkpoint starts reading. */
     public enum StartingOffsets {
-        COMMITTED, EARLIEST, LATEST, TIMESTAMP
+        COMMITTED,
+        EARLIEST,
+        LATEST,
+        TIMESTAMP
     }
 
     static KafkaSettings from(ConfigNode node) {
@@ -43,15 +51,21 @@ public record KafkaSettings(String bootstrapServers, String groupId, StartingOff
         StartingOffsets starting;
         if (start.startsWith("timestamp:")) {
             starting = StartingOffsets.TIMESTAMP;
-            timestamp = parseTimestamp(node.keyPath("starting_offsets"), start.substring("timestamp:".length()).trim());
+            timestamp = parseTimestamp(
+                    node.keyPath("starting_offsets"),
+                    start.substring("timestamp:".length()).trim());
         } else {
-            starting = node.choice("starting_offsets", StartingOffsets.COMMITTED, s -> StartingOffsets.valueOf(s.toUpperCase()),
+            starting = node.choice(
+                    "starting_offsets",
+                    StartingOffsets.COMMITTED,
+                    s -> StartingOffsets.valueOf(s.toUpperCase()),
                     Set.of("committed", "earliest", "latest", "timestamp:<time>"));
         }
         return new KafkaSettings(
                 node.requiredString("bootstrap_servers", "localhost:9092"),
                 node.string("group_id", "kes"),
-                starting, timestamp,
+                starting,
+                timestamp,
                 Map.copyOf(properties));
     }
 
@@ -64,14 +78,19 @@ public record KafkaSettings(String bootstrapServers, String groupId, StartingOff
     public String toString() {
         Map<String, String> shown = new LinkedHashMap<>();
         properties.forEach((key, value) -> shown.put(key, isSecret(key) ? "[hidden]" : value));
-        return "KafkaSettings[bootstrapServers=" + bootstrapServers + ", groupId=" + groupId + ", startingOffsets=" + startingOffsets
-                + ", startingTimestampMillis=" + startingTimestampMillis + ", properties=" + shown + "]";
+        return "KafkaSettings[bootstrapServers=" + bootstrapServers + ", groupId=" + groupId + ", startingOffsets="
+                + startingOffsets + ", startingTimestampMillis=" + startingTimestampMillis + ", properties=" + shown
+                + "]";
     }
 
     static boolean isSecret(String key) {
         String lower = key.toLowerCase(java.util.Locale.ROOT);
-        return isPasswordType(ConsumerConfig.configDef(), key) || isPasswordType(ProducerConfig.configDef(), key)
-                || lower.contains("password") || lower.contains("secret") || lower.contains("token") || lower.contains("jaas");
+        return isPasswordType(ConsumerConfig.configDef(), key)
+                || isPasswordType(ProducerConfig.configDef(), key)
+                || lower.contains("password")
+                || lower.contains("secret")
+                || lower.contains("token")
+                || lower.contains("jaas");
     }
 
     private static boolean isPasswordType(ConfigDef definitions, String key) {
@@ -81,10 +100,13 @@ public record KafkaSettings(String bootstrapServers, String groupId, StartingOff
 
     private static long parseTimestamp(String key, String value) {
         try {
-            return value.matches("\\d+") ? Long.parseLong(value) : java.time.OffsetDateTime.parse(value).toInstant().toEpochMilli();
+            return value.matches("\\d+")
+                    ? Long.parseLong(value)
+                    : java.time.OffsetDateTime.parse(value).toInstant().toEpochMilli();
         } catch (RuntimeException e) {
-            throw new ConfigException(key + " timestamp '" + value + "' must be epoch milliseconds or an ISO-8601 time with offset, "
-                    + "e.g. timestamp:2026-11-01T00:00:00Z");
+            throw new ConfigException(
+                    key + " timestamp '" + value + "' must be epoch milliseconds or an ISO-8601 time with offset, "
+                            + "e.g. timestamp:2026-11-01T00:00:00Z");
         }
     }
 }

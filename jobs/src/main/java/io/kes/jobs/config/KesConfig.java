@@ -44,12 +44,18 @@ public final class KesConfig implements Serializable {
     public final Configuration sinkOptions;
     /** The same options, validated once when the config was loaded. */
     public final SinkSettings sink;
+
     public final KafkaSettings kafka;
     public final List<Route> routes;
     public final ErrorSettings errors;
     public final JobSettings job;
 
-    private KesConfig(Configuration sinkOptions, SinkSettings sink, KafkaSettings kafka, List<Route> routes, ErrorSettings errors,
+    private KesConfig(
+            Configuration sinkOptions,
+            SinkSettings sink,
+            KafkaSettings kafka,
+            List<Route> routes,
+            ErrorSettings errors,
             JobSettings job) {
         this.sinkOptions = sinkOptions;
         this.sink = sink;
@@ -61,7 +67,8 @@ public final class KesConfig implements Serializable {
 
     public static KesConfig load(Path file) {
         if (!Files.isRegularFile(file)) {
-            throw new ConfigException("config file " + file.toAbsolutePath() + " does not exist; pass --config <mapping.yaml> (see jobs/config/example.yaml)");
+            throw new ConfigException("config file " + file.toAbsolutePath()
+                    + " does not exist; pass --config <mapping.yaml> (see jobs/config/example.yaml)");
         }
         try {
             return parse(Files.readString(file), System.getenv());
@@ -96,7 +103,8 @@ public final class KesConfig implements Serializable {
             }
         }
         if (routeNodes.isEmpty() && !root.misspelt("routes")) {
-            problems.add("routes is empty: add at least one, e.g.\nroutes:\n  - topics: [app-logs]\n    index: app-logs");
+            problems.add(
+                    "routes is empty: add at least one, e.g.\nroutes:\n  - topics: [app-logs]\n    index: app-logs");
         }
         Set<String> seen = new HashSet<>();
         for (Route route : routes) {
@@ -119,8 +127,10 @@ public final class KesConfig implements Serializable {
         problems.throwIfAny();
         for (Route route : routes) {
             if (route.id().kind() == Route.IdSpec.Kind.NONE) {
-                LOG.warn("route to {} has id: none: Elasticsearch generates ids, so records replayed after a failure are "
-                        + "indexed twice. Use id: kafka for idempotent writes.", route.target());
+                LOG.warn(
+                        "route to {} has id: none: Elasticsearch generates ids, so records replayed after a failure are "
+                                + "indexed twice. Use id: kafka for idempotent writes.",
+                        route.target());
             }
         }
         return new KesConfig(sinkOptions, sink, kafka, List.copyOf(routes), errors, job);
@@ -133,7 +143,8 @@ public final class KesConfig implements Serializable {
         for (String section : SINK_SECTIONS) {
             ConfigNode node = root.section(section);
             Set<String> allowed = new TreeSet<>();
-            byKey.keySet().stream().filter(k -> k.startsWith(section + "."))
+            byKey.keySet().stream()
+                    .filter(k -> k.startsWith(section + "."))
                     .forEach(k -> allowed.add(k.substring(section.length() + 1)));
             node.allowOnly(allowed);
             for (String key : allowed) {

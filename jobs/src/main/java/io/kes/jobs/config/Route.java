@@ -42,18 +42,49 @@ import org.apache.avro.Schema;
  * @param versionByOffset {@code version: kafka-offset}: each write carries its record's offset as an external
  *                       version ({@code external_gte}), so a replay never takes a document back to an older value
  */
-public record Route(List<String> topics, String topicPattern, String index, String dataStream, IdSpec id, String routing,
-                    Op op, String timestampField, List<String> include, List<String> exclude, Map<String, String> rename,
-                    IndexTemplateSettings template, ValueFormat format, String pipeline, boolean versionByOffset)
+public record Route(
+        List<String> topics,
+        String topicPattern,
+        String index,
+        String dataStream,
+        IdSpec id,
+        String routing,
+        Op op,
+        String timestampField,
+        List<String> include,
+        List<String> exclude,
+        Map<String, String> rename,
+        IndexTemplateSettings template,
+        ValueFormat format,
+        String pipeline,
+        boolean versionByOffset)
         implements Serializable {
 
-    static final Set<String> KEYS = Set.of("topics", "topic_pattern", "index", "data_stream", "id", "routing", "op",
-            "format", "avro_schema_file", "schema_registry_url", "timestamp_field", "include", "exclude", "rename", "index_template",
-            "pipeline", "version");
+    static final Set<String> KEYS = Set.of(
+            "topics",
+            "topic_pattern",
+            "index",
+            "data_stream",
+            "id",
+            "routing",
+            "op",
+            "format",
+            "avro_schema_file",
+            "schema_registry_url",
+            "timestamp_field",
+            "include",
+            "exclude",
+            "rename",
+            "index_template",
+            "pipeline",
+            "version");
 
     /** What a record does to its document. */
     public enum Op {
-        INDEX, CREATE, UPSERT, DELETE_ON_TOMBSTONE
+        INDEX,
+        CREATE,
+        UPSERT,
+        DELETE_ON_TOMBSTONE
     }
 
     /**
@@ -68,7 +99,9 @@ public record Route(List<String> topics, String topicPattern, String index, Stri
 
         /** The formats. */
         public enum Kind {
-            JSON, AVRO, CONFLUENT_AVRO
+            JSON,
+            AVRO,
+            CONFLUENT_AVRO
         }
     }
 
@@ -76,7 +109,11 @@ public record Route(List<String> topics, String topicPattern, String index, Stri
     public record IdSpec(Kind kind, List<String> fields) implements Serializable {
         /** The id strategies. */
         public enum Kind {
-            KAFKA, KEY, NONE, FIELD, HASH
+            KAFKA,
+            KEY,
+            NONE,
+            FIELD,
+            HASH
         }
     }
 
@@ -91,8 +128,14 @@ public record Route(List<String> topics, String topicPattern, String index, Stri
 
     /** Whether decoding has to look inside the JSON (else the bytes pass through untouched). */
     public boolean needsFields() {
-        return id.kind() == IdSpec.Kind.FIELD || id.kind() == IdSpec.Kind.HASH || routing != null
-                || target().contains("{") || !include.isEmpty() || !exclude.isEmpty() || !rename.isEmpty() || dataStream != null;
+        return id.kind() == IdSpec.Kind.FIELD
+                || id.kind() == IdSpec.Kind.HASH
+                || routing != null
+                || target().contains("{")
+                || !include.isEmpty()
+                || !exclude.isEmpty()
+                || !rename.isEmpty()
+                || dataStream != null;
     }
 
     /**
@@ -108,29 +151,40 @@ public record Route(List<String> topics, String topicPattern, String index, Stri
         String pattern = node.attempt(() -> topicPattern(node, topics), null);
         String dataStream = node.attempt(() -> node.string("data_stream", null), null);
         String index = node.attempt(() -> node.string("index", null), null);
-        node.attempt(() -> {
-            checkTarget(node, index, dataStream);
-            return null;
-        }, null);
+        node.attempt(
+                () -> {
+                    checkTarget(node, index, dataStream);
+                    return null;
+                },
+                null);
         ValueFormat format = node.attempt(() -> valueFormat(node), ValueFormat.JSON);
-        Op op = node.attempt(() -> node.choice("op", Op.INDEX, s -> Op.valueOf(s.toUpperCase().replace('-', '_')),
-                Set.of("index", "create", "upsert", "delete-on-tombstone")), null);
+        Op op = node.attempt(
+                () -> node.choice(
+                        "op",
+                        Op.INDEX,
+                        s -> Op.valueOf(s.toUpperCase().replace('-', '_')),
+                        Set.of("index", "create", "upsert", "delete-on-tombstone")),
+                null);
         IdSpec id = node.attempt(() -> idSpec(node), null);
         String routing = node.attempt(() -> node.string("routing", null), null);
-        Map<String, String> rename = node.attempt(() -> {
-            Map<String, String> r = new LinkedHashMap<>();
-            ConfigNode renames = node.section("rename");
-            for (String from : renames.keys()) {
-                r.put(from, renames.string(from, null));
-            }
-            return r;
-        }, Map.of());
+        Map<String, String> rename = node.attempt(
+                () -> {
+                    Map<String, String> r = new LinkedHashMap<>();
+                    ConfigNode renames = node.section("rename");
+                    for (String from : renames.keys()) {
+                        r.put(from, renames.string(from, null));
+                    }
+                    return r;
+                },
+                Map.of());
         String timestampField = node.attempt(() -> node.string("timestamp_field", "@timestamp"), "@timestamp");
         List<String> include = node.attempt(() -> node.strings("include"), List.of());
         List<String> exclude = node.attempt(() -> node.strings("exclude"), List.of());
-        IndexTemplateSettings template = node.attempt(() -> IndexTemplateSettings.from(node.section("index_template"), dataStream != null), null);
+        IndexTemplateSettings template = node.attempt(
+                () -> IndexTemplateSettings.from(node.section("index_template"), dataStream != null), null);
         String pipeline = node.attempt(() -> pipeline(node), null);
-        boolean versionByOffset = node.attempt(() -> node.choice("version", "none", s -> s, Set.of("none", "kafka-offset")), "none")
+        boolean versionByOffset = node.attempt(
+                        () -> node.choice("version", "none", s -> s, Set.of("none", "kafka-offset")), "none")
                 .equals("kafka-offset");
         if (versionByOffset && op != null && id != null) {
             checkVersionByOffset(node, op, id, dataStream);
@@ -145,9 +199,22 @@ public record Route(List<String> topics, String topicPattern, String index, Stri
         if (problems.count() > before) {
             throw ConfigException.alreadyReported();
         }
-        return new Route(List.copyOf(topics), pattern, index, dataStream, id, routing,
-                dataStream != null ? Op.CREATE : op, timestampField, List.copyOf(include), List.copyOf(exclude), Map.copyOf(rename),
-                template, format, pipeline, versionByOffset);
+        return new Route(
+                List.copyOf(topics),
+                pattern,
+                index,
+                dataStream,
+                id,
+                routing,
+                dataStream != null ? Op.CREATE : op,
+                timestampField,
+                List.copyOf(include),
+                List.copyOf(exclude),
+                Map.copyOf(rename),
+                template,
+                format,
+                pipeline,
+                versionByOffset);
     }
 
     /**
@@ -157,21 +224,29 @@ public record Route(List<String> topics, String topicPattern, String index, Stri
      */
     private static void checkVersionByOffset(ConfigNode node, Op op, IdSpec id, String dataStream) {
         if (op == Op.CREATE || op == Op.UPSERT || dataStream != null) {
-            node.problems().add(node.keyPath("version") + " kafka-offset needs op index or delete-on-tombstone: Elasticsearch "
-                    + "versions no " + (dataStream != null ? "data stream write (op create)" : "op " + op.name().toLowerCase())
-                    + "; leave version out");
+            node.problems()
+                    .add(node.keyPath("version") + " kafka-offset needs op index or delete-on-tombstone: Elasticsearch "
+                            + "versions no "
+                            + (dataStream != null
+                                    ? "data stream write (op create)"
+                                    : "op " + op.name().toLowerCase())
+                            + "; leave version out");
         } else if (id.kind() == IdSpec.Kind.KAFKA || id.kind() == IdSpec.Kind.NONE) {
-            node.problems().add(node.keyPath("version") + " kafka-offset needs ids that repeat (id: key, {field: ...} or {hash: "
-                    + "[...]}): with id " + id.kind().name().toLowerCase() + " every record is its own document, which no replay "
-                    + "takes back in time; leave version out");
+            node.problems()
+                    .add(node.keyPath("version")
+                            + " kafka-offset needs ids that repeat (id: key, {field: ...} or {hash: "
+                            + "[...]}): with id " + id.kind().name().toLowerCase()
+                            + " every record is its own document, which no replay "
+                            + "takes back in time; leave version out");
         }
     }
 
     private static String pipeline(ConfigNode node) {
         String pipeline = node.string("pipeline", null);
         if (pipeline != null && (pipeline.isBlank() || pipeline.startsWith("_"))) {
-            throw new ConfigException(node.keyPath("pipeline") + " '" + pipeline + "' is not a pipeline id: give the id of an "
-                    + "ingest pipeline (PUT _ingest/pipeline/<id>); leave pipeline out to use the index's default_pipeline");
+            throw new ConfigException(
+                    node.keyPath("pipeline") + " '" + pipeline + "' is not a pipeline id: give the id of an "
+                            + "ingest pipeline (PUT _ingest/pipeline/<id>); leave pipeline out to use the index's default_pipeline");
         }
         return pipeline;
     }
@@ -182,13 +257,15 @@ public record Route(List<String> topics, String topicPattern, String index, Stri
             if (node.misspelt("topics") || node.misspelt("topic_pattern")) {
                 throw ConfigException.alreadyReported();
             }
-            throw new ConfigException(node.path() + " needs exactly one of topics (a list) or topic_pattern (a regex), e.g. topics: [app-logs]");
+            throw new ConfigException(node.path()
+                    + " needs exactly one of topics (a list) or topic_pattern (a regex), e.g. topics: [app-logs]");
         }
         if (pattern != null) {
             try {
                 Pattern.compile(pattern);
             } catch (PatternSyntaxException e) {
-                throw new ConfigException(node.keyPath("topic_pattern") + " '" + pattern + "' is not a valid regex: " + e.getDescription());
+                throw new ConfigException(node.keyPath("topic_pattern") + " '" + pattern + "' is not a valid regex: "
+                        + e.getDescription());
             }
         }
         return pattern;
@@ -199,7 +276,8 @@ public record Route(List<String> topics, String topicPattern, String index, Stri
             if (node.misspelt("index") || node.misspelt("data_stream")) {
                 throw ConfigException.alreadyReported();
             }
-            throw new ConfigException(node.path() + " needs exactly one of index (an index, alias or name template) or data_stream");
+            throw new ConfigException(
+                    node.path() + " needs exactly one of index (an index, alias or name template) or data_stream");
         }
         String target = dataStream != null ? dataStream : index;
         String key = node.keyPath(dataStream != null ? "data_stream" : "index");
@@ -210,70 +288,89 @@ public record Route(List<String> topics, String topicPattern, String index, Stri
             throw new ConfigException(key + " " + e.getMessage());
         }
         String literal = template.fill("x");
-        if (!literal.equals(literal.toLowerCase()) || literal.startsWith("_") || literal.startsWith("-") || literal.contains(" ")
-                || literal.contains(",") || literal.contains("*")) {
-            throw new ConfigException(key + " '" + target
-                    + "' is not a valid Elasticsearch index name: use lowercase, no spaces, commas or *, not starting with _ or -");
+        if (!literal.equals(literal.toLowerCase())
+                || literal.startsWith("_")
+                || literal.startsWith("-")
+                || literal.contains(" ")
+                || literal.contains(",")
+                || literal.contains("*")) {
+            throw new ConfigException(
+                    key + " '" + target
+                            + "' is not a valid Elasticsearch index name: use lowercase, no spaces, commas or *, not starting with _ or -");
         }
     }
 
     private static void checkOpAndId(ConfigNode node, Op op, IdSpec id, String routing, String dataStream) {
         if (dataStream != null && op != Op.INDEX && op != Op.CREATE) {
-            node.problems().add(node.keyPath("op") + " " + op.name().toLowerCase() + " is not possible on a data stream: "
-                    + "data streams only take create (kes uses create for them)");
+            node.problems()
+                    .add(node.keyPath("op") + " " + op.name().toLowerCase() + " is not possible on a data stream: "
+                            + "data streams only take create (kes uses create for them)");
             return;
         }
         if (op == Op.DELETE_ON_TOMBSTONE && id.kind() != IdSpec.Kind.KEY) {
-            node.problems().add(node.keyPath("id") + " must be key with op delete-on-tombstone: a tombstone has no value, "
-                    + "so only its key can name the document to delete");
+            node.problems()
+                    .add(node.keyPath("id") + " must be key with op delete-on-tombstone: a tombstone has no value, "
+                            + "so only its key can name the document to delete");
             return;
         }
         if (op == Op.DELETE_ON_TOMBSTONE && routing != null) {
             // A delete sent without the routing its document was indexed with goes to another shard: Elasticsearch
             // answers 404, which counts as done, and the document stays. Routing by the key instead would change
             // nothing: with id: key the default routing is the _id, which is the key.
-            node.problems().add(node.keyPath("routing") + " cannot be used with op delete-on-tombstone: a tombstone "
-                    + "has no value to read the routing field '" + routing + "' from, so its delete would go to the wrong "
-                    + "shard (Elasticsearch answers 404) and the document would stay; remove routing (with id: key, "
-                    + "Elasticsearch already places each document by its key), or keep routing and use op: index or upsert "
-                    + "without deletes");
+            node.problems()
+                    .add(node.keyPath("routing") + " cannot be used with op delete-on-tombstone: a tombstone "
+                            + "has no value to read the routing field '" + routing
+                            + "' from, so its delete would go to the wrong "
+                            + "shard (Elasticsearch answers 404) and the document would stay; remove routing (with id: key, "
+                            + "Elasticsearch already places each document by its key), or keep routing and use op: index or upsert "
+                            + "without deletes");
             return;
         }
         if ((op == Op.UPSERT || op == Op.DELETE_ON_TOMBSTONE) && id.kind() == IdSpec.Kind.NONE) {
-            node.problems().add(node.keyPath("id") + " none cannot " + (op == Op.UPSERT ? "upsert" : "delete")
-                    + ": those need the document's id; use id: key, {field: ...} or {hash: [...]}");
+            node.problems()
+                    .add(node.keyPath("id") + " none cannot " + (op == Op.UPSERT ? "upsert" : "delete")
+                            + ": those need the document's id; use id: key, {field: ...} or {hash: [...]}");
         }
     }
 
     private static ValueFormat valueFormat(ConfigNode node) {
-        ValueFormat.Kind kind = node.choice("format", ValueFormat.Kind.JSON, s -> ValueFormat.Kind.valueOf(s.toUpperCase().replace('-', '_')),
+        ValueFormat.Kind kind = node.choice(
+                "format",
+                ValueFormat.Kind.JSON,
+                s -> ValueFormat.Kind.valueOf(s.toUpperCase().replace('-', '_')),
                 Set.of("json", "avro", "confluent-avro"));
         if (kind != ValueFormat.Kind.AVRO && node.has("avro_schema_file")) {
-            throw new ConfigException(node.keyPath("avro_schema_file") + " only applies to format: avro (this route's format is "
-                    + kind.name().toLowerCase().replace('_', '-') + ")");
+            throw new ConfigException(
+                    node.keyPath("avro_schema_file") + " only applies to format: avro (this route's format is "
+                            + kind.name().toLowerCase().replace('_', '-') + ")");
         }
         if (kind != ValueFormat.Kind.CONFLUENT_AVRO && node.has("schema_registry_url")) {
-            throw new ConfigException(node.keyPath("schema_registry_url") + " only applies to format: confluent-avro (this route's format is "
+            throw new ConfigException(node.keyPath("schema_registry_url")
+                    + " only applies to format: confluent-avro (this route's format is "
                     + kind.name().toLowerCase().replace('_', '-') + ")");
         }
         switch (kind) {
             case AVRO -> {
-                Path file = Path.of(node.requiredString("avro_schema_file", "schemas/order.avsc (the writer schema of the values)"));
+                Path file = Path.of(node.requiredString(
+                        "avro_schema_file", "schemas/order.avsc (the writer schema of the values)"));
                 String schemaJson;
                 try {
                     schemaJson = Files.readString(file);
                 } catch (IOException e) {
-                    throw new ConfigException(node.keyPath("avro_schema_file") + " " + file.toAbsolutePath() + " cannot be read: " + e);
+                    throw new ConfigException(
+                            node.keyPath("avro_schema_file") + " " + file.toAbsolutePath() + " cannot be read: " + e);
                 }
                 Schema schema;
                 try {
                     schema = new Schema.Parser().parse(schemaJson);
                 } catch (AvroRuntimeException e) {
-                    throw new ConfigException(node.keyPath("avro_schema_file") + " " + file + " is not a valid Avro schema: " + e.getMessage());
+                    throw new ConfigException(node.keyPath("avro_schema_file") + " " + file
+                            + " is not a valid Avro schema: " + e.getMessage());
                 }
                 if (schema.getType() != Schema.Type.RECORD && schema.getType() != Schema.Type.MAP) {
-                    throw new ConfigException(node.keyPath("avro_schema_file") + " " + file + " must define a record (documents are "
-                            + "JSON objects), got a " + schema.getType().getName());
+                    throw new ConfigException(
+                            node.keyPath("avro_schema_file") + " " + file + " must define a record (documents are "
+                                    + "JSON objects), got a " + schema.getType().getName());
                 }
                 return new ValueFormat(kind, schemaJson, null);
             }
@@ -285,7 +382,9 @@ public record Route(List<String> topics, String topicPattern, String index, Stri
                 } catch (URISyntaxException e) {
                     uri = null;
                 }
-                if (uri == null || !("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
+                if (uri == null
+                        || !("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))
+                        || uri.getHost() == null) {
                     throw new ConfigException(node.keyPath("schema_registry_url") + " '" + url
                             + "' must be an http:// or https:// URL, e.g. http://registry:8081");
                 }
@@ -306,9 +405,12 @@ public record Route(List<String> topics, String topicPattern, String index, Stri
             String raw = node.string("id", "").trim();
             List<String> known = List.of("kafka", "key", "none");
             if (!known.contains(raw)) {
-                String hint = DidYouMean.closest(raw, known).map(k -> " Did you mean '" + k + "'?").orElse("");
-                throw new ConfigException(node.keyPath("id") + " must be one of kafka, key, none, {field: path} or {hash: [paths]}, got '"
-                        + raw + "'." + hint);
+                String hint = DidYouMean.closest(raw, known)
+                        .map(k -> " Did you mean '" + k + "'?")
+                        .orElse("");
+                throw new ConfigException(
+                        node.keyPath("id") + " must be one of kafka, key, none, {field: path} or {hash: [paths]}, got '"
+                                + raw + "'." + hint);
             }
             return new IdSpec(IdSpec.Kind.valueOf(raw.toUpperCase()), List.of());
         }

@@ -40,7 +40,8 @@ final class SecretResolver {
             try {
                 return Files.readString(file).strip();
             } catch (IOException e) {
-                throw new ConfigException(key + " refers to the file " + file + ", which cannot be read: " + e.getMessage());
+                throw new ConfigException(
+                        key + " refers to the file " + file + ", which cannot be read: " + e.getMessage());
             }
         }
         String name = reference;

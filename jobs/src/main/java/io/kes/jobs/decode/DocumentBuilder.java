@@ -48,7 +48,9 @@ public final class DocumentBuilder {
         this.route = route;
         this.index = IndexNameTemplate.parse(route.target());
         this.parse = route.needsFields();
-        this.transforms = !route.include().isEmpty() || !route.exclude().isEmpty() || !route.rename().isEmpty()
+        this.transforms = !route.include().isEmpty()
+                || !route.exclude().isEmpty()
+                || !route.rename().isEmpty()
                 || route.dataStream() != null;
         this.decoder = ValueDecoder.forRoute(route);
     }
@@ -59,8 +61,14 @@ public final class DocumentBuilder {
         }
         byte[] json = decoder == null ? record.value() : decoder.toJson(record.value());
         if (!parse) {
-            return DocumentOperation.write(opType(), indexName(null, record, null)).id(id(null, record)).idUnique(idsUnique()).source(json)
-                    .origin(origin(record, decoder != null)).pipeline(route.pipeline()).version(version(record)).build();
+            return DocumentOperation.write(opType(), indexName(null, record, null))
+                    .id(id(null, record))
+                    .idUnique(idsUnique())
+                    .source(json)
+                    .origin(origin(record, decoder != null))
+                    .pipeline(route.pipeline())
+                    .version(version(record))
+                    .build();
         }
         ObjectNode doc = parseObject(json);
         Instant eventTime = eventTime(doc, record);
@@ -73,8 +81,15 @@ public final class DocumentBuilder {
             source = serialize(doc);
         }
         // An Avro value's document is its JSON rendering, so its source is never the value.
-        return DocumentOperation.write(opType(), target).id(id).idUnique(idsUnique()).routing(routing).source(source)
-                .origin(origin(record, transforms || decoder != null)).pipeline(route.pipeline()).version(version(record)).build();
+        return DocumentOperation.write(opType(), target)
+                .id(id)
+                .idUnique(idsUnique())
+                .routing(routing)
+                .source(source)
+                .origin(origin(record, transforms || decoder != null))
+                .pipeline(route.pipeline())
+                .version(version(record))
+                .build();
     }
 
     /** {@code id: kafka}: a record's coordinates are its alone, so no other write of its id follows in a run. */
@@ -93,8 +108,13 @@ public final class DocumentBuilder {
      * stands in for the value.
      */
     public static RecordOrigin origin(KafkaRecord record, boolean sourceIsNotTheValue) {
-        return new RecordOrigin(record.topic(), record.partition(), record.offset(), record.key(),
-                sourceIsNotTheValue ? record.value() : null, record.headers());
+        return new RecordOrigin(
+                record.topic(),
+                record.partition(),
+                record.offset(),
+                record.key(),
+                sourceIsNotTheValue ? record.value() : null,
+                record.headers());
     }
 
     private OpType opType() {
@@ -107,15 +127,23 @@ public final class DocumentBuilder {
 
     private DocumentOperation tombstone(KafkaRecord record) throws DecodeException {
         if (route.op() != Route.Op.DELETE_ON_TOMBSTONE) {
-            throw new DecodeException("tombstone", "record has no value (a tombstone) and the route's op is "
-                    + route.op().name().toLowerCase().replace('_', '-') + "; use op: delete-on-tombstone to delete documents on tombstones");
+            throw new DecodeException(
+                    "tombstone",
+                    "record has no value (a tombstone) and the route's op is "
+                            + route.op().name().toLowerCase().replace('_', '-')
+                            + "; use op: delete-on-tombstone to delete documents on tombstones");
         }
         if (index.placeholders().stream().anyMatch(p -> !isRecordPlaceholder(p.name()))) {
-            throw new DecodeException("tombstone", "a tombstone cannot name an index built from document fields (" + route.target() + ")");
+            throw new DecodeException(
+                    "tombstone",
+                    "a tombstone cannot name an index built from document fields (" + route.target() + ")");
         }
         String target = indexName(null, record, Instant.ofEpochMilli(record.timestamp()));
-        return DocumentOperation.write(OpType.DELETE, target).id(id(null, record)).origin(origin(record, false))
-                .version(version(record)).build();
+        return DocumentOperation.write(OpType.DELETE, target)
+                .id(id(null, record))
+                .origin(origin(record, false))
+                .version(version(record))
+                .build();
     }
 
     /**
@@ -137,20 +165,29 @@ public final class DocumentBuilder {
         }
         if ("_key".equals(field)) {
             if (record.key() == null) {
-                throw new DecodeException("missing_field", "index name " + index + " needs the record key, and the record has none");
+                throw new DecodeException(
+                        "missing_field", "index name " + index + " needs the record key, and the record has none");
             }
             return new String(record.key(), StandardCharsets.UTF_8);
         }
         if (field.startsWith("_header.")) {
             byte[] header = record.lastHeader(field.substring("_header.".length()));
             if (header == null) {
-                throw new DecodeException("missing_field", "index name " + index + " needs header " + field.substring(8) + ", which the record lacks");
+                throw new DecodeException(
+                        "missing_field",
+                        "index name " + index + " needs header " + field.substring(8) + ", which the record lacks");
             }
             return new String(header, StandardCharsets.UTF_8);
         }
         JsonNode value = JsonPaths.get(doc, field);
-        if (value == null || !value.isValueNode() || value.isNull() || value.asText().isEmpty()) {
-            throw new DecodeException("missing_field", "index name " + index + " needs field " + field + ", which the record lacks or is not a plain value");
+        if (value == null
+                || !value.isValueNode()
+                || value.isNull()
+                || value.asText().isEmpty()) {
+            throw new DecodeException(
+                    "missing_field",
+                    "index name " + index + " needs field " + field
+                            + ", which the record lacks or is not a plain value");
         }
         return value.asText();
     }
@@ -163,7 +200,9 @@ public final class DocumentBuilder {
             throw new DecodeException("malformed_json", "value is not valid JSON: " + firstLine(e.getMessage()));
         }
         if (!(node instanceof ObjectNode object)) {
-            throw new DecodeException("malformed_json", "value must be a JSON object, got " + (node == null ? "nothing" : node.getNodeType()));
+            throw new DecodeException(
+                    "malformed_json",
+                    "value must be a JSON object, got " + (node == null ? "nothing" : node.getNodeType()));
         }
         return object;
     }
@@ -183,8 +222,10 @@ public final class DocumentBuilder {
             try {
                 return LocalDateTime.parse(text).toInstant(ZoneOffset.UTC);
             } catch (DateTimeParseException e) {
-                throw new DecodeException("unparsable_timestamp", "field " + route.timestampField() + " '" + text
-                        + "' is neither an ISO-8601 date-time nor epoch milliseconds");
+                throw new DecodeException(
+                        "unparsable_timestamp",
+                        "field " + route.timestampField() + " '" + text
+                                + "' is neither an ISO-8601 date-time nor epoch milliseconds");
             }
         }
     }
@@ -196,7 +237,8 @@ public final class DocumentBuilder {
                 return KafkaCoordinateId.of(record.topic(), record.partition(), record.offset());
             case KEY:
                 if (record.key() == null || record.key().length == 0) {
-                    throw new DecodeException("missing_id", "the route takes ids from record keys, and this record has none");
+                    throw new DecodeException(
+                            "missing_id", "the route takes ids from record keys, and this record has none");
                 }
                 return keyId(record.key());
             case FIELD:
@@ -206,7 +248,8 @@ public final class DocumentBuilder {
                 for (String field : spec.fields()) {
                     joined.append(requiredText(doc, field, "id hash")).append('\u0000');
                 }
-                return BASE64.encodeToString(Murmur3Hash128.hash(joined.toString().getBytes(StandardCharsets.UTF_8)));
+                return BASE64.encodeToString(
+                        Murmur3Hash128.hash(joined.toString().getBytes(StandardCharsets.UTF_8)));
             default:
                 return null;
         }
@@ -227,7 +270,8 @@ public final class DocumentBuilder {
         if (lenient.indexOf('\uFFFD') < 0) {
             return lenient; // the common case, one pass: valid UTF-8 (no replacement) that cannot start with the marker
         }
-        java.nio.charset.CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder()
+        java.nio.charset.CharsetDecoder utf8 = StandardCharsets.UTF_8
+                .newDecoder()
                 .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
                 .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT);
         try {
@@ -243,9 +287,16 @@ public final class DocumentBuilder {
 
     private static String requiredText(ObjectNode doc, String path, String what) throws DecodeException {
         JsonNode value = JsonPaths.get(doc, path);
-        if (value == null || value.isNull() || !value.isValueNode() || value.asText().isEmpty()) {
-            throw new DecodeException("missing_" + what.split(" ")[0], "field " + path + " (the " + what + ") is "
-                    + (value == null || value.isNull() ? "missing" : value.isValueNode() ? "empty" : "not a plain value"));
+        if (value == null
+                || value.isNull()
+                || !value.isValueNode()
+                || value.asText().isEmpty()) {
+            throw new DecodeException(
+                    "missing_" + what.split(" ")[0],
+                    "field " + path + " (the " + what + ") is "
+                            + (value == null || value.isNull()
+                                    ? "missing"
+                                    : value.isValueNode() ? "empty" : "not a plain value"));
         }
         return value.asText();
     }

@@ -11,8 +11,14 @@ import org.apache.flink.api.common.typeinfo.TypeInfo;
  * cannot be decoded can go to the dead-letter topic instead of failing the source.
  */
 @TypeInfo(KafkaRecordTypeInfoFactory.class)
-public record KafkaRecord(String topic, int partition, long offset, long timestamp, byte[] key, byte[] value,
-                          List<RecordOrigin.Header> headers) {
+public record KafkaRecord(
+        String topic,
+        int partition,
+        long offset,
+        long timestamp,
+        byte[] key,
+        byte[] value,
+        List<RecordOrigin.Header> headers) {
 
     /** The value of the last header with this name (Kafka's {@code lastHeader}), or null. */
     public byte[] lastHeader(String name) {

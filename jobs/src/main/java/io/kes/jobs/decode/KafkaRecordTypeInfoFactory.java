@@ -27,17 +27,60 @@ public final class KafkaRecordTypeInfoFactory extends TypeInfoFactory<KafkaRecor
     public static final class Info extends TypeInformation<KafkaRecord> {
         private static final long serialVersionUID = 1L;
 
-        @Override public boolean isBasicType() { return false; }
-        @Override public boolean isTupleType() { return false; }
-        @Override public int getArity() { return 1; }
-        @Override public int getTotalFields() { return 1; }
-        @Override public Class<KafkaRecord> getTypeClass() { return KafkaRecord.class; }
-        @Override public boolean isKeyType() { return false; }
-        @Override public TypeSerializer<KafkaRecord> createSerializer(SerializerConfig config) { return Serializer.INSTANCE; }
-        @Override public String toString() { return "KafkaRecord"; }
-        @Override public boolean equals(Object obj) { return obj instanceof Info; }
-        @Override public int hashCode() { return Info.class.hashCode(); }
-        @Override public boolean canEqual(Object obj) { return obj instanceof Info; }
+        @Override
+        public boolean isBasicType() {
+            return false;
+        }
+
+        @Override
+        public boolean isTupleType() {
+            return false;
+        }
+
+        @Override
+        public int getArity() {
+            return 1;
+        }
+
+        @Override
+        public int getTotalFields() {
+            return 1;
+        }
+
+        @Override
+        public Class<KafkaRecord> getTypeClass() {
+            return KafkaRecord.class;
+        }
+
+        @Override
+        public boolean isKeyType() {
+            return false;
+        }
+
+        @Override
+        public TypeSerializer<KafkaRecord> createSerializer(SerializerConfig config) {
+            return Serializer.INSTANCE;
+        }
+
+        @Override
+        public String toString() {
+            return "KafkaRecord";
+        }
+
+        @Override
+        public boolean equals(Object obj) {
+            return obj instanceof Info;
+        }
+
+        @Override
+        public int hashCode() {
+            return Info.class.hashCode();
+        }
+
+        @Override
+        public boolean canEqual(Object obj) {
+            return obj instanceof Info;
+        }
     }
 
     /** Records are immutable (byte arrays are never written to), so copies share them. */
@@ -45,11 +88,30 @@ public final class KafkaRecordTypeInfoFactory extends TypeInfoFactory<KafkaRecor
         private static final long serialVersionUID = 1L;
         static final Serializer INSTANCE = new Serializer();
 
-        @Override public boolean isImmutableType() { return true; }
-        @Override public KafkaRecord createInstance() { return null; }
-        @Override public KafkaRecord copy(KafkaRecord from) { return from; }
-        @Override public KafkaRecord copy(KafkaRecord from, KafkaRecord reuse) { return from; }
-        @Override public int getLength() { return -1; }
+        @Override
+        public boolean isImmutableType() {
+            return true;
+        }
+
+        @Override
+        public KafkaRecord createInstance() {
+            return null;
+        }
+
+        @Override
+        public KafkaRecord copy(KafkaRecord from) {
+            return from;
+        }
+
+        @Override
+        public KafkaRecord copy(KafkaRecord from, KafkaRecord reuse) {
+            return from;
+        }
+
+        @Override
+        public int getLength() {
+            return -1;
+        }
 
         @Override
         public void serialize(KafkaRecord r, DataOutputView out) throws IOException {

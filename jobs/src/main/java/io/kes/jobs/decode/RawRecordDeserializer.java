@@ -24,8 +24,14 @@ public final class RawRecordDeserializer implements KafkaRecordDeserializationSc
             }
             headers = List.of(copied);
         }
-        out.collect(new KafkaRecord(record.topic(), record.partition(), record.offset(), record.timestamp(),
-                record.key(), record.value(), headers));
+        out.collect(new KafkaRecord(
+                record.topic(),
+                record.partition(),
+                record.offset(),
+                record.timestamp(),
+                record.key(),
+                record.value(),
+                headers));
     }
 
     @Override

@@ -21,7 +21,8 @@ import org.apache.flink.util.Collector;
  * to the dead-letter topic with the reason ({@code all}); either way it is counted, never dropped.
  * Dead letters are flushed at every checkpoint.
  */
-public final class RecordDecoder extends ProcessFunction<KafkaRecord, DocumentOperation> implements CheckpointedFunction {
+public final class RecordDecoder extends ProcessFunction<KafkaRecord, DocumentOperation>
+        implements CheckpointedFunction {
 
     private static final long serialVersionUID = 1L;
 
@@ -39,7 +40,8 @@ public final class RecordDecoder extends ProcessFunction<KafkaRecord, DocumentOp
         builders = new HashMap<>();
         decodeFailures = getRuntimeContext().getMetricGroup().addGroup("kes").counter("decodeFailures");
         if (config.errors.deadLetters()) {
-            deadLetters = new DeadLetterQueue(config.kafka.bootstrapServers(), config.kafka.properties(), config.errors.deadLetterTopic());
+            deadLetters = new DeadLetterQueue(
+                    config.kafka.bootstrapServers(), config.kafka.properties(), config.errors.deadLetterTopic());
         }
     }
 
@@ -52,11 +54,19 @@ public final class RecordDecoder extends ProcessFunction<KafkaRecord, DocumentOp
             decodeFailures.inc();
             if (deadLetters == null) {
                 // The replay after a restart would meet the same record again: end the job instead.
-                throw NonRecoverable.error("record " + record.coordinates() + " cannot become a document ("
-                        + e.errorType() + "): " + e.getMessage() + ". Fix the record or the route, or set errors.tolerance: all "
-                        + "with a dead_letter_topic to keep the job running.", e);
+                throw NonRecoverable.error(
+                        "record " + record.coordinates() + " cannot become a document ("
+                                + e.errorType() + "): " + e.getMessage()
+                                + ". Fix the record or the route, or set errors.tolerance: all "
+                                + "with a dead_letter_topic to keep the job running.",
+                        e);
             }
-            deadLetters.send(DocumentBuilder.origin(record, true), record.value(), DeadLetterQueue.STAGE_DECODE, e.errorType(), 0,
+            deadLetters.send(
+                    DocumentBuilder.origin(record, true),
+                    record.value(),
+                    DeadLetterQueue.STAGE_DECODE,
+                    e.errorType(),
+                    0,
                     e.getMessage());
         }
     }

@@ -25,6 +25,7 @@ public final class ProgressReporter implements MetricReporter {
 
     /** Operator metrics by "<metric>@<operator name>#<subtask>". */
     private static final Map<String, Counter> COUNTERS = new ConcurrentHashMap<>();
+
     private static final Map<String, Histogram> HISTOGRAMS = new ConcurrentHashMap<>();
     /** The Kafka source's position per partition ("<topic>\u0000<partition>"), for lag; other gauges are not kept. */
     private static final Map<String, Gauge<?>> KAFKA_OFFSETS = new ConcurrentHashMap<>();
@@ -99,7 +100,8 @@ public final class ProgressReporter implements MetricReporter {
         KAFKA_OFFSETS.forEach((key, gauge) -> {
             String[] parts = key.split("\u0000");
             if (gauge.getValue() instanceof Number n) {
-                offsets.computeIfAbsent(parts[0], t -> new java.util.TreeMap<>()).put(Integer.parseInt(parts[1]), n.longValue());
+                offsets.computeIfAbsent(parts[0], t -> new java.util.TreeMap<>())
+                        .put(Integer.parseInt(parts[1]), n.longValue());
             }
         });
         return offsets;

@@ -65,7 +65,8 @@ public final class Quickstart {
                 case "--parallelism" -> parallelism = Integer.parseInt(args[i + 1]);
                 case "--engine" -> engine = Engine.parse(args[i + 1]);
                 default -> {
-                    System.err.println("usage: kes quickstart [--records N] [--seed S] [--parallelism P] [--engine elasticsearch|opensearch]");
+                    System.err.println(
+                            "usage: kes quickstart [--records N] [--seed S] [--parallelism P] [--engine elasticsearch|opensearch]");
                     System.exit(2);
                 }
             }
@@ -79,7 +80,8 @@ public final class Quickstart {
         stack.up();
         Http es = new Http(stack.elasticsearchUrl());
 
-        step("2/4 Sample stream: " + records + " JSON application logs (~500 bytes, seed " + seed + ") in topic " + TOPIC);
+        step("2/4 Sample stream: " + records + " JSON application logs (~500 bytes, seed " + seed + ") in topic "
+                + TOPIC);
         long inKafka = loadSampleStream();
 
         step("3/4 Index " + INDEX + " (" + SHARDS + " shards, replicas 0, async translog)");
@@ -95,14 +97,16 @@ public final class Quickstart {
         System.out.println();
         System.out.println("================ kes quick start: summary ================");
         System.out.printf("Records in Kafka (%s):           %,d%n", TOPIC, inKafka);
-        System.out.printf("Documents in Elasticsearch (%s): %,d  %s%n", INDEX, inEs,
-                inEs == inKafka ? "(equal)" : "(NOT EQUAL: see .kes/logs/kes.log)");
+        System.out.printf(
+                "Documents in Elasticsearch (%s): %,d  %s%n",
+                INDEX, inEs, inEs == inKafka ? "(equal)" : "(NOT EQUAL: see .kes/logs/kes.log)");
         System.out.printf("Elapsed: %.1f s, %,.0f docs/s, %,d single-shard bulks%n", seconds, inKafka / seconds, bulks);
         System.out.println();
         System.out.println("Look at the data:");
         System.out.println("  curl -s '" + stack.elasticsearchUrl() + "/_cat/indices/" + INDEX + "?v'");
         System.out.println("  curl -s '" + stack.elasticsearchUrl() + "/" + INDEX + "/_search?size=1&pretty'");
-        System.out.println("  curl -s '" + stack.elasticsearchUrl() + "/" + INDEX + "/_search?size=0&pretty' -H 'Content-Type: application/json' \\");
+        System.out.println("  curl -s '" + stack.elasticsearchUrl() + "/" + INDEX
+                + "/_search?size=0&pretty' -H 'Content-Type: application/json' \\");
         System.out.println("       -d '{\"aggs\":{\"by_service\":{\"terms\":{\"field\":\"service.keyword\"}}}}'");
         System.out.println("The local stack keeps running; stop it with: bin/kes local down");
         return inEs == inKafka;
@@ -126,10 +130,11 @@ public final class Quickstart {
         SampleLogs logs = new SampleLogs(seed);
         long started = System.nanoTime();
         AtomicReference<Exception> sendFailure = new AtomicReference<>();
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+        try (KafkaProducer<byte[], byte[]> producer =
+                new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             for (long i = existing; i < records && sendFailure.get() == null; i++) {
-                producer.send(new ProducerRecord<>(TOPIC, (int) (i % PARTITIONS), null, logs.record(i)),
-                        (metadata, e) -> {
+                producer.send(
+                        new ProducerRecord<>(TOPIC, (int) (i % PARTITIONS), null, logs.record(i)), (metadata, e) -> {
                             if (e != null) {
                                 sendFailure.compareAndSet(null, e);
                             }
@@ -141,10 +146,12 @@ public final class Quickstart {
             producer.flush();
         }
         if (sendFailure.get() != null) {
-            throw new IllegalStateException("producing the sample stream to " + stack.kafkaBootstrap() + " failed", sendFailure.get());
+            throw new IllegalStateException(
+                    "producing the sample stream to " + stack.kafkaBootstrap() + " failed", sendFailure.get());
         }
         long total = endOffsetsSum();
-        System.out.printf("  produced %,d records (zstd-compressed batches) in %.1f s; topic holds %,d%n",
+        System.out.printf(
+                "  produced %,d records (zstd-compressed batches) in %.1f s; topic holds %,d%n",
                 records - existing, (System.nanoTime() - started) / 1e9, total);
         return total;
     }
@@ -156,7 +163,8 @@ public final class Quickstart {
                 request.put(new TopicPartition(TOPIC, p), OffsetSpec.latest());
             }
             return admin.listOffsets(request).all().get(30, TimeUnit.SECONDS).values().stream()
-                    .mapToLong(o -> o.offset()).sum();
+                    .mapToLong(o -> o.offset())
+                    .sum();
         }
     }
 
@@ -165,13 +173,18 @@ public final class Quickstart {
             System.out.println("  index exists: the job overwrites documents by id, nothing is duplicated");
             return;
         }
-        es.send("PUT", "/" + INDEX, "{\"settings\":{\"number_of_shards\":" + SHARDS + ",\"number_of_replicas\":0,"
-                + "\"refresh_interval\":\"1s\",\"translog.durability\":\"async\"}}").requireOk("creating " + INDEX);
+        es.send(
+                        "PUT",
+                        "/" + INDEX,
+                        "{\"settings\":{\"number_of_shards\":" + SHARDS + ",\"number_of_replicas\":0,"
+                                + "\"refresh_interval\":\"1s\",\"translog.durability\":\"async\"}}")
+                .requireOk("creating " + INDEX);
         System.out.println("  created");
     }
 
     private void runJob(Http es, long inKafka) throws Exception {
-        String yaml = String.join("\n",
+        String yaml = String.join(
+                "\n",
                 "elasticsearch:",
                 "  hosts: [" + stack.elasticsearchUrl() + "]",
                 "kafka:",
@@ -205,7 +218,8 @@ public final class Quickstart {
             long indexed = ProgressReporter.sum("numRecordsSend", "bulk writer");
             long now = System.nanoTime();
             double rate = docsPerSecond.perSecond(indexed, now);
-            System.out.printf("  [%5.0fs] read %,11d | indexed %,11d | %,8.0f docs/s | lag %,d%n",
+            System.out.printf(
+                    "  [%5.0fs] read %,11d | indexed %,11d | %,8.0f docs/s | lag %,d%n",
                     (now - started) / 1e9, read, indexed, rate, Math.max(0, inKafka - read));
             if (done) {
                 result.get(); // rethrows the job's failure

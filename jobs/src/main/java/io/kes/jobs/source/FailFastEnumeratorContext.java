@@ -31,7 +31,8 @@ final class FailFastEnumeratorContext<SplitT extends SourceSplit> implements Spl
     }
 
     @Override
-    public <T> void callAsync(Callable<T> callable, BiConsumer<T, Throwable> handler, long initialDelayMillis, long periodMillis) {
+    public <T> void callAsync(
+            Callable<T> callable, BiConsumer<T, Throwable> handler, long initialDelayMillis, long periodMillis) {
         context.callAsync(callable, classified(handler), initialDelayMillis, periodMillis);
     }
 

@@ -48,7 +48,11 @@ public final class FailFastSource<T, SplitT extends SourceSplit, EnumChkT>
         this.source = source;
     }
 
-    public static <T, SplitT extends SourceSplit, EnumChkT, S extends Source<T, SplitT, EnumChkT> & ResultTypeQueryable<T>>
+    public static <
+                    T,
+                    SplitT extends SourceSplit,
+                    EnumChkT,
+                    S extends Source<T, SplitT, EnumChkT> & ResultTypeQueryable<T>>
             FailFastSource<T, SplitT, EnumChkT> of(S source) {
         return new FailFastSource<>(source);
     }
@@ -69,8 +73,8 @@ public final class FailFastSource<T, SplitT extends SourceSplit, EnumChkT>
     }
 
     @Override
-    public SplitEnumerator<SplitT, EnumChkT> restoreEnumerator(SplitEnumeratorContext<SplitT> context, EnumChkT checkpoint)
-            throws Exception {
+    public SplitEnumerator<SplitT, EnumChkT> restoreEnumerator(
+            SplitEnumeratorContext<SplitT> context, EnumChkT checkpoint) throws Exception {
         return source.restoreEnumerator(new FailFastEnumeratorContext<>(context), checkpoint);
     }
 

@@ -35,9 +35,12 @@ public final class KafkaAuthentication {
         if (refusal == null) {
             return NonRecoverable.classify(failure);
         }
-        return NonRecoverable.error("Kafka refused the job's credentials (" + refusal.getClass().getSimpleName() + ": "
-                + refusal.getMessage() + "); fix kafka.properties: security.protocol, sasl.mechanism and sasl.jaas.config "
-                + "(user and password) for SASL, ssl.truststore.* (the broker's CA) and, for mTLS, ssl.keystore.* and "
-                + "ssl.key.password. A restart cannot cure this, so the job stops", failure);
+        return NonRecoverable.error(
+                "Kafka refused the job's credentials (" + refusal.getClass().getSimpleName() + ": "
+                        + refusal.getMessage()
+                        + "); fix kafka.properties: security.protocol, sasl.mechanism and sasl.jaas.config "
+                        + "(user and password) for SASL, ssl.truststore.* (the broker's CA) and, for mTLS, ssl.keystore.* and "
+                        + "ssl.key.password. A restart cannot cure this, so the job stops",
+                failure);
     }
 }

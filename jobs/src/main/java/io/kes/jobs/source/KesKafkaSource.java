@@ -23,12 +23,13 @@ public final class KesKafkaSource {
                 .setGroupId(kafka.groupId())
                 .setProperties(sourceProperties(config))
                 .setDeserializer(new RawRecordDeserializer())
-                .setStartingOffsets(switch (kafka.startingOffsets()) {
-                    case COMMITTED -> OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
-                    case EARLIEST -> OffsetsInitializer.earliest();
-                    case LATEST -> OffsetsInitializer.latest();
-                    case TIMESTAMP -> OffsetsInitializer.timestamp(kafka.startingTimestampMillis());
-                });
+                .setStartingOffsets(
+                        switch (kafka.startingOffsets()) {
+                            case COMMITTED -> OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
+                            case EARLIEST -> OffsetsInitializer.earliest();
+                            case LATEST -> OffsetsInitializer.latest();
+                            case TIMESTAMP -> OffsetsInitializer.timestamp(kafka.startingTimestampMillis());
+                        });
         if (config.topicPattern() != null) {
             builder.setTopicPattern(config.topicPattern());
         } else {

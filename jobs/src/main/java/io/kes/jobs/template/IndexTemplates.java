@@ -38,7 +38,8 @@ public final class IndexTemplates {
     private IndexTemplates() {}
 
     public static void apply(KesConfig config) {
-        List<Route> withTemplates = config.routes.stream().filter(r -> r.template() != null).toList();
+        List<Route> withTemplates =
+                config.routes.stream().filter(r -> r.template() != null).toList();
         if (withTemplates.isEmpty()) {
             return;
         }
@@ -50,9 +51,12 @@ public final class IndexTemplates {
         } catch (ResponseException e) {
             throw new ConfigException("could not put the index templates of the routes: " + e.getMessage(), e);
         } catch (IOException e) {
-            // Not reachable: name the setting (this runs before the job starts, so the job has never reached Elasticsearch).
-            throw new CannotConnectException("cannot reach Elasticsearch to put the routes' index templates (" + e
-                    + "): check elasticsearch.hosts", e);
+            // Not reachable: name the setting (this runs before the job starts, so the job has never reached
+            // Elasticsearch).
+            throw new CannotConnectException(
+                    "cannot reach Elasticsearch to put the routes' index templates (" + e
+                            + "): check elasticsearch.hosts",
+                    e);
         }
     }
 
@@ -97,11 +101,14 @@ public final class IndexTemplates {
             LOG.info("Index template {} for {} is in place", name(route), pattern(route));
         } catch (ResponseException e) {
             int status = e.getResponse().getStatusLine().getStatusCode();
-            String why = status == 403 ? " kes's user or API key lacks the cluster privilege 'manage_index_templates', which putting a "
-                    + "route's index_template needs: grant it to the role of elasticsearch.username or elasticsearch.api_key, or "
-                    + "remove index_template from the route and put the template yourself."
-                    : status == 401 ? " The credentials are wrong, expired or revoked: check elasticsearch.username and "
-                    + "elasticsearch.password, or elasticsearch.api_key." : "";
+            String why = status == 403
+                    ? " kes's user or API key lacks the cluster privilege 'manage_index_templates', which putting a "
+                            + "route's index_template needs: grant it to the role of elasticsearch.username or elasticsearch.api_key, or "
+                            + "remove index_template from the route and put the template yourself."
+                    : status == 401
+                            ? " The credentials are wrong, expired or revoked: check elasticsearch.username and "
+                                    + "elasticsearch.password, or elasticsearch.api_key."
+                            : "";
             throw new ConfigException("Elasticsearch refused the index template for route " + route.target() + " ("
                     + pattern(route) + ") with HTTP " + status + "." + why + " " + e.getMessage());
         }
@@ -109,8 +116,10 @@ public final class IndexTemplates {
 
     private static void warnAboutDifferentIndices(RestClient client, Route route) throws IOException {
         Request request = new Request("GET", "/" + pattern(route) + "/_settings");
-        request.addParameter("filter_path", "*.settings.index.number_of_shards,*.settings.index.number_of_replicas,"
-                + "*.settings.index.refresh_interval,*.settings.index.translog.durability,*.settings.index.codec");
+        request.addParameter(
+                "filter_path",
+                "*.settings.index.number_of_shards,*.settings.index.number_of_replicas,"
+                        + "*.settings.index.refresh_interval,*.settings.index.translog.durability,*.settings.index.codec");
         request.addParameter("expand_wildcards", "open");
         request.addParameter("allow_no_indices", "true");
         JsonNode indices;
@@ -128,13 +137,25 @@ public final class IndexTemplates {
             JsonNode s = index.getValue().path("settings").path("index");
             List<String> differences = new ArrayList<>();
             differ(differences, "number_of_shards", s.path("number_of_shards").asText(), Integer.toString(t.shards()));
-            differ(differences, "number_of_replicas", s.path("number_of_replicas").asText(), Integer.toString(t.replicas()));
+            differ(
+                    differences,
+                    "number_of_replicas",
+                    s.path("number_of_replicas").asText(),
+                    Integer.toString(t.replicas()));
             differ(differences, "refresh_interval", s.path("refresh_interval").asText("1s"), t.refreshInterval());
-            differ(differences, "translog.durability", s.path("translog").path("durability").asText("request"), t.translogDurability());
+            differ(
+                    differences,
+                    "translog.durability",
+                    s.path("translog").path("durability").asText("request"),
+                    t.translogDurability());
             differ(differences, "codec", s.path("codec").asText("default"), t.codec());
             if (!differences.isEmpty()) {
-                LOG.warn("Existing index {} differs from route {}'s index_template ({}); kes does not change existing indices: "
-                        + "the template applies to indices created from now on", index.getKey(), route.target(), String.join(", ", differences));
+                LOG.warn(
+                        "Existing index {} differs from route {}'s index_template ({}); kes does not change existing indices: "
+                                + "the template applies to indices created from now on",
+                        index.getKey(),
+                        route.target(),
+                        String.join(", ", differences));
             }
         }
     }

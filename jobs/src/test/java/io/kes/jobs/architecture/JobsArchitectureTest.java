@@ -27,35 +27,49 @@ class JobsArchitectureTest {
      * and {@code routing} packages; a change there is a change to kes's own tools, released with it.
      */
     private static final String[] KES_OWN_CLUSTER_TOOLS = {"io.kes.jobs.check..", "io.kes.jobs.template.."};
+
     private static final String[] CLUSTER_READS = {"io.kes.connector.cluster..", "io.kes.connector.routing.."};
 
     @ArchTest
     static final ArchRule theJobUsesOnlyTheConnectorsApi = noClasses()
-            .that().resideOutsideOfPackages(KES_OWN_CLUSTER_TOOLS)
-            .should().dependOnClassesThat().resideInAPackage("io.kes.connector.internal..")
-            .orShould().dependOnClassesThat(resideInAPackage("io.kes.connector..").and(annotatedWith(Internal.class)))
+            .that()
+            .resideOutsideOfPackages(KES_OWN_CLUSTER_TOOLS)
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage("io.kes.connector.internal..")
+            .orShould()
+            .dependOnClassesThat(resideInAPackage("io.kes.connector..").and(annotatedWith(Internal.class)))
             .because("what the job needs from the connector, any user may need: make it @PublicEvolving");
 
     @ArchTest
     static final ArchRule kesOwnToolsReadTheClusterButUseNoOtherInternals = noClasses()
-            .that().resideInAnyPackage(KES_OWN_CLUSTER_TOOLS)
-            .should().dependOnClassesThat().resideInAPackage("io.kes.connector.internal..")
-            .orShould().dependOnClassesThat(resideInAPackage("io.kes.connector..").and(annotatedWith(Internal.class))
+            .that()
+            .resideInAnyPackage(KES_OWN_CLUSTER_TOOLS)
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage("io.kes.connector.internal..")
+            .orShould()
+            .dependOnClassesThat(resideInAPackage("io.kes.connector..")
+                    .and(annotatedWith(Internal.class))
                     .and(not(resideInAnyPackage(CLUSTER_READS))))
             .because("bin/kes check and the index templates may read the cluster like the connector, nothing more");
 
     @ArchTest
     static final ArchRule theJobDoesNotReadTheCredentials = noClasses()
-            .should().callMethod(SinkSettings.class, "authorization")
+            .should()
+            .callMethod(SinkSettings.class, "authorization")
             .because("only the connector's REST client puts the password or API key in a header");
 
     @ArchTest
     static final ArchRule onlyTheQuickStartStartsLocalServers = noClasses()
-            .that().resideOutsideOfPackage("io.kes.jobs.quickstart..")
-            .should().dependOnClassesThat().resideInAPackage("io.kes.stack..")
+            .that()
+            .resideOutsideOfPackage("io.kes.jobs.quickstart..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage("io.kes.stack..")
             .because("the job runs against any cluster; only the quick start brings its own Kafka and Elasticsearch");
 
     @ArchTest
-    static final ArchRule theJobDoesNotDependOnToolsBuiltOnIt = noClasses()
-            .should().dependOnClassesThat().resideInAnyPackage("io.kes.bench..", "io.kes.torture..");
+    static final ArchRule theJobDoesNotDependOnToolsBuiltOnIt =
+            noClasses().should().dependOnClassesThat().resideInAnyPackage("io.kes.bench..", "io.kes.torture..");
 }

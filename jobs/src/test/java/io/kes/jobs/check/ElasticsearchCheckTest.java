@@ -14,16 +14,22 @@ class ElasticsearchCheckTest {
         try (ServerSocket socket = new ServerSocket(0)) {
             closed = socket.getLocalPort();
         }
-        return KesConfig.parse("elasticsearch: {hosts: [\"http://localhost:" + closed + "\"]}\n"
-                + "kafka: {bootstrap_servers: localhost:9092}\nroutes: [{topics: [a], index: a}]", Map.of());
+        return KesConfig.parse(
+                "elasticsearch: {hosts: [\"http://localhost:" + closed + "\"]}\n"
+                        + "kafka: {bootstrap_servers: localhost:9092}\nroutes: [{topics: [a], index: a}]",
+                Map.of());
     }
 
     @Test
     void aJobThatNeverReachedElasticsearchFailsNamingTheHostSetting() throws Exception {
         PreflightReport report = new PreflightReport();
-        assertThat(new ElasticsearchCheck(configWithClosedPort()).hosts(report, false)).isEmpty();
+        assertThat(new ElasticsearchCheck(configWithClosedPort()).hosts(report, false))
+                .isEmpty();
         assertThat(report.failed()).isTrue();
-        assertThat(report.failures()).singleElement().asString().contains("cannot connect", "check elasticsearch.hosts[0]");
+        assertThat(report.failures())
+                .singleElement()
+                .asString()
+                .contains("cannot connect", "check elasticsearch.hosts[0]");
     }
 
     @Test

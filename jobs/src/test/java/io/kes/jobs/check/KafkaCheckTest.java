@@ -11,7 +11,9 @@ class KafkaCheckTest {
     @Test
     void topicsWhoseKafkaCoordinateIdsWouldCollideAreFound() {
         assertThat("logs-Ba".hashCode()).isEqualTo("logs-CB".hashCode());
-        assertThat(KafkaCheck.collidingTopics(List.of("orders", "logs-Ba", "logs-CB"))).contains(List.of("logs-Ba", "logs-CB"));
-        assertThat(KafkaCheck.collidingTopics(List.of("orders", "logs-Ba", "logs-Bb"))).isEmpty();
+        assertThat(KafkaCheck.collidingTopics(List.of("orders", "logs-Ba", "logs-CB")))
+                .contains(List.of("logs-Ba", "logs-CB"));
+        assertThat(KafkaCheck.collidingTopics(List.of("orders", "logs-Ba", "logs-Bb")))
+                .isEmpty();
     }
 }

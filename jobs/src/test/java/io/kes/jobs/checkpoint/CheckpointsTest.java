@@ -19,7 +19,8 @@ class CheckpointsTest {
 
     @Test
     void eachJobNameGetsItsOwnFolderSafeForAnyName() {
-        assertThat(Checkpoints.forJob("file:///var/tmp/kes/checkpoints", "orders")).isEqualTo("file:///var/tmp/kes/checkpoints/orders");
+        assertThat(Checkpoints.forJob("file:///var/tmp/kes/checkpoints", "orders"))
+                .isEqualTo("file:///var/tmp/kes/checkpoints/orders");
         assertThat(Checkpoints.forJob("s3://b/kes/", "my job/v2")).isEqualTo("s3://b/kes/my_job_v2");
         assertThat(Checkpoints.forJob("/c", "..")).isEqualTo("/c/_..");
     }
@@ -27,9 +28,12 @@ class CheckpointsTest {
     @Test
     void restoresTheNewestCheckpointOfThisJobWithTheSameSources(@TempDir Path dir) throws Exception {
         Path chk = checkpoint(dir.resolve("orders/0001/chk-3"), A);
-        checkpoint(dir.resolve("other/0002/chk-9"), new JobSources("other", List.of("x"), null, "kes")); // newer, another job
-        assertThat(Checkpoints.restoreLatest(dir.toString(), new JobSources("orders", List.of("refunds", "orders"), null, "kes"),
-                m -> {})).contains(chk);
+        checkpoint(
+                dir.resolve("other/0002/chk-9"),
+                new JobSources("other", List.of("x"), null, "kes")); // newer, another job
+        assertThat(Checkpoints.restoreLatest(
+                        dir.toString(), new JobSources("orders", List.of("refunds", "orders"), null, "kes"), m -> {}))
+                .contains(chk);
     }
 
     @Test
@@ -37,9 +41,12 @@ class CheckpointsTest {
         checkpoint(dir.resolve("6b65730000/chk-1"), null); // the layout before per-job folders
         List<String> said = new ArrayList<>();
         assertThat(Checkpoints.restoreLatest(dir.toString(), A, said::add)).isEqualTo(Optional.empty());
-        assertThat(said).singleElement().asString()
-                .startsWith("--restore-latest: job 'orders' has no completed checkpoint under " + dir + "/orders; starting from "
-                        + "kafka.starting_offsets. Checkpoints directly under " + dir + ", such as ")
+        assertThat(said)
+                .singleElement()
+                .asString()
+                .startsWith("--restore-latest: job 'orders' has no completed checkpoint under " + dir
+                        + "/orders; starting from " + "kafka.starting_offsets. Checkpoints directly under " + dir
+                        + ", such as ")
                 .contains("6b65730000/chk-1", "pass one with --restore if it is this job's");
     }
 
@@ -49,11 +56,13 @@ class CheckpointsTest {
         JobSources otherGroup = new JobSources("orders", List.of("orders", "refunds"), null, "kes-2");
         assertThatThrownBy(() -> Checkpoints.restoreLatest(dir.toString(), otherGroup, m -> {}))
                 .isInstanceOf(ConfigException.class)
-                .hasMessage("--restore-latest: the newest checkpoint under " + dir + "/orders, " + chk.toUri() + ", was taken by "
+                .hasMessage("--restore-latest: the newest checkpoint under " + dir + "/orders, " + chk.toUri()
+                        + ", was taken by "
                         + "job 'orders' (topics [orders, refunds], group 'kes'), but this config is job 'orders' (topics [orders, "
                         + "refunds], group 'kes-2'): restoring it would resume the Kafka positions of other sources and skip "
                         + "records. Give this config its own job.name, start it without --restore-latest to begin from "
-                        + "kafka.starting_offsets, or restore that checkpoint on purpose with --restore " + chk.toUri());
+                        + "kafka.starting_offsets, or restore that checkpoint on purpose with --restore "
+                        + chk.toUri());
         JobSources pattern = new JobSources("orders", List.of(), "orders|refunds", "kes");
         assertThatThrownBy(() -> Checkpoints.restoreLatest(dir.toString(), pattern, m -> {}))
                 .hasMessageContaining("this config is job 'orders' (topic pattern 'orders|refunds', group 'kes')");

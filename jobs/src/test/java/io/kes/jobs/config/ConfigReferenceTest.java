@@ -30,7 +30,9 @@ class ConfigReferenceTest {
         add(keys, "routes[].index_template.", IndexTemplateSettings.KEYS);
         add(keys, "errors.", ErrorSettings.KEYS);
         add(keys, "job.", KesConfig.JobSettings.KEYS);
-        List<String> missing = keys.stream().filter(k -> !reference.contains("| `" + k + "` |")).toList();
+        List<String> missing = keys.stream()
+                .filter(k -> !reference.contains("| `" + k + "` |"))
+                .toList();
         assertThat(missing).as("keys missing from docs/config-reference.md").isEmpty();
     }
 
@@ -44,7 +46,8 @@ class ConfigReferenceTest {
         String reference = reference();
         List<String> wrong = new ArrayList<>();
         for (ConfigOption<?> option : ElasticsearchSinkOptions.all()) {
-            Matcher row = Pattern.compile("(?m)^\\| `" + Pattern.quote(option.key()) + "` \\| (.+?) \\| (.+?) \\|").matcher(reference);
+            Matcher row = Pattern.compile("(?m)^\\| `" + Pattern.quote(option.key()) + "` \\| (.+?) \\| (.+?) \\|")
+                    .matcher(reference);
             if (!row.find()) {
                 wrong.add(option.key() + ": no row");
                 continue;
@@ -60,7 +63,9 @@ class ConfigReferenceTest {
                 wrong.add(option.key() + ": documented default '" + documentedDefault + "', " + defaultProblem);
             }
         }
-        assertThat(wrong).as("sink options whose row in docs/config-reference.md disagrees with ElasticsearchSinkOptions").isEmpty();
+        assertThat(wrong)
+                .as("sink options whose row in docs/config-reference.md disagrees with ElasticsearchSinkOptions")
+                .isEmpty();
     }
 
     /** A sample of the documented type must parse as the option into that type; null when it does. */
@@ -72,7 +77,9 @@ class ConfigReferenceTest {
             if (!(option.defaultValue() instanceof Enum<?> e)) {
                 return "but the option is not an enum";
             }
-            Set<String> declared = Arrays.stream(e.getDeclaringClass().getEnumConstants()).map(Object::toString).collect(Collectors.toSet());
+            Set<String> declared = Arrays.stream(e.getDeclaringClass().getEnumConstants())
+                    .map(Object::toString)
+                    .collect(Collectors.toSet());
             return declared.equals(enumValues) ? null : "but the option takes " + declared;
         } else if (documented.startsWith("list")) {
             expected = List.class;
@@ -97,7 +104,10 @@ class ConfigReferenceTest {
         }
         try {
             Object parsed = parse(option, sample);
-            return expected.isInstance(parsed) ? null : "but the option reads '" + sample + "' as " + parsed.getClass().getSimpleName();
+            return expected.isInstance(parsed)
+                    ? null
+                    : "but the option reads '" + sample + "' as "
+                            + parsed.getClass().getSimpleName();
         } catch (IllegalArgumentException e) {
             return "but the option does not take '" + sample + "': " + e.getMessage();
         }

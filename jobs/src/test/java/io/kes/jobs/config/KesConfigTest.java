@@ -8,7 +8,8 @@ import org.junit.jupiter.api.Test;
 
 class KesConfigTest {
 
-    private static final String BASE = "elasticsearch: {hosts: [http://localhost:9200]}\nkafka: {bootstrap_servers: localhost:9092}\n";
+    private static final String BASE =
+            "elasticsearch: {hosts: [http://localhost:9200]}\nkafka: {bootstrap_servers: localhost:9092}\n";
 
     private static KesConfig parse(String yaml) {
         return KesConfig.parse(yaml, Map.of("ES_PASSWORD", "s3cret"));
@@ -26,36 +27,53 @@ class KesConfigTest {
     @Test
     void everyErrorOfTheConfigIsReportedInOneRun() {
         assertThatThrownBy(() -> parse(BASE + "bulk: {max_doc: 10}\nroutes: [{topics: [a], indx: a, id: kafak}]"))
-                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).containsExactly(
-                        "unknown key 'bulk.max_doc'. Did you mean 'max_docs'? Allowed here: " + String.join(", ",
-                                new java.util.TreeSet<>(KesConfig.sinkOptionsByKey().keySet().stream().filter(k -> k.startsWith("bulk."))
-                                        .map(k -> k.substring(5)).toList())),
-                        "unknown key 'routes[0].indx'. Did you mean 'index'? Allowed here: " + String.join(", ", new java.util.TreeSet<>(Route.KEYS)),
-                        "routes[0].id must be one of kafka, key, none, {field: path} or {hash: [paths]}, got 'kafak'. Did you mean 'kafka'?"))
+                .isInstanceOfSatisfying(
+                        ConfigException.class,
+                        e -> assertThat(e.problems())
+                                .containsExactly(
+                                        "unknown key 'bulk.max_doc'. Did you mean 'max_docs'? Allowed here: "
+                                                + String.join(
+                                                        ", ",
+                                                        new java.util.TreeSet<>(
+                                                                KesConfig.sinkOptionsByKey().keySet().stream()
+                                                                        .filter(k -> k.startsWith("bulk."))
+                                                                        .map(k -> k.substring(5))
+                                                                        .toList())),
+                                        "unknown key 'routes[0].indx'. Did you mean 'index'? Allowed here: "
+                                                + String.join(", ", new java.util.TreeSet<>(Route.KEYS)),
+                                        "routes[0].id must be one of kafka, key, none, {field: path} or {hash: [paths]}, got 'kafak'. Did you mean 'kafka'?"))
                 .hasMessageStartingWith("3 errors in the config:\n  unknown key 'bulk.max_doc'");
     }
 
     @Test
     void aMissingHostIsReportedBesideProblemsElsewhere() {
-        assertThatThrownBy(() -> parse("kafka: {bootstrap_servers: localhost:9092}\nroutes: [{topics: [a], index: a, op: upsrt}]"))
-                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).hasSize(2)
-                        .anySatisfy(p -> assertThat(p).startsWith("routes[0].op must be one of"))
-                        .anySatisfy(p -> assertThat(p).startsWith("elasticsearch.hosts is not set")));
+        assertThatThrownBy(() -> parse(
+                        "kafka: {bootstrap_servers: localhost:9092}\nroutes: [{topics: [a], index: a, op: upsrt}]"))
+                .isInstanceOfSatisfying(
+                        ConfigException.class,
+                        e -> assertThat(e.problems())
+                                .hasSize(2)
+                                .anySatisfy(p -> assertThat(p).startsWith("routes[0].op must be one of"))
+                                .anySatisfy(p -> assertThat(p).startsWith("elasticsearch.hosts is not set")));
     }
 
     @Test
     void invalidValuesNameTheKeyTheValueAndTheFix() {
         assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: Logs}]"))
-                .hasMessage("routes[0].index 'Logs' is not a valid Elasticsearch index name: use lowercase, no spaces, commas or *, not starting with _ or -");
+                .hasMessage(
+                        "routes[0].index 'Logs' is not a valid Elasticsearch index name: use lowercase, no spaces, commas or *, not starting with _ or -");
         assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: a, op: upsert, id: none}]"))
-                .hasMessage("routes[0].id none cannot upsert: those need the document's id; use id: key, {field: ...} or {hash: [...]}");
+                .hasMessage(
+                        "routes[0].id none cannot upsert: those need the document's id; use id: key, {field: ...} or {hash: [...]}");
         assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: a, op: delete-on-tombstone}]"))
                 .hasMessageStartingWith("routes[0].id must be key with op delete-on-tombstone");
-        assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: a, id: key, op: delete-on-tombstone, routing: tenant}]"))
-                .hasMessage("routes[0].routing cannot be used with op delete-on-tombstone: a tombstone has no value to read "
-                        + "the routing field 'tenant' from, so its delete would go to the wrong shard (Elasticsearch answers 404) "
-                        + "and the document would stay; remove routing (with id: key, Elasticsearch already places each "
-                        + "document by its key), or keep routing and use op: index or upsert without deletes");
+        assertThatThrownBy(() -> parse(
+                        BASE + "routes: [{topics: [a], index: a, id: key, op: delete-on-tombstone, routing: tenant}]"))
+                .hasMessage(
+                        "routes[0].routing cannot be used with op delete-on-tombstone: a tombstone has no value to read "
+                                + "the routing field 'tenant' from, so its delete would go to the wrong shard (Elasticsearch answers 404) "
+                                + "and the document would stay; remove routing (with id: key, Elasticsearch already places each "
+                                + "document by its key), or keep routing and use op: index or upsert without deletes");
         assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: a}]\nerrors: {tolerance: all}"))
                 .hasMessageStartingWith("errors.dead_letter_topic is required with errors.tolerance: all");
         assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: a}]\njob: {checkpoint_interval: soon}"))
@@ -68,18 +86,33 @@ class KesConfigTest {
 
     @Test
     void startingOffsetsCanBeATimestamp() {
-        assertThat(parse("elasticsearch: {hosts: [http://h:9200]}\nkafka: {bootstrap_servers: b:9092, starting_offsets: \"timestamp:2026-11-01T00:00:00Z\"}\n"
-                + "routes: [{topics: [a], index: a}]").kafka.startingTimestampMillis()).isEqualTo(1793491200000L);
-        assertThatThrownBy(() -> parse("elasticsearch: {hosts: [http://h:9200]}\nkafka: {bootstrap_servers: b:9092, starting_offsets: \"timestamp:yesterday\"}\n"
-                + "routes: [{topics: [a], index: a}]"))
-                .hasMessage("kafka.starting_offsets timestamp 'yesterday' must be epoch milliseconds or an ISO-8601 time with offset, e.g. timestamp:2026-11-01T00:00:00Z");
+        assertThat(parse(
+                                "elasticsearch: {hosts: [http://h:9200]}\nkafka: {bootstrap_servers: b:9092, starting_offsets: \"timestamp:2026-11-01T00:00:00Z\"}\n"
+                                        + "routes: [{topics: [a], index: a}]")
+                        .kafka
+                        .startingTimestampMillis())
+                .isEqualTo(1793491200000L);
+        assertThatThrownBy(() -> parse(
+                        "elasticsearch: {hosts: [http://h:9200]}\nkafka: {bootstrap_servers: b:9092, starting_offsets: \"timestamp:yesterday\"}\n"
+                                + "routes: [{topics: [a], index: a}]"))
+                .hasMessage(
+                        "kafka.starting_offsets timestamp 'yesterday' must be epoch milliseconds or an ISO-8601 time with offset, e.g. timestamp:2026-11-01T00:00:00Z");
     }
 
     @Test
     void aRouteNamesItsIngestPipelineWhichUpsertsCannotUse() {
-        assertThat(parse(BASE + "routes: [{topics: [a], index: a, pipeline: geoip}]").routes.get(0).pipeline()).isEqualTo("geoip");
-        assertThat(parse(BASE + "routes: [{topics: [a], index: a}]").routes.get(0).pipeline()).isNull();
-        assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: a, id: key, op: upsert, pipeline: geoip}]"))
+        assertThat(parse(BASE + "routes: [{topics: [a], index: a, pipeline: geoip}]")
+                        .routes
+                        .get(0)
+                        .pipeline())
+                .isEqualTo("geoip");
+        assertThat(parse(BASE + "routes: [{topics: [a], index: a}]")
+                        .routes
+                        .get(0)
+                        .pipeline())
+                .isNull();
+        assertThatThrownBy(
+                        () -> parse(BASE + "routes: [{topics: [a], index: a, id: key, op: upsert, pipeline: geoip}]"))
                 .hasMessageContaining("routes[0].pipeline 'geoip' cannot be used with op upsert")
                 .hasMessageContaining("index.default_pipeline");
         assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: a, pipeline: _none}]"))
@@ -88,12 +121,23 @@ class KesConfigTest {
 
     @Test
     void versionByKafkaOffsetNeedsIdsThatRepeatAndAnOpElasticsearchVersions() {
-        assertThat(parse(BASE + "routes: [{topics: [a], index: a, id: key, op: delete-on-tombstone, version: kafka-offset}]")
-                .routes.get(0).versionByOffset()).isTrue();
-        assertThat(parse(BASE + "routes: [{topics: [a], index: a}]").routes.get(0).versionByOffset()).isFalse();
-        assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: a, id: key, op: upsert, version: kafka-offset}]"))
-                .hasMessageContaining("routes[0].version kafka-offset needs op index or delete-on-tombstone: Elasticsearch versions "
-                        + "no op upsert");
+        assertThat(parse(
+                                BASE
+                                        + "routes: [{topics: [a], index: a, id: key, op: delete-on-tombstone, version: kafka-offset}]")
+                        .routes
+                        .get(0)
+                        .versionByOffset())
+                .isTrue();
+        assertThat(parse(BASE + "routes: [{topics: [a], index: a}]")
+                        .routes
+                        .get(0)
+                        .versionByOffset())
+                .isFalse();
+        assertThatThrownBy(() ->
+                        parse(BASE + "routes: [{topics: [a], index: a, id: key, op: upsert, version: kafka-offset}]"))
+                .hasMessageContaining(
+                        "routes[0].version kafka-offset needs op index or delete-on-tombstone: Elasticsearch versions "
+                                + "no op upsert");
         assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: a, version: kafka-offset}]"))
                 .hasMessageContaining("routes[0].version kafka-offset needs ids that repeat");
         assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: a, id: key, version: offset}]"))
@@ -103,9 +147,13 @@ class KesConfigTest {
     @Test
     void aBadPipelineIsReportedBesideTheRoutesOtherErrors() {
         assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: a, op: upsrt, pipeline: _none}]"))
-                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).hasSize(2)
-                        .anySatisfy(p -> assertThat(p).startsWith("routes[0].op must be one of"))
-                        .anySatisfy(p -> assertThat(p).startsWith("routes[0].pipeline '_none' is not a pipeline id")));
+                .isInstanceOfSatisfying(
+                        ConfigException.class,
+                        e -> assertThat(e.problems())
+                                .hasSize(2)
+                                .anySatisfy(p -> assertThat(p).startsWith("routes[0].op must be one of"))
+                                .anySatisfy(p ->
+                                        assertThat(p).startsWith("routes[0].pipeline '_none' is not a pipeline id")));
     }
 
     @Test
@@ -116,17 +164,19 @@ class KesConfigTest {
 
     @Test
     void secretsComeFromTheEnvironmentOrFiles() {
-        KesConfig config = parse("elasticsearch: {hosts: [http://h:9200], username: kes, password: \"${ES_PASSWORD}\"}\n"
-                + "kafka: {bootstrap_servers: localhost:9092}\nroutes: [{topics: [a], index: a}]");
+        KesConfig config =
+                parse("elasticsearch: {hosts: [http://h:9200], username: kes, password: \"${ES_PASSWORD}\"}\n"
+                        + "kafka: {bootstrap_servers: localhost:9092}\nroutes: [{topics: [a], index: a}]");
         assertThat(config.sinkOptions.toMap()).containsEntry("elasticsearch.password", "s3cret");
         assertThatThrownBy(() -> parse("elasticsearch: {hosts: [http://h:9200], api_key: \"${NOPE}\"}\n"
-                + "kafka: {bootstrap_servers: localhost:9092}\nroutes: [{topics: [a], index: a}]"))
+                        + "kafka: {bootstrap_servers: localhost:9092}\nroutes: [{topics: [a], index: a}]"))
                 .hasMessage("elasticsearch.api_key refers to the environment variable NOPE, which is not set");
     }
 
     @Test
     void topicPatternsAndListsCombineIntoOneSubscription() {
-        KesConfig config = parse(BASE + "routes: [{topic_pattern: \"logs-.*\", index: logs}, {topics: [orders], index: orders}]");
+        KesConfig config =
+                parse(BASE + "routes: [{topic_pattern: \"logs-.*\", index: logs}, {topics: [orders], index: orders}]");
         assertThat(config.topicPattern().matcher("logs-web").matches()).isTrue();
         assertThat(config.topicPattern().matcher("orders").matches()).isTrue();
         assertThat(config.topicPattern().matcher("other").matches()).isFalse();
@@ -155,7 +205,7 @@ class KesConfigTest {
                 + "kafka: {bootstrap_servers: localhost:9092}\nroutes: [{topics: [a], index: a}]");
         assertThat(config.sink.durability()).isEqualTo(io.kes.connector.Durability.CHECKPOINT_FENCE);
         assertThatThrownBy(() -> parse("elasticsearch: {hosts: [http://h:9200], durability: sometimes}\n"
-                + "kafka: {bootstrap_servers: localhost:9092}\nroutes: [{topics: [a], index: a}]"))
+                        + "kafka: {bootstrap_servers: localhost:9092}\nroutes: [{topics: [a], index: a}]"))
                 .hasMessage("elasticsearch.durability must be checkpoint-fence or request, got 'sometimes'");
     }
 }

@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 class Murmur3Hash128Test {
 
     private static long[] halves(String s) {
-        ByteBuffer b = ByteBuffer.wrap(Murmur3Hash128.hash(s.getBytes(StandardCharsets.UTF_8))).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer b = ByteBuffer.wrap(Murmur3Hash128.hash(s.getBytes(StandardCharsets.UTF_8)))
+                .order(ByteOrder.LITTLE_ENDIAN);
         return new long[] {b.getLong(), b.getLong()};
     }
 
@@ -18,7 +19,8 @@ class Murmur3Hash128Test {
     @Test
     void matchesTheReferenceVectors() {
         assertThat(halves("hell")).containsExactly(0x629942693e10f867L, 0x92db0b82baeb5347L);
-        assertThat(halves("The quick brown fox jumps over the lazy dog")).containsExactly(0xe34bbc7bbc071b6cL, 0x7a433ca9c49a9347L);
+        assertThat(halves("The quick brown fox jumps over the lazy dog"))
+                .containsExactly(0xe34bbc7bbc071b6cL, 0x7a433ca9c49a9347L);
     }
 
     @Test

@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import io.kes.connector.NonRecoverable;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
-import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import org.apache.flink.api.connector.source.SourceSplit;
+import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import org.apache.flink.util.FlinkRuntimeException;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.apache.kafka.common.errors.SslAuthenticationException;
@@ -18,18 +18,23 @@ class KafkaAuthenticationTest {
 
     @Test
     void aRefusedLoginAnywhereInTheCausesEndsTheJobNamingKafkaProperties() {
-        Exception failure = new FlinkRuntimeException("Failed to list subscribed topic partitions due to ",
-                new SaslAuthenticationException("Authentication failed during authentication due to invalid credentials"));
+        Exception failure = new FlinkRuntimeException(
+                "Failed to list subscribed topic partitions due to ",
+                new SaslAuthenticationException(
+                        "Authentication failed during authentication due to invalid credentials"));
         Exception classified = KafkaAuthentication.classify(failure);
         assertThat(NonRecoverable.isNonRecoverable(classified)).isTrue();
-        assertThat(classified.getCause().getMessage()).startsWith("Kafka refused the job's credentials (SaslAuthenticationException: "
-                + "Authentication failed during authentication due to invalid credentials); fix kafka.properties: ");
+        assertThat(classified.getCause().getMessage())
+                .startsWith(
+                        "Kafka refused the job's credentials (SaslAuthenticationException: "
+                                + "Authentication failed during authentication due to invalid credentials); fix kafka.properties: ");
         assertThat(classified.getCause().getCause()).isSameAs(failure);
     }
 
     @Test
     void aRefusedCertificateEndsTheJobToo() {
-        assertThat(NonRecoverable.isNonRecoverable(KafkaAuthentication.classify(new SslAuthenticationException("SSL handshake failed"))))
+        assertThat(NonRecoverable.isNonRecoverable(
+                        KafkaAuthentication.classify(new SslAuthenticationException("SSL handshake failed"))))
                 .isTrue();
     }
 
@@ -47,14 +52,18 @@ class KafkaAuthenticationTest {
         context.callAsync(() -> null, (result, error) -> {
             throw new FlinkRuntimeException("Failed to list subscribed topic partitions due to ", error);
         });
-        Throwable thrown = catchThrowable(() -> registered.get().accept(null, new SaslAuthenticationException("invalid credentials")));
+        Throwable thrown = catchThrowable(
+                () -> registered.get().accept(null, new SaslAuthenticationException("invalid credentials")));
         assertThat(NonRecoverable.isNonRecoverable(thrown)).isTrue();
     }
 
     @SuppressWarnings("unchecked")
-    private static SplitEnumeratorContext<SourceSplit> capturing(AtomicReference<BiConsumer<Object, Throwable>> handler) {
-        return (SplitEnumeratorContext<SourceSplit>) java.lang.reflect.Proxy.newProxyInstance(KafkaAuthenticationTest.class.getClassLoader(),
-                new Class<?>[] {SplitEnumeratorContext.class}, (proxy, method, args) -> {
+    private static SplitEnumeratorContext<SourceSplit> capturing(
+            AtomicReference<BiConsumer<Object, Throwable>> handler) {
+        return (SplitEnumeratorContext<SourceSplit>) java.lang.reflect.Proxy.newProxyInstance(
+                KafkaAuthenticationTest.class.getClassLoader(),
+                new Class<?>[] {SplitEnumeratorContext.class},
+                (proxy, method, args) -> {
                     if (method.getName().equals("callAsync")) {
                         handler.set((BiConsumer<Object, Throwable>) args[1]);
                         return null;

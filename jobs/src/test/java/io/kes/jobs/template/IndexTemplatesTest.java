@@ -11,20 +11,26 @@ import org.junit.jupiter.api.Test;
 class IndexTemplatesTest {
 
     private static Route route(String yaml) {
-        return KesConfig.parse("elasticsearch: {hosts: [http://localhost:9200]}\nkafka: {bootstrap_servers: k:9092}\nroutes:\n" + yaml,
-                Map.of()).routes.get(0);
+        return KesConfig.parse(
+                        "elasticsearch: {hosts: [http://localhost:9200]}\nkafka: {bootstrap_servers: k:9092}\nroutes:\n"
+                                + yaml,
+                        Map.of())
+                .routes
+                .get(0);
     }
 
     @Test
     void placeholdersBecomeWildcardsOfTheTemplatePattern() {
-        Route r = route("  - {topics: [a], index: \"logs-{service}-{@timestamp|yyyy.MM.dd}\", index_template: {shards: 6}}");
+        Route r = route(
+                "  - {topics: [a], index: \"logs-{service}-{@timestamp|yyyy.MM.dd}\", index_template: {shards: 6}}");
         assertThat(IndexTemplates.pattern(r)).isEqualTo("logs-*-*");
         assertThat(IndexTemplates.name(r)).isEqualTo("kes-logs-x-x");
     }
 
     @Test
     void templateCarriesTheRouteSettingsWithAsyncTranslogByDefault() throws Exception {
-        JsonNode body = IndexTemplates.body(route("  - {topics: [a], index: orders, index_template: {shards: 6, replicas: 0, codec: best_compression}}"));
+        JsonNode body = IndexTemplates.body(route(
+                "  - {topics: [a], index: orders, index_template: {shards: 6, replicas: 0, codec: best_compression}}"));
         JsonNode settings = body.path("template").path("settings");
         assertThat(body.path("index_patterns").get(0).asText()).isEqualTo("orders");
         assertThat(settings.path("number_of_shards").asInt()).isEqualTo(6);
@@ -36,7 +42,8 @@ class IndexTemplatesTest {
 
     @Test
     void dataStreamRoutesGetADataStreamTemplate() throws Exception {
-        JsonNode body = IndexTemplates.body(route("  - {topics: [a], data_stream: logs-app-default, index_template: {}}"));
+        JsonNode body =
+                IndexTemplates.body(route("  - {topics: [a], data_stream: logs-app-default, index_template: {}}"));
         assertThat(body.has("data_stream")).isTrue();
         assertThat(body.path("index_patterns").get(0).asText()).isEqualTo("logs-app-default");
     }

@@ -41,17 +41,32 @@ import org.junit.jupiter.params.provider.MethodSource;
 class OfficialOptionsTest {
 
     private static final ResolvedSchema SCHEMA = new ResolvedSchema(
-            List.of(Column.physical("user_id", DataTypes.STRING().notNull()), Column.physical("uv", DataTypes.BIGINT()),
-                    Column.physical("log_ts", DataTypes.TIMESTAMP(3)), Column.physical("d", DataTypes.DATE()),
+            List.of(
+                    Column.physical("user_id", DataTypes.STRING().notNull()),
+                    Column.physical("uv", DataTypes.BIGINT()),
+                    Column.physical("log_ts", DataTypes.TIMESTAMP(3)),
+                    Column.physical("d", DataTypes.DATE()),
                     Column.physical("t", DataTypes.TIME())),
-            List.of(), UniqueConstraint.primaryKey("pk", List.of("user_id")), List.of());
+            List.of(),
+            UniqueConstraint.primaryKey("pk", List.of("user_id")),
+            List.of());
 
     private static KesDynamicSink sink(Map<String, String> options) {
-        Map<String, String> all = new HashMap<>(Map.of("connector", "kes", "hosts", "http://localhost:9200", "index", "users"));
+        Map<String, String> all =
+                new HashMap<>(Map.of("connector", "kes", "hosts", "http://localhost:9200", "index", "users"));
         all.putAll(options);
-        CatalogTable table = CatalogTable.newBuilder().schema(Schema.newBuilder().fromResolvedSchema(SCHEMA).build()).options(all).build();
-        DynamicTableSink sink = FactoryUtil.createDynamicTableSink(null, ObjectIdentifier.of("c", "d", "users"),
-                new ResolvedCatalogTable(table, SCHEMA), Map.of(), new Configuration(), OfficialOptionsTest.class.getClassLoader(), false);
+        CatalogTable table = CatalogTable.newBuilder()
+                .schema(Schema.newBuilder().fromResolvedSchema(SCHEMA).build())
+                .options(all)
+                .build();
+        DynamicTableSink sink = FactoryUtil.createDynamicTableSink(
+                null,
+                ObjectIdentifier.of("c", "d", "users"),
+                new ResolvedCatalogTable(table, SCHEMA),
+                Map.of(),
+                new Configuration(),
+                OfficialOptionsTest.class.getClassLoader(),
+                false);
         return (KesDynamicSink) sink;
     }
 
@@ -62,7 +77,8 @@ class OfficialOptionsTest {
     private static String refusal(Map<String, String> options) {
         Throwable failure = catchThrowable(() -> sink(options));
         assertThat(failure).as("planning %s should fail", options).isNotNull();
-        return ExceptionUtils.findThrowable(failure, ValidationException.class).map(OfficialOptionsTest::innermost)
+        return ExceptionUtils.findThrowable(failure, ValidationException.class)
+                .map(OfficialOptionsTest::innermost)
                 .orElseThrow(() -> new AssertionError(failure));
     }
 
@@ -77,7 +93,11 @@ class OfficialOptionsTest {
     /** Official key, a value as its documentation writes it, and the kes setting it sets. */
     static Stream<Arguments> mappedOptions() {
         return Stream.of(
-                row("hosts", "http://es1:9200;http://es2:9200", SinkSettings::hosts, List.of(URI.create("http://es1:9200"), URI.create("http://es2:9200"))),
+                row(
+                        "hosts",
+                        "http://es1:9200;http://es2:9200",
+                        SinkSettings::hosts,
+                        List.of(URI.create("http://es1:9200"), URI.create("http://es2:9200"))),
                 row("username", "elastic", SinkSettings::username, "elastic", "password", "secret"),
                 row("password", "secret", SinkSettings::authorization, basic("elastic:secret"), "username", "elastic"),
                 row("sink.bulk-flush.max-actions", "500", SinkSettings::maxDocs, 500),
@@ -90,7 +110,11 @@ class OfficialOptionsTest {
                 row("connection.path-prefix", "/v1", SinkSettings::pathPrefix, "/v1"),
                 row("connection.timeout", "3s", SinkSettings::connectTimeout, Duration.ofSeconds(3)),
                 row("socket.timeout", "30s", SinkSettings::socketTimeout, Duration.ofSeconds(30)),
-                row("ssl.certificate-fingerprint", "AA:" + "ab".repeat(30) + "cd", SinkSettings::tlsFingerprint, "aa" + "ab".repeat(30) + "cd"));
+                row(
+                        "ssl.certificate-fingerprint",
+                        "AA:" + "ab".repeat(30) + "cd",
+                        SinkSettings::tlsFingerprint,
+                        "aa" + "ab".repeat(30) + "cd"));
     }
 
     /** The password is readable only as the REST client's {@code Authorization} header. */
@@ -98,7 +122,8 @@ class OfficialOptionsTest {
         return "Basic " + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8));
     }
 
-    private static Arguments row(String key, String value, Function<SinkSettings, Object> setting, Object expected, String... more) {
+    private static Arguments row(
+            String key, String value, Function<SinkSettings, Object> setting, Object expected, String... more) {
         Map<String, String> options = new HashMap<>(Map.of(key, value));
         for (int i = 0; i < more.length; i += 2) {
             options.put(more[i], more[i + 1]);
@@ -108,8 +133,8 @@ class OfficialOptionsTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("mappedOptions")
-    void anOfficialOptionSetsTheKesSettingItMeans(String key, Map<String, String> options, Function<SinkSettings, Object> setting,
-            Object expected) {
+    void anOfficialOptionSetsTheKesSettingItMeans(
+            String key, Map<String, String> options, Function<SinkSettings, Object> setting, Object expected) {
         assertThat(setting.apply(settings(options))).isEqualTo(expected);
     }
 
@@ -140,8 +165,13 @@ class OfficialOptionsTest {
 
     @Test
     void theDocumentedBackoffTrioMapsToKesRetries() {
-        SinkSettings s = settings(Map.of("sink.bulk-flush.backoff.strategy", "EXPONENTIAL", "sink.bulk-flush.backoff.max-retries", "5",
-                "sink.bulk-flush.backoff.delay", "1s"));
+        SinkSettings s = settings(Map.of(
+                "sink.bulk-flush.backoff.strategy",
+                "EXPONENTIAL",
+                "sink.bulk-flush.backoff.max-retries",
+                "5",
+                "sink.bulk-flush.backoff.delay",
+                "1s"));
         assertThat(s.initialBackoff()).isEqualTo(Duration.ofSeconds(1));
         // 1s + 2s + 4s + 8s + 10s (retry.max-backoff caps each wait)
         assertThat(s.maxRetryTime()).isEqualTo(Duration.ofSeconds(25));
@@ -149,68 +179,125 @@ class OfficialOptionsTest {
 
     @Test
     void kesKeysWinOverTheOfficialOnesAndRetryMaxTimeOverMaxRetries() {
-        SinkSettings s = settings(Map.of("bulk.max-docs", "10", "sink.bulk-flush.max-actions", "500",
-                "retry.max-time", "1min", "sink.bulk-flush.backoff.max-retries", "3"));
+        SinkSettings s = settings(Map.of(
+                "bulk.max-docs",
+                "10",
+                "sink.bulk-flush.max-actions",
+                "500",
+                "retry.max-time",
+                "1min",
+                "sink.bulk-flush.backoff.max-retries",
+                "3"));
         assertThat(s.maxDocs()).isEqualTo(10);
         assertThat(s.maxRetryTime()).isEqualTo(Duration.ofMinutes(1));
     }
 
     @Test
     void theSinksMessagesNameTheOfficialKeyTheTableUsed() {
-        assertThat(refusal(Map.of("sink.bulk-flush.max-actions", "-1"))).isEqualTo("sink.bulk-flush.max-actions must be at least 1, got -1");
+        assertThat(refusal(Map.of("sink.bulk-flush.max-actions", "-1")))
+                .isEqualTo("sink.bulk-flush.max-actions must be at least 1, got -1");
         assertThat(refusal(Map.of("sink.bulk-flush.backoff.delay", "20s")))
                 .isEqualTo("retry.max-backoff (PT10S) must not be shorter than sink.bulk-flush.backoff.delay (PT20S)");
-        assertThat(refusal(Map.of("connection.path-prefix", "v1"))).isEqualTo("connection.path-prefix must start with '/', got 'v1'");
+        assertThat(refusal(Map.of("connection.path-prefix", "v1")))
+                .isEqualTo("connection.path-prefix must start with '/', got 'v1'");
         assertThat(refusal(Map.of("sink.bulk-flush.backoff.max-retries", "0")))
                 .isEqualTo("sink.bulk-flush.backoff.max-retries must be at least 1, got 0");
     }
 
     /** Official option, value, and the one sentence kes answers with. */
     static Stream<Arguments> refused() {
-        String exponential = "kes retries rejected and unavailable writes with exponential backoff (retry.initial-backoff, doubling "
-                + "up to retry.max-backoff) for up to retry.max-time; ";
+        String exponential =
+                "kes retries rejected and unavailable writes with exponential backoff (retry.initial-backoff, doubling "
+                        + "up to retry.max-backoff) for up to retry.max-time; ";
         String fence = "kes always waits at a checkpoint for the writes before it (the checkpoint fence); ";
         String lookup = "kes writes to Elasticsearch and is no lookup table; ";
         return Stream.of(
-                Arguments.of("sink.bulk-flush.backoff.strategy", "CONSTANT",
-                        exponential + "'sink.bulk-flush.backoff.strategy' = 'CONSTANT' has no kes equivalent, remove it"),
-                Arguments.of("sink.bulk-flush.backoff.strategy", "NONE",
+                Arguments.of(
+                        "sink.bulk-flush.backoff.strategy",
+                        "CONSTANT",
+                        exponential
+                                + "'sink.bulk-flush.backoff.strategy' = 'CONSTANT' has no kes equivalent, remove it"),
+                Arguments.of(
+                        "sink.bulk-flush.backoff.strategy",
+                        "NONE",
                         exponential + "'sink.bulk-flush.backoff.strategy' = 'NONE' has no kes equivalent, remove it"),
-                Arguments.of("sink.bulk-flush.backoff.strategy", "DISABLED",
-                        exponential + "'sink.bulk-flush.backoff.strategy' = 'DISABLED' has no kes equivalent, remove it"),
-                Arguments.of("sink.flush-on-checkpoint", "false",
+                Arguments.of(
+                        "sink.bulk-flush.backoff.strategy",
+                        "DISABLED",
+                        exponential
+                                + "'sink.bulk-flush.backoff.strategy' = 'DISABLED' has no kes equivalent, remove it"),
+                Arguments.of(
+                        "sink.flush-on-checkpoint",
+                        "false",
                         fence + "'sink.flush-on-checkpoint' = 'false' has no kes equivalent, remove it"),
-                Arguments.of("sink.delivery-guarantee", "none", fence + "'sink.delivery-guarantee' = 'none' has no kes equivalent, remove it"),
-                Arguments.of("sink.delivery-guarantee", "exactly-once", "kes is at-least-once, its replays overwriting the same documents "
-                        + "when ids come from a PRIMARY KEY or the Kafka metadata columns; 'sink.delivery-guarantee' = 'exactly-once' has "
-                        + "no kes equivalent, use 'at-least-once' or remove it"),
-                Arguments.of("failure-handler", "ignore", "kes retries rejected (429) writes and does not drop refused rows silently; "
-                        + "'failure-handler' = 'ignore' has no kes equivalent: use 'fail', or 'dead-letter' to send refused rows to a "
-                        + "Kafka topic and go on"),
-                Arguments.of("failure-handler", "com.example.MyHandler", "kes retries rejected (429) writes and does not drop refused "
-                        + "rows silently; 'failure-handler' = 'com.example.MyHandler' (an ActionRequestFailureHandler class) has no kes "
-                        + "equivalent: use 'fail', or 'dead-letter' to send refused rows to a Kafka topic and go on"),
-                Arguments.of("allow-insecure", "true", "kes always verifies the node's certificate; 'allow-insecure' = 'true' has no kes "
-                        + "equivalent: trust the certificate with 'ssl.certificate-fingerprint' or 'ssl.ca-file'"),
-                Arguments.of("connection.request-timeout", "5s", "kes sizes its connection pool to twice the bulks in flight, so no "
-                        + "request waits for a connection, and bounds each request with 'socket-timeout'; 'connection.request-timeout' has "
-                        + "no kes equivalent, remove it"),
-                Arguments.of("sink.bulk-flush.max-buffered-actions", "10000", "kes bounds the bulks waiting for Elasticsearch by bytes, "
-                        + "with 'bulk.max-queued-bytes'; 'sink.bulk-flush.max-buffered-actions' has no kes equivalent, remove it"),
-                Arguments.of("index.suffix.field.name", "user_id", "kes writes a column's value into the index name with a template, "
-                        + "e.g. 'index' = 'users-{region}'; 'index.suffix.field.name' has no kes equivalent, remove it"),
-                Arguments.of("index.suffix.field.length", "3", "kes index templates take a column's whole value; compute a shorter "
-                        + "suffix in the query (e.g. SUBSTRING) and name that column in 'index'; 'index.suffix.field.length' has no kes "
-                        + "equivalent, remove it"),
+                Arguments.of(
+                        "sink.delivery-guarantee",
+                        "none",
+                        fence + "'sink.delivery-guarantee' = 'none' has no kes equivalent, remove it"),
+                Arguments.of(
+                        "sink.delivery-guarantee",
+                        "exactly-once",
+                        "kes is at-least-once, its replays overwriting the same documents "
+                                + "when ids come from a PRIMARY KEY or the Kafka metadata columns; 'sink.delivery-guarantee' = 'exactly-once' has "
+                                + "no kes equivalent, use 'at-least-once' or remove it"),
+                Arguments.of(
+                        "failure-handler",
+                        "ignore",
+                        "kes retries rejected (429) writes and does not drop refused rows silently; "
+                                + "'failure-handler' = 'ignore' has no kes equivalent: use 'fail', or 'dead-letter' to send refused rows to a "
+                                + "Kafka topic and go on"),
+                Arguments.of(
+                        "failure-handler",
+                        "com.example.MyHandler",
+                        "kes retries rejected (429) writes and does not drop refused "
+                                + "rows silently; 'failure-handler' = 'com.example.MyHandler' (an ActionRequestFailureHandler class) has no kes "
+                                + "equivalent: use 'fail', or 'dead-letter' to send refused rows to a Kafka topic and go on"),
+                Arguments.of(
+                        "allow-insecure",
+                        "true",
+                        "kes always verifies the node's certificate; 'allow-insecure' = 'true' has no kes "
+                                + "equivalent: trust the certificate with 'ssl.certificate-fingerprint' or 'ssl.ca-file'"),
+                Arguments.of(
+                        "connection.request-timeout",
+                        "5s",
+                        "kes sizes its connection pool to twice the bulks in flight, so no "
+                                + "request waits for a connection, and bounds each request with 'socket-timeout'; 'connection.request-timeout' has "
+                                + "no kes equivalent, remove it"),
+                Arguments.of(
+                        "sink.bulk-flush.max-buffered-actions",
+                        "10000",
+                        "kes bounds the bulks waiting for Elasticsearch by bytes, "
+                                + "with 'bulk.max-queued-bytes'; 'sink.bulk-flush.max-buffered-actions' has no kes equivalent, remove it"),
+                Arguments.of(
+                        "index.suffix.field.name",
+                        "user_id",
+                        "kes writes a column's value into the index name with a template, "
+                                + "e.g. 'index' = 'users-{region}'; 'index.suffix.field.name' has no kes equivalent, remove it"),
+                Arguments.of(
+                        "index.suffix.field.length",
+                        "3",
+                        "kes index templates take a column's whole value; compute a shorter "
+                                + "suffix in the query (e.g. SUBSTRING) and name that column in 'index'; 'index.suffix.field.length' has no kes "
+                                + "equivalent, remove it"),
                 Arguments.of("lookup.cache", "PARTIAL", lookup + "'lookup.cache' has no kes equivalent, remove it"),
-                Arguments.of("lookup.partial-cache.expire-after-access", "1h",
+                Arguments.of(
+                        "lookup.partial-cache.expire-after-access",
+                        "1h",
                         lookup + "'lookup.partial-cache.expire-after-access' has no kes equivalent, remove it"),
-                Arguments.of("lookup.partial-cache.expire-after-write", "1h",
+                Arguments.of(
+                        "lookup.partial-cache.expire-after-write",
+                        "1h",
                         lookup + "'lookup.partial-cache.expire-after-write' has no kes equivalent, remove it"),
-                Arguments.of("lookup.partial-cache.max-rows", "100", lookup + "'lookup.partial-cache.max-rows' has no kes equivalent, remove it"),
-                Arguments.of("lookup.partial-cache.cache-missing-key", "true",
+                Arguments.of(
+                        "lookup.partial-cache.max-rows",
+                        "100",
+                        lookup + "'lookup.partial-cache.max-rows' has no kes equivalent, remove it"),
+                Arguments.of(
+                        "lookup.partial-cache.cache-missing-key",
+                        "true",
                         lookup + "'lookup.partial-cache.cache-missing-key' has no kes equivalent, remove it"),
-                Arguments.of("lookup.max-retries", "3", lookup + "'lookup.max-retries' has no kes equivalent, remove it"));
+                Arguments.of(
+                        "lookup.max-retries", "3", lookup + "'lookup.max-retries' has no kes equivalent, remove it"));
     }
 
     @ParameterizedTest(name = "{0} = {1}")
@@ -225,10 +312,17 @@ class OfficialOptionsTest {
         assertThat(sink(Map.of("index", "myusers-{d|yyyy-MM-dd}"))).isNotNull();
         assertThat(sink(Map.of("index", "myusers-{t|HH}"))).isNotNull();
         assertThat(sink(Map.of("index", "myusers-{user_id}"))).isNotNull();
-        assertThat(OfficialOptions.withDefaultPatterns("users-{log_ts|}-{d|}-{t|}-{now()|}-{user_id}",
-                Map.of("log_ts", DataTypes.TIMESTAMP(3).getLogicalType(), "d", DataTypes.DATE().getLogicalType(),
-                        "t", DataTypes.TIME().getLogicalType())))
-                .isEqualTo("users-{log_ts|yyyy_MM_dd_HH_mm_ss}-{d|yyyy_MM_dd}-{t|HH_mm_ss}-{now()|yyyy_MM_dd_HH_mm_ssX}-{user_id}");
+        assertThat(OfficialOptions.withDefaultPatterns(
+                        "users-{log_ts|}-{d|}-{t|}-{now()|}-{user_id}",
+                        Map.of(
+                                "log_ts",
+                                DataTypes.TIMESTAMP(3).getLogicalType(),
+                                "d",
+                                DataTypes.DATE().getLogicalType(),
+                                "t",
+                                DataTypes.TIME().getLogicalType())))
+                .isEqualTo(
+                        "users-{log_ts|yyyy_MM_dd_HH_mm_ss}-{d|yyyy_MM_dd}-{t|HH_mm_ss}-{now()|yyyy_MM_dd_HH_mm_ssX}-{user_id}");
         for (String now : List.of("now()", "NOW()", "current_timestamp", "CURRENT_TIMESTAMP", " now( ) ")) {
             assertThat(OfficialOptions.isSystemTime(now)).as(now).isTrue();
         }

@@ -42,7 +42,8 @@ public record SearchTarget(Engine engine, String version) {
      * ingest-common module (Elasticsearch publishes no jars of it; the integ-test-zips have none).
      */
     public static Stream<SearchTarget> withIngestProcessors() {
-        return Stream.of(new SearchTarget(Engine.OPENSEARCH, StackLayout.fromBuild().opensearch3Version()));
+        return Stream.of(
+                new SearchTarget(Engine.OPENSEARCH, StackLayout.fromBuild().opensearch3Version()));
     }
 
     public SearchNode node() {

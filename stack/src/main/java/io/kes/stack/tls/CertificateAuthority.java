@@ -52,9 +52,28 @@ public final class CertificateAuthority {
             throw new UncheckedIOException("could not create " + dir, e);
         }
         Path store = dir.resolve(CA + ".p12");
-        keytool("-genkeypair", "-alias", CA, "-keyalg", "EC", "-groupname", "secp256r1", "-dname", dn, "-ext", "bc:c",
-                "-validity", Integer.toString(validityDays), "-keystore", store.toString(), "-storetype", "PKCS12",
-                "-storepass", password, "-keypass", password);
+        keytool(
+                "-genkeypair",
+                "-alias",
+                CA,
+                "-keyalg",
+                "EC",
+                "-groupname",
+                "secp256r1",
+                "-dname",
+                dn,
+                "-ext",
+                "bc:c",
+                "-validity",
+                Integer.toString(validityDays),
+                "-keystore",
+                store.toString(),
+                "-storetype",
+                "PKCS12",
+                "-storepass",
+                password,
+                "-keypass",
+                password);
         X509Certificate cert;
         try {
             cert = (X509Certificate) load(store, password).getCertificate(CA);
@@ -104,13 +123,51 @@ public final class CertificateAuthority {
         Path store = dir.resolve(name + ".p12");
         Path csr = dir.resolve(name + ".csr");
         Path signed = dir.resolve(name + ".pem");
-        keytool("-genkeypair", "-alias", name, "-keyalg", "EC", "-groupname", "secp256r1", "-dname", dn,
-                "-validity", Integer.toString(validityDays), "-keystore", store.toString(), "-storetype", "PKCS12",
-                "-storepass", password, "-keypass", password);
-        keytool("-certreq", "-alias", name, "-keystore", store.toString(), "-storepass", password, "-file", csr.toString());
-        List<String> gencert = new ArrayList<>(List.of("-gencert", "-alias", CA, "-keystore", dir.resolve(CA + ".p12").toString(),
-                "-storepass", password, "-infile", csr.toString(), "-outfile", signed.toString(), "-rfc",
-                "-validity", Integer.toString(validityDays)));
+        keytool(
+                "-genkeypair",
+                "-alias",
+                name,
+                "-keyalg",
+                "EC",
+                "-groupname",
+                "secp256r1",
+                "-dname",
+                dn,
+                "-validity",
+                Integer.toString(validityDays),
+                "-keystore",
+                store.toString(),
+                "-storetype",
+                "PKCS12",
+                "-storepass",
+                password,
+                "-keypass",
+                password);
+        keytool(
+                "-certreq",
+                "-alias",
+                name,
+                "-keystore",
+                store.toString(),
+                "-storepass",
+                password,
+                "-file",
+                csr.toString());
+        List<String> gencert = new ArrayList<>(List.of(
+                "-gencert",
+                "-alias",
+                CA,
+                "-keystore",
+                dir.resolve(CA + ".p12").toString(),
+                "-storepass",
+                password,
+                "-infile",
+                csr.toString(),
+                "-outfile",
+                signed.toString(),
+                "-rfc",
+                "-validity",
+                Integer.toString(validityDays)));
         for (String extension : extensions) {
             gencert.addAll(List.of("-ext", extension));
         }
@@ -129,7 +186,8 @@ public final class CertificateAuthority {
 
     private void writePem(Path path) {
         try {
-            String base64 = Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(certificate.getEncoded());
+            String base64 = Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
+                    .encodeToString(certificate.getEncoded());
             Files.writeString(path, "-----BEGIN CERTIFICATE-----\n" + base64 + "\n-----END CERTIFICATE-----\n");
         } catch (GeneralSecurityException | IOException e) {
             throw new IllegalStateException("could not write " + path, e);
@@ -154,8 +212,10 @@ public final class CertificateAuthority {
 
     private static void keytool(String... args) {
         // A short-lived JVM: the optimizing compiler and the parallel GC only slow its start.
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
-                "-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC"));
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
+                "-J-XX:TieredStopAtLevel=1",
+                "-J-XX:+UseSerialGC"));
         command.addAll(List.of(args));
         try {
             Process p = new ProcessBuilder(command).redirectErrorStream(true).start();

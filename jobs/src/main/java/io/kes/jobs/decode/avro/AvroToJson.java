@@ -46,7 +46,9 @@ import org.apache.avro.util.Utf8;
  */
 public final class AvroToJson {
 
-    private static final JsonFactory JSON = JsonFactory.builder().enable(StreamWriteFeature.WRITE_BIGDECIMAL_AS_PLAIN).build();
+    private static final JsonFactory JSON = JsonFactory.builder()
+            .enable(StreamWriteFeature.WRITE_BIGDECIMAL_AS_PLAIN)
+            .build();
     private static final Base64.Encoder BASE64 = Base64.getEncoder();
     private static final int MAX_EXACT_DECIMAL_PRECISION = 15;
 
@@ -65,7 +67,9 @@ public final class AvroToJson {
                     + schema.getType().getName());
         }
         this.schema = schema;
-        this.name = schema.getType() == Schema.Type.RECORD ? schema.getFullName() : "map<" + schema.getValueType().getType().getName() + ">";
+        this.name = schema.getType() == Schema.Type.RECORD
+                ? schema.getFullName()
+                : "map<" + schema.getValueType().getType().getName() + ">";
         this.reader = new GenericDatumReader<>(schema, schema, GenericData.get());
     }
 
@@ -93,7 +97,8 @@ public final class AvroToJson {
         }
         if (decoder.remaining() != 0) {
             reuse = null;
-            throw mismatch(what, "has " + decoder.remaining() + " bytes left over after the record (of " + length + ")");
+            throw mismatch(
+                    what, "has " + decoder.remaining() + " bytes left over after the record (of " + length + ")");
         }
         reuse = datum;
         out.reset();
@@ -106,7 +111,8 @@ public final class AvroToJson {
     }
 
     private DecodeException mismatch(String what, String problem) {
-        return new DecodeException("avro_mismatch", "value does not match the Avro schema " + name + what + ": it " + problem);
+        return new DecodeException(
+                "avro_mismatch", "value does not match the Avro schema " + name + what + ": it " + problem);
     }
 
     private void write(JsonGenerator gen, Object datum, Schema s) throws IOException {
@@ -142,7 +148,9 @@ public final class AvroToJson {
             case STRING -> {
                 if (datum instanceof Utf8 utf8) {
                     // strict: bytes that are not UTF-8 mean the value does not match its schema
-                    gen.writeString(utf8Decoder.decode(ByteBuffer.wrap(utf8.getBytes(), 0, utf8.getByteLength())).toString());
+                    gen.writeString(utf8Decoder
+                            .decode(ByteBuffer.wrap(utf8.getBytes(), 0, utf8.getByteLength()))
+                            .toString());
                 } else {
                     gen.writeString(datum.toString());
                 }
@@ -203,11 +211,14 @@ public final class AvroToJson {
         } else if (logical instanceof LogicalTypes.TimestampNanos) {
             gen.writeString(nanos(value).toString());
         } else if (logical instanceof LogicalTypes.LocalTimestampMillis) {
-            gen.writeString(LocalDateTime.ofInstant(Instant.ofEpochMilli(value), ZoneOffset.UTC).toString());
+            gen.writeString(LocalDateTime.ofInstant(Instant.ofEpochMilli(value), ZoneOffset.UTC)
+                    .toString());
         } else if (logical instanceof LogicalTypes.LocalTimestampMicros) {
-            gen.writeString(LocalDateTime.ofInstant(micros(value), ZoneOffset.UTC).toString());
+            gen.writeString(
+                    LocalDateTime.ofInstant(micros(value), ZoneOffset.UTC).toString());
         } else if (logical instanceof LogicalTypes.LocalTimestampNanos) {
-            gen.writeString(LocalDateTime.ofInstant(nanos(value), ZoneOffset.UTC).toString());
+            gen.writeString(
+                    LocalDateTime.ofInstant(nanos(value), ZoneOffset.UTC).toString());
         } else if (logical instanceof LogicalTypes.TimeMicros) {
             gen.writeString(LocalTime.ofNanoOfDay(value * 1_000L).toString());
         } else {

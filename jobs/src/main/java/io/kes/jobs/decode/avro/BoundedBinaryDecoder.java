@@ -36,7 +36,8 @@ final class BoundedBinaryDecoder extends Decoder {
 
     private void need(long n, String what) throws IOException {
         if (n < 0 || n > limit - pos) {
-            throw new EOFException(what + " of " + n + " bytes at byte " + pos + ", but only " + (limit - pos) + " are left");
+            throw new EOFException(
+                    what + " of " + n + " bytes at byte " + pos + ", but only " + (limit - pos) + " are left");
         }
     }
 
@@ -46,14 +47,14 @@ final class BoundedBinaryDecoder extends Decoder {
             n = -n;
         }
         if (n > (long) (limit - pos) + MAX_EMPTY_ITEMS) {
-            throw new EOFException("an array or map of " + n + " items at byte " + pos + ", but only " + (limit - pos) + " bytes are left");
+            throw new EOFException("an array or map of " + n + " items at byte " + pos + ", but only " + (limit - pos)
+                    + " bytes are left");
         }
         return n;
     }
 
     @Override
-    public void readNull() {
-    }
+    public void readNull() {}
 
     @Override
     public boolean readBoolean() throws IOException {
@@ -91,7 +92,10 @@ final class BoundedBinaryDecoder extends Decoder {
     @Override
     public float readFloat() throws IOException {
         need(4, "a float");
-        int bits = (buf[pos] & 0xff) | (buf[pos + 1] & 0xff) << 8 | (buf[pos + 2] & 0xff) << 16 | (buf[pos + 3] & 0xff) << 24;
+        int bits = (buf[pos] & 0xff)
+                | (buf[pos + 1] & 0xff) << 8
+                | (buf[pos + 2] & 0xff) << 16
+                | (buf[pos + 3] & 0xff) << 24;
         pos += 4;
         return Float.intBitsToFloat(bits);
     }

@@ -11,8 +11,8 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import org.apache.avro.Schema;
 import org.apache.avro.AvroRuntimeException;
+import org.apache.avro.Schema;
 
 /**
  * {@code format: confluent-avro}: values in the Confluent wire format, magic byte 0, a 4-byte
@@ -58,10 +58,14 @@ public final class ConfluentAvroDecoder implements ValueDecoder {
     @Override
     public byte[] toJson(byte[] value) throws DecodeException {
         if (value.length < 5 || value[0] != 0) {
-            throw new DecodeException("not_confluent_wire_format", "value is not in the Confluent wire format (magic byte 0, "
-                    + "a 4-byte schema id, Avro binary): " + (value.length < 5 ? "it has only " + value.length + " bytes"
-                    : "it starts with byte 0x" + String.format("%02x", value[0] & 0xff)
-                    + (value[0] == '{' ? " ('{', JSON?)" : "")));
+            throw new DecodeException(
+                    "not_confluent_wire_format",
+                    "value is not in the Confluent wire format (magic byte 0, "
+                            + "a 4-byte schema id, Avro binary): "
+                            + (value.length < 5
+                                    ? "it has only " + value.length + " bytes"
+                                    : "it starts with byte 0x" + String.format("%02x", value[0] & 0xff)
+                                            + (value[0] == '{' ? " ('{', JSON?)" : "")));
         }
         int id = (value[1] & 0xff) << 24 | (value[2] & 0xff) << 16 | (value[3] & 0xff) << 8 | (value[4] & 0xff);
         AvroToJson converter = converters.get(id);
@@ -76,39 +80,48 @@ public final class ConfluentAvroDecoder implements ValueDecoder {
         String url = registryUrl + "/schemas/ids/" + Integer.toUnsignedString(id);
         HttpResponse<String> response = get(url);
         if (response.statusCode() == 404) {
-            throw new DecodeException("unknown_schema_id", "schema id " + Integer.toUnsignedString(id)
-                    + " is not in the schema registry " + registryUrl + " (" + abbreviate(response.body()) + ")");
+            throw new DecodeException(
+                    "unknown_schema_id",
+                    "schema id " + Integer.toUnsignedString(id) + " is not in the schema registry " + registryUrl + " ("
+                            + abbreviate(response.body()) + ")");
         }
         if (response.statusCode() != 200) {
-            throw new IllegalStateException("the schema registry answered GET " + url + " with HTTP " + response.statusCode()
-                    + " (" + abbreviate(response.body()) + "); check schema_registry_url");
+            throw new IllegalStateException("the schema registry answered GET " + url + " with HTTP "
+                    + response.statusCode() + " (" + abbreviate(response.body()) + "); check schema_registry_url");
         }
         String schemaJson;
         try {
             JsonNode body = JSON.readTree(response.body());
             String type = body.path("schemaType").asText("AVRO");
             if (!"AVRO".equals(type)) {
-                throw new DecodeException("unsupported_schema", "schema id " + id + " is a " + type
-                        + " schema; format: confluent-avro reads Avro only");
+                throw new DecodeException(
+                        "unsupported_schema",
+                        "schema id " + id + " is a " + type + " schema; format: confluent-avro reads Avro only");
             }
             if (!body.path("references").isEmpty()) {
-                throw new DecodeException("unsupported_schema", "schema id " + id
-                        + " uses schema references, which kes does not resolve yet");
+                throw new DecodeException(
+                        "unsupported_schema",
+                        "schema id " + id + " uses schema references, which kes does not resolve yet");
             }
             schemaJson = body.path("schema").textValue();
         } catch (IOException e) {
-            throw new IllegalStateException("the schema registry answered GET " + url + " with something that is not JSON: "
-                    + abbreviate(response.body()), e);
+            throw new IllegalStateException(
+                    "the schema registry answered GET " + url + " with something that is not JSON: "
+                            + abbreviate(response.body()),
+                    e);
         }
         if (schemaJson == null) {
-            throw new IllegalStateException("the schema registry answered GET " + url + " without a schema: " + abbreviate(response.body()));
+            throw new IllegalStateException(
+                    "the schema registry answered GET " + url + " without a schema: " + abbreviate(response.body()));
         }
         try {
             Schema schema = AvroToJson.parse(schemaJson);
             new AvroToJson(schema); // checks it is a record
             return schema;
         } catch (AvroRuntimeException | IllegalArgumentException e) {
-            throw new DecodeException("unsupported_schema", "schema id " + id + " from " + registryUrl + " cannot be used: " + e.getMessage());
+            throw new DecodeException(
+                    "unsupported_schema",
+                    "schema id " + id + " from " + registryUrl + " cannot be used: " + e.getMessage());
         }
     }
 
@@ -116,8 +129,11 @@ public final class ConfluentAvroDecoder implements ValueDecoder {
         if (http == null) {
             http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
         }
-        HttpRequest request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
-                .header("Accept", "application/vnd.schemaregistry.v1+json, application/json").GET().build();
+        HttpRequest request = HttpRequest.newBuilder(URI.create(url))
+                .timeout(Duration.ofSeconds(10))
+                .header("Accept", "application/vnd.schemaregistry.v1+json, application/json")
+                .GET()
+                .build();
         String last = null;
         Duration pause = firstBackoff;
         for (int attempt = 1; attempt <= attempts; attempt++) {
@@ -143,9 +159,11 @@ public final class ConfluentAvroDecoder implements ValueDecoder {
                 pause = pause.multipliedBy(2);
             }
         }
-        throw new IllegalStateException("schema_registry_unreachable: the schema registry at " + registryUrl + " did not answer GET "
-                + url + " after " + attempts + " attempts (last: " + last + "); the job fails and restarts from its last "
-                + "checkpoint, so no record is lost");
+        throw new IllegalStateException(
+                "schema_registry_unreachable: the schema registry at " + registryUrl + " did not answer GET "
+                        + url + " after " + attempts + " attempts (last: " + last
+                        + "); the job fails and restarts from its last "
+                        + "checkpoint, so no record is lost");
     }
 
     private static String abbreviate(String s) {

@@ -23,8 +23,7 @@ public final class AvroTestData {
               {"name": "ts", "type": {"type": "long", "logicalType": "timestamp-millis"}}
             ]}""";
 
-    private AvroTestData() {
-    }
+    private AvroTestData() {}
 
     /** An Order: id, amount, status symbol, note (or null), ts epoch millis. */
     public static byte[] order(String id, double amount, String status, String note, long ts) {
@@ -52,6 +51,10 @@ public final class AvroTestData {
 
     /** Magic byte 0, the schema id big-endian, then the Avro bytes. */
     public static byte[] confluent(int schemaId, byte[] avro) {
-        return ByteBuffer.allocate(5 + avro.length).put((byte) 0).putInt(schemaId).put(avro).array();
+        return ByteBuffer.allocate(5 + avro.length)
+                .put((byte) 0)
+                .putInt(schemaId)
+                .put(avro)
+                .array();
     }
 }

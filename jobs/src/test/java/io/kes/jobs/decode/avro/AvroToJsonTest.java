@@ -79,12 +79,17 @@ class AvroToJsonTest {
         Schema price = SCHEMA.getField("price").schema();
         r.put("price", decimals.toBytes(new BigDecimal("1234.50"), price, LogicalTypes.fromSchema(price)));
         Schema huge = SCHEMA.getField("huge").schema();
-        r.put("huge", decimals.toBytes(new BigDecimal("123456789012345678901234567.891"), huge, LogicalTypes.fromSchema(huge)));
+        r.put(
+                "huge",
+                decimals.toBytes(
+                        new BigDecimal("123456789012345678901234567.891"), huge, LogicalTypes.fromSchema(huge)));
         r.put("tags", List.of("a", "b"));
         Map<String, Integer> attrs = new LinkedHashMap<>();
         attrs.put("x", 1);
         r.put("attrs", attrs);
-        r.put("user", user(42, "u@example.com", Instant.parse("2026-01-01T00:00:00Z").toEpochMilli()));
+        r.put(
+                "user",
+                user(42, "u@example.com", Instant.parse("2026-01-01T00:00:00Z").toEpochMilli()));
         r.put("history", List.of(user(1, null, null), user(2, "two@example.com", null)));
         return r;
     }
@@ -96,13 +101,15 @@ class AvroToJsonTest {
     @Test
     void everyTypeBecomesNaturalJson() throws Exception {
         AvroToJson converter = new AvroToJson(SCHEMA);
-        assertThat(json(converter, event("here", 5L))).isEqualTo("{"
-                + "\"name\":\"checkout \\\"fast\\\" é\",\"count\":7,\"big\":9007199254740993,\"ratio\":0.5,\"ok\":true,"
-                + "\"maybe\":\"here\",\"either\":5,\"level\":\"WARN\",\"payload\":\"AQID/w==\",\"hash\":\"AAAAAQ==\","
-                + "\"at\":\"2026-11-21T10:15:30.123Z\",\"atMicros\":\"2025-11-21T10:15:30.123456Z\",\"day\":\"2026-11-21\","
-                + "\"price\":1234.50,\"huge\":\"123456789012345678901234567.891\",\"tags\":[\"a\",\"b\"],\"attrs\":{\"x\":1},"
-                + "\"user\":{\"id\":42,\"email\":\"u@example.com\",\"seen\":\"2026-01-01T00:00:00Z\"},"
-                + "\"history\":[{\"id\":1,\"email\":null,\"seen\":null},{\"id\":2,\"email\":\"two@example.com\",\"seen\":null}]}");
+        assertThat(json(converter, event("here", 5L)))
+                .isEqualTo(
+                        "{"
+                                + "\"name\":\"checkout \\\"fast\\\" é\",\"count\":7,\"big\":9007199254740993,\"ratio\":0.5,\"ok\":true,"
+                                + "\"maybe\":\"here\",\"either\":5,\"level\":\"WARN\",\"payload\":\"AQID/w==\",\"hash\":\"AAAAAQ==\","
+                                + "\"at\":\"2026-11-21T10:15:30.123Z\",\"atMicros\":\"2025-11-21T10:15:30.123456Z\",\"day\":\"2026-11-21\","
+                                + "\"price\":1234.50,\"huge\":\"123456789012345678901234567.891\",\"tags\":[\"a\",\"b\"],\"attrs\":{\"x\":1},"
+                                + "\"user\":{\"id\":42,\"email\":\"u@example.com\",\"seen\":\"2026-01-01T00:00:00Z\"},"
+                                + "\"history\":[{\"id\":1,\"email\":null,\"seen\":null},{\"id\":2,\"email\":\"two@example.com\",\"seen\":null}]}");
     }
 
     @Test
@@ -121,39 +128,54 @@ class AvroToJsonTest {
         byte[] good = AvroTestData.write(SCHEMA, event("here", 5L));
 
         byte[] trailing = Arrays.copyOf(good, good.length + 3);
-        assertThatThrownBy(() -> converter.toJson(trailing)).isInstanceOf(DecodeException.class)
-                .hasMessage("value does not match the Avro schema io.kes.test.Event: it has 3 bytes left over after the record (of "
-                        + trailing.length + ")")
-                .extracting(e -> ((DecodeException) e).errorType()).isEqualTo("avro_mismatch");
+        assertThatThrownBy(() -> converter.toJson(trailing))
+                .isInstanceOf(DecodeException.class)
+                .hasMessage(
+                        "value does not match the Avro schema io.kes.test.Event: it has 3 bytes left over after the record (of "
+                                + trailing.length + ")")
+                .extracting(e -> ((DecodeException) e).errorType())
+                .isEqualTo("avro_mismatch");
 
         byte[] shortBuffer = Arrays.copyOf(good, good.length - 5);
-        assertThatThrownBy(() -> converter.toJson(shortBuffer)).isInstanceOf(DecodeException.class)
+        assertThatThrownBy(() -> converter.toJson(shortBuffer))
+                .isInstanceOf(DecodeException.class)
                 .hasMessageStartingWith("value does not match the Avro schema io.kes.test.Event: it cannot be read: ")
-                .extracting(e -> ((DecodeException) e).errorType()).isEqualTo("avro_mismatch");
+                .extracting(e -> ((DecodeException) e).errorType())
+                .isEqualTo("avro_mismatch");
 
         byte[] json = "{\"name\":\"not avro\"}".getBytes(StandardCharsets.UTF_8);
-        assertThatThrownBy(() -> converter.toJson(json)).isInstanceOf(DecodeException.class)
-                .extracting(e -> ((DecodeException) e).errorType()).isEqualTo("avro_mismatch");
+        assertThatThrownBy(() -> converter.toJson(json))
+                .isInstanceOf(DecodeException.class)
+                .extracting(e -> ((DecodeException) e).errorType())
+                .isEqualTo("avro_mismatch");
 
         // a string length of about a billion must fail fast, not allocate a gigabyte
         byte[] hugeLength = {(byte) 0xfe, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x07, 'a'};
-        assertThatThrownBy(() -> converter.toJson(hugeLength)).isInstanceOf(DecodeException.class)
+        assertThatThrownBy(() -> converter.toJson(hugeLength))
+                .isInstanceOf(DecodeException.class)
                 .hasMessageContaining("a string of 1073741823 bytes at byte 5, but only 1 are left");
 
-        assertThat(json(converter, event("after", 1L))).as("still usable after failures").contains("\"maybe\":\"after\"");
+        assertThat(json(converter, event("after", 1L)))
+                .as("still usable after failures")
+                .contains("\"maybe\":\"after\"");
 
-        AvroToJson strings = new AvroToJson(AvroToJson.parse("{\"type\":\"record\",\"name\":\"S\",\"fields\":[{\"name\":\"s\",\"type\":\"string\"}]}"));
+        AvroToJson strings = new AvroToJson(AvroToJson.parse(
+                "{\"type\":\"record\",\"name\":\"S\",\"fields\":[{\"name\":\"s\",\"type\":\"string\"}]}"));
         assertThatThrownBy(() -> strings.toJson(new byte[] {4, (byte) 0xff, (byte) 0xfe}))
-                .hasMessageStartingWith("value does not match the Avro schema S: it cannot be rendered as JSON: java.nio.charset.MalformedInputException")
-                .extracting(e -> ((DecodeException) e).errorType()).isEqualTo("avro_mismatch");
+                .hasMessageStartingWith(
+                        "value does not match the Avro schema S: it cannot be rendered as JSON: java.nio.charset.MalformedInputException")
+                .extracting(e -> ((DecodeException) e).errorType())
+                .isEqualTo("avro_mismatch");
     }
 
     @Test
     void theOrderSchemaOfTheTests() throws Exception {
         AvroToJson converter = new AvroToJson(AvroToJson.parse(AvroTestData.ORDER_SCHEMA));
-        byte[] value = AvroTestData.order("o-1", 12.5, "PAID", null, Instant.parse("2026-11-21T10:00:00Z").toEpochMilli());
+        byte[] value = AvroTestData.order(
+                "o-1", 12.5, "PAID", null, Instant.parse("2026-11-21T10:00:00Z").toEpochMilli());
         assertThat(new String(converter.toJson(value), StandardCharsets.UTF_8))
-                .isEqualTo("{\"id\":\"o-1\",\"amount\":12.5,\"status\":\"PAID\",\"note\":null,\"ts\":\"2026-11-21T10:00:00Z\"}");
+                .isEqualTo(
+                        "{\"id\":\"o-1\",\"amount\":12.5,\"status\":\"PAID\",\"note\":null,\"ts\":\"2026-11-21T10:00:00Z\"}");
     }
 
     @Test

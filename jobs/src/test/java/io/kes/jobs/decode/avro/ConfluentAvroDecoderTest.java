@@ -36,9 +36,11 @@ class ConfluentAvroDecoderTest {
     void schemasComeFromTheRegistryOncePerId() throws Exception {
         ConfluentAvroDecoder decoder = new ConfluentAvroDecoder(registry.url() + "/");
         for (int i = 0; i < 3; i++) {
-            byte[] json = decoder.toJson(AvroTestData.confluent(7, AvroTestData.order("o-" + i, i, "NEW", "n" + i, TS)));
-            assertThat(new String(json, StandardCharsets.UTF_8)).isEqualTo("{\"id\":\"o-" + i + "\",\"amount\":" + (double) i
-                    + ",\"status\":\"NEW\",\"note\":\"n" + i + "\",\"ts\":\"2026-11-21T10:00:00Z\"}");
+            byte[] json =
+                    decoder.toJson(AvroTestData.confluent(7, AvroTestData.order("o-" + i, i, "NEW", "n" + i, TS)));
+            assertThat(new String(json, StandardCharsets.UTF_8))
+                    .isEqualTo("{\"id\":\"o-" + i + "\",\"amount\":" + (double) i + ",\"status\":\"NEW\",\"note\":\"n"
+                            + i + "\",\"ts\":\"2026-11-21T10:00:00Z\"}");
         }
         assertThat(registry.requests()).isEqualTo(1);
     }
@@ -47,22 +49,27 @@ class ConfluentAvroDecoderTest {
     void valuesWithoutTheMagicByteAreNotConfluentWireFormat() {
         ConfluentAvroDecoder decoder = new ConfluentAvroDecoder(registry.url());
         assertThatThrownBy(() -> decoder.toJson("{\"id\":1}".getBytes(StandardCharsets.UTF_8)))
-                .hasMessage("value is not in the Confluent wire format (magic byte 0, a 4-byte schema id, Avro binary): "
-                        + "it starts with byte 0x7b ('{', JSON?)")
-                .extracting(ConfluentAvroDecoderTest::errorType).isEqualTo("not_confluent_wire_format");
+                .hasMessage(
+                        "value is not in the Confluent wire format (magic byte 0, a 4-byte schema id, Avro binary): "
+                                + "it starts with byte 0x7b ('{', JSON?)")
+                .extracting(ConfluentAvroDecoderTest::errorType)
+                .isEqualTo("not_confluent_wire_format");
         assertThatThrownBy(() -> decoder.toJson(new byte[] {0, 0, 1}))
                 .hasMessageEndingWith("it has only 3 bytes")
-                .extracting(ConfluentAvroDecoderTest::errorType).isEqualTo("not_confluent_wire_format");
+                .extracting(ConfluentAvroDecoderTest::errorType)
+                .isEqualTo("not_confluent_wire_format");
         assertThat(registry.requests()).isZero();
     }
 
     @Test
     void idsTheRegistryDoesNotKnowAreUnknownSchemaIds() {
         ConfluentAvroDecoder decoder = new ConfluentAvroDecoder(registry.url());
-        assertThatThrownBy(() -> decoder.toJson(AvroTestData.confluent(99, AvroTestData.order("o", 1, "NEW", null, TS))))
+        assertThatThrownBy(
+                        () -> decoder.toJson(AvroTestData.confluent(99, AvroTestData.order("o", 1, "NEW", null, TS))))
                 .hasMessage("schema id 99 is not in the schema registry " + registry.url()
                         + " ({\"error_code\":40403,\"message\":\"Schema not found\"})")
-                .extracting(ConfluentAvroDecoderTest::errorType).isEqualTo("unknown_schema_id");
+                .extracting(ConfluentAvroDecoderTest::errorType)
+                .isEqualTo("unknown_schema_id");
     }
 
     @Test
@@ -71,9 +78,11 @@ class ConfluentAvroDecoderTest {
         byte[] good = AvroTestData.confluent(7, AvroTestData.order("o", 1, "NEW", null, TS));
         byte[] trailing = java.util.Arrays.copyOf(good, good.length + 2);
         assertThatThrownBy(() -> decoder.toJson(trailing))
-                .hasMessage("value does not match the Avro schema io.kes.test.Order (schema id 7): it has 2 bytes left over after "
-                        + "the record (of " + (trailing.length - 5) + ")")
-                .extracting(ConfluentAvroDecoderTest::errorType).isEqualTo("avro_mismatch");
+                .hasMessage(
+                        "value does not match the Avro schema io.kes.test.Order (schema id 7): it has 2 bytes left over after "
+                                + "the record (of " + (trailing.length - 5) + ")")
+                .extracting(ConfluentAvroDecoderTest::errorType)
+                .isEqualTo("avro_mismatch");
     }
 
     @Test
@@ -83,7 +92,8 @@ class ConfluentAvroDecoderTest {
         assertThatThrownBy(() -> decoder.toJson(AvroTestData.confluent(8, new byte[] {2, 'a'})))
                 .hasMessage("schema id 8 from " + registry.url()
                         + " cannot be used: the schema must be a record (documents are JSON objects), got a string")
-                .extracting(ConfluentAvroDecoderTest::errorType).isEqualTo("unsupported_schema");
+                .extracting(ConfluentAvroDecoderTest::errorType)
+                .isEqualTo("unsupported_schema");
     }
 
     @Test
@@ -96,7 +106,8 @@ class ConfluentAvroDecoderTest {
         assertThatThrownBy(() -> down.toJson(AvroTestData.confluent(7, AvroTestData.order("o", 1, "NEW", null, TS))))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageStartingWith("schema_registry_unreachable: the schema registry at http://127.0.0.1:" + port
-                        + " did not answer GET http://127.0.0.1:" + port + "/schemas/ids/7 after 3 attempts (last: ConnectException");
+                        + " did not answer GET http://127.0.0.1:" + port
+                        + "/schemas/ids/7 after 3 attempts (last: ConnectException");
 
         registry.failWith(503);
         ConfluentAvroDecoder failing = new ConfluentAvroDecoder(registry.url(), 3, Duration.ofMillis(10));
@@ -108,9 +119,11 @@ class ConfluentAvroDecoderTest {
         registry.failWith(401);
         assertThatThrownBy(() -> failing.toJson(AvroTestData.confluent(7, AvroTestData.order("o", 1, "NEW", null, TS))))
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessageStartingWith("the schema registry answered GET " + registry.url() + "/schemas/ids/7 with HTTP 401");
+                .hasMessageStartingWith(
+                        "the schema registry answered GET " + registry.url() + "/schemas/ids/7 with HTTP 401");
 
         registry.failWith(0);
-        assertThat(failing.toJson(AvroTestData.confluent(7, AvroTestData.order("o", 1, "NEW", null, TS)))).isNotEmpty();
+        assertThat(failing.toJson(AvroTestData.confluent(7, AvroTestData.order("o", 1, "NEW", null, TS))))
+                .isNotEmpty();
     }
 }
