@@ -20,7 +20,8 @@ record ChildRun(List<String> command, int exitCode, Path log, Duration took) {
     static ChildRun of(List<String> command, Map<String, String> env, Path workDir, Path log, Duration timeout)
             throws IOException, InterruptedException {
         Files.createDirectories(log.getParent());
-        ProcessBuilder builder = new ProcessBuilder(command).directory(workDir.toFile())
+        ProcessBuilder builder = new ProcessBuilder(command)
+                .directory(workDir.toFile())
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
@@ -48,8 +49,8 @@ record ChildRun(List<String> command, int exitCode, Path log, Duration took) {
 
     /** What a failure message shows: the command, its exit code and the end of its output. */
     String describe() {
-        return String.join(" ", command) + " exited with " + exitCode + " after " + took.toSeconds() + " s; the end of its output ("
-                + log + "):\n" + tail(log, 40);
+        return String.join(" ", command) + " exited with " + exitCode + " after " + took.toSeconds()
+                + " s; the end of its output (" + log + "):\n" + tail(log, 40);
     }
 
     static String tail(Path log, int lines) {

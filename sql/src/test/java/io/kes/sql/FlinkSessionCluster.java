@@ -33,16 +33,43 @@ final class FlinkSessionCluster implements AutoCloseable {
     static FlinkSessionCluster start(PyFlinkEnvironment flink, Path workDir) throws Exception {
         int rpcPort = Ports.free();
         FlinkSessionCluster cluster = new FlinkSessionCluster(Ports.free());
-        List<String> ports = List.of("-D", "jobmanager.rpc.address=localhost", "-D", "jobmanager.rpc.port=" + rpcPort,
-                "-D", "rest.port=" + cluster.restPort);
+        List<String> ports = List.of(
+                "-D",
+                "jobmanager.rpc.address=localhost",
+                "-D",
+                "jobmanager.rpc.port=" + rpcPort,
+                "-D",
+                "rest.port=" + cluster.restPort);
         Map<String, String> env = flink.processEnv(workDir.resolve("log"));
         try {
-            cluster.processes.add(0, ServerProcess.start("Flink jobmanager",
-                    command(flink.flinkHome().resolve("bin/jobmanager.sh"), ports, "jobmanager.memory.process.size=1024m"),
-                    env, workDir, workDir.resolve("jobmanager.out"), null, false, null));
-            cluster.processes.add(0, ServerProcess.start("Flink taskmanager",
-                    command(flink.flinkHome().resolve("bin/taskmanager.sh"), ports, "taskmanager.memory.process.size=1280m"),
-                    env, workDir, workDir.resolve("taskmanager.out"), null, false, null));
+            cluster.processes.add(
+                    0,
+                    ServerProcess.start(
+                            "Flink jobmanager",
+                            command(
+                                    flink.flinkHome().resolve("bin/jobmanager.sh"),
+                                    ports,
+                                    "jobmanager.memory.process.size=1024m"),
+                            env,
+                            workDir,
+                            workDir.resolve("jobmanager.out"),
+                            null,
+                            false,
+                            null));
+            cluster.processes.add(
+                    0,
+                    ServerProcess.start(
+                            "Flink taskmanager",
+                            command(
+                                    flink.flinkHome().resolve("bin/taskmanager.sh"),
+                                    ports,
+                                    "taskmanager.memory.process.size=1280m"),
+                            env,
+                            workDir,
+                            workDir.resolve("taskmanager.out"),
+                            null,
+                            false,
+                            null));
             cluster.awaitTaskManager();
             return cluster;
         } catch (Exception | Error e) {
@@ -72,7 +99,8 @@ final class FlinkSessionCluster implements AutoCloseable {
         while (System.nanoTime() < deadline) {
             for (ServerProcess process : processes) {
                 if (!process.isAlive()) {
-                    throw new IllegalStateException(process + " exited while the cluster started:\n" + process.logTail(40));
+                    throw new IllegalStateException(
+                            process + " exited while the cluster started:\n" + process.logTail(40));
                 }
             }
             try {

@@ -29,12 +29,18 @@ record PyFlinkEnvironment(Path dir) {
     /** The environment, made on the first call of this JVM; aborts the test (skipped) where it cannot be made. */
     static synchronized PyFlinkEnvironment orSkip() throws Exception {
         if (made == null) {
-            ChildRun run = ChildRun.of(List.of("bash", REPOSITORY.resolve("sql/pyflink-env.sh").toString()),
-                    Map.of(), REPOSITORY, Path.of("target/pyflink-env.log"), INSTALL_TIMEOUT);
+            ChildRun run = ChildRun.of(
+                    List.of("bash", REPOSITORY.resolve("sql/pyflink-env.sh").toString()),
+                    Map.of(),
+                    REPOSITORY,
+                    Path.of("target/pyflink-env.log"),
+                    INSTALL_TIMEOUT);
             System.out.println("[kes] sql/pyflink-env.sh took " + run.took().toMillis() + " ms");
-            assumeTrue(run.succeeded(), () -> "Skipped: no PyFlink environment. " + run.describe()
-                    + "\nFix what its last line says (it needs python3 3.9-3.12 with the venv module, and pip's access to the"
-                    + " package index), then run sql/pyflink-env.sh once by hand to check.");
+            assumeTrue(
+                    run.succeeded(),
+                    () -> "Skipped: no PyFlink environment. " + run.describe()
+                            + "\nFix what its last line says (it needs python3 3.9-3.12 with the venv module, and pip's access to the"
+                            + " package index), then run sql/pyflink-env.sh once by hand to check.");
             List<String> lines = run.output().lines().toList();
             made = new PyFlinkEnvironment(Path.of(lines.get(lines.size() - 1).strip()));
         }
@@ -58,10 +64,15 @@ record PyFlinkEnvironment(Path dir) {
      */
     Map<String, String> processEnv(Path logDir) throws Exception {
         Files.createDirectories(logDir);
-        return Map.of("JAVA_HOME", System.getProperty("java.home"),
-                "FLINK_CONF_DIR", flinkHome().resolve("conf").toString(),
-                "FLINK_LOG_DIR", logDir.toAbsolutePath().toString(),
-                "FLINK_PID_DIR", logDir.toAbsolutePath().toString());
+        return Map.of(
+                "JAVA_HOME",
+                System.getProperty("java.home"),
+                "FLINK_CONF_DIR",
+                flinkHome().resolve("conf").toString(),
+                "FLINK_LOG_DIR",
+                logDir.toAbsolutePath().toString(),
+                "FLINK_PID_DIR",
+                logDir.toAbsolutePath().toString());
     }
 
     /**
@@ -72,8 +83,10 @@ record PyFlinkEnvironment(Path dir) {
      */
     Map<String, String> sqlClientEnv(Path workDir) throws Exception {
         Path opt = Files.createDirectories(workDir.resolve("opt"));
-        List<Path> jars = new ArrayList<>(List.of(Path.of("target/flink-sql-gateway.jar").toAbsolutePath()));
-        try (DirectoryStream<Path> packaged = Files.newDirectoryStream(flinkHome().resolve("opt"), "*.jar")) {
+        List<Path> jars =
+                new ArrayList<>(List.of(Path.of("target/flink-sql-gateway.jar").toAbsolutePath()));
+        try (DirectoryStream<Path> packaged =
+                Files.newDirectoryStream(flinkHome().resolve("opt"), "*.jar")) {
             packaged.forEach(jars::add); // the client itself, and flink-python (the client reads Python options)
         }
         for (Path jar : jars) {
@@ -84,5 +97,4 @@ record PyFlinkEnvironment(Path dir) {
         env.put("FLINK_OPT_DIR", opt.toAbsolutePath().toString());
         return env;
     }
-
 }

@@ -44,8 +44,8 @@ class SqlClientAndPyFlinkIT {
     private static final Duration JOB_TIMEOUT = Duration.ofMinutes(4);
 
     @Test
-    void flinksSqlClientRunsTheExampleFileOnASessionClusterAndIndexesExactlyTheTopicsOrders(ElasticsearchNode es, KafkaBroker kafka)
-            throws Exception {
+    void flinksSqlClientRunsTheExampleFileOnASessionClusterAndIndexesExactlyTheTopicsOrders(
+            ElasticsearchNode es, KafkaBroker kafka) throws Exception {
         PyFlinkEnvironment flink = PyFlinkEnvironment.orSkip();
         String name = "sql-client-orders";
         Map<String, Map<String, Object>> expected = produceOrders(kafka, name);
@@ -55,26 +55,39 @@ class SqlClientAndPyFlinkIT {
         // The example as it is, but for the servers, the topic and the index; each replaced text
         // must be there once, so that the file and this test cannot drift apart unnoticed.
         Path script = work.resolve("kafka-to-kes.sql");
-        Files.writeString(script, replaceEach(Files.readString(REPOSITORY.resolve("sql/examples/kafka-to-kes.sql")), Map.of(
-                "'topic' = 'kes-example-orders'", "'topic' = '" + name + "'",
-                "'properties.bootstrap.servers' = 'localhost:9092'", "'properties.bootstrap.servers' = '" + kafka.bootstrapServers() + "'",
-                "'hosts' = 'http://localhost:9200'", "'hosts' = '" + es.url() + "'",
-                "'index' = 'kes-example-orders'", "'index' = '" + name + "'")));
+        Files.writeString(
+                script,
+                replaceEach(
+                        Files.readString(REPOSITORY.resolve("sql/examples/kafka-to-kes.sql")),
+                        Map.of(
+                                "'topic' = 'kes-example-orders'", "'topic' = '" + name + "'",
+                                "'properties.bootstrap.servers' = 'localhost:9092'",
+                                        "'properties.bootstrap.servers' = '" + kafka.bootstrapServers() + "'",
+                                "'hosts' = 'http://localhost:9200'", "'hosts' = '" + es.url() + "'",
+                                "'index' = 'kes-example-orders'", "'index' = '" + name + "'")));
 
         try (FlinkSessionCluster cluster = FlinkSessionCluster.start(flink, work)) {
-            List<String> command = new ArrayList<>(List.of(flink.flinkHome().resolve("bin/sql-client.sh").toString()));
+            List<String> command = new ArrayList<>(
+                    List.of(flink.flinkHome().resolve("bin/sql-client.sh").toString()));
             command.addAll(cluster.clientOptions());
             // --history: the client's history file under target/, not in the home directory.
-            command.addAll(List.of("--history", work.resolve("sql-history").toAbsolutePath().toString(),
-                    "-f", script.toAbsolutePath().toString()));
+            command.addAll(List.of(
+                    "--history",
+                    work.resolve("sql-history").toAbsolutePath().toString(),
+                    "-f",
+                    script.toAbsolutePath().toString()));
             // From the repository's root, where the file's ADD JAR paths (sql/target/...) point.
-            ChildRun client = ChildRun.of(command, flink.sqlClientEnv(work), REPOSITORY, work.resolve("sql-client.out"),
-                    JOB_TIMEOUT);
+            ChildRun client = ChildRun.of(
+                    command, flink.sqlClientEnv(work), REPOSITORY, work.resolve("sql-client.out"), JOB_TIMEOUT);
             System.out.println("[kes] sql-client.sh -f took " + client.took().toMillis() + " ms");
             assertThat(client.succeeded()).as(client::describe).isTrue();
             assertThat(client.output()).as(client::describe).doesNotContain("[ERROR]");
             // The job ran on the session cluster (not in a local one inside the client), to its end.
-            JsonNode jobs = JSON.readTree(cluster.rest().get("/jobs/overview").requireOk("job overview").body()).path("jobs");
+            JsonNode jobs = JSON.readTree(cluster.rest()
+                            .get("/jobs/overview")
+                            .requireOk("job overview")
+                            .body())
+                    .path("jobs");
             assertThat(jobs).hasSize(1);
             assertThat(jobs.get(0).path("state").asText()).isEqualTo("FINISHED");
         }
@@ -82,8 +95,8 @@ class SqlClientAndPyFlinkIT {
     }
 
     @Test
-    void thePyFlinkExampleLoadsTheJarsThroughPipelineJarsAndIndexesExactlyTheTopicsOrders(ElasticsearchNode es, KafkaBroker kafka)
-            throws Exception {
+    void thePyFlinkExampleLoadsTheJarsThroughPipelineJarsAndIndexesExactlyTheTopicsOrders(
+            ElasticsearchNode es, KafkaBroker kafka) throws Exception {
         PyFlinkEnvironment flink = PyFlinkEnvironment.orSkip();
         String name = "pyflink-orders";
         Map<String, Map<String, Object>> expected = produceOrders(kafka, name);
@@ -91,9 +104,22 @@ class SqlClientAndPyFlinkIT {
         http.send("DELETE", "/" + name + "?ignore_unavailable=true", null);
         Path work = freshDir("target/pyflink-it");
 
-        ChildRun python = ChildRun.of(List.of(flink.python().toString(), "sql/examples/pyflink_kafka_to_kes.py",
-                        "--bootstrap-servers", kafka.bootstrapServers(), "--topic", name, "--hosts", es.url(), "--index", name),
-                flink.processEnv(work.resolve("log")), REPOSITORY, work.resolve("pyflink.out"), JOB_TIMEOUT);
+        ChildRun python = ChildRun.of(
+                List.of(
+                        flink.python().toString(),
+                        "sql/examples/pyflink_kafka_to_kes.py",
+                        "--bootstrap-servers",
+                        kafka.bootstrapServers(),
+                        "--topic",
+                        name,
+                        "--hosts",
+                        es.url(),
+                        "--index",
+                        name),
+                flink.processEnv(work.resolve("log")),
+                REPOSITORY,
+                work.resolve("pyflink.out"),
+                JOB_TIMEOUT);
         System.out.println("[kes] pyflink_kafka_to_kes.py took " + python.took().toMillis() + " ms");
         assertThat(python.succeeded()).as(python::describe).isTrue();
         assertThat(python.output()).contains("pyflink_kafka_to_kes: " + name + " written to " + name);
@@ -112,9 +138,15 @@ class SqlClientAndPyFlinkIT {
             for (int id = 1; id <= ORDERS; id++) {
                 String customer = "customer-" + (id % 7);
                 BigDecimal amount = BigDecimal.valueOf(id * 137L % 100_000, 2);
-                producer.send(new ProducerRecord<>(topic, id % 2, null,
-                        "{\"order_id\":" + id + ",\"customer\":\"" + customer + "\",\"amount\":" + amount.toPlainString() + "}"));
-                documents.put(Integer.toString(id), Map.of("order_id", number(id), "customer", customer, "amount", number(amount)));
+                producer.send(new ProducerRecord<>(
+                        topic,
+                        id % 2,
+                        null,
+                        "{\"order_id\":" + id + ",\"customer\":\"" + customer + "\",\"amount\":"
+                                + amount.toPlainString() + "}"));
+                documents.put(
+                        Integer.toString(id),
+                        Map.of("order_id", number(id), "customer", customer, "amount", number(amount)));
             }
             producer.flush();
         }
@@ -128,12 +160,20 @@ class SqlClientAndPyFlinkIT {
     private static Map<String, Map<String, Object>> documents(Http http, String index) throws IOException {
         http.send("POST", "/" + index + "/_refresh", null).requireOk("refresh of " + index);
         JsonNode hits = JSON.readTree(http.send("POST", "/" + index + "/_search", "{\"size\":" + (ORDERS + 100) + "}")
-                .requireOk("search of " + index).body()).path("hits").path("hits");
+                        .requireOk("search of " + index)
+                        .body())
+                .path("hits")
+                .path("hits");
         Map<String, Map<String, Object>> documents = new HashMap<>();
         for (JsonNode hit : hits) {
             Map<String, Object> source = new HashMap<>();
-            hit.path("_source").fields().forEachRemaining(field -> source.put(field.getKey(),
-                    field.getValue().isNumber() ? number(field.getValue().decimalValue()) : field.getValue().asText()));
+            hit.path("_source")
+                    .fields()
+                    .forEachRemaining(field -> source.put(
+                            field.getKey(),
+                            field.getValue().isNumber()
+                                    ? number(field.getValue().decimalValue())
+                                    : field.getValue().asText()));
             documents.put(hit.path("_id").asText(), source);
         }
         return documents;
@@ -150,7 +190,8 @@ class SqlClientAndPyFlinkIT {
     private static String replaceEach(String text, Map<String, String> replacements) {
         String result = text;
         for (Map.Entry<String, String> r : replacements.entrySet()) {
-            assertThat(result.split(java.util.regex.Pattern.quote(r.getKey()), -1)).as("occurrences of " + r.getKey() + " in the example")
+            assertThat(result.split(java.util.regex.Pattern.quote(r.getKey()), -1))
+                    .as("occurrences of " + r.getKey() + " in the example")
                     .hasSize(2);
             result = result.replace(r.getKey(), r.getValue());
         }
