@@ -81,11 +81,48 @@ class CheckpointFenceTest {
     }
 
     private CheckpointFence fence() {
+        return fence(Duration.ofSeconds(10));
+    }
+
+    private CheckpointFence fence(Duration maxSyncWait) {
         return new CheckpointFence(
-                client,
-                new Backoff(Duration.ofMillis(10), Duration.ofMillis(20)),
-                Duration.ofMillis(300),
-                Duration.ofSeconds(10));
+                client, new Backoff(Duration.ofMillis(10), Duration.ofMillis(20)), Duration.ofMillis(300), maxSyncWait);
+    }
+
+    /** An index whose translog syncs every 100 ms: within any sync wait, so the fence waits for it. */
+    private void translogSyncsEvery100Millis() {
+        answers.put("/_cluster/state/metadata/idx", METADATA.replace("30s", "100ms"));
+    }
+
+    @Test
+    void aWrittenPrimaryThatPersistsItsWritesWithinTheSyncWaitCompletesTheCheckpointWithoutAFlush() throws Exception {
+        translogSyncsEvery100Millis();
+        answers.put("/_stats/translog", stats(primary(0, 3, 3) + "," + primary(1, 7, 7)));
+        AcknowledgedWrites acknowledged = writtenOnShard1();
+
+        fence(Duration.ofSeconds(1)).check(acknowledged);
+
+        assertThat(flushed)
+                .as("no _flush: the translog's own sync covered the writes")
+                .isFalse();
+        assertThat(acknowledged.isEmpty()).as("vouched for, forgotten").isTrue();
+    }
+
+    @Test
+    void aWrittenPrimaryThatHasNotPersistedItsWritesWhenTheSyncWaitEndsIsFlushed() throws Exception {
+        translogSyncsEvery100Millis();
+        answers.put("/_stats/translog", stats(primary(0, 3, 3) + "," + primary(1, 7, 5)));
+        afterFlush.put("/_stats/translog", stats(primary(0, 3, 3) + "," + primary(1, 7, 7)));
+        answers.put("/_flush", "{\"_shards\":{\"total\":2,\"successful\":2,\"failed\":0}}");
+        AcknowledgedWrites acknowledged = writtenOnShard1();
+
+        fence(Duration.ofMillis(300)).check(acknowledged);
+
+        assertThat(statsBeforeFlush.get())
+                .as("it looked at the persisted checkpoints while it waited")
+                .isGreaterThan(1);
+        assertThat(flushed).as("the writes the sync did not cover were flushed").isTrue();
+        assertThat(acknowledged.isEmpty()).isTrue();
     }
 
     /** Issue 27 item 6: Elasticsearch answers a flush an unavailable primary missed with 200 and failed: 0. */
