@@ -168,8 +168,8 @@ class SqlClientAndPyFlinkIT {
         for (JsonNode hit : hits) {
             Map<String, Object> source = new HashMap<>();
             hit.path("_source")
-                    .fields()
-                    .forEachRemaining(field -> source.put(
+                    .properties()
+                    .forEach(field -> source.put(
                             field.getKey(),
                             field.getValue().isNumber()
                                     ? number(field.getValue().decimalValue())

@@ -240,9 +240,10 @@ public final class FaultProxy implements AutoCloseable {
                         lost.incrementAndGet();
                         break; // applied upstream; the client only sees its connection reset
                     }
+                    // counted before the client can read the answer, so a caller that got it sees the count
+                    forwarded.incrementAndGet();
                     toClient.write(response.raw());
                     toClient.flush();
-                    forwarded.incrementAndGet();
                     if (response.asksToClose() || request.asksToClose()) {
                         break;
                     }
