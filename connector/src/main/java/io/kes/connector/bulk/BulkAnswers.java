@@ -168,7 +168,7 @@ final class BulkAnswers implements BulkTransport.Outcomes {
         try {
             failureHandler.onFailures(permanent);
         } catch (Exception e) {
-            writer.fail(e instanceof RuntimeException re ? re : new RuntimeException(e.getMessage(), e));
+            handlerFailed(e);
         }
     }
 
@@ -190,7 +190,12 @@ final class BulkAnswers implements BulkTransport.Outcomes {
         try {
             failureHandler.onFailureStored(stored);
         } catch (Exception e) {
-            writer.fail(e instanceof RuntimeException re ? re : new RuntimeException(e.getMessage(), e));
+            handlerFailed(e);
         }
+    }
+
+    /** A failure handler that could not take its records (a dead-letter send failed) fails the job: they would be lost. */
+    private void handlerFailed(Exception e) {
+        writer.fail(e instanceof RuntimeException re ? re : new RuntimeException(e.getMessage(), e));
     }
 }
