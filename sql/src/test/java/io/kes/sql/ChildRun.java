@@ -1,5 +1,6 @@
 package io.kes.sql;
 
+import io.kes.stack.ServerProcess;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,7 +32,7 @@ record ChildRun(List<String> command, int exitCode, Path log, Duration took) {
         try {
             if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 throw new IllegalStateException(String.join(" ", command) + " did not end within " + timeout
-                        + "; killed. Its output (" + log + "):\n" + tail(log, 40));
+                        + "; killed. Its output (" + log + "):\n" + ServerProcess.logTail(log, 40));
             }
             return new ChildRun(command, process.exitValue(), log, Duration.ofNanos(System.nanoTime() - start));
         } finally {
@@ -50,16 +51,7 @@ record ChildRun(List<String> command, int exitCode, Path log, Duration took) {
     /** What a failure message shows: the command, its exit code and the end of its output. */
     String describe() {
         return String.join(" ", command) + " exited with " + exitCode + " after " + took.toSeconds()
-                + " s; the end of its output (" + log + "):\n" + tail(log, 40);
-    }
-
-    static String tail(Path log, int lines) {
-        try {
-            List<String> all = Files.readAllLines(log);
-            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
-        } catch (IOException e) {
-            return "(no output at " + log + ": " + e.getMessage() + ")";
-        }
+                + " s; the end of its output (" + log + "):\n" + ServerProcess.logTail(log, 40);
     }
 
     /** Descendants first, then the process: nothing started by the command is left running. */
