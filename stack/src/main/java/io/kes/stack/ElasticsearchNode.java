@@ -2,6 +2,8 @@ package io.kes.stack;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -110,10 +112,21 @@ public final class ElasticsearchNode extends SearchNode {
         return Map.of("xpack.security.enabled", "false");
     }
 
-    /** A secured node's .security index needs analyzers the integ-test-zip leaves out: see {@link SecurityAnalysisShim}. */
+    /**
+     * The integ-test-zip plus the plugins standing in for what it leaves out ({@link PluginShims}):
+     * a secured node's .security index needs analyzers of analysis-common, and on 9.1+ the
+     * failure store needs a feature of data-streams and a field type of mapper-extras.
+     */
     @Override
     protected Path launchHome(Path home, StackLayout layout, Path javaHome) {
-        return security != null ? SecurityAnalysisShim.homeWithShim(home, version(), layout.runDir(), javaHome) : home;
+        List<PluginShims.Shim> shims = new ArrayList<>();
+        if (security != null) {
+            shims.add(PluginShims.SECURITY_ANALYSIS);
+        }
+        if (versionAtLeast(9, 1)) {
+            shims.add(PluginShims.FAILURE_STORE);
+        }
+        return PluginShims.homeWith(shims, home, version(), layout.runDir(), javaHome);
     }
 
     /** Certificates, the superuser in the file realm, and the settings that turn security on. */

@@ -75,8 +75,8 @@ public abstract class SearchNode extends LocalServer {
     }
 
     /**
-     * The distribution to launch from; an engine may swap in a prepared copy (a secured
-     * Elasticsearch node needs a plugin the integ-test-zip lacks).
+     * The distribution to launch from; an engine may swap in a prepared copy (Elasticsearch adds
+     * plugins standing in for modules the integ-test-zip lacks).
      */
     protected Path launchHome(Path home, StackLayout layout, Path javaHome) {
         return home;
@@ -97,6 +97,13 @@ public abstract class SearchNode extends LocalServer {
 
     public int majorVersion() {
         return Integer.parseInt(version.substring(0, version.indexOf('.')));
+    }
+
+    /** Whether this node's version is {@code major.minor} or newer. */
+    public boolean versionAtLeast(int major, int minor) {
+        String[] parts = version.split("[.-]");
+        int ownMajor = Integer.parseInt(parts[0]);
+        return ownMajor > major || (ownMajor == major && Integer.parseInt(parts[1]) >= minor);
     }
 
     @Override
