@@ -119,6 +119,10 @@ public final class ElasticsearchNode extends SearchNode {
      */
     @Override
     protected Path launchHome(Path home, StackLayout layout, Path javaHome) {
+        return PluginShims.homeWith(shims(), home, version(), layout.runDir(), javaHome);
+    }
+
+    List<PluginShims.Shim> shims() {
         List<PluginShims.Shim> shims = new ArrayList<>();
         if (security != null) {
             shims.add(PluginShims.SECURITY_ANALYSIS);
@@ -126,7 +130,7 @@ public final class ElasticsearchNode extends SearchNode {
         if (versionAtLeast(9, 1)) {
             shims.add(PluginShims.FAILURE_STORE);
         }
-        return PluginShims.homeWith(shims, home, version(), layout.runDir(), javaHome);
+        return shims;
     }
 
     /** Certificates, the superuser in the file realm, and the settings that turn security on. */
