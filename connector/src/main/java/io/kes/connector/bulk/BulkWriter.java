@@ -10,6 +10,7 @@ import io.kes.connector.fence.CheckpointFence;
 import io.kes.connector.fence.EpochFinisher;
 import io.kes.connector.fence.Epochs;
 import io.kes.connector.internal.Backoff;
+import io.kes.connector.internal.Housekeeping;
 import io.kes.connector.routing.ShardPrediction;
 import io.kes.connector.routing.ShardPredictor;
 import java.util.concurrent.CompletableFuture;
@@ -69,8 +70,6 @@ import org.elasticsearch.client.RestClient;
  * never completes over a lost write.
  */
 final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, NodeBudgets.Dispatch, BulkAnswers.Writer {
-
-    private static final long FORGET_IDLE_TARGETS_MILLIS = 10 * 60_000;
 
     private final SinkSettings settings;
     private final ShardPredictions predictor;
@@ -303,7 +302,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, NodeBudgets
         rethrowAsyncFailure();
         buffers.sendAll(this);
         long now = time.getCurrentProcessingTime();
-        if (now - lastForgetMillis > FORGET_IDLE_TARGETS_MILLIS) {
+        if (now - lastForgetMillis > Housekeeping.FORGET_IDLE_TARGETS_MILLIS) {
             lastForgetMillis = now;
             buffers.forgetIdleTargets();
             budgets.forgetIdleNodes();

@@ -1,6 +1,7 @@
 package io.kes.connector.cluster;
 
 import io.kes.connector.internal.DaemonThreads;
+import io.kes.connector.internal.Housekeeping;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -29,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * three nodes with round-robin bulks, measured: 1.2-1.3x the docs/s, a fifth less Elasticsearch
  * CPU per document).
  *
- * <p>Refreshed on a thread of its own every 30 s, and soon after a new index is first written:
+ * <p>Refreshed on a thread of its own every 30 s ({@link Housekeeping}), and soon after a new index is first written:
  * {@code _nodes/http} for the addresses the nodes publish, and the routing table for the shards.
  * A node is used only after it answered once at that address through kes's client (behind a
  * proxy, with certificates for other names, or on a network kes cannot reach, it does not; its
@@ -40,7 +41,6 @@ import org.slf4j.LoggerFactory;
 public final class PrimaryNodes implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(PrimaryNodes.class);
-    private static final long REFRESH_SECONDS = 30;
     /** Every so many refreshes, nodes that did not answer get another chance. */
     private static final int REPROBE_EVERY = 10;
 
@@ -71,7 +71,11 @@ public final class PrimaryNodes implements AutoCloseable {
         this.configured = List.copyOf(client.getNodes());
         this.scheme = configured.get(0).getHost().getSchemeName();
         this.thread = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named(threadName));
-        thread.scheduleWithFixedDelay(this::refresh, REFRESH_SECONDS, REFRESH_SECONDS, TimeUnit.SECONDS);
+        thread.scheduleWithFixedDelay(
+                this::refresh,
+                Housekeeping.PRIMARY_REFRESH_MILLIS,
+                Housekeeping.PRIMARY_REFRESH_MILLIS,
+                TimeUnit.MILLISECONDS);
     }
 
     /**
