@@ -70,6 +70,8 @@ final class BulkMetrics {
         // often adaptive concurrency cut a node's limit.
         g.gauge("queuedBytes", budgets::queuedBytes);
         g.gauge("concurrencyCuts", budgets::cuts);
+        // Bulks that queued behind their slot's earlier bulks for the node its primary left (order kept).
+        g.gauge("bulksQueuedBehindMovedPrimary", budgets::behindMovedPrimary);
         g.gauge("unpredictableIndices", writer::unpredictableIndices);
     }
 }

@@ -6,6 +6,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.http.HttpHost;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One in-flight budget and one send queue per node that bulks go to, so that a node that stalls
@@ -27,6 +29,8 @@ import org.apache.http.HttpHost;
  * blocks on (backpressure). Task thread only.
  */
 final class NodeBudgets {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NodeBudgets.class);
 
     /** What the writer does when a queue's head may go. */
     interface Dispatch {
@@ -75,6 +79,7 @@ final class NodeBudgets {
     private volatile int queuedBulks;
     private volatile int inFlight;
     private volatile long cuts;
+    private volatile long behindMovedPrimary;
 
     /**
      * @param soleConfiguredHost the configured host when there is one, else null: where bulks of
@@ -103,6 +108,17 @@ final class NodeBudgets {
                 moveQueued(slot, slot.queuedIn, own);
             } else {
                 budget = slot.queuedIn; // a moved primary: the slot's bulks must not overtake each other
+                behindMovedPrimary++;
+                if (!slot.behindMovedPrimary) {
+                    slot.behindMovedPrimary = true;
+                    LOG.info(
+                            "The primary of {} moved to {} while {} of its bulks wait for {}: its bulks go there"
+                                    + " until those are out, so that they stay in order.",
+                            slot,
+                            node != null ? node.toHostString() : "the configured hosts",
+                            slot.queued,
+                            budget.node != null ? budget.node.toHostString() : "the configured hosts");
+                }
             }
         }
         slot.queued++;
@@ -182,6 +198,11 @@ final class NodeBudgets {
         return byNode.size();
     }
 
+    /** Bulks queued behind their slot's earlier bulks for another node, its primary having moved. */
+    long behindMovedPrimary() {
+        return behindMovedPrimary;
+    }
+
     /** The limits' cuts so far, all nodes (adaptive concurrency only). */
     long cuts() {
         return cuts;
@@ -207,7 +228,9 @@ final class NodeBudgets {
         Batch batch = budget.queue.poll();
         queuedBytes -= batch.body.heapBytes();
         queuedBulks--;
-        batch.slot.queued--;
+        if (--batch.slot.queued == 0) {
+            batch.slot.behindMovedPrimary = false;
+        }
     }
 
     @Override

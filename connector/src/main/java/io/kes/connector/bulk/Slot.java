@@ -19,6 +19,8 @@ final class Slot {
     int queued;
 
     NodeBudgets.Budget queuedIn;
+    /** Some of them wait for the node its primary left (logged once per such run). */
+    boolean behindMovedPrimary;
 
     Slot(String index, int shard) {
         this.index = index;
