@@ -3,6 +3,7 @@ package io.kes.stack;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -40,6 +41,21 @@ public final class SearchCluster implements AutoCloseable {
             String version,
             Consumer<SearchNode> registered)
             throws Exception {
+        return start(engine, name, count, dir, namePrefix, heap, version, Map.of(), registered);
+    }
+
+    /** As above, with {@code settings} added to every node's configuration (e.g. faster fault detection). */
+    public static SearchCluster start(
+            Engine engine,
+            String name,
+            int count,
+            Path dir,
+            String namePrefix,
+            String heap,
+            String version,
+            Map<String, String> settings,
+            Consumer<SearchNode> registered)
+            throws Exception {
         int[] http = new int[count];
         int[] transport = new int[count];
         StringBuilder seeds = new StringBuilder();
@@ -52,8 +68,9 @@ public final class SearchCluster implements AutoCloseable {
         }
         List<SearchNode> nodes = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            SearchNode node = engine.builder()
-                    .version(version)
+            SearchNode.Builder<? extends SearchNode> builder = engine.builder();
+            settings.forEach(builder::setting);
+            SearchNode node = builder.version(version)
                     .nodeDir(dir.resolve(namePrefix + (i + 1)).toAbsolutePath())
                     .ports(http[i], transport[i])
                     .heap(heap)
