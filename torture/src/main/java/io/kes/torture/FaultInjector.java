@@ -1,10 +1,17 @@
 package io.kes.torture;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kes.stack.FaultProxy;
 import io.kes.stack.Http;
+import io.kes.stack.SearchNode;
 import io.kes.torture.FaultPlan.Fault;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * Injects one fault of a plan and returns when it is over: a killed Elasticsearch is running
@@ -12,6 +19,8 @@ import java.time.Duration;
  * again with {@code --restore-latest}.
  */
 final class FaultInjector {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final TortureServers servers;
     private final PrintStream out;
@@ -77,6 +86,7 @@ final class FaultInjector {
                 proxy.heal();
             }
             case HELD_BULK -> holdABulk(names.deletes(), proxy);
+            case NODE_STALL -> stallANode(names, fault.amount());
             case ROLLOVER -> {
                 int next = rolledShards[0] % 4 + 1; // 2 -> 3 -> 4 -> 1 -> 2: always a different shard count
                 servers.node
@@ -84,11 +94,79 @@ final class FaultInjector {
                         .send(
                                 "POST",
                                 "/" + names.rolled() + "/_rollover",
-                                "{\"settings\":" + Schedule.indexSettings(next) + "}")
+                                "{\"settings\":" + Schedule.indexSettings(next, servers.replicas()) + "}")
                         .requireOk("rollover of " + names.rolled());
                 rolledShards[0] = next;
             }
         }
+    }
+
+    /**
+     * Issue 27 item 2 on a real cluster: the node (other than the first, which kes's configured host
+     * leads to) holding most primaries of the keyed routes is frozen for {@code seconds}. kes's bulks
+     * for it hang and its full buffers queue for it; within about 6 s the cluster drops it and
+     * promotes the replicas on the other nodes, kes reads the new primaries (every second in these
+     * jobs) and forgets idle slots (every second too) while the frozen node still holds bulks of the
+     * moved shards. A slot's later bulk sent to the new primary before those would take ids back to
+     * older values. Then the node is resumed and rejoins.
+     */
+    private void stallANode(Names names, int seconds) throws Exception {
+        Http http = servers.node.http();
+        String keyed = names.deletes() + "," + names.upserts();
+        Map<String, Long> primaries = primariesByNode(http, keyed);
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (primaries == null && System.nanoTime() < deadline) { // the job writes them soon after it starts
+            Thread.sleep(500);
+            primaries = primariesByNode(http, keyed);
+        }
+        if (primaries == null) {
+            out.println("  (node-stall: " + keyed + " not created yet, nothing stalled)");
+            return;
+        }
+        Map<String, Long> before = primaries;
+        SearchNode stalled = servers.nodes.stream()
+                .skip(1)
+                .max(Comparator.comparingLong(n -> before.getOrDefault(nodeName(n), 0L)))
+                .orElseThrow();
+        long held = before.getOrDefault(nodeName(stalled), 0L);
+        stalled.pause();
+        long moved;
+        try {
+            Thread.sleep(seconds * 1000L);
+            Map<String, Long> after = primariesByNode(http, keyed);
+            moved = after == null ? 0 : held - after.getOrDefault(nodeName(stalled), 0L);
+        } finally {
+            stalled.resume();
+        }
+        out.printf(
+                "  (node-stall: %s held %d primaries of the keyed routes; %d had moved when it was resumed)%n",
+                nodeName(stalled), held, moved);
+        http.get("/_cluster/health?wait_for_nodes=" + servers.nodes.size() + "&timeout=90s")
+                .requireOk("the stalled node rejoining");
+    }
+
+    /**
+     * How many primaries of {@code indices} each node holds now, by node name (= its folder's name);
+     * null while one of them does not exist.
+     */
+    private static Map<String, Long> primariesByNode(Http http, String indices) throws IOException {
+        Http.Response shards = http.get("/_cat/shards/" + indices + "?format=json&h=prirep,state,node");
+        if (shards.status() == 404) {
+            return null;
+        }
+        shards.requireOk("listing the shards of " + indices);
+        Map<String, Long> byNode = new HashMap<>();
+        for (JsonNode shard : JSON.readTree(shards.body())) {
+            if (shard.path("prirep").asText().equals("p")
+                    && shard.path("state").asText().equals("STARTED")) {
+                byNode.merge(shard.path("node").asText(), 1L, Long::sum);
+            }
+        }
+        return byNode;
+    }
+
+    private static String nodeName(SearchNode node) {
+        return node.nodeDir().getFileName().toString();
     }
 
     /**
@@ -99,7 +177,9 @@ final class FaultInjector {
      */
     private void holdABulk(String index, FaultProxy proxy) throws Exception {
         Http http = servers.node.http();
-        Http.Response replica = http.send("PUT", "/" + index + "/_settings", "{\"index\":{\"number_of_replicas\":1}}");
+        int unassignable = servers.nodes.size(); // one copy more than there are nodes
+        Http.Response replica = http.send(
+                "PUT", "/" + index + "/_settings", "{\"index\":{\"number_of_replicas\":" + unassignable + "}}");
         if (replica.status() == 404) {
             out.println("  (held-bulk: " + index + " not created yet, nothing held)");
             return;
@@ -117,7 +197,10 @@ final class FaultInjector {
             }
         } finally {
             proxy.heal();
-            http.send("PUT", "/" + index + "/_settings", "{\"index\":{\"number_of_replicas\":0}}")
+            http.send(
+                            "PUT",
+                            "/" + index + "/_settings",
+                            "{\"index\":{\"number_of_replicas\":" + servers.replicas() + "}}")
                     .requireOk("dropping the replica of " + index);
         }
     }

@@ -7,10 +7,12 @@ import java.util.Random;
 
 /**
  * The faults of one schedule and when they happen, drawn from the schedule's seed (the same seed
- * gives the same plan; the moments are offsets from the start of the fault window). Schedule
- * {@code i} always contains two kinds taken in turn from {@link FaultKind}'s order, rollover left
- * out, so any four consecutive schedules cover every kind; a rollover happens in every schedule
- * (the alias route is always there), and 1 to {@code maxExtras} more kinds are drawn at random.
+ * gives the same plan; the moments are offsets from the start of the fault window). On one node,
+ * schedule {@code i} always contains two kinds taken in turn from {@link FaultKind}'s order,
+ * rollover left out, so any four consecutive schedules cover every kind. On a cluster, every
+ * schedule stalls a node, and one more kind is taken in turn. A rollover happens in every schedule
+ * (the alias route is always there), and 1 to {@code maxExtras} more kinds are drawn at random from
+ * the kinds {@link FaultKind#forNodes} allows.
  */
 record FaultPlan(List<Fault> faults) {
 
@@ -22,20 +24,26 @@ record FaultPlan(List<Fault> faults) {
         }
     }
 
-    static FaultPlan draw(Random random, int scheduleIndex, long windowMillis, int maxExtras) {
+    static FaultPlan draw(Random random, int scheduleIndex, long windowMillis, int maxExtras, int nodes) {
         if (maxExtras < 0) {
             return new FaultPlan(List.of());
         }
-        FaultKind[] kinds = FaultKind.values();
-        List<FaultKind> inTurn = new ArrayList<>(List.of(kinds));
+        List<FaultKind> kinds = FaultKind.forNodes(nodes);
+        List<FaultKind> inTurn = new ArrayList<>(kinds);
         inTurn.remove(FaultKind.ROLLOVER);
         List<FaultKind> chosen = new ArrayList<>();
-        chosen.add(inTurn.get((2 * scheduleIndex) % inTurn.size()));
-        chosen.add(inTurn.get((2 * scheduleIndex + 1) % inTurn.size()));
+        if (nodes == 1) {
+            chosen.add(inTurn.get((2 * scheduleIndex) % inTurn.size()));
+            chosen.add(inTurn.get((2 * scheduleIndex + 1) % inTurn.size()));
+        } else {
+            inTurn.remove(FaultKind.NODE_STALL);
+            chosen.add(FaultKind.NODE_STALL);
+            chosen.add(inTurn.get(scheduleIndex % inTurn.size()));
+        }
         chosen.add(FaultKind.ROLLOVER);
         int extras = maxExtras <= 0 ? 0 : 1 + random.nextInt(maxExtras);
         for (int i = 0; i < extras; i++) {
-            chosen.add(kinds[random.nextInt(kinds.length)]);
+            chosen.add(kinds.get(random.nextInt(kinds.size())));
         }
         List<Fault> faults = new ArrayList<>();
         for (FaultKind kind : chosen) {
@@ -52,6 +60,7 @@ record FaultPlan(List<Fault> faults) {
             case REJECTION_STORM -> 2 + random.nextInt(7);
             case LOST_RESPONSES -> 1 + random.nextInt(6);
             case ES_KILL -> 1 + random.nextInt(3);
+            case NODE_STALL -> 10 + random.nextInt(7);
             default -> 0;
         };
     }

@@ -21,8 +21,10 @@ final class JobFiles {
     private JobFiles() {}
 
     /**
-     * The job's routes. {@code primary_node_routing: false}: with it on, kes would read the node's
-     * own address from {@code _nodes/http} and send bulks straight there, around the proxy.
+     * The job's routes. On one node {@code primary_node_routing: false}: with it on, kes would read
+     * the node's own address from {@code _nodes/http} and send bulks straight there, around the
+     * proxy. On a cluster it is on, as users run it: bulks go to the primaries' nodes, so a stalled
+     * node holds bulks and queues of its own, and a replica each lets its primaries move.
      * {@code socket_timeout}: {@link #SOCKET_TIMEOUT}.
      * Default bulk settings except {@code max_docs: 250} (unless {@code --bulk} says otherwise),
      * lowered so that this small stream still makes many concurrent bulks. {@code topology}: the
@@ -39,7 +41,7 @@ final class JobFiles {
                 "\n",
                 "elasticsearch:",
                 "  hosts: [" + servers.proxy.url() + "]",
-                "  primary_node_routing: false",
+                "  primary_node_routing: " + servers.cluster(),
                 "  socket_timeout: " + SOCKET_TIMEOUT.toSeconds() + "s",
                 "kafka:",
                 "  bootstrap_servers: " + servers.kafka.bootstrapServers(),
@@ -51,19 +53,19 @@ final class JobFiles {
                 "    id: key",
                 "    op: delete-on-tombstone",
                 "    pipeline: " + names.deletesPipeline(),
-                "    index_template: {shards: 3, replicas: 0}",
+                "    index_template: {shards: 3, replicas: " + servers.replicas() + "}",
                 "  - topics: [" + names.upserts() + "]",
                 "    index: " + names.upserts(),
                 "    id: key",
                 "    op: upsert",
-                "    index_template: {shards: 3, replicas: 0}",
+                "    index_template: {shards: 3, replicas: " + servers.replicas() + "}",
                 "  - topics: [" + names.appends() + "]",
                 "    index: " + names.appends(),
                 "    id: kafka",
-                "    index_template: {shards: 2, replicas: 0}",
+                "    index_template: {shards: 2, replicas: " + servers.replicas() + "}",
                 "  - topics: [" + names.events() + "]",
                 "    data_stream: " + names.events(),
-                "    index_template: {shards: 2, replicas: 0}",
+                "    index_template: {shards: 2, replicas: " + servers.replicas() + "}",
                 "  - topics: [" + names.rolled() + "]",
                 "    index: " + names.rolled(),
                 "    id: kafka",

@@ -43,6 +43,10 @@ final class JobProcess {
                 "-Dlog4j2.configurationFile=" + root.resolve("jobs/config/log4j2-cli.properties"),
                 "-Dkes.log.file=" + log.resolveSibling("kes.log"),
                 "-Dkes.cli=true",
+                // forgets and primary-location reads every second instead of every 10 min / 30 s,
+                // so that a schedule's faults cross them (io.kes.connector.internal.Housekeeping)
+                "-Dkes.internal.forget-idle-targets-ms=1000",
+                "-Dkes.internal.primary-refresh-ms=1000",
                 "-cp",
                 classpath(),
                 "io.kes.jobs.KesJob",

@@ -70,7 +70,7 @@ final class Schedule {
         long streamSeed = random.nextLong();
         Names names = new Names("torture-" + Long.toString(seed & 0xffffffffL, 36) + "-" + index);
         long windowMillis = options.window().toMillis();
-        FaultPlan plan = FaultPlan.draw(random, index, windowMillis, options.extraFaults());
+        FaultPlan plan = FaultPlan.draw(random, index, windowMillis, options.extraFaults(), servers.nodes.size());
         String topology = JobFiles.topology(options.bulk(), TOPOLOGIES[index % 2]);
         out.printf(
                 "schedule %d seed %d (%s, %s writers): plan %s%n",
@@ -138,6 +138,10 @@ final class Schedule {
                 proxyAfter.rejectedBulks() - proxyBefore.rejectedBulks(),
                 proxyAfter.resetConnections() - proxyBefore.resetConnections()));
 
+        if (servers.cluster()) {
+            notes.add(movedPrimaryRuns(dir.resolve("kes.log"))
+                    + " runs of a slot's bulks queued behind a primary that moved (kes.log)");
+        }
         FinalStateCheck check = check(names);
         if (check.mismatches.isEmpty() && notes.stream().noneMatch(n -> n.startsWith("did not catch up"))) {
             cleanUp(names);
@@ -228,6 +232,17 @@ final class Schedule {
         return check;
     }
 
+    /** How often a slot's bulks waited for the node its primary left ({@code NodeBudgets} logs each run once). */
+    private static long movedPrimaryRuns(Path kesLog) throws IOException {
+        if (!Files.exists(kesLog)) {
+            return 0;
+        }
+        try (var lines = Files.lines(kesLog)) {
+            return lines.filter(l -> l.contains("The primary of") && l.contains("of its bulks wait for"))
+                    .count();
+        }
+    }
+
     private Http es() {
         return servers.node.http();
     }
@@ -247,8 +262,8 @@ final class Schedule {
         es().send(
                         "PUT",
                         "/" + names.rolled() + "-000001",
-                        "{\"settings\":" + indexSettings(shards) + ",\"aliases\":{\"" + names.rolled()
-                                + "\":{\"is_write_index\":true}}}")
+                        "{\"settings\":" + indexSettings(shards, servers.replicas()) + ",\"aliases\":{\""
+                                + names.rolled() + "\":{\"is_write_index\":true}}}")
                 .requireOk("creating " + names.rolled() + "-000001");
     }
 
@@ -271,8 +286,8 @@ final class Schedule {
     }
 
     /** As kes's index templates set them: async translog (the checkpoint fence makes writes durable). */
-    static String indexSettings(int shards) {
-        return "{\"index.number_of_shards\":" + shards + ",\"index.number_of_replicas\":0,"
+    static String indexSettings(int shards, int replicas) {
+        return "{\"index.number_of_shards\":" + shards + ",\"index.number_of_replicas\":" + replicas + ","
                 + "\"index.translog.durability\":\"async\",\"index.refresh_interval\":\"1s\"}";
     }
 

@@ -38,16 +38,17 @@ public final class Torture {
     static List<Schedule.Result> run(TortureOptions options, PrintStream out) throws Exception {
         Path root = JobProcess.findRoot();
         out.printf(
-                "kes torture: %d schedules on %s from seed %d, %d keys, %d updates, fault window %d s; work dir %s%n",
+                "kes torture: %d schedules on %s%s from seed %d, %d keys, %d updates, fault window %d s; work dir %s%n",
                 options.schedules(),
                 options.engine().displayName(),
+                options.nodes() > 1 ? " (" + options.nodes() + " nodes)" : "",
                 options.seed(),
                 options.keys(),
                 options.updates(),
                 options.window().toSeconds(),
                 options.workDir());
         List<Schedule.Result> results = new ArrayList<>();
-        try (TortureServers servers = TortureServers.start(options.engine(), options.esHeap())) {
+        try (TortureServers servers = TortureServers.start(options.engine(), options.esHeap(), options.nodes())) {
             Schedule schedule = new Schedule(servers, options, root, out);
             for (int i = 0; i < options.schedules(); i++) {
                 Schedule.Result r = schedule.run(options.first() + i, options.seed() + i);

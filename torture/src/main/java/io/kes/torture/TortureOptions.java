@@ -21,6 +21,8 @@ import java.time.Duration;
  *                    rollover; {@code --no-faults} (-1) injects none at all: a baseline that must pass on any code
  * @param engine      the search engine the schedules write to: Elasticsearch, or OpenSearch (the newest line this
  *                    machine runs)
+ * @param nodes       search nodes: 1, or a cluster of several, where kes sends bulks straight to the primaries'
+ *                    nodes and a node is stalled while its primaries move ({@link FaultKind#NODE_STALL})
  * @param workDir     configs, job logs and checkpoints of each schedule
  */
 record TortureOptions(
@@ -35,12 +37,13 @@ record TortureOptions(
         String esHeap,
         int extraFaults,
         Engine engine,
+        int nodes,
         Path workDir) {
 
     static final String USAGE =
             "usage: bin/kes torture [--schedules N] [--seed S] [--first I] [--keys K] [--updates U] "
                     + "[--window SECONDS] [--catch-up SECONDS] [--bulk '{max_docs: 250}'] [--es-heap 768m] [--extra-faults 2 | --no-faults] "
-                    + "[--engine elasticsearch|opensearch] [--work-dir DIR]";
+                    + "[--engine elasticsearch|opensearch] [--nodes 1|3] [--work-dir DIR]";
 
     static TortureOptions defaults(Path workDir) {
         return new TortureOptions(
@@ -55,6 +58,7 @@ record TortureOptions(
                 "768m",
                 2,
                 Engine.ELASTICSEARCH,
+                1,
                 workDir);
     }
 
@@ -85,6 +89,7 @@ record TortureOptions(
                 case "--es-heap" -> o.esHeap = v;
                 case "--extra-faults" -> o.extraFaults = Integer.parseInt(v);
                 case "--engine" -> o.engine = Engine.parse(v);
+                case "--nodes" -> o.nodes = Integer.parseInt(v);
                 case "--work-dir" -> o.workDir = Path.of(v);
                 default -> throw new IllegalArgumentException("unknown option '" + flag + "'. " + USAGE);
             }
@@ -92,6 +97,10 @@ record TortureOptions(
         if (o.updates < o.keys) {
             throw new IllegalArgumentException("--updates " + o.updates + " is below --keys " + o.keys
                     + ": every key is written at least once, so give at least as many updates as keys");
+        }
+        if (o.nodes != 1 && o.nodes < 3) {
+            throw new IllegalArgumentException("--nodes " + o.nodes + ": 1 (one node behind the fault proxy), or 3 or"
+                    + " more (a cluster: the nodes left when one is stalled must still elect a master)");
         }
         return o.build();
     }
@@ -109,6 +118,7 @@ record TortureOptions(
         String esHeap;
         int extraFaults;
         Engine engine;
+        int nodes;
         Path workDir;
 
         Parsed(TortureOptions o) {
@@ -123,12 +133,25 @@ record TortureOptions(
             esHeap = o.esHeap;
             extraFaults = o.extraFaults;
             engine = o.engine;
+            nodes = o.nodes;
             workDir = o.workDir;
         }
 
         TortureOptions build() {
             return new TortureOptions(
-                    schedules, seed, first, keys, updates, window, catchUp, bulk, esHeap, extraFaults, engine, workDir);
+                    schedules,
+                    seed,
+                    first,
+                    keys,
+                    updates,
+                    window,
+                    catchUp,
+                    bulk,
+                    esHeap,
+                    extraFaults,
+                    engine,
+                    nodes,
+                    workDir);
         }
     }
 }

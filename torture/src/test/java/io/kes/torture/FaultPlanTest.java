@@ -14,16 +14,32 @@ class FaultPlanTest {
         for (int first = 0; first < 8; first++) {
             EnumSet<FaultKind> kinds = EnumSet.noneOf(FaultKind.class);
             for (int i = first; i < first + 4; i++) {
-                FaultPlan.draw(new Random(i), i, 30_000, 2).faults().forEach(f -> kinds.add(f.kind()));
+                FaultPlan.draw(new Random(i), i, 30_000, 2, 1).faults().forEach(f -> kinds.add(f.kind()));
             }
-            assertThat(kinds).as("schedules %d..%d", first, first + 3).containsExactlyInAnyOrder(FaultKind.values());
+            assertThat(kinds)
+                    .as("schedules %d..%d", first, first + 3)
+                    .containsExactlyInAnyOrderElementsOf(FaultKind.forNodes(1));
         }
     }
 
     @Test
+    void onAClusterEveryScheduleStallsANodeAndNoneUsesTheProxy() {
+        EnumSet<FaultKind> kinds = EnumSet.noneOf(FaultKind.class);
+        for (int i = 0; i < 5; i++) {
+            List<FaultKind> planned = FaultPlan.draw(new Random(i), i, 30_000, 2, 3).faults().stream()
+                    .map(FaultPlan.Fault::kind)
+                    .toList();
+            assertThat(planned).as("schedule %d", i).contains(FaultKind.NODE_STALL, FaultKind.ROLLOVER);
+            kinds.addAll(planned);
+        }
+        assertThat(kinds).as("five consecutive schedules").containsExactlyInAnyOrderElementsOf(FaultKind.forNodes(3));
+        assertThat(FaultKind.forNodes(1)).doesNotContain(FaultKind.NODE_STALL);
+    }
+
+    @Test
     void theSameSeedGivesTheSamePlanAndStream() {
-        assertThat(FaultPlan.draw(new Random(42), 3, 30_000, 2))
-                .isEqualTo(FaultPlan.draw(new Random(42), 3, 30_000, 2));
+        assertThat(FaultPlan.draw(new Random(42), 3, 30_000, 2, 1))
+                .isEqualTo(FaultPlan.draw(new Random(42), 3, 30_000, 2, 1));
         Names names = new Names("p");
         assertThat(ChangeStream.draw(names, 7, 50, 500)).isEqualTo(ChangeStream.draw(names, 7, 50, 500));
     }
@@ -31,10 +47,10 @@ class FaultPlanTest {
     @Test
     void faultsFallInsideTheWindowInOrderAndNoFaultsMeansNone() {
         List<FaultPlan.Fault> faults =
-                FaultPlan.draw(new Random(1), 0, 10_000, 2).faults();
+                FaultPlan.draw(new Random(1), 0, 10_000, 2, 1).faults();
         assertThat(faults).isSortedAccordingTo(java.util.Comparator.comparingLong(FaultPlan.Fault::atMillis));
         assertThat(faults).allSatisfy(f -> assertThat(f.atMillis()).isBetween(500L, 9_000L));
-        assertThat(FaultPlan.draw(new Random(1), 0, 10_000, -1).faults()).isEmpty();
+        assertThat(FaultPlan.draw(new Random(1), 0, 10_000, -1, 1).faults()).isEmpty();
     }
 
     @Test

@@ -71,6 +71,7 @@ class TortureIT {
                 "512m",
                 extraFaults,
                 engine,
+                1,
                 workDir);
     }
 
