@@ -88,14 +88,14 @@ class ComposeFileTest {
 
     @Test
     void everyImageIsPinnedToAVersion() {
-        config().path("services").fields().forEachRemaining(e -> {
+        for (Map.Entry<String, JsonNode> e : config().path("services").properties()) {
             String image = e.getValue().path("image").asText();
             assertThat(image).as(e.getKey() + " has an image").isNotEmpty();
             String tag = image.substring(image.lastIndexOf('/') + 1);
             assertThat(tag).as(e.getKey() + ": " + image + " has a tag").contains(":");
             tag = tag.substring(tag.indexOf(':') + 1);
             assertThat(tag).as(e.getKey() + ": " + image).isNotEqualTo("latest").matches("v?\\d+\\.\\d+\\.\\d+.*");
-        });
+        }
     }
 
     @Test

@@ -189,10 +189,9 @@ class HelmChartTest {
     void flinkConfigurationValuesAreStringsAsFlinkWritesThem() {
         JsonNode conf =
                 flinkDeployment(render("--set", "taskManager.taskSlots=4")).at("/spec/flinkConfiguration");
-        conf.fields()
-                .forEachRemaining(e -> assertThat(e.getValue().isTextual())
-                        .as(e.getKey() + " is a string")
-                        .isTrue());
+        for (Map.Entry<String, JsonNode> e : conf.properties()) {
+            assertThat(e.getValue().isTextual()).as(e.getKey() + " is a string").isTrue();
+        }
         assertThat(conf.path("taskmanager.numberOfTaskSlots").asText()).isEqualTo("4");
         assertThat(conf.path("restart-strategy.exponential-delay.attempts-before-reset-backoff")
                         .asText())
@@ -389,11 +388,11 @@ class HelmChartTest {
         assertThat(pm.at("/spec/namespaceSelector/matchNames/0").asText()).isEqualTo("streaming");
 
         JsonNode podLabels = flinkDeployment(docs).at("/spec/podTemplate/metadata/labels");
-        pm.at("/spec/selector/matchLabels")
-                .fields()
-                .forEachRemaining(e -> assertThat(podLabels.path(e.getKey()).asText())
-                        .as("pod label " + e.getKey())
-                        .isEqualTo(e.getValue().asText()));
+        for (Map.Entry<String, JsonNode> e : pm.at("/spec/selector/matchLabels").properties()) {
+            assertThat(podLabels.path(e.getKey()).asText())
+                    .as("pod label " + e.getKey())
+                    .isEqualTo(e.getValue().asText());
+        }
 
         Tools.Result r =
                 template("--set", "metrics.podMonitor.enabled=true", "--set", "metrics.prometheus.enabled=false");

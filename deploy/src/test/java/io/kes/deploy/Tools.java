@@ -161,13 +161,13 @@ final class Tools {
     /** A flat YAML map (a Flink configuration file) as key -> value text, as Flink reads it. */
     static Map<String, String> flatMap(JsonNode node) {
         Map<String, String> map = new LinkedHashMap<>();
-        node.fields().forEachRemaining(e -> {
+        for (Map.Entry<String, JsonNode> e : node.properties()) {
             if (e.getValue().getNodeType() == JsonNodeType.OBJECT
                     || e.getValue().isArray()) {
                 throw new AssertionError("expected a flat map, " + e.getKey() + " is " + e.getValue());
             }
             map.put(e.getKey(), e.getValue().asText());
-        });
+        }
         return map;
     }
 

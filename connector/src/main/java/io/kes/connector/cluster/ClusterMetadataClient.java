@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -61,8 +60,7 @@ public final class ClusterMetadataClient {
             return result;
         }
         JsonNode indices = root.path("metadata").path("indices");
-        for (Iterator<Map.Entry<String, JsonNode>> it = indices.fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> e = it.next();
+        for (Map.Entry<String, JsonNode> e : indices.properties()) {
             result.put(e.getKey(), parse(e.getKey(), e.getValue()));
         }
         return result;
@@ -140,8 +138,7 @@ public final class ClusterMetadataClient {
         Optional<JsonNode> alias = calls.get(new Request("GET", "/_alias/" + MetadataCalls.encode(name)));
         if (alias.isPresent()) {
             List<String> members = new ArrayList<>();
-            for (Iterator<Map.Entry<String, JsonNode>> it = alias.get().fields(); it.hasNext(); ) {
-                Map.Entry<String, JsonNode> e = it.next();
+            for (Map.Entry<String, JsonNode> e : alias.get().properties()) {
                 members.add(e.getKey());
                 if (e.getValue()
                         .path("aliases")

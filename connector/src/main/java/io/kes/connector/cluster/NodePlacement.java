@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.Map;
 import org.apache.http.HttpHost;
 import org.elasticsearch.client.Request;
@@ -35,8 +34,7 @@ final class NodePlacement {
         if (nodes == null) {
             return result;
         }
-        for (Iterator<Map.Entry<String, JsonNode>> it = nodes.fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> node = it.next();
+        for (Map.Entry<String, JsonNode> node : nodes.properties()) {
             String address =
                     node.getValue().path("http").path("publish_address").asText("");
             if (!address.isEmpty()) {
@@ -77,12 +75,10 @@ final class NodePlacement {
         if (byIndex == null) {
             return result;
         }
-        for (Iterator<Map.Entry<String, JsonNode>> it = byIndex.fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> index = it.next();
+        for (Map.Entry<String, JsonNode> index : byIndex.properties()) {
             JsonNode shards = index.getValue().path("shards");
             String[] nodeIds = new String[shards.size()];
-            for (Iterator<Map.Entry<String, JsonNode>> s = shards.fields(); s.hasNext(); ) {
-                Map.Entry<String, JsonNode> shard = s.next();
+            for (Map.Entry<String, JsonNode> shard : shards.properties()) {
                 int number = Integer.parseInt(shard.getKey());
                 for (JsonNode copy : shard.getValue()) {
                     if (copy.path("primary").asBoolean(false)

@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.Map;
 import org.apache.flink.annotation.Internal;
 import org.elasticsearch.client.Request;
@@ -48,13 +47,10 @@ public final class PrimaryShardState {
         if (root == null) {
             return result;
         }
-        for (Iterator<Map.Entry<String, JsonNode>> it = root.path("indices").fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> index = it.next();
+        for (Map.Entry<String, JsonNode> index : root.path("indices").properties()) {
             Map<Integer, ShardSeqNos> shards = new HashMap<>();
-            for (Iterator<Map.Entry<String, JsonNode>> s =
-                            index.getValue().path("shards").fields();
-                    s.hasNext(); ) {
-                Map.Entry<String, JsonNode> shard = s.next();
+            for (Map.Entry<String, JsonNode> shard :
+                    index.getValue().path("shards").properties()) {
                 for (JsonNode copy : shard.getValue()) {
                     JsonNode seqNo = copy.path("seq_no");
                     if (copy.path("routing").path("primary").asBoolean(false) && seqNo.has("max_seq_no")) {

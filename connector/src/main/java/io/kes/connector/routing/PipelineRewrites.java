@@ -1,7 +1,6 @@
 package io.kes.connector.routing;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -46,8 +45,7 @@ final class PipelineRewrites {
             String id, JsonNode pipeline, Function<String, Optional<JsonNode>> nested, int depth) {
         for (String list : List.of("processors", "on_failure")) {
             for (JsonNode processor : pipeline.path(list)) {
-                for (Iterator<Map.Entry<String, JsonNode>> it = processor.fields(); it.hasNext(); ) {
-                    Map.Entry<String, JsonNode> p = it.next();
+                for (Map.Entry<String, JsonNode> p : processor.properties()) {
                     Optional<String> why = processor(id, p.getKey(), p.getValue(), nested, depth);
                     if (why.isPresent()) {
                         return why;
@@ -109,10 +107,7 @@ final class PipelineRewrites {
                     + "may set _index, _routing or _id");
         }
         if (type.equals("foreach")) {
-            for (Iterator<Map.Entry<String, JsonNode>> it =
-                            config.path("processor").fields();
-                    it.hasNext(); ) {
-                Map.Entry<String, JsonNode> p = it.next();
+            for (Map.Entry<String, JsonNode> p : config.path("processor").properties()) {
                 Optional<String> why = depth >= MAX_DEPTH
                         ? Optional.of("pipeline '" + id + "' nests foreach processors too deep for kes")
                         : processor(id, p.getKey(), p.getValue(), nested, depth + 1);
@@ -132,8 +127,7 @@ final class PipelineRewrites {
             }
         }
         for (JsonNode handler : config.path("on_failure")) {
-            for (Iterator<Map.Entry<String, JsonNode>> it = handler.fields(); it.hasNext(); ) {
-                Map.Entry<String, JsonNode> p = it.next();
+            for (Map.Entry<String, JsonNode> p : handler.properties()) {
                 Optional<String> why = processor(id, p.getKey(), p.getValue(), nested, depth);
                 if (why.isPresent()) {
                     return why;

@@ -7,7 +7,6 @@ import io.kes.jobs.config.ConfigException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Iterator;
 import java.util.Map;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -29,8 +28,7 @@ public record FlinkConf(Configuration configuration) {
             JsonNode root = new ObjectMapper(new YAMLFactory()).readTree(file.toFile());
             Configuration conf = new Configuration();
             if (root != null) {
-                for (Iterator<Map.Entry<String, JsonNode>> it = root.fields(); it.hasNext(); ) {
-                    Map.Entry<String, JsonNode> e = it.next();
+                for (Map.Entry<String, JsonNode> e : root.properties()) {
                     conf.setString(e.getKey(), e.getValue().asText());
                 }
             }

@@ -13,7 +13,6 @@ import io.kes.jobs.config.Route;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import org.elasticsearch.client.Request;
@@ -132,8 +131,7 @@ public final class IndexTemplates {
             return; // nothing there yet
         }
         IndexTemplateSettings t = route.template();
-        for (Iterator<Map.Entry<String, JsonNode>> it = indices.fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> index = it.next();
+        for (Map.Entry<String, JsonNode> index : indices.properties()) {
             JsonNode s = index.getValue().path("settings").path("index");
             List<String> differences = new ArrayList<>();
             differ(differences, "number_of_shards", s.path("number_of_shards").asText(), Integer.toString(t.shards()));
