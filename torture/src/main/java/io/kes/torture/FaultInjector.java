@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Injects one fault of a plan and returns when it is over: a killed Elasticsearch is running
@@ -113,56 +114,88 @@ final class FaultInjector {
     private void stallANode(Names names, int seconds) throws Exception {
         Http http = servers.node.http();
         String keyed = names.deletes() + "," + names.upserts();
-        Map<String, Long> primaries = primariesByNode(http, keyed);
+        Map<String, String> before = primaryNodes(http, keyed);
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (primaries == null && System.nanoTime() < deadline) { // the job writes them soon after it starts
+        while (before == null && System.nanoTime() < deadline) { // the job writes them soon after it starts
             Thread.sleep(500);
-            primaries = primariesByNode(http, keyed);
+            before = primaryNodes(http, keyed);
         }
-        if (primaries == null) {
+        if (before == null) {
             out.println("  (node-stall: " + keyed + " not created yet, nothing stalled)");
             return;
         }
-        Map<String, Long> before = primaries;
+        // a replica still recovering cannot be promoted: the shard would go red, no primary would move
+        // (not green within 30 s: stalled anyway, and the report says whether primaries moved)
+        http.get("/_cluster/health/" + keyed + "?wait_for_status=green&timeout=30s");
+        before = primaryNodes(http, keyed);
+        Map<String, Long> held = new HashMap<>();
+        before.values().forEach(node -> held.merge(node, 1L, Long::sum));
+        // Not the elected master when another node holds keyed primaries too: a frozen master takes
+        // an election and a publication timeout before the others can drop it, most of the stall.
+        String master = http.get("/_cat/master?h=node&local=true").body().trim();
         SearchNode stalled = servers.nodes.stream()
                 .skip(1)
-                .max(Comparator.comparingLong(n -> before.getOrDefault(nodeName(n), 0L)))
+                .max(Comparator.comparingLong((SearchNode n) -> held.getOrDefault(nodeName(n), 0L) > 0 ? 1 : 0)
+                        .thenComparing(n -> !nodeName(n).equals(master))
+                        .thenComparingLong(n -> held.getOrDefault(nodeName(n), 0L)))
                 .orElseThrow();
-        long held = before.getOrDefault(nodeName(stalled), 0L);
+        String name = nodeName(stalled);
         stalled.pause();
-        long moved;
+        Map<String, String> after;
         try {
             Thread.sleep(seconds * 1000L);
-            Map<String, Long> after = primariesByNode(http, keyed);
-            moved = after == null ? 0 : held - after.getOrDefault(nodeName(stalled), 0L);
+            after = primaryNodes(http, keyed);
         } finally {
             stalled.resume();
         }
+        Map<String, String> moved = new TreeMap<>();
+        before.forEach((shard, node) -> {
+            String now = after == null ? null : after.get(shard);
+            if (node.equals(name) && now != null && !now.equals(name)) {
+                moved.put(shard, now);
+            }
+        });
         out.printf(
-                "  (node-stall: %s held %d primaries of the keyed routes; %d had moved when it was resumed)%n",
-                nodeName(stalled), held, moved);
+                "  (node-stall: %s%s held %d primaries of the keyed routes; moved while it was stopped: %s)%n",
+                name,
+                name.equals(master) ? " (the elected master)" : "",
+                held.getOrDefault(name, 0L),
+                moved.isEmpty() ? "none" : moved);
         http.get("/_cluster/health?wait_for_nodes=" + servers.nodes.size() + "&timeout=90s")
                 .requireOk("the stalled node rejoining");
     }
 
     /**
-     * How many primaries of {@code indices} each node holds now, by node name (= its folder's name);
-     * null while one of them does not exist.
+     * Which node (by name, = its folder's name) holds the started primary of each shard of
+     * {@code indices} ({@code "index[shard]"}), as the first node sees the cluster now (its local
+     * state: a frozen master is not asked); null while one of them does not exist.
      */
-    private static Map<String, Long> primariesByNode(Http http, String indices) throws IOException {
-        Http.Response shards = http.get("/_cat/shards/" + indices + "?format=json&h=prirep,state,node");
-        if (shards.status() == 404) {
+    private static Map<String, String> primaryNodes(Http http, String indices) throws IOException {
+        Http.Response state = http.get("/_cluster/state/routing_table,nodes/" + indices + "?local=true");
+        if (state.status() == 404) {
             return null;
         }
-        shards.requireOk("listing the shards of " + indices);
-        Map<String, Long> byNode = new HashMap<>();
-        for (JsonNode shard : JSON.readTree(shards.body())) {
-            if (shard.path("prirep").asText().equals("p")
-                    && shard.path("state").asText().equals("STARTED")) {
-                byNode.merge(shard.path("node").asText(), 1L, Long::sum);
+        state.requireOk("reading the routing table of " + indices);
+        JsonNode root = JSON.readTree(state.body());
+        if (root.path("routing_table").path("indices").size() < indices.split(",").length) {
+            return null;
+        }
+        Map<String, String> primaries = new HashMap<>();
+        for (var index : root.path("routing_table").path("indices").properties()) {
+            for (var shard : index.getValue().path("shards").properties()) {
+                for (JsonNode copy : shard.getValue()) {
+                    if (copy.path("primary").asBoolean()
+                            && copy.path("state").asText().equals("STARTED")) {
+                        String nodeName = root.path("nodes")
+                                .path(copy.path("node").asText())
+                                .path("name")
+                                .asText("?");
+                        primaries.put(index.getKey() + "[" + shard.getKey() + "]", nodeName);
+                    }
+                }
             }
         }
-        return byNode;
+        return primaries;
     }
 
     private static String nodeName(SearchNode node) {

@@ -18,7 +18,7 @@ public enum FaultKind {
     ROLLOVER("rollover", "the alias rolled over to a new index with a different shard count"),
     NODE_STALL(
             "node-stall",
-            "SIGSTOP of the cluster node holding most primaries of the keyed routes for 10-16 s: the cluster drops it and"
+            "SIGSTOP of the cluster node holding most primaries of the keyed routes for 12-18 s: the cluster drops it and"
                     + " promotes replicas elsewhere while kes's bulks for it hang and queue; then SIGCONT, and it rejoins");
 
     private final String label;

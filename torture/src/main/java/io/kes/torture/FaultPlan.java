@@ -60,7 +60,7 @@ record FaultPlan(List<Fault> faults) {
             case REJECTION_STORM -> 2 + random.nextInt(7);
             case LOST_RESPONSES -> 1 + random.nextInt(6);
             case ES_KILL -> 1 + random.nextInt(3);
-            case NODE_STALL -> 10 + random.nextInt(7);
+            case NODE_STALL -> 12 + random.nextInt(7);
             default -> 0;
         };
     }

@@ -42,6 +42,7 @@ final class Schedule {
             int keysChecked,
             long recordsChecked,
             long duplicatesAcrossRollover,
+            long movedPrimaryRuns,
             List<Mismatch> mismatches,
             List<String> notes,
             Duration took) {}
@@ -78,6 +79,8 @@ final class Schedule {
 
         Path dir = Files.createDirectories(options.workDir().resolve(names.prefix()));
         deleteRecursively(dir.resolve("checkpoints")); // an earlier run's checkpoints must never be restored
+        Files.deleteIfExists(dir.resolve("job.log")); // nor its log lines counted
+        Files.deleteIfExists(dir.resolve("kes.log"));
         createTopics(names, keyedPartitions);
         int[] shards = {2};
         createRolledAlias(names, shards[0]);
@@ -138,9 +141,9 @@ final class Schedule {
                 proxyAfter.rejectedBulks() - proxyBefore.rejectedBulks(),
                 proxyAfter.resetConnections() - proxyBefore.resetConnections()));
 
+        long movedPrimaryRuns = movedPrimaryRuns(dir.resolve("kes.log"));
         if (servers.cluster()) {
-            notes.add(movedPrimaryRuns(dir.resolve("kes.log"))
-                    + " runs of a slot's bulks queued behind a primary that moved (kes.log)");
+            notes.add(movedPrimaryRuns + " runs of a slot's bulks queued behind a primary that moved (kes.log)");
         }
         FinalStateCheck check = check(names);
         if (check.mismatches.isEmpty() && notes.stream().noneMatch(n -> n.startsWith("did not catch up"))) {
@@ -158,6 +161,7 @@ final class Schedule {
                 check.keysChecked,
                 check.recordsChecked,
                 check.duplicatesAcrossRollover,
+                movedPrimaryRuns,
                 check.mismatches,
                 notes,
                 Duration.ofNanos(System.nanoTime() - started));

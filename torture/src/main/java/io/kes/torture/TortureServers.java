@@ -20,7 +20,8 @@ final class TortureServers implements AutoCloseable {
 
     /**
      * A cluster drops a frozen node within about 6 s instead of about 30 (Elasticsearch's and
-     * OpenSearch's defaults), so that a node stalled for seconds loses its primaries to the
+     * OpenSearch's defaults), and a master publishes a new state without waiting 30 s for the frozen
+     * node's acknowledgement, so that a node stalled for seconds loses its primaries to the
      * replicas on the other nodes within a schedule: {@link FaultKind#NODE_STALL}.
      */
     private static final Map<String, String> FAST_FAULT_DETECTION = Map.of(
@@ -29,7 +30,9 @@ final class TortureServers implements AutoCloseable {
             "cluster.fault_detection.follower_check.retry_count", "2",
             "cluster.fault_detection.leader_check.interval", "1s",
             "cluster.fault_detection.leader_check.timeout", "2s",
-            "cluster.fault_detection.leader_check.retry_count", "2");
+            "cluster.fault_detection.leader_check.retry_count", "2",
+            "cluster.publish.timeout", "5s",
+            "cluster.follower_lag.timeout", "5s");
 
     /** The node the proxy fronts: kes's configured host, where the checks read the final state. */
     final SearchNode node;
