@@ -6,6 +6,7 @@ import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 import java.util.function.LongSupplier;
+import org.apache.http.HttpHost;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,6 +22,12 @@ import org.slf4j.LoggerFactory;
  * the bulk tasks tagged with this job's {@code X-Opaque-Id} that run when it gave up, and waits
  * until none of them runs any more. Tasks of sibling writers are in that list too: they end in
  * their own time, and waiting for them costs only this retry's delay.
+ *
+ * <p>The node the bulk went to, when kes chose it (its shard's primary), is asked for its own
+ * tasks as well, and must answer: a node cut off from the cluster (frozen, partitioned, dropped by
+ * the master) is missing from the cluster's listing without being a failure in it, yet it may still
+ * hold the bulk and, once it rejoins, apply it on the shards' new primaries. A node that refuses
+ * the connection runs nothing: no process listens.
  *
  * <p>What it cannot see: a request still on its way through the network (not yet a task), and any
  * task when kes lacks the cluster privilege {@code monitor} (then it warns once and retries at
@@ -42,7 +49,8 @@ final class AbandonedBulks {
      * thread, with the tasks or with the listing's HTTP status ({@link StatusPolicy#NO_RESPONSE}: none).
      */
     interface TaskList {
-        void list(Consumer<TaggedBulks> listed, IntConsumer failedWithStatus);
+        /** {@code node}: the node the bulk went to, asked for its own tasks too (null: not known). */
+        void list(HttpHost node, Consumer<TaggedBulks> listed, IntConsumer failedWithStatus);
     }
 
     /** Runs an action on the task thread after a delay. */
@@ -65,19 +73,21 @@ final class AbandonedBulks {
      * Runs {@code retry} once no bulk task of this job that ran when this was called runs any more;
      * or {@code giveUp} with the reason, when that is not known by {@code deadlineNanos}.
      */
-    void awaitGone(long deadlineNanos, Runnable retry, Consumer<String> giveUp) {
+    void awaitGone(HttpHost sentTo, long deadlineNanos, Runnable retry, Consumer<String> giveUp) {
         tasks.list(
+                sentTo,
                 first -> {
                     if (first.ids().isEmpty() && first.everyNodeAnswered()) {
                         retry.run();
                     } else {
-                        poll(first.ids(), deadlineNanos, retry, giveUp);
+                        poll(sentTo, first.ids(), deadlineNanos, retry, giveUp);
                     }
                 },
-                status -> failedToList(status, null, deadlineNanos, retry, giveUp));
+                status -> failedToList(status, sentTo, null, deadlineNanos, retry, giveUp));
     }
 
-    private void poll(Set<String> abandoned, long deadlineNanos, Runnable retry, Consumer<String> giveUp) {
+    private void poll(
+            HttpHost sentTo, Set<String> abandoned, long deadlineNanos, Runnable retry, Consumer<String> giveUp) {
         if (nanoTime.getAsLong() - deadlineNanos > 0) {
             giveUp.accept("no answer, and Elasticsearch still runs " + abandoned.size()
                     + " bulk task(s) of this job that ran when "
@@ -88,6 +98,7 @@ final class AbandonedBulks {
         timers.after(
                 POLL_MILLIS,
                 () -> tasks.list(
+                        sentTo,
                         now -> {
                             // None known yet (the first listing failed, or a node did not answer it): wait for every
                             // bulk of the job that runs now, since one of them may be the abandoned one.
@@ -95,14 +106,19 @@ final class AbandonedBulks {
                             if (now.among(watched).isEmpty() && now.everyNodeAnswered()) {
                                 retry.run();
                             } else {
-                                poll(watched, deadlineNanos, retry, giveUp);
+                                poll(sentTo, watched, deadlineNanos, retry, giveUp);
                             }
                         },
-                        status -> failedToList(status, abandoned, deadlineNanos, retry, giveUp)));
+                        status -> failedToList(status, sentTo, abandoned, deadlineNanos, retry, giveUp)));
     }
 
     private void failedToList(
-            int status, Set<String> abandoned, long deadlineNanos, Runnable retry, Consumer<String> giveUp) {
+            int status,
+            HttpHost sentTo,
+            Set<String> abandoned,
+            long deadlineNanos,
+            Runnable retry,
+            Consumer<String> giveUp) {
         if (StatusPolicy.ofRequest(status) == StatusPolicy.Action.STOP) {
             if (!warnedUnlisted) {
                 warnedUnlisted = true;
@@ -116,6 +132,6 @@ final class AbandonedBulks {
             return;
         }
         // the node or the network: whatever the bulk's fate, a retry would fail the same way now
-        poll(abandoned == null ? Set.of() : abandoned, deadlineNanos, retry, giveUp);
+        poll(sentTo, abandoned == null ? Set.of() : abandoned, deadlineNanos, retry, giveUp);
     }
 }

@@ -2,6 +2,7 @@ package io.kes.connector.bulk;
 
 import io.kes.connector.fence.Epochs.Epoch;
 import java.util.ArrayDeque;
+import org.apache.http.HttpHost;
 
 /**
  * One bulk's items, from the first send until every item succeeded or failed for good. Its body
@@ -27,6 +28,8 @@ final class Batch {
 
     int attempt;
     long sentNanos;
+    /** The node the current attempt went to (its shard's primary), or null: the configured hosts. */
+    HttpHost sentTo;
 
     Batch(BulkBody body, Slot slot, Epoch epoch) {
         this.body = body;

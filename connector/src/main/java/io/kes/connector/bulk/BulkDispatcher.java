@@ -89,6 +89,7 @@ final class BulkDispatcher implements BulkTransport {
         batch.sentNanos = System.nanoTime();
         ResponseListener listener = listenerFor(batch, batch.body);
         HttpHost primary = nodeOf(batch.slot);
+        batch.sentTo = primary;
         if (primary == null) {
             client.performRequestAsync(request, listener);
             return;
@@ -110,15 +111,41 @@ final class BulkDispatcher implements BulkTransport {
         return primaryNodes == null || slot.index == null ? null : primaryNodes.primaryOf(slot.index, slot.shard);
     }
 
+    /**
+     * The cluster's listing, and with {@code node}, that node's own: a node cut off from the
+     * cluster (frozen, partitioned) is not in the cluster's listing, yet it may still hold the bulk
+     * and apply it once it rejoins, its shard requests retried on the new primaries.
+     */
     @Override
-    public void listTaggedBulks(Consumer<TaggedBulks> listed, IntConsumer failedWithStatus) {
+    public void listTaggedBulks(HttpHost node, Consumer<TaggedBulks> listed, IntConsumer failedWithStatus) {
         client.performRequestAsync(
                 EarlierWrites.listRequest(),
                 onTaskThread(
                         in -> TaggedBulks.parse(in, opaqueId),
-                        listed,
+                        cluster -> {
+                            if (node == null) {
+                                listed.accept(cluster);
+                            } else {
+                                askNode(node, own -> listed.accept(cluster.and(own)));
+                            }
+                        },
                         failure -> failedWithStatus.accept(StatusPolicy.statusOf(failure)),
                         "kes bulk tasks listed"));
+    }
+
+    private void askNode(HttpHost node, Consumer<TaggedBulks> listed) {
+        Request request = EarlierWrites.listRequest();
+        request.addParameter("nodes", "_local");
+        ResponseListener listener = onTaskThread(
+                in -> TaggedBulks.parse(in, opaqueId),
+                listed,
+                failure -> listed.accept(TaggedBulks.notAnsweredBy(failure)),
+                "kes bulk tasks listed by " + node.toHostString());
+        try {
+            selector.sendTo(node, () -> client.performRequestAsync(request, listener));
+        } catch (Exception cannotHappen) {
+            throw new IllegalStateException(cannotHappen); // performRequestAsync reports failures to the listener
+        }
     }
 
     private ResponseListener listenerFor(Batch batch, BulkBody sent) {

@@ -29,8 +29,12 @@ interface BulkTransport extends AutoCloseable {
     /** The node a bulk of {@code slot} goes to (its shard's primary), or null: the configured hosts. */
     HttpHost nodeOf(Slot slot);
 
-    /** Lists the bulk tasks of this job that run in the cluster now ({@link AbandonedBulks}); answers on the task thread. */
-    void listTaggedBulks(Consumer<TaggedBulks> listed, IntConsumer failedWithStatus);
+    /**
+     * Lists the bulk tasks of this job that run in the cluster now, and on {@code node} (the one an
+     * abandoned bulk went to; null: none known) whether or not it is in the cluster
+     * ({@link AbandonedBulks}); answers on the task thread.
+     */
+    void listTaggedBulks(HttpHost node, Consumer<TaggedBulks> listed, IntConsumer failedWithStatus);
 
     @Override
     void close() throws IOException;

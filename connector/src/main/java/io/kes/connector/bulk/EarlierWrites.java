@@ -115,6 +115,27 @@ final class EarlierWrites {
             return new TaggedBulks(ids, answer.path("node_failures").isEmpty());
         }
 
+        /** Both listings: the tasks of either, and whether every node answered both. */
+        TaggedBulks and(TaggedBulks other) {
+            Set<String> all = new TreeSet<>(ids);
+            all.addAll(other.ids);
+            return new TaggedBulks(all, everyNodeAnswered && other.everyNodeAnswered);
+        }
+
+        /**
+         * A node asked for its own tasks did not answer. Refused at connect, no process listens
+         * there: a bulk it held died with it. Anything else (no answer in time, a reset, an error)
+         * says nothing: a frozen or cut-off node may still run one.
+         */
+        static TaggedBulks notAnsweredBy(Exception failure) {
+            for (Throwable t = failure; t != null; t = t.getCause()) {
+                if (t instanceof java.net.ConnectException) {
+                    return new TaggedBulks(Set.of(), true);
+                }
+            }
+            return new TaggedBulks(Set.of(), false);
+        }
+
         /** Those of {@code earlier} still running. */
         Set<String> among(Set<String> earlier) {
             Set<String> still = new TreeSet<>(ids);

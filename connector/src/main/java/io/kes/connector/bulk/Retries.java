@@ -94,6 +94,7 @@ final class Retries {
         metrics.bulksAwaitedAfterNoAnswer.inc();
         long deadline = batch.firstSentNanos + maxRetryTime.toNanos();
         abandoned.awaitGone(
+                batch.sentTo,
                 deadline,
                 () -> schedule(batch, cause),
                 why -> giveUp.accept(

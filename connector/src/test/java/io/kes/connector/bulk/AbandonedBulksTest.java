@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.IntConsumer;
+import org.apache.http.HttpHost;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,6 +28,7 @@ class AbandonedBulksTest {
     private final Deque<Runnable> timers = new ArrayDeque<>();
     private long nanos;
     private int listings;
+    private final List<HttpHost> askedAt = new ArrayList<>();
     private boolean retried;
     private final List<String> gaveUp = new ArrayList<>();
 
@@ -37,6 +39,37 @@ class AbandonedBulksTest {
                 action.run();
             }),
             () -> nanos);
+
+    @Test
+    void everyListingAlsoAsksTheNodeTheBulkWentTo() {
+        HttpHost node = new HttpHost("127.0.0.2", 9200);
+        answers.add(tasks(false)); // that node did not answer for itself
+        answers.add(500);
+        answers.add(tasks(true));
+
+        awaitGone(node, 5_000);
+        runTimers(2);
+
+        assertThat(retried).isTrue();
+        assertThat(askedAt).containsExactly(node, node, node);
+    }
+
+    @Test
+    void aNodeThatDoesNotAnswerForItselfMayStillRunTheBulkButOneThatRefusesConnectionsRunsNothing() {
+        TaggedBulks cluster = tasks(true);
+
+        assertThat(cluster.and(TaggedBulks.notAnsweredBy(new java.net.SocketTimeoutException("timeout")))
+                        .everyNodeAnswered())
+                .as("frozen, or cut off: it may apply the bulk when it rejoins")
+                .isFalse();
+        assertThat(cluster.and(TaggedBulks.notAnsweredBy(
+                                new java.io.IOException(new java.net.ConnectException("Connection refused"))))
+                        .everyNodeAnswered())
+                .as("no process listens: a bulk it held died with it")
+                .isTrue();
+        assertThat(tasks(true, "n1:1").and(tasks(true, "n2:2"))).isEqualTo(tasks(true, "n1:1", "n2:2"));
+        assertThat(tasks(true).and(tasks(false)).everyNodeAnswered()).isFalse();
+    }
 
     @Test
     void aBulkIsRetriedAtOnceWhenNoBulkOfTheJobRuns() {
@@ -138,7 +171,11 @@ class AbandonedBulksTest {
     }
 
     private void awaitGone(long retryTimeLeftMillis) {
-        abandoned.awaitGone(nanos + retryTimeLeftMillis * 1_000_000, () -> retried = true, gaveUp::add);
+        awaitGone(null, retryTimeLeftMillis);
+    }
+
+    private void awaitGone(HttpHost sentTo, long retryTimeLeftMillis) {
+        abandoned.awaitGone(sentTo, nanos + retryTimeLeftMillis * 1_000_000, () -> retried = true, gaveUp::add);
     }
 
     private void runTimers(int count) {
@@ -147,8 +184,9 @@ class AbandonedBulksTest {
         }
     }
 
-    private void list(Consumer<TaggedBulks> listed, IntConsumer failedWithStatus) {
+    private void list(HttpHost node, Consumer<TaggedBulks> listed, IntConsumer failedWithStatus) {
         listings++;
+        askedAt.add(node);
         Object answer = answers.poll();
         if (answer instanceof Integer status) {
             failedWithStatus.accept(status);

@@ -157,6 +157,21 @@ class BulkWriterTest {
     }
 
     @Test
+    void aBulkWithoutAnswerIsWaitedForAtTheNodeItWentToAsWellAsInTheCluster() throws Exception {
+        writer = new Harness(b -> b.setBulkMaxDocs(1));
+        writer.primary = new HttpHost("127.0.0.2", 9200);
+        writer.runningTasks.add(Set.of("n2:7"));
+
+        writer.write("x", 1);
+        writer.fail(0, new SocketTimeoutException("60,000 milliseconds timeout"));
+        writer.time.advance(Duration.ofSeconds(10));
+
+        // a node cut off from the cluster is not in the cluster's listing, yet may apply the bulk later
+        assertThat(writer.listingsAskedAt).hasSize(2).containsOnly(writer.primary);
+        assertThat(writer.sentBodies()).containsExactly("x=1", "x=1");
+    }
+
+    @Test
     void aBulkWithoutAnswerWhoseIdsCannotRepeatIsSentAgainAtOnce() throws Exception {
         writer = new Harness(b -> b.setBulkMaxDocs(1));
         writer.runningTasks.add(Set.of("n1:7"));
@@ -210,6 +225,10 @@ class BulkWriterTest {
         final List<BulkBody> bodies = new ArrayList<>();
         /** What the task listing answers, in turn; no tasks once used up. */
         final Deque<Set<String>> runningTasks = new ArrayDeque<>();
+        /** The node of the logs shard's primary (null: the configured hosts), and the nodes each listing asked. */
+        HttpHost primary;
+
+        final List<HttpHost> listingsAskedAt = new ArrayList<>();
 
         final List<FailedOperation> failed = new ArrayList<>();
         final BulkWriter writer;
@@ -307,17 +326,19 @@ class BulkWriterTest {
             @Override
             public void dispatch(Batch batch) {
                 batch.sentNanos = nanos.get();
+                batch.sentTo = nodeOf(batch.slot); // as BulkDispatcher decides it
                 batches.add(batch);
                 bodies.add(batch.body);
             }
 
             @Override
             public HttpHost nodeOf(Slot slot) {
-                return null;
+                return primary;
             }
 
             @Override
-            public void listTaggedBulks(Consumer<TaggedBulks> listed, IntConsumer failedWithStatus) {
+            public void listTaggedBulks(HttpHost node, Consumer<TaggedBulks> listed, IntConsumer failedWithStatus) {
+                listingsAskedAt.add(node);
                 Set<String> running = runningTasks.isEmpty() ? Set.of() : runningTasks.poll();
                 mailbox.execute(() -> listed.accept(new TaggedBulks(running, true)), "listed");
             }
