@@ -44,7 +44,11 @@ final class ItemOutcomes {
             DocumentOperation op = sent.operation(i);
             int status = response.status[i];
             Action outcome = StatusPolicy.ofItem(
-                    status, response.errorType[i], op.opType(), op.version() != DocumentOperation.NO_VERSION);
+                    status,
+                    response.errorType[i],
+                    response.errorReason[i],
+                    op.opType(),
+                    op.version() != DocumentOperation.NO_VERSION);
             // Once a write of an id is retried, every later write of that id in this bulk is sent
             // again after it, even one that succeeded: otherwise the retry would overwrite it.
             if (retriedIds != null && op.id() != null && retriedIds.contains(idKey(op))) {

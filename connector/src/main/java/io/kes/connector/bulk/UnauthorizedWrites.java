@@ -40,7 +40,11 @@ final class UnauthorizedWrites implements FailureHandler {
         for (FailedOperation f : failures) {
             DocumentOperation op = f.operation();
             if (StatusPolicy.ofItem(
-                            f.status(), f.errorType(), op.opType(), op.version() != DocumentOperation.NO_VERSION)
+                            f.status(),
+                            f.errorType(),
+                            f.reason(),
+                            op.opType(),
+                            op.version() != DocumentOperation.NO_VERSION)
                     == Action.STOP) {
                 throw NonRecoverable.error(message(f));
             }

@@ -14,7 +14,9 @@ import org.elasticsearch.client.ResponseException;
  *       the document first: this one is stale, a replay) → {@link Action#DONE};
  *   <li>429, {@code es_rejected_execution_exception}, 503 and other 5xx, no answer at all
  *       (connection refused, reset, timed out), and for an item a 409 on upsert (still
- *       conflicting after Elasticsearch's own {@code retry_on_conflict}) → {@link Action#RETRY}
+ *       conflicting after Elasticsearch's own {@code retry_on_conflict}) or a pipeline the node
+ *       does not know (a node that just started has not applied its pipelines yet; one that is
+ *       really missing fails the job after {@code retry.max_time}, naming it) → {@link Action#RETRY}
  *       with backoff: the node or shard is busy or moving; the request itself is fine;
  *   <li>401 and 403 → {@link Action#STOP}: credentials or a privilege; no restart or retry can cure
  *       it, only a grant. Except a 403 {@code cluster_block_exception} on an item: an index write
@@ -75,8 +77,9 @@ public final class StatusPolicy {
                 : NO_RESPONSE;
     }
 
-    /** One bulk item answered {@code status} with {@code errorType} (null: no error). */
-    public static Action ofItem(int status, String errorType, OpType opType, boolean externallyVersioned) {
+    /** One bulk item answered {@code status} with {@code errorType} and {@code reason} (null: no error). */
+    public static Action ofItem(
+            int status, String errorType, String reason, OpType opType, boolean externallyVersioned) {
         if (status >= 200 && status < 300) {
             return Action.DONE;
         }
@@ -91,13 +94,25 @@ public final class StatusPolicy {
         if (status == 409 && opType == OpType.UPSERT) {
             return Action.RETRY;
         }
-        if (status == 429 || status >= 500 || REJECTED.equals(errorType)) {
+        if (status == 429 || status >= 500 || REJECTED.equals(errorType) || pipelineMissing(errorType, reason)) {
             return Action.RETRY;
         }
         if ((status == 401 || status == 403) && !"cluster_block_exception".equals(errorType)) {
             return Action.STOP;
         }
         return Action.PERMANENT;
+    }
+
+    /**
+     * "pipeline with id [p] does not exist": Elasticsearch's and OpenSearch's words for an item
+     * naming a pipeline the node does not know (yet: a node that just started has not applied the
+     * cluster state holding its pipelines).
+     */
+    private static boolean pipelineMissing(String errorType, String reason) {
+        return "illegal_argument_exception".equals(errorType)
+                && reason != null
+                && reason.startsWith("pipeline with id [")
+                && reason.endsWith("] does not exist");
     }
 
     /** Whether a retried answer was a rejection (the node's queues are full) rather than an unavailable shard or node: for metrics and messages. */

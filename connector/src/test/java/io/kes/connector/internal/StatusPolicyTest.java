@@ -79,11 +79,28 @@ class StatusPolicyTest {
     @Test
     void eachItemAnswerHasItsAction() {
         for (ItemRow row : ITEMS) {
-            assertThat(StatusPolicy.ofItem(row.status(), row.errorType(), row.opType(), row.versioned()))
+            assertThat(StatusPolicy.ofItem(row.status(), row.errorType(), null, row.opType(), row.versioned()))
                     .as(row.status() + " " + row.errorType() + " on " + row.opType()
                             + (row.versioned() ? " (versioned)" : "") + ": " + row.why())
                     .isEqualTo(row.expected());
         }
+    }
+
+    /**
+     * A node that just started answers "pipeline does not exist" until it applied the cluster
+     * state holding its pipelines (the torture saw 495 records of a pipeline route dead-lettered
+     * after an OpenSearch restart): the cluster's state, not the document's fault. Retried until
+     * {@code retry.max_time}; a pipeline that really is missing then fails the job, naming it.
+     */
+    @Test
+    void aPipelineThatDoesNotExistYetIsRetriedNotTakenAsTheDocumentsFault() {
+        String missing = "pipeline with id [logs-mark] does not exist";
+
+        assertThat(StatusPolicy.ofItem(400, "illegal_argument_exception", missing, OpType.INDEX, false))
+                .isEqualTo(RETRY);
+        assertThat(StatusPolicy.ofItem(
+                        400, "illegal_argument_exception", "field [x] is not a date", OpType.INDEX, false))
+                .isEqualTo(PERMANENT);
     }
 
     @Test
