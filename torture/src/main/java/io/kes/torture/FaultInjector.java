@@ -103,8 +103,8 @@ final class FaultInjector {
     }
 
     /**
-     * Issue 27 item 2 on a real cluster: the node (other than the first, which kes's configured host
-     * leads to) holding most primaries of the keyed routes is frozen for {@code seconds}. kes's bulks
+     * Issue 27 item 2 on a real cluster: a node holding primaries of the keyed routes ({@link
+     * #nodeToStall}) is frozen for {@code seconds}, once their replicas are started. kes's bulks
      * for it hang and its full buffers queue for it; within about 6 s the cluster drops it and
      * promotes the replicas on the other nodes, kes reads the new primaries (every second in these
      * jobs) and forgets idle slots (every second too) while the frozen node still holds bulks of the
@@ -128,17 +128,14 @@ final class FaultInjector {
         // (not green within 30 s: stalled anyway, and the report says whether primaries moved)
         http.get("/_cluster/health/" + keyed + "?wait_for_status=green&timeout=30s");
         before = primaryNodes(http, keyed);
+        if (before == null) {
+            out.println("  (node-stall: " + keyed + " gone meanwhile, nothing stalled)");
+            return;
+        }
         Map<String, Long> held = new HashMap<>();
         before.values().forEach(node -> held.merge(node, 1L, Long::sum));
-        // Not the elected master when another node holds keyed primaries too: a frozen master takes
-        // an election and a publication timeout before the others can drop it, most of the stall.
         String master = http.get("/_cat/master?h=node&local=true").body().trim();
-        SearchNode stalled = servers.nodes.stream()
-                .skip(1)
-                .max(Comparator.comparingLong((SearchNode n) -> held.getOrDefault(nodeName(n), 0L) > 0 ? 1 : 0)
-                        .thenComparing(n -> !nodeName(n).equals(master))
-                        .thenComparingLong(n -> held.getOrDefault(nodeName(n), 0L)))
-                .orElseThrow();
+        SearchNode stalled = nodeToStall(held, master);
         String name = nodeName(stalled);
         stalled.pause();
         Map<String, String> after;
@@ -163,6 +160,21 @@ final class FaultInjector {
                 moved.isEmpty() ? "none" : moved);
         http.get("/_cluster/health?wait_for_nodes=" + servers.nodes.size() + "&timeout=90s")
                 .requireOk("the stalled node rejoining");
+    }
+
+    /**
+     * Never the first node (kes's configured host, where the checks and the fence's reads go); one
+     * holding keyed primaries; not the elected master when another one holds some too (a frozen
+     * master costs an election and a publication timeout before the others can drop it, most of the
+     * stall); then the one holding most.
+     */
+    private SearchNode nodeToStall(Map<String, Long> primariesHeld, String master) {
+        return servers.nodes.stream()
+                .skip(1)
+                .max(Comparator.comparingInt((SearchNode n) -> primariesHeld.containsKey(nodeName(n)) ? 1 : 0)
+                        .thenComparing(n -> !nodeName(n).equals(master))
+                        .thenComparingLong(n -> primariesHeld.getOrDefault(nodeName(n), 0L)))
+                .orElseThrow();
     }
 
     /**
