@@ -306,6 +306,23 @@ class OfficialOptionsTest {
         assertThat(refusal(Map.of(key, value))).isEqualTo(sentence);
     }
 
+    /**
+     * Issue 27 item 8: kes's 'document-id.key-escape' reaches the id rule of the sink it builds, so
+     * ('a_b', 'c') and ('a', 'b_c') no longer share an id; without it the ids stay the official
+     * connectors'. (The rule is the sink's private state: read here by reflection.)
+     */
+    @Test
+    void keyEscapeMakesTheSinksCompositeKeyIdsInjective() throws Exception {
+        java.lang.reflect.Field spec = KesDynamicSink.class.getDeclaredField("spec");
+        spec.setAccessible(true);
+        CompositeKeyId escaped =
+                ((RowToDocument.Spec) spec.get(sink(Map.of("document-id.key-escape", "true")))).keyId();
+        CompositeKeyId official = ((RowToDocument.Spec) spec.get(sink(Map.of()))).keyId();
+
+        assertThat(escaped.of(new String[] {"a_b", "c"})).isNotEqualTo(escaped.of(new String[] {"a", "b_c"}));
+        assertThat(official.of(new String[] {"a_b", "c"})).isEqualTo(official.of(new String[] {"a", "b_c"}));
+    }
+
     @Test
     void theOfficialDynamicIndexSyntaxNeedsNoChange() {
         assertThat(sink(Map.of("index", "myusers-{log_ts|yyyy-MM-dd}"))).isNotNull();
