@@ -188,17 +188,14 @@ class BulkWriterTest {
 
     /**
      * Issue 27 item 12: pod addresses change with every node restart, so a long-running writer's
-     * node budgets pile up unless the housekeeping at a checkpoint drops the idle ones. (The
-     * budgets are the writer's private state: read here by reflection.)
+     * node budgets pile up unless the housekeeping at a checkpoint drops the idle ones.
      */
     @Test
     void theHousekeepingAtACheckpointForgetsTheBudgetsOfIdleNodes() throws Exception {
         writer = new Harness(b -> b.setBulkMaxDocs(1));
         writer.write("a", 1);
         writer.answer(0, 200);
-        java.lang.reflect.Field field = BulkWriter.class.getDeclaredField("budgets");
-        field.setAccessible(true);
-        NodeBudgets budgets = (NodeBudgets) field.get(writer.writer);
+        NodeBudgets budgets = writer.writer.budgets;
         assertThat(budgets.nodes()).isEqualTo(1);
 
         writer.time.advance(Duration.ofMillis(Housekeeping.FORGET_IDLE_TARGETS_MILLIS + 1));

@@ -159,8 +159,7 @@ class IndexRoutingTableTest {
 
     /**
      * Issue 27 item 12: a background read of a name the table forgot meanwhile would never be
-     * taken; it is dropped with the name, so reads of date-named indices do not pile up. (The
-     * reads are the table's private state: read here by reflection.)
+     * taken; it is dropped with the name, so reads of date-named indices do not pile up.
      */
     @Test
     void aBackgroundReadOfANameTheTableForgotIsDroppedWithIt() throws Exception {
@@ -168,10 +167,7 @@ class IndexRoutingTableTest {
         answers.put("/_cluster/state/metadata/other", oneShard(null).replace("\"idx\"", "\"other\""));
         List<Runnable> refresher = new java.util.ArrayList<>(); // reads that never run
         IndexRoutingTable table = new IndexRoutingTable(new ClusterMetadataClient(client), clock::get, refresher::add);
-        java.lang.reflect.Field field = IndexRoutingTable.class.getDeclaredField("layoutReads");
-        field.setAccessible(true);
-        @SuppressWarnings("unchecked")
-        BackgroundReads<String, ?> reads = (BackgroundReads<String, ?>) field.get(table);
+        BackgroundReads<String, ?> reads = table.layoutReads;
         table.layoutFor("idx");
         clock.addAndGet(IndexRoutingTable.INDEX_TTL_MILLIS + 1);
         table.layoutFor("idx"); // expired: read again in the background

@@ -3,8 +3,6 @@ package io.kes.jobs.check;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kes.jobs.config.KesConfig;
-import io.kes.jobs.config.Route;
-import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +29,7 @@ class KafkaCheckTest {
     /**
      * Issue 27 item 8: the preflight of a route refuses {@code id: kafka} over such topics (logs-Ba
      * and logs-CB wrote 5,000 of 10,000 records over each other). The route's check is private and
-     * takes the admin client: called here by reflection, with an admin whose topics stay undescribed.
+     * takes the admin client: called here directly, with an admin whose topics stay undescribed.
      */
     @Test
     void thePreflightRefusesKafkaIdsOverTopicsWhoseHashesCollide() throws Exception {
@@ -54,13 +52,9 @@ class KafkaCheckTest {
                     }
                     throw new UnsupportedOperationException(method.getName());
                 });
-        Method route = KafkaCheck.class.getDeclaredMethod(
-                "route", PreflightReport.class, Admin.class, String.class, Route.class, Set.class);
-        route.setAccessible(true);
         PreflightReport report = new PreflightReport();
 
-        route.invoke(
-                new KafkaCheck(config), report, admin, "routes[0]", config.routes.get(0), Set.of("logs-Ba", "logs-CB"));
+        new KafkaCheck(config).route(report, admin, "routes[0]", config.routes.get(0), Set.of("logs-Ba", "logs-CB"));
 
         assertThat(report.failures())
                 .singleElement()

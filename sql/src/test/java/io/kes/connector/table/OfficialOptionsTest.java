@@ -309,15 +309,13 @@ class OfficialOptionsTest {
     /**
      * Issue 27 item 8: kes's 'document-id.key-escape' reaches the id rule of the sink it builds, so
      * ('a_b', 'c') and ('a', 'b_c') no longer share an id; without it the ids stay the official
-     * connectors'. (The rule is the sink's private state: read here by reflection.)
+     * connectors'.
      */
     @Test
     void keyEscapeMakesTheSinksCompositeKeyIdsInjective() throws Exception {
-        java.lang.reflect.Field spec = KesDynamicSink.class.getDeclaredField("spec");
-        spec.setAccessible(true);
         CompositeKeyId escaped =
-                ((RowToDocument.Spec) spec.get(sink(Map.of("document-id.key-escape", "true")))).keyId();
-        CompositeKeyId official = ((RowToDocument.Spec) spec.get(sink(Map.of()))).keyId();
+                sink(Map.of("document-id.key-escape", "true")).spec.keyId();
+        CompositeKeyId official = sink(Map.of()).spec.keyId();
 
         assertThat(escaped.of(new String[] {"a_b", "c"})).isNotEqualTo(escaped.of(new String[] {"a", "b_c"}));
         assertThat(official.of(new String[] {"a_b", "c"})).isEqualTo(official.of(new String[] {"a", "b_c"}));
