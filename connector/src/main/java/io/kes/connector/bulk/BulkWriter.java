@@ -16,6 +16,7 @@ import io.kes.connector.routing.ShardPredictor;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.common.operators.ProcessingTimeService;
 import org.apache.flink.metrics.MetricGroup;
@@ -82,7 +83,10 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, NodeBudgets
     private final LingerTimer linger;
     private final BulkTransport dispatcher;
     private final InFlightIds inFlightIds = new InFlightIds();
-    private final NodeBudgets budgets;
+
+    @VisibleForTesting
+    final NodeBudgets budgets;
+
     private final Retries retries;
     private final CheckpointDrain drain;
 

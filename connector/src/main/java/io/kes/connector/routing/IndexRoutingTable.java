@@ -16,6 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.annotation.VisibleForTesting;
 import org.elasticsearch.client.ResponseException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -120,7 +121,9 @@ public final class IndexRoutingTable {
     /** Pipeline id → why it may move documents (empty: it does not), and when to look again. */
     private final Map<String, PipelineVerdict> pipelines = new HashMap<>();
 
-    private final BackgroundReads<String, Read> layoutReads;
+    @VisibleForTesting
+    final BackgroundReads<String, Read> layoutReads;
+
     private final BackgroundReads<String, Optional<String>> pipelineReads;
     private long nextSweepMillis;
 

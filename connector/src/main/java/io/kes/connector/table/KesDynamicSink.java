@@ -6,6 +6,7 @@ import io.kes.connector.IndexNameTemplate;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.api.common.serialization.SerializationSchema;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -51,7 +52,10 @@ final class KesDynamicSink implements DynamicTableSink, SupportsWritingMetadata 
     static final String OFFSET = "kafka.offset";
 
     private final ElasticsearchSink sink;
-    private final RowToDocument.Spec spec;
+
+    @VisibleForTesting
+    final RowToDocument.Spec spec;
+
     private final EncodingFormat<SerializationSchema<RowData>> format;
     private final DataType physicalType;
     private final String table;

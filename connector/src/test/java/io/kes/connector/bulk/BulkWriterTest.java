@@ -8,6 +8,7 @@ import io.kes.connector.ElasticsearchSink;
 import io.kes.connector.ElasticsearchSinkBuilder;
 import io.kes.connector.FailedOperation;
 import io.kes.connector.bulk.EarlierWrites.TaggedBulks;
+import io.kes.connector.internal.Housekeeping;
 import io.kes.connector.routing.IndexLayout;
 import io.kes.connector.routing.ShardPrediction;
 import java.io.ByteArrayInputStream;
@@ -198,6 +199,24 @@ class BulkWriterTest {
 
         assertThat(writer.failed).extracting(f -> f.operation().id()).containsExactly("x");
         assertThat(writer.sentBodies()).containsExactly("x=1", "x=2");
+    }
+
+    /**
+     * Issue 27 item 12: pod addresses change with every node restart, so a long-running writer's
+     * node budgets pile up unless the housekeeping at a checkpoint drops the idle ones.
+     */
+    @Test
+    void theHousekeepingAtACheckpointForgetsTheBudgetsOfIdleNodes() throws Exception {
+        writer = new Harness(b -> b.setBulkMaxDocs(1));
+        writer.write("a", 1);
+        writer.answer(0, 200);
+        NodeBudgets budgets = writer.writer.budgets;
+        assertThat(budgets.nodes()).isEqualTo(1);
+
+        writer.time.advance(Duration.ofMillis(Housekeeping.FORGET_IDLE_TARGETS_MILLIS + 1));
+        writer.writer.checkpoint();
+
+        assertThat(budgets.nodes()).as("nothing queued or in flight: forgotten").isZero();
     }
 
     /** Writes a, closes an epoch (a checkpoint barrier), writes b, closes another: one bulk in each, both in flight. */

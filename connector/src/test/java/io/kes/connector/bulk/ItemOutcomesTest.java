@@ -3,6 +3,7 @@ package io.kes.connector.bulk;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kes.connector.DocumentOperation;
+import io.kes.connector.OpType;
 import io.kes.connector.internal.StatusPolicy.Action;
 import io.kes.connector.routing.ShardPrediction;
 import java.io.ByteArrayInputStream;
@@ -59,6 +60,28 @@ class ItemOutcomesTest {
         assertThat(sorted.permanent).hasSize(1);
         assertThat(sorted.permanent.get(0).operation()).isSameAs(sent.operation(0));
         assertThat(sorted.succeeded).isEqualTo(1);
+    }
+
+    /**
+     * Issue 27 item 14: with {@code version: kafka-offset} a version conflict means a write of a
+     * newer record reached the document first: this one is a stale replay, done and counted; the
+     * same conflict on a write kes did not version is refused.
+     */
+    @Test
+    void aVersionConflictOnAnExternallyVersionedWriteIsAnAcceptedReplay() throws IOException {
+        BulkBody sent = body(
+                DocumentOperation.write(OpType.INDEX, "i")
+                        .id("a")
+                        .source("{\"v\":1}".getBytes(StandardCharsets.UTF_8))
+                        .version(41)
+                        .build(),
+                DocumentOperation.index("i", "b", "{\"v\":1}"));
+        String conflict = "{\"index\":{\"status\":409,\"error\":{\"type\":\"version_conflict_engine_exception\","
+                + "\"reason\":\"current version [42] is higher or equal to the one provided [41]\"}}}";
+        ItemOutcomes sorted = ItemOutcomes.sort(sent, response(conflict, conflict));
+
+        assertThat(sorted.byItem).containsExactly(Action.DONE, Action.PERMANENT);
+        assertThat(sorted.replaysAccepted).isEqualTo(1);
     }
 
     /**

@@ -217,4 +217,25 @@ class NodeBudgetsTest {
         budgets.forgetIdleNodes();
         assertThat(budgets.nodes()).isZero();
     }
+
+    /**
+     * Issue 27 item 11: the concurrencyCuts gauge is read on the metrics reporter's thread, so it
+     * reads a counter the task thread keeps, not the per-node map that thread changes (iterating
+     * it there also lost the cuts of every node whose budget was forgotten).
+     */
+    @Test
+    void theCutsCountedStayWhenTheirNodesBudgetIsForgotten() {
+        NodeBudgets budgets = new NodeBudgets(2, true, null);
+        Batch first = batch(new Slot("logs", 0), "1");
+        budgets.enqueue(first, A);
+        budgets.pump(dispatch);
+        budgets.attemptEnded(first, 50_000_000, 50_000_000, false); // the baseline
+        budgets.attemptEnded(first, 200_000_000, -1, true); // a 429 ends the next window: limit 2 -> 1
+        budgets.done(first);
+
+        budgets.forgetIdleNodes();
+
+        assertThat(budgets.nodes()).isZero();
+        assertThat(budgets.cuts()).isEqualTo(1);
+    }
 }

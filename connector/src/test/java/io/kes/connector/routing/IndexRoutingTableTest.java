@@ -40,6 +40,9 @@ class IndexRoutingTableTest {
     /** Path → body; a path with no answer is refused with 403. */
     private final Map<String, String> answers = new ConcurrentHashMap<>();
 
+    /** Every path asked, in order. */
+    private final List<String> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     private final AtomicLong clock = new AtomicLong(1_000_000);
     private CannedElasticsearch es;
     private RestClient client;
@@ -47,7 +50,11 @@ class IndexRoutingTableTest {
     @BeforeEach
     void start() throws IOException {
         es = new CannedElasticsearch(
-                path -> answers.containsKey(path) ? Answer.ok(answers.get(path)) : null, new Answer(403, REFUSED));
+                path -> {
+                    asked.add(path);
+                    return answers.containsKey(path) ? Answer.ok(answers.get(path)) : null;
+                },
+                new Answer(403, REFUSED));
         client = es.client();
     }
 
@@ -126,5 +133,49 @@ class IndexRoutingTableTest {
 
         assertThat(after.routing()).isNull();
         assertThat(after.generation()).isNotSameAs(before.generation());
+    }
+
+    /**
+     * Issue 27 item 13: the warning about documents moved by a pipeline names the index's
+     * pipelines from its settings; those are read for the one warning, not for every moved
+     * document (a GET per document of a busy index).
+     */
+    @Test
+    void documentsMovedByAPipelineReadTheIndexSettingsOnlyForTheOneWarning() {
+        answers.put("/_cluster/state/metadata/idx", oneShard(null));
+        answers.put(
+                "/idx/_settings/index.default_pipeline,index.final_pipeline",
+                "{\"idx\":{\"settings\":{\"index.default_pipeline\":\"p\"}}}");
+        IndexRoutingTable table = new IndexRoutingTable(new ClusterMetadataClient(client), clock::get);
+        IndexLayout layout = table.layoutFor("idx").orElseThrow();
+
+        for (int i = 0; i < 3; i++) {
+            table.documentMoved(layout, "other", null);
+        }
+
+        assertThat(asked).filteredOn(path -> path.contains("/_settings")).hasSize(1);
+        assertThat(table.unpredictableIndices()).isEqualTo(1);
+    }
+
+    /**
+     * Issue 27 item 12: a background read of a name the table forgot meanwhile would never be
+     * taken; it is dropped with the name, so reads of date-named indices do not pile up.
+     */
+    @Test
+    void aBackgroundReadOfANameTheTableForgotIsDroppedWithIt() throws Exception {
+        answers.put("/_cluster/state/metadata/idx", oneShard(null));
+        answers.put("/_cluster/state/metadata/other", oneShard(null).replace("\"idx\"", "\"other\""));
+        List<Runnable> refresher = new java.util.ArrayList<>(); // reads that never run
+        IndexRoutingTable table = new IndexRoutingTable(new ClusterMetadataClient(client), clock::get, refresher::add);
+        BackgroundReads<String, ?> reads = table.layoutReads;
+        table.layoutFor("idx");
+        clock.addAndGet(IndexRoutingTable.INDEX_TTL_MILLIS + 1);
+        table.layoutFor("idx"); // expired: read again in the background
+        assertThat(refresher).hasSize(1);
+
+        clock.addAndGet(IndexRoutingTable.FORGET_AFTER_MILLIS + 1);
+        table.layoutFor("other"); // its install sweeps: idx is forgotten
+
+        assertThat(reads.running("idx")).isFalse();
     }
 }

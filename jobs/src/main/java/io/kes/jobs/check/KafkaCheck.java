@@ -15,6 +15,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Pattern;
+import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
@@ -86,7 +87,8 @@ public final class KafkaCheck {
         }
     }
 
-    private void route(PreflightReport report, Admin admin, String path, Route route, Set<String> existing)
+    @VisibleForTesting
+    void route(PreflightReport report, Admin admin, String path, Route route, Set<String> existing)
             throws InterruptedException {
         List<String> topics = new ArrayList<>();
         if (route.topicPattern() != null) {

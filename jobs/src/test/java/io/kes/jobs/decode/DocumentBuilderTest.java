@@ -79,6 +79,22 @@ class DocumentBuilderTest {
                 .isNotEqualTo(DocumentBuilder.keyId(avroKey1));
     }
 
+    /** Issue 27 item 8: a route with {@code id: key} gives binary keys their marked base64 ids, not U+FFFD text. */
+    @Test
+    void aRouteWithIdsFromKeysKeepsDistinctBinaryKeysDistinct() throws Exception {
+        DocumentBuilder byKey = builder("  - {topics: [orders], index: o, id: key}");
+        byte[] avroKey1 = {0, 0, 0, 0, 7, (byte) 0xFF, 0x01};
+        byte[] avroKey2 = {0, 0, 0, 0, 7, (byte) 0xFE, 0x01};
+        byte[] value = "{}".getBytes(StandardCharsets.UTF_8);
+
+        String id1 = byKey.build(new KafkaRecord("orders", 2, 41, KAFKA_TIME, avroKey1, value, List.of()))
+                .id();
+        String id2 = byKey.build(new KafkaRecord("orders", 2, 42, KAFKA_TIME, avroKey2, value, List.of()))
+                .id();
+
+        assertThat(id1).isNotEqualTo(id2).startsWith(DocumentBuilder.BINARY_KEY_PREFIX);
+    }
+
     @Test
     void everyDocumentOfARouteWithAPipelineNamesIt() throws Exception {
         assertThat(builder("  - {topics: [orders], index: orders, pipeline: geoip}")

@@ -306,6 +306,21 @@ class OfficialOptionsTest {
         assertThat(refusal(Map.of(key, value))).isEqualTo(sentence);
     }
 
+    /**
+     * Issue 27 item 8: kes's 'document-id.key-escape' reaches the id rule of the sink it builds, so
+     * ('a_b', 'c') and ('a', 'b_c') no longer share an id; without it the ids stay the official
+     * connectors'.
+     */
+    @Test
+    void keyEscapeMakesTheSinksCompositeKeyIdsInjective() throws Exception {
+        CompositeKeyId escaped =
+                sink(Map.of("document-id.key-escape", "true")).spec.keyId();
+        CompositeKeyId official = sink(Map.of()).spec.keyId();
+
+        assertThat(escaped.of(new String[] {"a_b", "c"})).isNotEqualTo(escaped.of(new String[] {"a", "b_c"}));
+        assertThat(official.of(new String[] {"a_b", "c"})).isEqualTo(official.of(new String[] {"a", "b_c"}));
+    }
+
     @Test
     void theOfficialDynamicIndexSyntaxNeedsNoChange() {
         assertThat(sink(Map.of("index", "myusers-{log_ts|yyyy-MM-dd}"))).isNotNull();

@@ -1,0 +1,98 @@
+package io.kes.connector.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kes.connector.testing.CannedElasticsearch;
+import io.kes.connector.testing.CannedElasticsearch.Answer;
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.apache.http.HttpHost;
+import org.elasticsearch.client.RestClient;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Where bulks of a primary go, on canned answers in the shapes Elasticsearch gives: one node, the
+ * canned server itself, whose listing and health the test changes between refreshes (each index
+ * seen for the first time refreshes the locations at once).
+ */
+class PrimaryNodesTest {
+
+    private volatile boolean listed = true;
+    private volatile boolean healthy = false;
+    private final AtomicInteger healthProbes = new AtomicInteger();
+    private final AtomicInteger routingReads = new AtomicInteger();
+
+    private CannedElasticsearch es;
+    private RestClient client;
+    private HttpHost node;
+
+    @BeforeEach
+    void start() throws IOException {
+        es = new CannedElasticsearch(
+                path -> {
+                    if (path.equals("/_nodes/http")) {
+                        return Answer.ok(
+                                listed
+                                        ? "{\"nodes\":{\"n1\":{\"http\":{\"publish_address\":\"" + node.toHostString()
+                                                + "\"}}}}"
+                                        : "{\"nodes\":{}}");
+                    }
+                    if (path.startsWith("/_cluster/state/routing_table/")) {
+                        routingReads.incrementAndGet();
+                        String shards =
+                                "{\"shards\":{\"0\":[{\"primary\":true,\"node\":\"n1\",\"state\":\"STARTED\"}]}}";
+                        return Answer.ok("{\"routing_table\":{\"indices\":{\"i1\":" + shards + ",\"i2\":" + shards
+                                + ",\"i3\":" + shards + "}}}");
+                    }
+                    if (path.equals("/_cluster/health")) {
+                        healthProbes.incrementAndGet();
+                        return healthy ? Answer.ok("{}") : new Answer(500, "{}");
+                    }
+                    return null;
+                },
+                new Answer(404, "{}"));
+        client = es.client();
+        node = client.getNodes().get(0).getHost();
+    }
+
+    @AfterEach
+    void stop() throws IOException {
+        es.close();
+    }
+
+    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as(what).isLessThan(deadline);
+            Thread.sleep(20);
+        }
+    }
+
+    /**
+     * Issue 27 item 12: pod addresses change with every node restart, so what kes knows of a
+     * node's reachability is dropped once the node is no longer listed: it does not pile up, and
+     * a node that comes back at the address is asked again instead of staying unreachable.
+     */
+    @Test
+    void aNodeThatLeftIsAskedAgainWhetherItAnswersWhenItsAddressComesBack() throws Exception {
+        try (PrimaryNodes primaries =
+                new PrimaryNodes(client, new TargetNodeSelector(List.of(node)), "test-primaries")) {
+            assertThat(primaries.primaryOf("i1", 0)).isNull();
+            await(() -> healthProbes.get() == 1, "the node was asked whether it answers");
+            assertThat(primaries.primaryOf("i1", 0)).as("it did not answer").isNull();
+
+            listed = false;
+            primaries.primaryOf("i2", 0);
+            await(() -> routingReads.get() == 2, "a refresh without the node");
+
+            listed = true;
+            healthy = true;
+            primaries.primaryOf("i3", 0);
+            await(() -> node.equals(primaries.primaryOf("i3", 0)), "bulks of i3 go to the node that is back");
+        }
+    }
+}
