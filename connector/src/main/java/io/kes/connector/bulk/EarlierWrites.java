@@ -123,13 +123,16 @@ final class EarlierWrites {
         }
 
         /**
-         * A node asked for its own tasks did not answer. Refused at connect, no process listens
-         * there: a bulk it held died with it. Anything else (no answer in time, a reset, an error)
-         * says nothing: a frozen or cut-off node may still run one.
+         * A node asked for its own tasks did not answer. Connection refused: no process listens
+         * there, a bulk it held died with it. Anything else says nothing: a frozen or cut-off node
+         * may still run one, and the REST client reports a connect that timed out (a frozen node's
+         * full accept queue) as a {@link java.net.ConnectException} too, "Timeout connecting to".
          */
         static TaggedBulks notAnsweredBy(Exception failure) {
             for (Throwable t = failure; t != null; t = t.getCause()) {
-                if (t instanceof java.net.ConnectException) {
+                if (t instanceof java.net.ConnectException
+                        && t.getMessage() != null
+                        && t.getMessage().contains("Connection refused")) {
                     return new TaggedBulks(Set.of(), true);
                 }
             }

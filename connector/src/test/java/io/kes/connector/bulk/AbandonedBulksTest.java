@@ -63,6 +63,11 @@ class AbandonedBulksTest {
                 .as("frozen, or cut off: it may apply the bulk when it rejoins")
                 .isFalse();
         assertThat(cluster.and(TaggedBulks.notAnsweredBy(
+                                new java.net.ConnectException("Timeout connecting to [/127.0.0.1:9200]")))
+                        .everyNodeAnswered())
+                .as("a frozen node's full accept queue: the client's connect timeout")
+                .isFalse();
+        assertThat(cluster.and(TaggedBulks.notAnsweredBy(
                                 new java.io.IOException(new java.net.ConnectException("Connection refused"))))
                         .everyNodeAnswered())
                 .as("no process listens: a bulk it held died with it")
