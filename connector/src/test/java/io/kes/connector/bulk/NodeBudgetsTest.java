@@ -152,14 +152,20 @@ class NodeBudgetsTest {
         assertThat(slot.queued).isZero();
     }
 
-    @Test
-    void anAdaptiveBudgetSendsNoMoreThanItsCurrentLimit() {
-        NodeBudgets budgets = new NodeBudgets(2, true, null);
+    /** One bulk sent to A whose next window ends with a 429: A's adaptive limit is cut from 2 to 1. */
+    private Batch sentAndCutOnce(NodeBudgets budgets) {
         Batch first = batch(new Slot("logs", 0), "1");
         budgets.enqueue(first, A);
         budgets.pump(dispatch);
         budgets.attemptEnded(first, 50_000_000, 50_000_000, false); // the baseline
         budgets.attemptEnded(first, 200_000_000, -1, true); // a 429 ends the next window: limit 2 -> 1
+        return first;
+    }
+
+    @Test
+    void anAdaptiveBudgetSendsNoMoreThanItsCurrentLimit() {
+        NodeBudgets budgets = new NodeBudgets(2, true, null);
+        sentAndCutOnce(budgets);
         budgets.enqueue(batch(new Slot("logs", 1), "2"), A);
         budgets.pump(dispatch);
         assertThat(budgets.budgetOf(A).limit()).isEqualTo(1);
@@ -226,12 +232,7 @@ class NodeBudgetsTest {
     @Test
     void theCutsCountedStayWhenTheirNodesBudgetIsForgotten() {
         NodeBudgets budgets = new NodeBudgets(2, true, null);
-        Batch first = batch(new Slot("logs", 0), "1");
-        budgets.enqueue(first, A);
-        budgets.pump(dispatch);
-        budgets.attemptEnded(first, 50_000_000, 50_000_000, false); // the baseline
-        budgets.attemptEnded(first, 200_000_000, -1, true); // a 429 ends the next window: limit 2 -> 1
-        budgets.done(first);
+        budgets.done(sentAndCutOnce(budgets));
 
         budgets.forgetIdleNodes();
 
