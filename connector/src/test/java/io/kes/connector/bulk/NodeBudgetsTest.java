@@ -165,7 +165,7 @@ class NodeBudgetsTest {
     @Test
     void anAdaptiveBudgetSendsNoMoreThanItsCurrentLimit() {
         NodeBudgets budgets = new NodeBudgets(2, true, null);
-        sentAndCutOnce(budgets);
+        Batch first = sentAndCutOnce(budgets);
         budgets.enqueue(batch(new Slot("logs", 1), "2"), A);
         budgets.pump(dispatch);
         assertThat(budgets.budgetOf(A).limit()).isEqualTo(1);
