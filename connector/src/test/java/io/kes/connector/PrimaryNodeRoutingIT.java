@@ -52,7 +52,8 @@ class PrimaryNodeRoutingIT {
                 .resolve("primary-routing-" + target.engine().command() + "-"
                         + ProcessHandle.current().pid());
         clusterTarget = target;
-        cluster = SearchCluster.start(target.engine(), "kes-it-3n", 3, dir, "pn", "512m", target.version(), node -> {});
+        cluster = SearchCluster.start(
+                target.engine(), "kes-it-3n", 3, dir, "pn", "512m", target.version(), java.util.Map.of(), node -> {});
         routeStats = !json("/_nodes/stats/http")
                 .path("nodes")
                 .elements()

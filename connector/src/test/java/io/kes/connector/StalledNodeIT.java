@@ -49,7 +49,8 @@ class StalledNodeIT {
         Path dir = StackLayout.fromBuild()
                 .runDir()
                 .resolve("stalled-node-" + ProcessHandle.current().pid());
-        cluster = SearchCluster.start(Engine.ELASTICSEARCH, "kes-it-stalled", 3, dir, "sn", "512m", null, STARTED::add);
+        cluster = SearchCluster.start(
+                Engine.ELASTICSEARCH, "kes-it-stalled", 3, dir, "sn", "512m", null, java.util.Map.of(), STARTED::add);
     }
 
     @AfterAll

@@ -2,6 +2,7 @@ package io.kes.stack;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /** An Elasticsearch {@link SearchCluster}, typed for callers that use Elasticsearch nodes (the bench). */
@@ -31,6 +32,7 @@ public final class ElasticsearchCluster implements AutoCloseable {
                 namePrefix,
                 heap,
                 version,
+                Map.of(),
                 node -> registered.accept((ElasticsearchNode) node)));
     }
 

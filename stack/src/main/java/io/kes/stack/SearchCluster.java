@@ -28,23 +28,10 @@ public final class SearchCluster implements AutoCloseable {
      * they formed a green cluster.
      *
      * @param version    the engine's version, null for the build's default
+     * @param settings   added to every node's configuration (e.g. faster fault detection)
      * @param registered sees every node before it starts, so that a caller can stop it even when
      *                   starting the cluster fails
      */
-    public static SearchCluster start(
-            Engine engine,
-            String name,
-            int count,
-            Path dir,
-            String namePrefix,
-            String heap,
-            String version,
-            Consumer<SearchNode> registered)
-            throws Exception {
-        return start(engine, name, count, dir, namePrefix, heap, version, Map.of(), registered);
-    }
-
-    /** As above, with {@code settings} added to every node's configuration (e.g. faster fault detection). */
     public static SearchCluster start(
             Engine engine,
             String name,
