@@ -95,8 +95,12 @@ final class BulkDispatcher implements BulkTransport {
             return;
         }
         metrics.bulksToPrimaryNode.inc();
+        sendTo(primary, request, listener);
+    }
+
+    private void sendTo(HttpHost node, Request request, ResponseListener listener) {
         try {
-            selector.sendTo(primary, () -> client.performRequestAsync(request, listener));
+            selector.sendTo(node, () -> client.performRequestAsync(request, listener));
         } catch (Exception cannotHappen) {
             throw new IllegalStateException(cannotHappen); // performRequestAsync reports failures to the listener
         }
@@ -136,16 +140,14 @@ final class BulkDispatcher implements BulkTransport {
     private void askNode(HttpHost node, Consumer<TaggedBulks> listed) {
         Request request = EarlierWrites.listRequest();
         request.addParameter("nodes", "_local");
-        ResponseListener listener = onTaskThread(
-                in -> TaggedBulks.parse(in, opaqueId),
-                listed,
-                failure -> listed.accept(TaggedBulks.notAnsweredBy(failure)),
-                "kes bulk tasks listed by " + node.toHostString());
-        try {
-            selector.sendTo(node, () -> client.performRequestAsync(request, listener));
-        } catch (Exception cannotHappen) {
-            throw new IllegalStateException(cannotHappen); // performRequestAsync reports failures to the listener
-        }
+        sendTo(
+                node,
+                request,
+                onTaskThread(
+                        in -> TaggedBulks.parse(in, opaqueId),
+                        listed,
+                        failure -> listed.accept(TaggedBulks.notAnsweredBy(failure)),
+                        "kes bulk tasks listed by " + node.toHostString()));
     }
 
     private ResponseListener listenerFor(Batch batch, BulkBody sent) {
