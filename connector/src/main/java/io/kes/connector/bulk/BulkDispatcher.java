@@ -2,12 +2,14 @@ package io.kes.connector.bulk;
 
 import io.kes.connector.SinkSettings;
 import io.kes.connector.bulk.EarlierWrites.TaggedBulks;
+import io.kes.connector.cluster.NodeClients;
 import io.kes.connector.cluster.PrimaryNodes;
 import io.kes.connector.cluster.TargetNodeSelector;
 import io.kes.connector.internal.StatusPolicy;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.time.Duration;
 import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 import java.util.zip.GZIPOutputStream;
@@ -37,6 +39,10 @@ final class BulkDispatcher implements BulkTransport {
     private final boolean gzip;
     private final RequestOptions requestOptions;
     private final String opaqueId;
+    private final Duration socketTimeout;
+    /** To ask one node for its own tasks: the shared client may hand the question to another node. */
+    private final NodeClients nodeClients;
+
     private Outcomes outcomes;
 
     BulkDispatcher(
@@ -57,6 +63,8 @@ final class BulkDispatcher implements BulkTransport {
         this.metrics = metrics;
         this.gzip = settings.gzip();
         this.opaqueId = opaqueId;
+        this.socketTimeout = settings.socketTimeout();
+        this.nodeClients = new NodeClients(settings);
         RequestOptions.Builder options = RequestOptions.DEFAULT.toBuilder();
         options.addHeader("X-Opaque-Id", opaqueId); // EarlierWrites finds this job's bulks by it
         if (gzip) {
@@ -123,7 +131,7 @@ final class BulkDispatcher implements BulkTransport {
     @Override
     public void listTaggedBulks(HttpHost node, Consumer<TaggedBulks> listed, IntConsumer failedWithStatus) {
         client.performRequestAsync(
-                EarlierWrites.listRequest(),
+                EarlierWrites.listRequest(socketTimeout),
                 onTaskThread(
                         in -> TaggedBulks.parse(in, opaqueId),
                         cluster -> {
@@ -138,16 +146,15 @@ final class BulkDispatcher implements BulkTransport {
     }
 
     private void askNode(HttpHost node, Consumer<TaggedBulks> listed) {
-        Request request = EarlierWrites.listRequest();
-        request.addParameter("nodes", "_local");
-        sendTo(
-                node,
-                request,
-                onTaskThread(
-                        in -> TaggedBulks.parse(in, opaqueId),
-                        listed,
-                        failure -> listed.accept(TaggedBulks.notAnsweredBy(failure)),
-                        "kes bulk tasks listed by " + node.toHostString()));
+        nodeClients
+                .of(node)
+                .performRequestAsync(
+                        EarlierWrites.nodeListRequest(socketTimeout),
+                        onTaskThread(
+                                in -> TaggedBulks.parse(in, opaqueId),
+                                listed,
+                                failure -> listed.accept(TaggedBulks.notAnsweredBy(failure)),
+                                "kes bulk tasks listed by " + node.toHostString()));
     }
 
     private ResponseListener listenerFor(Batch batch, BulkBody sent) {
@@ -195,7 +202,11 @@ final class BulkDispatcher implements BulkTransport {
         if (primaryNodes != null) {
             primaryNodes.close();
         }
-        client.close();
+        try {
+            nodeClients.close();
+        } finally {
+            client.close();
+        }
     }
 
     private static byte[] gzip(byte[] bytes, int length) {

@@ -13,6 +13,10 @@ import io.kes.connector.internal.Backoff;
 import io.kes.connector.internal.Housekeeping;
 import io.kes.connector.routing.ShardPrediction;
 import io.kes.connector.routing.ShardPredictor;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -20,6 +24,7 @@ import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.common.operators.ProcessingTimeService;
 import org.apache.flink.metrics.MetricGroup;
+import org.apache.http.HttpHost;
 import org.elasticsearch.client.RestClient;
 
 /**
@@ -92,6 +97,11 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, NodeBudgets
 
     /** How many sends are waiting (backpressure, or an old layout's buffer that must leave first). */
     private int waitingSends;
+
+    /** Batches that went out and are not over: at close, their nodes may still run them. */
+    private final Set<Batch> unfinished = Collections.newSetFromMap(new IdentityHashMap<>());
+    /** Nodes of bulks given up on without an answer: they may still run them. */
+    private final Set<HttpHost> givenUpOn = new HashSet<>();
 
     private long lastForgetMillis;
     private RuntimeException asyncFailure;
@@ -261,11 +271,13 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, NodeBudgets
         inFlightIds.holdAll(batch.body);
         batch.sent = true;
         batch.firstSentNanos = nanoTime.getAsLong();
+        unfinished.add(batch);
         dispatcher.dispatch(batch);
     }
 
     @Override
     public void done(Batch batch) {
+        unfinished.remove(batch);
         budgets.done(batch);
         drain.bulkDone(batch.epoch);
         pump(); // room in its node's budget
@@ -274,6 +286,9 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, NodeBudgets
     @Override
     public void giveUp(Batch batch, RuntimeException failure) {
         fail(failure);
+        if (batch.sentTo != null) {
+            givenUpOn.add(batch.sentTo); // perhaps it got no answer: the node may still apply it
+        }
         inFlightIds.releaseAll(batch.body);
         batch.laterParts.forEach(inFlightIds::releaseAll);
         batch.laterParts.clear();
@@ -323,6 +338,21 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, NodeBudgets
     public void drainAndMakeDurable() throws Exception {
         drain.endInput();
         drain.awaitOnTaskThread(checkpoint());
+    }
+
+    /**
+     * The nodes that may still run one of this writer's bulks: those it sent and has no final
+     * answer for, and those it gave up on. Bulks sent to the configured hosts are not named: the
+     * cluster's task listing covers those hosts while they are in the cluster.
+     */
+    Set<HttpHost> nodesThatMayRunItsBulks() {
+        Set<HttpHost> nodes = new HashSet<>(givenUpOn);
+        for (Batch batch : unfinished) {
+            if (batch.sentTo != null) {
+                nodes.add(batch.sentTo);
+            }
+        }
+        return nodes;
     }
 
     int bufferedDocs() {

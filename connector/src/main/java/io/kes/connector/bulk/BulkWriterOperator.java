@@ -58,6 +58,8 @@ public final class BulkWriterOperator<IN> extends AbstractStreamOperator<Documen
     private final SerializableFunction<IN, DocumentOperation> operationOf;
     private final transient MailboxExecutor mailbox;
     private transient BulkWriter writer;
+    /** The {@code X-Opaque-Id} of this job's bulks ({@link EarlierWrites#tag}). */
+    private transient String tag;
     /** With its own metadata client and read thread ({@link ShardPredictor#open}). */
     private transient ShardPredictor predictor;
 
@@ -108,8 +110,8 @@ public final class BulkWriterOperator<IN> extends AbstractStreamOperator<Documen
         predictor = ShardPredictor.open(settings, "kes-layout-reads-" + subtask);
         RestClient metadataClient = predictor.metadataClient();
         PrivilegeCheck.atOpen(metadataClient, settings);
-        String tag = EarlierWrites.tag(getRuntimeContext().getJobInfo().getJobName());
-        EarlierWrites.awaitGone(metadataClient, tag, settings.maxRetryTime());
+        tag = EarlierWrites.tag(getRuntimeContext().getJobInfo().getJobName());
+        EarlierWrites.awaitGone(metadataClient, settings, tag, settings.maxRetryTime());
         writer = BulkWriter.open(
                 settings,
                 RestClients.create(settings, selector),
@@ -185,6 +187,8 @@ public final class BulkWriterOperator<IN> extends AbstractStreamOperator<Documen
     public void close() throws Exception {
         try {
             if (writer != null) {
+                // a writer Flink starts in its place (a failed region restarts in place) waits for these
+                EarlierWrites.leftOn(tag, writer.nodesThatMayRunItsBulks());
                 writer.close();
             }
             if (predictor != null) {

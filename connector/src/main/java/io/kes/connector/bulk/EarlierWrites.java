@@ -2,11 +2,22 @@ package io.kes.connector.bulk;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kes.connector.SinkSettings;
+import io.kes.connector.cluster.NodeClients;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
+import org.apache.flink.annotation.VisibleForTesting;
+import org.apache.http.HttpHost;
 import org.elasticsearch.client.Request;
 import org.elasticsearch.client.ResponseException;
 import org.elasticsearch.client.RestClient;
@@ -26,19 +37,32 @@ import org.slf4j.LoggerFactory;
  * {@code monitor} privilege; without it, or when the node does not answer, the writer says so and
  * goes on.
  *
- * <p>Nodes that do not answer the listing (its {@code node_failures}) are left out on purpose,
- * although one of them may still run an old bulk, and although {@link AbandonedBulks} waits for
- * them. This wait is best effort: after {@code maxWait} the writer writes anyway. Waiting for a
- * node that does not answer would end the same way, only {@code retry.max_time} later, and a node
- * that is down would add that to every restart while it stays down. {@link AbandonedBulks} has a
- * better choice than writing anyway, failing the job, so it waits; the restart after that failure
- * already spent {@code retry.max_time} waiting for the same node.
+ * <p>The cluster's listing misses a node cut off from the cluster (frozen, partitioned, dropped by
+ * the master): it is not a failure there, yet it may still hold a bulk and apply it once it
+ * rejoins, its shard requests retried on the new primaries. A writer that closes with bulks
+ * unanswered therefore names their nodes ({@link #leftOn(String, Collection)}), and a writer of
+ * the same job that opens later in this process (Flink restarts a failed region in place) asks
+ * each of them for its own tasks, through a client of that node alone, and waits for its answer:
+ * a node that does not answer may still run one. Connection refused is an answer: no process
+ * listens there. A writer in another process (the job restarted from its checkpoint as a new
+ * process, or a task placed on another TaskManager) does not know those nodes; {@code version:
+ * kafka-offset} closes that gap.
+ *
+ * <p>Nodes that fail the cluster's listing (its {@code node_failures}) are left out on purpose:
+ * nothing says they hold a bulk of this job. This wait is best effort: after {@code maxWait} the
+ * writer writes anyway, with a warning.
  */
 final class EarlierWrites {
 
     private static final Logger LOG = LoggerFactory.getLogger(EarlierWrites.class);
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final long POLL_MILLIS = 200;
+
+    /**
+     * Per job tag, the nodes where writers of this process left bulks that had no answer yet when
+     * they closed: static, so that the writer Flink starts in place of a failed one finds them.
+     */
+    private static final Map<String, Set<HttpHost>> LEFT_ON = new ConcurrentHashMap<>();
 
     private EarlierWrites() {}
 
@@ -47,54 +71,179 @@ final class EarlierWrites {
         return "kes/" + jobName.replaceAll("[^\\x20-\\x7e]", "_");
     }
 
-    /** Waits up to {@code maxWait} for the tasks tagged {@code tag} that run now to finish. */
-    static void awaitGone(RestClient client, String tag, Duration maxWait) throws InterruptedException {
-        try {
-            Set<String> earlier = running(client, tag).ids();
-            if (earlier.isEmpty()) {
-                return;
-            }
+    /** A closing writer of job {@code tag} left bulks without an answer on these nodes. */
+    static void leftOn(String tag, Collection<HttpHost> nodes) {
+        if (!nodes.isEmpty()) {
+            LEFT_ON.computeIfAbsent(tag, t -> ConcurrentHashMap.newKeySet()).addAll(nodes);
             LOG.info(
-                    "Waiting for {} bulk tasks of an earlier run of this job ({}) to finish in Elasticsearch before writing",
-                    earlier.size(),
+                    "Bulks of this writer had no answer yet from {} when it closed: a writer of {} that opens next in this "
+                            + "process waits until those nodes no longer run them",
+                    nodes,
                     tag);
-            long deadline = System.nanoTime() + maxWait.toNanos();
-            while (!(earlier = running(client, tag).among(earlier)).isEmpty()) {
-                if (System.nanoTime() > deadline) {
-                    LOG.warn(
-                            "{} bulk tasks of an earlier run ({}) still run after {}; writing anyway. If they are applied after "
-                                    + "this run's writes of the same ids, those ids keep an older value until their next write.",
-                            earlier.size(),
-                            tag,
-                            maxWait);
-                    return;
-                }
-                Thread.sleep(POLL_MILLIS);
+        }
+    }
+
+    /** The nodes writers of job {@code tag} left bulks on, not yet known to have finished them. */
+    static Set<HttpHost> leftOn(String tag) {
+        Set<HttpHost> nodes = LEFT_ON.get(tag);
+        return nodes == null ? Set.of() : Set.copyOf(nodes);
+    }
+
+    /**
+     * Waits up to {@code maxWait} for the tasks tagged {@code tag} that run now to finish: those
+     * the cluster lists, and those of the nodes a closed writer of this job left bulks on.
+     */
+    static void awaitGone(RestClient client, SinkSettings settings, String tag, Duration maxWait)
+            throws InterruptedException {
+        Set<HttpHost> nodes = leftOn(tag);
+        Map<String, Listing> sources = new LinkedHashMap<>();
+        sources.put("the cluster", clusterListing(client, tag, settings.socketTimeout()));
+        try (NodeClients nodeClients = new NodeClients(settings)) {
+            for (HttpHost node : nodes) {
+                RestClient nodeClient = nodeClients.of(node);
+                sources.put(node.toHostString(), () -> nodeListing(nodeClient, tag, settings.socketTimeout()));
             }
+            awaitGone(sources, tag, maxWait, System::nanoTime, Thread::sleep);
+        } catch (IOException closing) {
+            LOG.debug("Closing the clients of single nodes: {}", closing.toString());
+        } finally {
+            Set<HttpHost> left = LEFT_ON.get(tag);
+            if (left != null) {
+                left.removeAll(nodes); // finished, or waited for as long as kes waits
+            }
+        }
+    }
+
+    /** Where a job's bulk tasks are listed: the ids running now ({@code node:id}), or null for no answer. */
+    interface Listing {
+        Set<String> running() throws InterruptedException;
+    }
+
+    /** Sleeps on the calling thread. */
+    interface Sleeper {
+        void sleep(long millis) throws InterruptedException;
+    }
+
+    /**
+     * The wait itself. Each source's first answer names the tasks to wait for there (not those
+     * sibling writers start later); its later answers drop those that ended. Done when every
+     * source answered once and none of those tasks runs. Returns false after {@code maxWait}.
+     */
+    @VisibleForTesting
+    static boolean awaitGone(
+            Map<String, Listing> sources, String tag, Duration maxWait, LongSupplier nanoTime, Sleeper sleeper)
+            throws InterruptedException {
+        Map<String, Set<String>> watched = new LinkedHashMap<>();
+        long deadline = nanoTime.getAsLong() + maxWait.toNanos();
+        boolean announced = false;
+        while (true) {
+            for (Map.Entry<String, Listing> source : sources.entrySet()) {
+                Set<String> now = source.getValue().running();
+                if (now != null) {
+                    watched.computeIfAbsent(source.getKey(), first -> new TreeSet<>(now))
+                            .retainAll(now);
+                }
+            }
+            int running = watched.values().stream().mapToInt(Set::size).sum();
+            List<String> silent = new ArrayList<>(sources.keySet());
+            silent.removeAll(watched.keySet());
+            if (running == 0 && silent.isEmpty()) {
+                return true;
+            }
+            if (nanoTime.getAsLong() - deadline > 0) {
+                LOG.warn(
+                        "{} bulk tasks of an earlier run ({}) still run after {}{}; writing anyway. If they are applied "
+                                + "after this run's writes of the same ids, those ids keep an older value until their next write.",
+                        running,
+                        tag,
+                        maxWait,
+                        silent.isEmpty() ? "" : ", and " + silent + " did not answer");
+                return false;
+            }
+            if (!announced) {
+                announced = true;
+                LOG.info(
+                        "Waiting for {} bulk tasks of an earlier run of this job ({}) to finish in Elasticsearch{} before writing",
+                        running,
+                        tag,
+                        silent.isEmpty() ? "" : ", and for " + silent + " to say whether it still runs any");
+            }
+            sleeper.sleep(POLL_MILLIS);
+        }
+    }
+
+    /**
+     * The cluster's listing. When the first one fails (no {@code monitor} privilege, no answer),
+     * the writer says so and does not wait for it; a later one that fails is asked again.
+     */
+    private static Listing clusterListing(RestClient client, String tag, Duration socketTimeout) {
+        boolean[] answered = {false};
+        return () -> {
+            try (InputStream in = client.performRequest(listRequest(socketTimeout))
+                    .getEntity()
+                    .getContent()) {
+                Set<String> ids = TaggedBulks.parse(in, tag).ids();
+                answered[0] = true;
+                return ids;
+            } catch (ResponseException e) {
+                if (answered[0]) {
+                    return null;
+                }
+                LOG.warn(
+                        "Cannot list Elasticsearch tasks (HTTP {}): bulks of an earlier run of this job are not waited for. "
+                                + "Grant kes the cluster privilege 'monitor' to close that gap.",
+                        e.getResponse().getStatusLine().getStatusCode());
+                answered[0] = true;
+                return Set.of();
+            } catch (IOException e) {
+                if (answered[0]) {
+                    return null;
+                }
+                LOG.warn(
+                        "Cannot list Elasticsearch tasks ({}): bulks of an earlier run of this job are not waited for.",
+                        e.toString());
+                answered[0] = true;
+                return Set.of();
+            }
+        };
+    }
+
+    /** One node's own listing; null while it does not answer (a refused connection answers: none). */
+    private static Set<String> nodeListing(RestClient nodeClient, String tag, Duration socketTimeout) {
+        try (InputStream in = nodeClient
+                .performRequest(nodeListRequest(socketTimeout))
+                .getEntity()
+                .getContent()) {
+            return TaggedBulks.parse(in, tag).ids();
         } catch (ResponseException e) {
-            LOG.warn(
-                    "Cannot list Elasticsearch tasks (HTTP {}): bulks of an earlier run of this job are not waited for. "
-                            + "Grant kes the cluster privilege 'monitor' to close that gap.",
-                    e.getResponse().getStatusLine().getStatusCode());
+            int status = e.getResponse().getStatusLine().getStatusCode();
+            return status == 401 || status == 403
+                    ? Set.of()
+                    : null; // no monitor privilege: the cluster's listing said so
         } catch (IOException e) {
-            LOG.warn(
-                    "Cannot list Elasticsearch tasks ({}): bulks of an earlier run of this job are not waited for.",
-                    e.toString());
+            TaggedBulks none = TaggedBulks.notAnsweredBy(e);
+            return none.everyNodeAnswered() ? none.ids() : null;
         }
     }
 
-    private static TaggedBulks running(RestClient client, String tag) throws IOException {
-        try (InputStream in = client.performRequest(listRequest()).getEntity().getContent()) {
-            return TaggedBulks.parse(in, tag);
-        }
-    }
-
-    /** Lists the bulk tasks running in the cluster, with their headers. */
-    static Request listRequest() {
+    /**
+     * Lists the bulk tasks running in the cluster, with their headers. A node that does not answer
+     * within half the socket timeout is reported in {@code node_failures}, so that one frozen node
+     * does not fail the whole listing.
+     */
+    static Request listRequest(Duration socketTimeout) {
         Request request = new Request("GET", "/_tasks");
         request.addParameter("actions", "indices:data/write/bulk*");
         request.addParameter("group_by", "none");
         request.addParameter("filter_path", "tasks.node,tasks.id,tasks.headers,node_failures");
+        request.addParameter("timeout", Math.max(1, socketTimeout.toMillis() / 2) + "ms");
+        return request;
+    }
+
+    /** The same, of the node that receives it only. */
+    static Request nodeListRequest(Duration socketTimeout) {
+        Request request = listRequest(socketTimeout);
+        request.addParameter("nodes", "_local");
         return request;
     }
 

@@ -8,6 +8,7 @@ import javax.net.ssl.SSLContext;
 import org.apache.flink.annotation.Internal;
 import org.apache.http.Header;
 import org.apache.http.HttpHost;
+import org.apache.http.impl.nio.reactor.IOReactorConfig;
 import org.apache.http.message.BasicHeader;
 import org.elasticsearch.client.NodeSelector;
 import org.elasticsearch.client.RestClient;
@@ -25,7 +26,21 @@ public final class RestClients {
 
     /** With a node selector, e.g. a {@link TargetNodeSelector} for nodes added later with {@code setNodes}. */
     public static RestClient create(SinkSettings settings, NodeSelector nodeSelector) {
-        HttpHost[] hosts = hosts(settings);
+        return create(settings, hosts(settings), nodeSelector, 0);
+    }
+
+    /**
+     * A client of one node only, with the sink's credentials and timeouts: a request through it
+     * reaches that node or fails. The shared client cannot promise that: a node it marked dead
+     * after a timeout is skipped, and the request answered by another.
+     */
+    static RestClient forNode(SinkSettings settings, HttpHost node) {
+        return create(settings, new HttpHost[] {node}, NodeSelector.ANY, 1);
+    }
+
+    /** @param ioThreads 0: the HTTP client's default (one per core) */
+    private static RestClient create(
+            SinkSettings settings, HttpHost[] hosts, NodeSelector nodeSelector, int ioThreads) {
         List<Header> headers = new ArrayList<>();
         String authorization = settings.authorization();
         if (authorization != null) {
@@ -45,6 +60,11 @@ public final class RestClients {
                             .setMaxConnPerRoute(Math.max(10, settings.maxInFlight() * 2));
                     if (ssl != null) {
                         hc.setSSLContext(ssl);
+                    }
+                    if (ioThreads > 0) {
+                        hc.setDefaultIOReactorConfig(IOReactorConfig.custom()
+                                .setIoThreadCount(ioThreads)
+                                .build());
                     }
                     return hc;
                 });

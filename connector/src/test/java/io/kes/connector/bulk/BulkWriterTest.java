@@ -173,6 +173,24 @@ class BulkWriterTest {
     }
 
     @Test
+    void aClosingWriterNamesTheNodesThatMayStillRunItsBulksAndNotThoseThatAnswered() throws Exception {
+        writer = new Harness(b -> b.setBulkMaxDocs(1));
+        HttpHost answered = new HttpHost("127.0.0.2", 9200);
+        HttpHost silent = new HttpHost("127.0.0.3", 9200);
+        writer.primary = answered;
+        writer.write("x", 1);
+        writer.answer(0, 200);
+        writer.primary = silent;
+        writer.write("y", 1);
+        writer.fail(1, new SocketTimeoutException("60,000 milliseconds timeout"));
+        writer.primary = null;
+        writer.write("z", 1); // to the configured hosts: the cluster's listing covers them
+
+        // the writer fails (its fence, say) while y waits for the silent node to say it no longer runs it
+        assertThat(writer.writer.nodesThatMayRunItsBulks()).containsExactly(silent);
+    }
+
+    @Test
     void aBulkWithoutAnswerWhoseIdsCannotRepeatIsSentAgainAtOnce() throws Exception {
         writer = new Harness(b -> b.setBulkMaxDocs(1));
         writer.runningTasks.add(Set.of("n1:7"));

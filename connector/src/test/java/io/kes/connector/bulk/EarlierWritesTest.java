@@ -1,0 +1,129 @@
+package io.kes.connector.bulk;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.http.HttpHost;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The wait of an opening writer for the bulks an earlier run left in Elasticsearch, without a
+ * server: each listing answers what the test lists, in turn (null: no answer), and the clock moves
+ * only when the wait sleeps.
+ */
+class EarlierWritesTest {
+
+    private static final String TAG = "kes/job";
+    private final AtomicLong nanos = new AtomicLong();
+
+    @Test
+    void aNodeTheFailedRunLeftBulksOnIsWaitedForUntilItAnswersAndTheyEnd() throws Exception {
+        // frozen and out of the cluster: the cluster's listing does not show its bulks
+        Answers cluster = answers(Set.of());
+        Answers node = answers(null, null, Set.of("n3:12", "n3:13"), Set.of("n3:13"), Set.of());
+
+        boolean gone =
+                EarlierWrites.awaitGone(sources(cluster, node), TAG, Duration.ofMinutes(5), nanos::get, this::sleep);
+
+        assertThat(gone).isTrue();
+        assertThat(node.left()).as("asked until its bulks ended").isZero();
+    }
+
+    @Test
+    void bulksThatSiblingWritersStartWhileItWaitsAreNotWaitedFor() throws Exception {
+        Answers cluster = answers(Set.of("n1:1"), Set.of("n1:1", "n1:2"), Set.of("n1:2", "n1:3"));
+
+        boolean gone = EarlierWrites.awaitGone(
+                Map.of("the cluster", cluster), TAG, Duration.ofMinutes(5), nanos::get, this::sleep);
+
+        assertThat(gone).isTrue();
+        assertThat(cluster.left()).isZero();
+    }
+
+    @Test
+    void aNodeThatNeverAnswersIsWaitedForUpToTheLimitThenTheWriterWritesAnyway() throws Exception {
+        Answers cluster = answers(Set.of());
+        Answers node = new Answers(new ArrayDeque<>(), true); // never answers
+
+        boolean gone =
+                EarlierWrites.awaitGone(sources(cluster, node), TAG, Duration.ofSeconds(30), nanos::get, this::sleep);
+
+        assertThat(gone).isFalse();
+        assertThat(nanos.get()).isGreaterThan(Duration.ofSeconds(30).toNanos());
+    }
+
+    @Test
+    void nothingRunningAndEveryNodeAnsweringMeansNoWaitAtAll() throws Exception {
+        boolean gone = EarlierWrites.awaitGone(
+                sources(answers(Set.of()), answers(Set.of())), TAG, Duration.ofMinutes(5), nanos::get, this::sleep);
+
+        assertThat(gone).isTrue();
+        assertThat(nanos.get()).isZero();
+    }
+
+    @Test
+    void aClosedWritersNodesAreKeptForTheNextWriterOfTheSameJobOnly() {
+        HttpHost node = new HttpHost("127.0.0.3", 9200);
+        EarlierWrites.leftOn("kes/this-test", Set.of(node));
+        assertThat(EarlierWrites.leftOn("kes/this-test")).containsExactly(node);
+        assertThat(EarlierWrites.leftOn("kes/another-job")).isEmpty();
+    }
+
+    private Map<String, EarlierWrites.Listing> sources(Answers cluster, Answers node) {
+        Map<String, EarlierWrites.Listing> sources = new LinkedHashMap<>();
+        sources.put("the cluster", cluster);
+        sources.put("127.0.0.3:9200", node);
+        return sources;
+    }
+
+    private void sleep(long millis) {
+        nanos.addAndGet(millis * 1_000_000);
+    }
+
+    /** A listing's answers in turn; once used up, the last one again (or no answer, if told). */
+    private static Answers answers(Set<?>... inTurn) {
+        Deque<Set<String>> queue = new ArrayDeque<>();
+        Arrays.stream(inTurn).forEach(a -> queue.add(a == null ? NO_ANSWER : castIds(a)));
+        return new Answers(queue, false);
+    }
+
+    private static final Set<String> NO_ANSWER = Set.of("no answer");
+
+    @SuppressWarnings("unchecked")
+    private static Set<String> castIds(Set<?> ids) {
+        return (Set<String>) ids;
+    }
+
+    private static final class Answers implements EarlierWrites.Listing {
+        private final Deque<Set<String>> inTurn;
+        private final boolean silentForEver;
+        private Set<String> last = Set.of();
+
+        Answers(Deque<Set<String>> inTurn, boolean silentForEver) {
+            this.inTurn = inTurn;
+            this.silentForEver = silentForEver;
+        }
+
+        @Override
+        public Set<String> running() {
+            if (silentForEver) {
+                return null;
+            }
+            if (!inTurn.isEmpty()) {
+                last = inTurn.poll();
+            }
+            return last == NO_ANSWER ? null : last;
+        }
+
+        int left() {
+            return inTurn.size();
+        }
+    }
+}
