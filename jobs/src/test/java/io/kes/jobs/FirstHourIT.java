@@ -61,6 +61,30 @@ class FirstHourIT {
     }
 
     @Test
+    void aMissingIngestPipelineFailsTheCheckNamingTheRouteSetting(
+            ElasticsearchNode es, KafkaBroker kafka, @TempDir Path home) throws Exception {
+        TestTopics.produce(kafka, "first-hour-piped", Map.of(), List.of(TestTopics.KeyValue.of("k", "{}")));
+        Path config = write(
+                home,
+                "missing-pipeline.yaml",
+                "elasticsearch: {hosts: [" + es.url() + "]}",
+                "kafka: {bootstrap_servers: \"" + kafka.bootstrapServers() + "\"}",
+                "routes: [{topics: [first-hour-piped], index: first-hour-piped, pipeline: first-hour-enrich}]");
+        try (KesProcess check = KesProcess.binKes(home, "check", "--config", config.toString())) {
+            assertThat(check.awaitExit(Duration.ofSeconds(60)))
+                    .as(check.console())
+                    .isTrue();
+            assertThat(check.exitCode()).as(check.console()).isEqualTo(3);
+            assertThat(check.console())
+                    .contains(
+                            "routes[0] pipeline",
+                            "ingest pipeline 'first-hour-enrich' does not exist",
+                            "fix routes[0].pipeline")
+                    .doesNotContain("\tat ");
+        }
+    }
+
+    @Test
     void aWrongElasticsearchHostFailsWithin30SecondsNamingTheSetting(KafkaBroker kafka, @TempDir Path home)
             throws Exception {
         int closedPort;

@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -63,9 +62,6 @@ class TortureIT {
      * schedule did not reach the sequence it is for).
      */
     @Test
-    @Disabled("issue 27, open: a writer restarted while a node is out of the cluster does not wait for the bulks"
-            + " that node still holds (EarlierWrites lists the cluster's tasks only), and 3-node schedules end with keys"
-            + " on older values (2 of 6); bin/kes torture --nodes 3 runs them (docs/torture.md)")
     void onAClusterEveryKeyEndsAtItsLastKafkaValueWhenANodeStallsWhileItsPrimariesMove(@TempDir Path workDir)
             throws Exception {
         List<Schedule.Result> results = Torture.run(options(1, 1, 0, Engine.ELASTICSEARCH, 3, workDir), System.out);

@@ -134,7 +134,8 @@ final class EarlierWrites {
             Map<String, Listing> sources, String tag, Duration maxWait, LongSupplier nanoTime, Sleeper sleeper)
             throws InterruptedException {
         Map<String, Set<String>> watched = new LinkedHashMap<>();
-        long deadline = nanoTime.getAsLong() + maxWait.toNanos();
+        long started = nanoTime.getAsLong();
+        long deadline = started + maxWait.toNanos();
         boolean announced = false;
         while (true) {
             for (Map.Entry<String, Listing> source : sources.entrySet()) {
@@ -148,6 +149,12 @@ final class EarlierWrites {
             List<String> silent = new ArrayList<>(sources.keySet());
             silent.removeAll(watched.keySet());
             if (running == 0 && silent.isEmpty()) {
+                if (announced) {
+                    LOG.info(
+                            "The earlier run's bulk tasks ({}) ended after {} ms; writing",
+                            tag,
+                            (nanoTime.getAsLong() - started) / 1_000_000);
+                }
                 return true;
             }
             if (nanoTime.getAsLong() - deadline > 0) {
@@ -163,7 +170,7 @@ final class EarlierWrites {
             if (!announced) {
                 announced = true;
                 LOG.info(
-                        "Waiting for {} bulk tasks of an earlier run of this job ({}) to finish in Elasticsearch{} before writing",
+                        "Waiting for {} bulk task(s) of an earlier run of this job ({}) to finish in Elasticsearch{} before writing",
                         running,
                         tag,
                         silent.isEmpty() ? "" : ", and for " + silent + " to say whether it still runs any");

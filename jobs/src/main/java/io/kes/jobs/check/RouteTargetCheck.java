@@ -35,6 +35,41 @@ final class RouteTargetCheck {
     }
 
     void check(PreflightReport report, String path, Route route) {
+        target(report, path, route);
+        if (route.pipeline() != null) {
+            pipeline(report, path, route.pipeline());
+        }
+    }
+
+    /**
+     * The route's ingest pipeline exists. A missing one would otherwise show only once the job
+     * runs, as retries of every document until {@code retry.max_time} (a node that just restarted
+     * answers "does not exist" for a moment, so the writer cannot fail at once). Unreadable without
+     * the cluster privilege {@code read_pipeline}, which kes does not need: then not checked.
+     */
+    private void pipeline(PreflightReport report, String path, String pipeline) {
+        String subject = path + " pipeline";
+        try {
+            client.performRequest(new Request("GET", "/_ingest/pipeline/" + encode(pipeline)));
+            report.ok(subject, "ingest pipeline " + pipeline + " exists");
+        } catch (ResponseException e) {
+            int status = e.getResponse().getStatusLine().getStatusCode();
+            if (status == 404) {
+                report.fail(
+                        subject,
+                        "ingest pipeline '" + pipeline + "' does not exist: create it (PUT _ingest/pipeline/" + pipeline
+                                + ") before starting the job, or fix " + path + ".pipeline");
+            } else if (status == 401 || status == 403) {
+                report.ok(subject, "ingest pipeline " + pipeline + " not readable without read_pipeline; not checked");
+            } else {
+                report.warn(subject, "could not read ingest pipeline " + pipeline + ": HTTP " + status);
+            }
+        } catch (IOException e) {
+            report.warn(subject, "could not read ingest pipeline " + pipeline + ": " + ElasticsearchCheck.describe(e));
+        }
+    }
+
+    private void target(PreflightReport report, String path, Route route) {
         String subject = path + " target";
         String target = route.target();
         String kind = route.dataStream() != null ? "data stream" : "index";
