@@ -188,7 +188,11 @@ public final class KesJob {
 
     /** Puts the routes' index templates, then adds the pipeline to {@code env}, with checkpointing as configured. */
     public static void build(StreamExecutionEnvironment env, KesConfig config) {
-        IndexTemplates.apply(config);
+        // Restored from a checkpoint or savepoint, the job reached Elasticsearch before and rides out an outage.
+        boolean restoring = env.getConfiguration()
+                .getOptional(StateRecoveryOptions.SAVEPOINT_PATH)
+                .isPresent();
+        IndexTemplates.apply(config, restoring);
         if (config.job.parallelism() > 0) {
             env.setParallelism(config.job.parallelism());
         }

@@ -36,7 +36,12 @@ public final class IndexTemplates {
 
     private IndexTemplates() {}
 
-    public static void apply(KesConfig config) {
+    /**
+     * @param restoring the job restores a checkpoint or savepoint: it put its templates when it
+     *                  first started, so Elasticsearch out of reach now is a warning (the job
+     *                  rides out the outage), not a reason not to start
+     */
+    public static void apply(KesConfig config, boolean restoring) {
         List<Route> withTemplates =
                 config.routes.stream().filter(r -> r.template() != null).toList();
         if (withTemplates.isEmpty()) {
@@ -50,8 +55,15 @@ public final class IndexTemplates {
         } catch (ResponseException e) {
             throw new ConfigException("could not put the index templates of the routes: " + e.getMessage(), e);
         } catch (IOException e) {
-            // Not reachable: name the setting (this runs before the job starts, so the job has never reached
-            // Elasticsearch).
+            if (restoring) {
+                LOG.warn(
+                        "Cannot reach Elasticsearch to put the routes' index templates ({}); restored from a checkpoint, the "
+                                + "job starts anyway with the templates it put before (changes to index_template apply "
+                                + "once a start reaches Elasticsearch)",
+                        e.toString());
+                return;
+            }
+            // Not reachable: name the setting (the job has never reached Elasticsearch).
             throw new CannotConnectException(
                     "cannot reach Elasticsearch to put the routes' index templates (" + e
                             + "): check elasticsearch.hosts",

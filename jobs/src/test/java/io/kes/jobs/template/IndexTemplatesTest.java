@@ -1,10 +1,13 @@
 package io.kes.jobs.template;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.kes.jobs.check.CannotConnectException;
 import io.kes.jobs.config.KesConfig;
 import io.kes.jobs.config.Route;
+import java.net.ServerSocket;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -46,5 +49,22 @@ class IndexTemplatesTest {
                 IndexTemplates.body(route("  - {topics: [a], data_stream: logs-app-default, index_template: {}}"));
         assertThat(body.has("data_stream")).isTrue();
         assertThat(body.path("index_patterns").get(0).asText()).isEqualTo("logs-app-default");
+    }
+
+    @Test
+    void elasticsearchOutOfReachStopsAFirstStartButNotARestore() throws Exception {
+        int closed;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            closed = socket.getLocalPort();
+        }
+        KesConfig config = KesConfig.parse(
+                "elasticsearch: {hosts: [\"http://localhost:" + closed + "\"]}\nkafka: {bootstrap_servers: k:9092}\n"
+                        + "routes: [{topics: [a], index: orders, index_template: {shards: 2}}]",
+                Map.of());
+
+        assertThatThrownBy(() -> IndexTemplates.apply(config, false))
+                .isInstanceOf(CannotConnectException.class)
+                .hasMessageContaining("check elasticsearch.hosts");
+        IndexTemplates.apply(config, true); // put when the job first started; the restored job rides out the outage
     }
 }
