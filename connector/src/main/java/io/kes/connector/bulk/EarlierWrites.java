@@ -104,13 +104,13 @@ final class EarlierWrites {
                 sources.put(node.toHostString(), () -> nodeListing(nodeClient, tag, settings.socketTimeout()));
             }
             awaitGone(sources, tag, maxWait, System::nanoTime, Thread::sleep);
-        } catch (IOException closing) {
-            LOG.debug("Closing the clients of single nodes: {}", closing.toString());
-        } finally {
+            // finished, or waited for as long as kes waits (not when interrupted: the next writer waits again)
             Set<HttpHost> left = LEFT_ON.get(tag);
             if (left != null) {
-                left.removeAll(nodes); // finished, or waited for as long as kes waits
+                left.removeAll(nodes);
             }
+        } catch (IOException closing) {
+            LOG.debug("Closing the clients of single nodes: {}", closing.toString());
         }
     }
 
