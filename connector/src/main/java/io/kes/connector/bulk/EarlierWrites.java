@@ -97,7 +97,7 @@ final class EarlierWrites {
             throws InterruptedException {
         Set<HttpHost> nodes = leftOn(tag);
         Map<String, Listing> sources = new LinkedHashMap<>();
-        sources.put("the cluster", clusterListing(client, tag, settings.socketTimeout()));
+        sources.put("the cluster", new ClusterListing(client, tag, settings.socketTimeout()));
         try (NodeClients nodeClients = new NodeClients(settings)) {
             for (HttpHost node : nodes) {
                 RestClient nodeClient = nodeClients.of(node);
@@ -183,36 +183,41 @@ final class EarlierWrites {
      * The cluster's listing. When the first one fails (no {@code monitor} privilege, no answer),
      * the writer says so and does not wait for it; a later one that fails is asked again.
      */
-    private static Listing clusterListing(RestClient client, String tag, Duration socketTimeout) {
-        boolean[] answered = {false};
-        return () -> {
+    private static final class ClusterListing implements Listing {
+        private final RestClient client;
+        private final String tag;
+        private final Duration socketTimeout;
+        private boolean answeredOnce;
+
+        ClusterListing(RestClient client, String tag, Duration socketTimeout) {
+            this.client = client;
+            this.tag = tag;
+            this.socketTimeout = socketTimeout;
+        }
+
+        @Override
+        public Set<String> running() {
             try (InputStream in = client.performRequest(listRequest(socketTimeout))
                     .getEntity()
                     .getContent()) {
-                Set<String> ids = TaggedBulks.parse(in, tag).ids();
-                answered[0] = true;
-                return ids;
-            } catch (ResponseException e) {
-                if (answered[0]) {
-                    return null;
-                }
-                LOG.warn(
-                        "Cannot list Elasticsearch tasks (HTTP {}): bulks of an earlier run of this job are not waited for. "
-                                + "Grant kes the cluster privilege 'monitor' to close that gap.",
-                        e.getResponse().getStatusLine().getStatusCode());
-                answered[0] = true;
-                return Set.of();
+                answeredOnce = true;
+                return TaggedBulks.parse(in, tag).ids();
             } catch (IOException e) {
-                if (answered[0]) {
+                if (answeredOnce) {
                     return null;
                 }
+                answeredOnce = true;
                 LOG.warn(
-                        "Cannot list Elasticsearch tasks ({}): bulks of an earlier run of this job are not waited for.",
-                        e.toString());
-                answered[0] = true;
+                        "Cannot list Elasticsearch tasks ({}): bulks of an earlier run of this job are not waited for.{}",
+                        e instanceof ResponseException r
+                                ? "HTTP " + r.getResponse().getStatusLine().getStatusCode()
+                                : e.toString(),
+                        e instanceof ResponseException
+                                ? " Grant kes the cluster privilege 'monitor' to close that gap."
+                                : "");
                 return Set.of();
             }
-        };
+        }
     }
 
     /** One node's own listing; null while it does not answer (a refused connection answers: none). */
