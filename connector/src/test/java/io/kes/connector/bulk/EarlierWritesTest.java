@@ -3,10 +3,9 @@ package io.kes.connector.bulk;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.Arrays;
-import java.util.Deque;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
@@ -50,7 +49,7 @@ class EarlierWritesTest {
     @Test
     void aNodeThatNeverAnswersIsWaitedForUpToTheLimitThenTheWriterWritesAnyway() throws Exception {
         Answers cluster = answers(Set.of());
-        Answers node = new Answers(new ArrayDeque<>(), true); // never answers
+        Answers node = answers((Set<String>) null); // never answers
 
         boolean gone =
                 EarlierWrites.awaitGone(sources(cluster, node), TAG, Duration.ofSeconds(30), nanos::get, this::sleep);
@@ -87,43 +86,27 @@ class EarlierWritesTest {
         nanos.addAndGet(millis * 1_000_000);
     }
 
-    /** A listing's answers in turn; once used up, the last one again (or no answer, if told). */
-    private static Answers answers(Set<?>... inTurn) {
-        Deque<Set<String>> queue = new ArrayDeque<>();
-        Arrays.stream(inTurn).forEach(a -> queue.add(a == null ? NO_ANSWER : castIds(a)));
-        return new Answers(queue, false);
-    }
-
-    private static final Set<String> NO_ANSWER = Set.of("no answer");
-
-    @SuppressWarnings("unchecked")
-    private static Set<String> castIds(Set<?> ids) {
-        return (Set<String>) ids;
+    /** A listing's answers in turn (null: no answer); once used up, the last one again. */
+    @SafeVarargs
+    private static Answers answers(Set<String>... inTurn) {
+        return new Answers(Arrays.asList(inTurn));
     }
 
     private static final class Answers implements EarlierWrites.Listing {
-        private final Deque<Set<String>> inTurn;
-        private final boolean silentForEver;
-        private Set<String> last = Set.of();
+        private final List<Set<String>> inTurn;
+        private int asked;
 
-        Answers(Deque<Set<String>> inTurn, boolean silentForEver) {
+        Answers(List<Set<String>> inTurn) {
             this.inTurn = inTurn;
-            this.silentForEver = silentForEver;
         }
 
         @Override
         public Set<String> running() {
-            if (silentForEver) {
-                return null;
-            }
-            if (!inTurn.isEmpty()) {
-                last = inTurn.poll();
-            }
-            return last == NO_ANSWER ? null : last;
+            return inTurn.get(Math.min(asked++, inTurn.size() - 1));
         }
 
         int left() {
-            return inTurn.size();
+            return Math.max(0, inTurn.size() - asked);
         }
     }
 }
