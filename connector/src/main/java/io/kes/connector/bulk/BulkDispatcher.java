@@ -57,7 +57,7 @@ final class BulkDispatcher implements BulkTransport {
         this.selector = selector;
         // Behind a path prefix the cluster sits behind a proxy: its nodes' own addresses are not the way in.
         this.primaryNodes = settings.primaryNodeRouting() && settings.shardGrouping() && settings.pathPrefix() == null
-                ? new PrimaryNodes(client, selector, "kes-primary-nodes-" + subtaskIndex)
+                ? new PrimaryNodes(client, settings, "kes-primary-nodes-" + subtaskIndex)
                 : null;
         this.mailbox = mailbox;
         this.metrics = metrics;

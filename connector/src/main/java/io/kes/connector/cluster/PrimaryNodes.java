@@ -1,5 +1,6 @@
 package io.kes.connector.cluster;
 
+import io.kes.connector.SinkSettings;
 import io.kes.connector.internal.DaemonThreads;
 import io.kes.connector.internal.Housekeeping;
 import java.io.IOException;
@@ -14,7 +15,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.http.HttpHost;
 import org.elasticsearch.client.Node;
 import org.elasticsearch.client.Request;
@@ -34,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * {@code _nodes/http} for the addresses the nodes publish, and the routing table for the shards.
  * A node is used only after it answered once at that address through kes's client (behind a
  * proxy, with certificates for other names, or on a network kes cannot reach, it does not; its
- * shards' bulks then go to the configured hosts). A stale entry costs nothing but the hop it meant to save: the node that gets
+ * shards' bulks then go to the configured hosts); that question goes to the node alone, never through the
+ * shared client, which hands a request for a node it marked dead to a configured host. A stale entry costs nothing but the hop it meant to save: the node that gets
  * the bulk coordinates it, as any node would. The task thread only reads a published map.
  */
 @Internal
@@ -47,7 +51,9 @@ public final class PrimaryNodes implements AutoCloseable {
     private static final long FORGET_AFTER_MILLIS = 10 * 60_000;
 
     private final RestClient client;
-    private final TargetNodeSelector selector;
+    /** A client of one node alone, closed after the one question asked through it. */
+    private final Function<HttpHost, RestClient> nodeClient;
+
     private final ClusterMetadataClient metadata;
     private final NodePlacement placement;
     private final List<Node> configured;
@@ -62,10 +68,15 @@ public final class PrimaryNodes implements AutoCloseable {
     private volatile boolean unavailable;
     private int refreshes;
 
-    /** @param client built with {@code selector} as its node selector */
-    public PrimaryNodes(RestClient client, TargetNodeSelector selector, String threadName) {
+    /** @param client the shared client, whose nodes this adds to: bulks aimed at a node go through it */
+    public PrimaryNodes(RestClient client, SinkSettings settings, String threadName) {
+        this(client, node -> RestClients.forNode(settings, node), threadName);
+    }
+
+    @VisibleForTesting
+    PrimaryNodes(RestClient client, Function<HttpHost, RestClient> nodeClient, String threadName) {
         this.client = client;
-        this.selector = selector;
+        this.nodeClient = nodeClient;
         this.metadata = new ClusterMetadataClient(client);
         this.placement = new NodePlacement(client);
         this.configured = List.copyOf(client.getNodes());
@@ -151,13 +162,14 @@ public final class PrimaryNodes implements AutoCloseable {
     }
 
     /**
-     * Whether the node answers {@code _cluster/health} at {@code host} through kes's own client (its
-     * TLS and credentials). Remembered; a node that did not answer is asked again every few minutes.
+     * Whether the node answers {@code _cluster/health} at {@code host} with kes's TLS and
+     * credentials, asked through a client of that node alone. Remembered; a node that did not answer
+     * is asked again every few minutes.
      */
     private boolean answers(HttpHost host) {
         return reachable.computeIfAbsent(host, h -> {
-            try {
-                selector.sendTo(h, () -> client.performRequest(new Request("GET", "/_cluster/health")));
+            try (RestClient node = nodeClient.apply(h)) {
+                node.performRequest(new Request("GET", "/_cluster/health"));
                 return true;
             } catch (Exception e) {
                 LOG.info(
@@ -171,7 +183,7 @@ public final class PrimaryNodes implements AutoCloseable {
 
     /**
      * The client can only send to nodes it knows. The selector keeps requests without a target on
-     * the configured hosts, so a node added here gets only the bulks (and the probe) aimed at it.
+     * the configured hosts, so a node added here gets only the bulks aimed at it.
      */
     private void addToClient(java.util.Collection<HttpHost> hosts) {
         Set<HttpHost> known = new LinkedHashSet<>();

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kes.connector.testing.CannedElasticsearch;
 import io.kes.connector.testing.CannedElasticsearch.Answer;
 import java.io.IOException;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.apache.http.HttpHost;
@@ -29,6 +28,8 @@ class PrimaryNodesTest {
     private CannedElasticsearch es;
     private RestClient client;
     private HttpHost node;
+    /** The address {@code _nodes/http} publishes for the node holding the primaries; the canned server itself unless a test says otherwise. */
+    private volatile HttpHost published;
 
     @BeforeEach
     void start() throws IOException {
@@ -37,16 +38,23 @@ class PrimaryNodesTest {
                     if (path.equals("/_nodes/http")) {
                         return Answer.ok(
                                 listed
-                                        ? "{\"nodes\":{\"n1\":{\"http\":{\"publish_address\":\"" + node.toHostString()
-                                                + "\"}}}}"
+                                        ? "{\"nodes\":{\"n1\":{\"http\":{\"publish_address\":\""
+                                                + published.toHostString() + "\"}}}}"
                                         : "{\"nodes\":{}}");
                     }
                     if (path.startsWith("/_cluster/state/routing_table/")) {
                         routingReads.incrementAndGet();
                         String shards =
                                 "{\"shards\":{\"0\":[{\"primary\":true,\"node\":\"n1\",\"state\":\"STARTED\"}]}}";
-                        return Answer.ok("{\"routing_table\":{\"indices\":{\"i1\":" + shards + ",\"i2\":" + shards
-                                + ",\"i3\":" + shards + "}}}");
+                        StringBuilder indices = new StringBuilder();
+                        for (int i = 1; i <= 12; i++) {
+                            indices.append(i == 1 ? "" : ",")
+                                    .append("\"i")
+                                    .append(i)
+                                    .append("\":")
+                                    .append(shards);
+                        }
+                        return Answer.ok("{\"routing_table\":{\"indices\":{" + indices + "}}}");
                     }
                     if (path.equals("/_cluster/health")) {
                         healthProbes.incrementAndGet();
@@ -57,6 +65,7 @@ class PrimaryNodesTest {
                 new Answer(404, "{}"));
         client = es.client();
         node = client.getNodes().get(0).getHost();
+        published = node;
     }
 
     @AfterEach
@@ -79,8 +88,7 @@ class PrimaryNodesTest {
      */
     @Test
     void aNodeThatLeftIsAskedAgainWhetherItAnswersWhenItsAddressComesBack() throws Exception {
-        try (PrimaryNodes primaries =
-                new PrimaryNodes(client, new TargetNodeSelector(List.of(node)), "test-primaries")) {
+        try (PrimaryNodes primaries = new PrimaryNodes(client, PrimaryNodesTest::clientOf, "test-primaries")) {
             assertThat(primaries.primaryOf("i1", 0)).isNull();
             await(() -> healthProbes.get() == 1, "the node was asked whether it answers");
             assertThat(primaries.primaryOf("i1", 0)).as("it did not answer").isNull();
@@ -94,5 +102,39 @@ class PrimaryNodesTest {
             primaries.primaryOf("i3", 0);
             await(() -> node.equals(primaries.primaryOf("i3", 0)), "bulks of i3 go to the node that is back");
         }
+    }
+
+    /**
+     * A node whose published address cannot be reached is asked again every few refreshes. The
+     * shared client has by then marked it dead and would hand the question to a configured host,
+     * whose answer says nothing of that node: bulks would be aimed at it again, each waiting for a
+     * connection that never comes. The question goes to that node alone.
+     */
+    @Test
+    void aNodeIsAskedWhetherItAnswersByItselfNotByAConfiguredHostAfterItFailedOnce() throws Exception {
+        healthy = true; // the configured host answers
+        published = new HttpHost("127.0.0.1", closedPort(), "http");
+        try (PrimaryNodes primaries = new PrimaryNodes(client, PrimaryNodesTest::clientOf, "test-primaries")) {
+            // every index seen for the first time refreshes at once; the 10th refresh asks again
+            for (int i = 1; i <= 11; i++) {
+                int reads = i;
+                primaries.primaryOf("i" + i, 0);
+                await(() -> routingReads.get() == reads, "refresh " + reads);
+            }
+            assertThat(primaries.primaryOf("i10", 0))
+                    .as("the node refused the connection when asked again")
+                    .isNull();
+            assertThat(primaries.primaryOf("i11", 0)).isNull();
+        }
+    }
+
+    private static int closedPort() throws IOException {
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    private static RestClient clientOf(HttpHost node) {
+        return RestClient.builder(node).build();
     }
 }
