@@ -137,6 +137,7 @@ final class FaultInjector {
         String master = http.get("/_cat/master?h=node&local=true").body().trim();
         SearchNode stalled = nodeToStall(held, master);
         String name = nodeName(stalled);
+        String reached = awaitKesBulksAt(http, name);
         stalled.pause();
         Map<String, String> after;
         try {
@@ -153,13 +154,57 @@ final class FaultInjector {
             }
         });
         out.printf(
-                "  (node-stall: %s%s held %d primaries of the keyed routes; moved while it was stopped: %s)%n",
+                "  (node-stall: %s%s held %d primaries of the keyed routes; %s; moved while it was stopped: %s)%n",
                 name,
                 name.equals(master) ? " (the elected master)" : "",
                 held.getOrDefault(name, 0L),
+                reached,
                 moved.isEmpty() ? "none" : moved);
         http.get("/_cluster/health?wait_for_nodes=" + servers.nodes.size() + "&timeout=90s")
                 .requireOk("the stalled node rejoining");
+    }
+
+    /**
+     * Waits (up to 15 s) until kes sends a bulk straight to {@code node}: only then can its bulks
+     * hang there and its slots queue behind that node, the sequence the stall is for. kes learns
+     * where the primaries are a refresh after it first writes an index, so a stall right after the
+     * indices turned green would often find every bulk still going through the configured host.
+     * Says what it saw, for the report.
+     */
+    private static String awaitKesBulksAt(Http http, String node) throws Exception {
+        long before = bulkRequestsAnswered(http, node);
+        if (before < 0) {
+            return "bulks per node not counted here";
+        }
+        long start = System.nanoTime();
+        long deadline = start + Duration.ofSeconds(15).toNanos();
+        while (bulkRequestsAnswered(http, node) <= before) {
+            if (System.nanoTime() > deadline) {
+                return "no bulk of kes reached it within 15 s, stalled anyway";
+            }
+            Thread.sleep(100);
+        }
+        return "kes's bulks reached it after " + (System.nanoTime() - start) / 1_000_000 + " ms";
+    }
+
+    /** {@code _bulk} HTTP requests {@code node} has answered ({@code _nodes/stats/http} routes); -1 where not counted (OpenSearch). */
+    private static long bulkRequestsAnswered(Http http, String node) throws IOException {
+        JsonNode nodes = JSON.readTree(http.get("/_nodes/" + node + "/stats/http")
+                        .requireOk("the http stats of " + node)
+                        .body())
+                .path("nodes");
+        long total = -1;
+        for (JsonNode n : nodes) {
+            JsonNode routes = n.path("http").path("routes");
+            if (routes.isMissingNode()) {
+                continue;
+            }
+            total = Math.max(total, 0);
+            for (String route : new String[] {"/_bulk", "/{index}/_bulk"}) {
+                total += routes.path(route).path("requests").path("count").asLong();
+            }
+        }
+        return total;
     }
 
     /**
