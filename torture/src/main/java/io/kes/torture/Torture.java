@@ -36,13 +36,6 @@ public final class Torture {
 
     /** Runs every schedule of {@code options} on servers of its own, printing as it goes and a summary at the end. */
     static List<Schedule.Result> run(TortureOptions options, PrintStream out) throws Exception {
-        return run(options, out, results -> false);
-    }
-
-    /** As {@link #run(TortureOptions, PrintStream)}, stopping early once {@code enough} says the schedules run so far suffice. */
-    static List<Schedule.Result> run(
-            TortureOptions options, PrintStream out, java.util.function.Predicate<List<Schedule.Result>> enough)
-            throws Exception {
         Path root = JobProcess.findRoot();
         out.printf(
                 "kes torture: %d schedules on %s%s from seed %d, %d keys, %d updates, fault window %d s; work dir %s%n",
@@ -61,9 +54,6 @@ public final class Torture {
                 Schedule.Result r = schedule.run(options.first() + i, options.seed() + i);
                 results.add(r);
                 print(r, out);
-                if (enough.test(results)) {
-                    break;
-                }
             }
         }
         summary(results, out);
