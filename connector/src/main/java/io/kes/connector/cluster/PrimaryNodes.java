@@ -37,9 +37,10 @@ import org.slf4j.LoggerFactory;
  * {@code _nodes/http} for the addresses the nodes publish, and the routing table for the shards.
  * A node is used only after it answered once at that address through kes's client (behind a
  * proxy, with certificates for other names, or on a network kes cannot reach, it does not; its
- * shards' bulks then go to the configured hosts); that question goes to the node alone, never through the
- * shared client, which hands a request for a node it marked dead to a configured host. A stale entry costs nothing but the hop it meant to save: the node that gets
- * the bulk coordinates it, as any node would. The task thread only reads a published map.
+ * shards' bulks then go to the configured hosts); that question goes to the node alone, never
+ * through the shared client, which hands a request for a node it marked dead to a configured host.
+ * A stale entry costs nothing but the hop it meant to save: the node that gets the bulk
+ * coordinates it, as any node would. The task thread only reads a published map.
  */
 @Internal
 public final class PrimaryNodes implements AutoCloseable {
