@@ -60,8 +60,8 @@ class TortureIT {
      * the tortured job), and its own job killed and restored; every key must still end on its last
      * value. Whether the slots' bulks queued behind the moved primary (the sequence of item 2) is
      * reported, not asserted: it depends on kes having a full queue for the node at the moment it
-     * freezes, which is timing (alone on this machine 3-5 runs per schedule, in two full CI runs 0
-     * in three schedules), and a red CI on timing with every key right would stop everything from
+     * freezes, which is timing (this schedule on this machine: 3, 4, 5 and 0 runs when run alone,
+     * 0 in three schedules over two full CI runs), and a red CI on timing with every key right would stop everything from
      * landing. {@code bin/kes torture --nodes 3} with several schedules is where reach is measured
      * (docs/torture-results).
      */
