@@ -61,9 +61,9 @@ class TortureIT {
      * value. Whether the slots' bulks queued behind the moved primary (the sequence of item 2) is
      * reported, not asserted: it depends on kes having a full queue for the node at the moment it
      * freezes, which is timing (this schedule on this machine: 3, 4, 5 and 0 runs when run alone,
-     * 0 in three schedules over two full CI runs), and a red CI on timing with every key right would stop everything from
-     * landing. {@code bin/kes torture --nodes 3} with several schedules is where reach is measured
-     * (docs/torture-results).
+     * 0 in three schedules over two full CI runs), and a red CI on timing with every key right
+     * would stop everything from landing. {@code bin/kes torture --nodes 3} with several schedules
+     * is where reach is measured (docs/torture-results).
      */
     @Test
     void onAClusterEveryKeyEndsAtItsLastKafkaValueWhenANodeStallsWhileItsPrimariesMove(@TempDir Path workDir)
