@@ -70,6 +70,12 @@ public final class ElasticsearchSinkBuilder {
         return this;
     }
 
+    /** See {@link ElasticsearchSinkOptions#BULK_COALESCE}. */
+    public ElasticsearchSinkBuilder setBulkCoalesce(Duration coalesce) {
+        options.set(BULK_COALESCE, coalesce);
+        return this;
+    }
+
     public ElasticsearchSinkBuilder setMaxInFlight(int maxInFlight) {
         options.set(BULK_MAX_IN_FLIGHT, maxInFlight);
         return this;

@@ -122,7 +122,17 @@ public final class ElasticsearchSinkOptions {
     public static final ConfigOption<Duration> BULK_LINGER = ConfigOptions.key("bulk.linger")
             .durationType()
             .defaultValue(Duration.ofMillis(1000))
-            .withDescription("A buffer that is not full is sent at the latest this long after its first document.");
+            .withDescription("A buffer that is not full is sent at the latest this long after its first document, once "
+                    + "its node has a free place in flight (while the node has none it keeps filling). Usually a buffer "
+                    + "goes much sooner: see bulk.coalesce.");
+
+    public static final ConfigOption<Duration> BULK_COALESCE = ConfigOptions.key("bulk.coalesce")
+            .durationType()
+            .defaultValue(Duration.ofMillis(5))
+            .withDescription("A buffer that is not full goes this long after its first document once neither its node "
+                    + "nor its slot has a bulk of this writer in flight, so at low and moderate load documents go out "
+                    + "within a round trip; while the node is busy the buffer keeps filling (under load bulks fill by "
+                    + "backpressure). 0: at once; set to bulk.linger to wait out the linger instead.");
 
     public static final ConfigOption<Integer> BULK_MAX_IN_FLIGHT = ConfigOptions.key("bulk.max_in_flight")
             .intType()
@@ -233,6 +243,7 @@ public final class ElasticsearchSinkOptions {
             BULK_MAX_DOCS,
             BULK_MAX_BYTES,
             BULK_LINGER,
+            BULK_COALESCE,
             BULK_MAX_IN_FLIGHT,
             BULK_MAX_QUEUED_BYTES,
             BULK_MAX_BUFFERED_BYTES,

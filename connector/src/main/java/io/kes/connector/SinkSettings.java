@@ -40,6 +40,7 @@ public final class SinkSettings implements Serializable {
     private final int maxDocs;
     private final long maxBytes;
     private final Duration linger;
+    private final Duration coalesce;
     private final int maxInFlight;
     private final long maxQueuedBytes;
     private final long maxBufferedBytes;
@@ -110,6 +111,8 @@ public final class SinkSettings implements Serializable {
                 BULK_MAX_BYTES.key() + " must be at most 100mb (Elasticsearch's default http.max_content_length), got "
                         + c.get(BULK_MAX_BYTES));
         this.linger = positive(c, BULK_LINGER);
+        this.coalesce = c.get(BULK_COALESCE);
+        check(!coalesce.isNegative(), BULK_COALESCE.key() + " must be 0 or a duration like 5ms, got " + coalesce);
         this.maxInFlight = c.get(BULK_MAX_IN_FLIGHT);
         check(maxInFlight >= 1, BULK_MAX_IN_FLIGHT.key() + " must be at least 1, got " + maxInFlight);
         this.maxQueuedBytes = c.get(BULK_MAX_QUEUED_BYTES).getBytes();
@@ -199,6 +202,11 @@ public final class SinkSettings implements Serializable {
         return linger;
     }
 
+    /** {@code bulk.coalesce}: how long a buffer that is not full waits once its node is idle; at most the linger. */
+    public Duration coalesce() {
+        return coalesce.compareTo(linger) < 0 ? coalesce : linger;
+    }
+
     public int maxInFlight() {
         return maxInFlight;
     }
@@ -266,7 +274,8 @@ public final class SinkSettings implements Serializable {
                 + ", tlsFingerprint=" + tlsFingerprint + ", gzip=" + gzip + ", durability=" + durability
                 + ", fenceSyncWait=" + fenceSyncWait + ", primaryNodeRouting=" + primaryNodeRouting
                 + ", connectTimeout=" + connectTimeout + ", socketTimeout=" + socketTimeout + ", maxDocs=" + maxDocs
-                + ", maxBytes=" + maxBytes + ", linger=" + linger + ", maxInFlight=" + maxInFlight
+                + ", maxBytes=" + maxBytes + ", linger=" + linger + ", coalesce=" + coalesce + ", maxInFlight="
+                + maxInFlight
                 + ", maxQueuedBytes=" + maxQueuedBytes + ", maxBufferedBytes=" + maxBufferedBytes
                 + ", adaptiveConcurrency=" + adaptiveConcurrency + ", shardGrouping=" + shardGrouping
                 + ", topology=" + topology + ", initialBackoff=" + initialBackoff + ", maxBackoff=" + maxBackoff

@@ -72,6 +72,7 @@ class SingleShardBulksIT {
                     .setTopology(topology)
                     .setBulkMaxDocs(2_000)
                     .setBulkLinger(java.time.Duration.ofSeconds(60))
+                    .setBulkCoalesce(java.time.Duration.ofSeconds(60)) // the bulks leave at the end of input only
                     .build();
             SinkPipelines.start(sink, index, docs, docs / 2.0, 4, null)
                     .getJobExecutionResult()

@@ -49,7 +49,7 @@ import org.elasticsearch.client.RestClient;
  * input waits on the task thread ({@link #drainAndMakeDurable()}).
  *
  * <p>The pieces: {@link SlotBuffers} fills the per-shard buffers and says when one is ready
- * ({@link LingerTimer} when one waited long enough);
+ * ({@link PartialSends}: one that is not full as soon as its node has room);
  * {@link NodeBudgets} queues them per node and says which may go; a {@link BulkTransport}
  * ({@link BulkDispatcher}) sends a body to its node and hands the answer to {@link BulkAnswers},
  * which decides what each item's answer does ({@link ItemOutcomes}, 413 splits, the failure
@@ -85,7 +85,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, NodeBudgets
     private final FailureHandler failureHandler;
     private final BulkMetrics metrics;
     private final SlotBuffers buffers;
-    private final LingerTimer linger;
+    private final PartialSends partialSends;
     private final BulkTransport dispatcher;
     private final InFlightIds inFlightIds = new InFlightIds();
 
@@ -177,8 +177,15 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, NodeBudgets
                 settings.maxBytes(),
                 settings.maxBufferedBytes(),
                 time::getCurrentProcessingTime);
-        this.linger = new LingerTimer(time, settings.linger().toMillis(), buffers, this, () -> waitingSends > 0);
         this.dispatcher = transport.apply(metrics);
+        this.partialSends = new PartialSends(
+                time,
+                buffers,
+                this,
+                budgets.room(dispatcher::nodeOf),
+                settings.coalesce().toMillis(),
+                settings.linger().toMillis(),
+                () -> waitingSends > 0);
         this.retries = new Retries(
                 settings.maxRetryTime(), backoff, time, nanoTime, dispatcher, inFlightIds, metrics, this::giveUp);
         dispatcher.outcomesTo(new BulkAnswers(
@@ -208,7 +215,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, NodeBudgets
             metrics.docsWithUnknownShard.inc();
         }
         if (buffers.add(op, prediction, this)) {
-            linger.arm();
+            partialSends.bufferStarted();
         }
     }
 
@@ -281,6 +288,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, NodeBudgets
         budgets.done(batch);
         drain.bulkDone(batch.epoch);
         pump(); // room in its node's budget
+        partialSends.bulkEnded();
     }
 
     @Override
@@ -366,7 +374,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, NodeBudgets
     @Override
     public void close() throws Exception {
         retries.close();
-        linger.close();
+        partialSends.close();
         mailbox.close();
         drain.close();
         try {

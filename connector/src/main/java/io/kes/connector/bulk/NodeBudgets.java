@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import org.apache.http.HttpHost;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -135,6 +136,7 @@ final class NodeBudgets {
             Batch head;
             while (budget.inFlight < budget.limit() && (head = budget.queue.peek()) != null && dispatch.mayGo(head)) {
                 dequeue(budget);
+                head.slot.inFlight++;
                 budget.inFlight++;
                 inFlight++;
                 if (budget.adaptive != null) {
@@ -156,8 +158,36 @@ final class NodeBudgets {
 
     /** A sent batch is over: its budget has room again. */
     void done(Batch batch) {
+        batch.slot.inFlight--;
         batch.budget.inFlight--;
         inFlight--;
+    }
+
+    /**
+     * Whether a slot's buffer that is not full may go ({@link PartialSends}), with {@code nodeOf}
+     * saying where its next bulk would go: its node's budget is idle or has a free place.
+     */
+    SlotBuffers.Room room(Function<Slot, HttpHost> nodeOf) {
+        return new SlotBuffers.Room() {
+            @Override
+            public boolean idle(Slot slot) {
+                if (slot.queued > 0 || slot.inFlight > 0) {
+                    return false;
+                }
+                Budget budget = existing(nodeOf.apply(slot));
+                return budget == null || budget.inFlight + budget.queue.size() == 0;
+            }
+
+            @Override
+            public boolean hasRoom(Slot slot) {
+                Budget budget = slot.queued > 0 ? slot.queuedIn : existing(nodeOf.apply(slot));
+                return budget == null || budget.inFlight + budget.queue.size() < budget.limit();
+            }
+        };
+    }
+
+    private Budget existing(HttpHost node) {
+        return byNode.get(node != null ? node : unknownNode);
     }
 
     /** Empties every queue (the writer failed: nothing more is sent); returns what was queued. */
@@ -210,7 +240,7 @@ final class NodeBudgets {
 
     /** The budget of {@code node} (null: the configured hosts'), if it has one (tests). */
     Budget budgetOf(HttpHost node) {
-        return byNode.get(node != null ? node : unknownNode);
+        return existing(node);
     }
 
     private static void moveQueued(Slot slot, Budget from, Budget to) {

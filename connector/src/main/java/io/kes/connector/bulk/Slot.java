@@ -19,6 +19,8 @@ final class Slot {
     int queued;
 
     NodeBudgets.Budget queuedIn;
+    /** This slot's bulks sent and not over (retries included): a buffer that is not full waits for them. */
+    int inFlight;
     /** Some of them wait for the node its primary left (logged once per such run). */
     boolean behindMovedPrimary;
 

@@ -8,8 +8,8 @@ import java.util.function.LongSupplier;
 
 /**
  * The writer's buffers: fills the {@link Slot} of each document and hands out the bodies that are
- * ready to go (full, lingered long enough, a checkpoint barrier, or of a target's old layout), in
- * the order they must be sent. Task thread only.
+ * ready to go (full, their node has room ({@link PartialSends}), a checkpoint barrier, or of a
+ * target's old layout), in the order they must be sent. Task thread only.
  */
 final class SlotBuffers {
 
@@ -26,6 +26,15 @@ final class SlotBuffers {
          * are then held in flight, so nothing buffered after this overtakes them).
          */
         void awaitQueued(Slot slot) throws InterruptedException;
+    }
+
+    /** Whether a buffer that is not full may go now: asked of the node budgets. */
+    interface Room {
+        /** Neither the slot nor its node has a bulk of this writer in flight or queued. */
+        boolean idle(Slot slot);
+
+        /** The budget the slot's next bulk would join has a free place now. */
+        boolean hasRoom(Slot slot);
     }
 
     /** A buffer starts at most this big unless its slot's last bulk was bigger and the budget allows. */
@@ -59,7 +68,8 @@ final class SlotBuffers {
 
     /**
      * Buffers the document. Sends the target's old-layout buffers first, and the document's buffer
-     * once it is full. Returns whether the document started a new buffer (the linger clock starts).
+     * once it is full. Returns whether the document started a new buffer ({@link PartialSends} looks
+     * at it later).
      */
     boolean add(DocumentOperation op, ShardPrediction prediction, Sender sender) throws InterruptedException {
         Slot slot = slots.slotFor(op.index(), prediction, superseded);
@@ -99,19 +109,31 @@ final class SlotBuffers {
         return started;
     }
 
-    /** Sends the buffers whose first document waited {@code lingerMillis}; returns whether any remain. */
-    boolean sendLingered(long nowMillis, long lingerMillis, Sender sender) throws InterruptedException {
-        List<Slot> due = new ArrayList<>();
-        for (Slot slot : slots.nonEmpty) {
-            if (slot.firstDocAtMillis + lingerMillis <= nowMillis) {
-                due.add(slot);
+    /**
+     * Sends, oldest first, the buffers that are not full but may go: those that coalesced for
+     * {@code coalesceMillis} and whose slot and node are {@linkplain Room#idle idle}, and those that
+     * waited {@code lingerMillis} and whose node {@linkplain Room#hasRoom has room}. The others keep
+     * filling. Returns when the next one may go whatever happens meanwhile ({@link Long#MAX_VALUE}:
+     * none, until a bulk ends and makes room).
+     */
+    long sendPartial(long nowMillis, long coalesceMillis, long lingerMillis, Room room, Sender sender)
+            throws InterruptedException {
+        long next = Long.MAX_VALUE;
+        for (Slot slot : new ArrayList<>(slots.nonEmpty)) {
+            if (slot.body == null) {
+                continue; // sent while an earlier one waited (backpressure)
+            }
+            long age = nowMillis - slot.firstDocAtMillis;
+            if (age >= lingerMillis ? room.hasRoom(slot) : age >= coalesceMillis && room.idle(slot)) {
+                slots.nonEmpty.remove(slot);
+                send(slot, sender);
+            } else if (age < coalesceMillis) {
+                next = Math.min(next, slot.firstDocAtMillis + coalesceMillis);
+            } else if (age < lingerMillis) {
+                next = Math.min(next, slot.firstDocAtMillis + lingerMillis);
             }
         }
-        slots.nonEmpty.removeAll(due);
-        for (Slot slot : due) {
-            send(slot, sender);
-        }
-        return !slots.nonEmpty.isEmpty();
+        return next;
     }
 
     /** Sends every buffer (a checkpoint barrier). */

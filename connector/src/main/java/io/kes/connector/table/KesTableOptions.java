@@ -210,6 +210,11 @@ public final class KesTableOptions {
             .withFallbackKeys("sink.bulk-flush.interval")
             .withDescription(BULK_LINGER.description());
 
+    public static final ConfigOption<Duration> TABLE_BULK_COALESCE = ConfigOptions.key("bulk.coalesce")
+            .durationType()
+            .defaultValue(BULK_COALESCE.defaultValue())
+            .withDescription(BULK_COALESCE.description());
+
     public static final ConfigOption<Integer> TABLE_BULK_MAX_IN_FLIGHT = ConfigOptions.key("bulk.max-in-flight")
             .intType()
             .defaultValue(BULK_MAX_IN_FLIGHT.defaultValue())
@@ -310,6 +315,7 @@ public final class KesTableOptions {
             new SinkOption<>(TABLE_BULK_MAX_DOCS, BULK_MAX_DOCS),
             new SinkOption<>(TABLE_BULK_MAX_BYTES, BULK_MAX_BYTES),
             new SinkOption<>(TABLE_BULK_LINGER, BULK_LINGER),
+            new SinkOption<>(TABLE_BULK_COALESCE, BULK_COALESCE),
             new SinkOption<>(TABLE_BULK_MAX_IN_FLIGHT, BULK_MAX_IN_FLIGHT),
             new SinkOption<>(TABLE_BULK_MAX_QUEUED_BYTES, BULK_MAX_QUEUED_BYTES),
             new SinkOption<>(TABLE_BULK_MAX_BUFFERED_BYTES, BULK_MAX_BUFFERED_BYTES),

@@ -237,6 +237,76 @@ class BulkWriterTest {
         assertThat(budgets.nodes()).as("nothing queued or in flight: forgotten").isZero();
     }
 
+    @Test
+    void aBufferThatIsNotFullGoesOnceItsNodeIsIdleAndItCoalesced() throws Exception {
+        writer = new Harness(b -> b.setBulkMaxDocs(100).setBulkCoalesce(Duration.ofMillis(5)));
+
+        writer.write("a", 1);
+        writer.write("b", 1);
+        writer.time.advance(Duration.ofMillis(4));
+        assertThat(writer.sentBodies()).as("still coalescing").isEmpty();
+
+        writer.time.advance(Duration.ofMillis(1));
+        assertThat(writer.sentBodies())
+                .as("its node is idle: no need to wait out the linger")
+                .containsExactly("a=1 b=1");
+    }
+
+    @Test
+    void aBufferKeepsFillingWhileItsNodeIsBusyAndGoesWhenTheNodeHasRoom() throws Exception {
+        writer = new Harness(b -> b.setBulkMaxDocs(100).setBulkLinger(Duration.ofSeconds(1)));
+        writer.write("a", 1);
+        writer.time.advance(Duration.ofMillis(5));
+
+        writer.write("b", 1);
+        writer.write("c", 1);
+        writer.time.advance(Duration.ofMillis(500));
+        assertThat(writer.sentBodies())
+                .as("a's bulk is out: b and c keep filling")
+                .containsExactly("a=1");
+
+        writer.answer(0, 200);
+        writer.time.advance(Duration.ZERO);
+        assertThat(writer.sentBodies()).as("the node has room again").containsExactly("a=1", "b=1 c=1");
+    }
+
+    @Test
+    void aBufferGoesAfterTheLingerWhileItsNodeHasAFreePlaceButIsNotIdle() throws Exception {
+        writer = new Harness(
+                b -> b.setBulkMaxDocs(100).setBulkLinger(Duration.ofMillis(50)).setMaxInFlight(2));
+        writer.write("a", 1);
+        writer.time.advance(Duration.ofMillis(5));
+
+        writer.write("b", 1);
+        writer.time.advance(Duration.ofMillis(49));
+        assertThat(writer.sentBodies()).containsExactly("a=1");
+        writer.time.advance(Duration.ofMillis(1));
+
+        assertThat(writer.sentBodies())
+                .as("lingered: one free place of two is enough")
+                .containsExactly("a=1", "b=1");
+    }
+
+    @Test
+    void aBufferWhoseNodeHasNoFreePlaceKeepsFillingPastTheLingerInsteadOfQueueing() throws Exception {
+        writer = new Harness(
+                b -> b.setBulkMaxDocs(100).setBulkLinger(Duration.ofMillis(50)).setMaxInFlight(1));
+        writer.write("a", 1);
+        writer.time.advance(Duration.ofMillis(5));
+
+        writer.write("b", 1);
+        writer.time.advance(Duration.ofSeconds(5));
+        writer.write("c", 1);
+        assertThat(writer.sentBodies()).as("a hangs on its node").containsExactly("a=1");
+        assertThat(writer.writer.budgets.queuedBulks())
+                .as("not cut into a small bulk that queues")
+                .isZero();
+
+        writer.answer(0, 200);
+        writer.time.advance(Duration.ZERO);
+        assertThat(writer.sentBodies()).containsExactly("a=1", "b=1 c=1");
+    }
+
     /** Writes a, closes an epoch (a checkpoint barrier), writes b, closes another: one bulk in each, both in flight. */
     private List<CompletableFuture<Void>> twoCheckpointsOfOneBulkEach() throws Exception {
         writer = new Harness(b -> b.setBulkMaxDocs(1));

@@ -1,0 +1,99 @@
+package io.kes.connector.bulk;
+
+import java.util.function.BooleanSupplier;
+import org.apache.flink.api.common.operators.ProcessingTimeService;
+
+/**
+ * When a buffer that is not full goes: as soon as its node has room, not when a timer fires.
+ *
+ * <p>A buffer leaves early (after {@code bulk.coalesce}, a few milliseconds in which more documents
+ * may join it) once its node has nothing of this writer's in flight or queued and its slot has no
+ * bulk out; at the latest after {@code bulk.linger}, once its node's budget has a free place. While
+ * its node is busy it keeps filling, so under load bulks fill by backpressure as they did when the
+ * linger decided, and a stalled node's buffers grow instead of being cut into small bulks that
+ * queue behind its hanging ones. Measured before (every buffer waited out the 1 s linger): at 3,000
+ * records/s over 12 slot buffers each one filled at 250/s, so documents reached the index 0.8-0.9 s
+ * after they were produced (p50), 2.4-2.7x later than a sink whose one mixed buffer filled in 0.67 s;
+ * a 100 ms linger instead cut the stalled node's buffers into small bulks whose queue drained slowly
+ * (p99 4.7 s). Why one eager bulk per node at a time: under load the node is rarely idle, so full
+ * bulks (up to {@code bulk.max_in_flight}) keep the pipe full and early sends stay rare.
+ *
+ * <p>One processing-time timer for the next deadline (a buffer's coalesce or linger), and a check
+ * at once whenever a bulk ends (its node may have room now). Task thread only.
+ */
+final class PartialSends {
+
+    private final ProcessingTimeService time;
+    private final SlotBuffers buffers;
+    private final SlotBuffers.Sender sender;
+    private final SlotBuffers.Room room;
+    private final long coalesceMillis;
+    private final long lingerMillis;
+    /** Whether a send waits in {@code yield()} right now (backpressure, an old layout's buffer). */
+    private final BooleanSupplier sendWaiting;
+
+    /** When the earliest registered timer fires; {@link Long#MAX_VALUE}: none. */
+    private long armedAt = Long.MAX_VALUE;
+
+    private boolean closed;
+
+    PartialSends(
+            ProcessingTimeService time,
+            SlotBuffers buffers,
+            SlotBuffers.Sender sender,
+            SlotBuffers.Room room,
+            long coalesceMillis,
+            long lingerMillis,
+            BooleanSupplier sendWaiting) {
+        this.time = time;
+        this.buffers = buffers;
+        this.sender = sender;
+        this.room = room;
+        this.coalesceMillis = Math.min(coalesceMillis, lingerMillis);
+        this.lingerMillis = lingerMillis;
+        this.sendWaiting = sendWaiting;
+    }
+
+    /** A buffer started: look at it once it has coalesced. */
+    void bufferStarted() {
+        arm(time.getCurrentProcessingTime() + coalesceMillis);
+    }
+
+    /** A bulk ended: its node (and its slot) may have room now for a buffer that waits. */
+    void bulkEnded() {
+        if (buffers.bufferedDocs() > 0) {
+            arm(time.getCurrentProcessingTime());
+        }
+    }
+
+    private void arm(long at) {
+        if (!closed && at < armedAt) {
+            armedAt = at;
+            time.registerTimer(at, this::fire);
+        }
+    }
+
+    private void fire(long now) throws InterruptedException {
+        if (now >= armedAt) {
+            armedAt = Long.MAX_VALUE;
+        }
+        if (closed) {
+            return;
+        }
+        long current = Math.max(now, time.getCurrentProcessingTime());
+        if (sendWaiting.getAsBoolean()) {
+            // A send waits in yield() and this timer runs inside it: sending from here could pass
+            // the waiting body, whose documents are older. Look again later.
+            arm(current + Math.max(1, coalesceMillis));
+            return;
+        }
+        long next = buffers.sendPartial(current, coalesceMillis, lingerMillis, room, sender);
+        if (next != Long.MAX_VALUE) {
+            arm(next);
+        }
+    }
+
+    void close() {
+        closed = true;
+    }
+}
