@@ -16,6 +16,14 @@ import java.util.Map;
  * over the writers one by one. Any other document (index unknown or unpredictable) gets a key
  * from its id, so an id still reaches one writer.
  *
+ * <p>Every writer busy whatever the shard count: an index with fewer shards than writers (a
+ * 1-shard index or data stream, Elasticsearch's default, at 8 writers), or a count the writers do
+ * not divide (12 shards on 8 writers: 4 writers with 2 shards, 4 with one), would leave writers
+ * idle or twice as loaded. Such an index's slots are split over {@code spread} writers each, by the
+ * id's hash: key {@code base + shard + shards * (hash(id) mod spread)}, the smallest spread with
+ * which every writer gets a part and none more than 1.25x an even share ({@link #spreadOf}). One id
+ * still reaches one writer, and each writer's bulks still touch one shard.
+ *
  * <p>The promise per-id order rests on: <b>the writes of one id reach one writer at a time</b>.
  * Within one layout of a target an id's key never changes. When the layout changes (the index
  * appears and is read for the first time, is re-created with another shard count, a pipeline is
@@ -39,24 +47,40 @@ final class SlotKeys {
         final Object generation;
         final IndexRouting routing;
         final int base;
+        final int shards;
+        /** How many writers share each of the index's slots (by the id's hash). */
+        final int spread;
 
-        Rule(ShardPrediction prediction) {
+        Rule(ShardPrediction prediction, int writers) {
             IndexLayout layout = prediction.layout();
             boolean slots = layout != null && layout.routing() != null;
             this.generation = layout == null ? null : layout.generation();
             this.routing = slots ? layout.routing() : null;
             this.base = slots ? spread(layout.index().hashCode()) : 0;
+            this.shards = slots ? layout.numberOfShards() : 0;
+            this.spread = slots ? spreadOf(shards, writers) : 1;
         }
 
         /** The key of {@code op}, predicted under another layout than this rule's. */
         int key(DocumentOperation op, SlotKeys keys) {
             int shard = ShardPredictor.shardOf(routing, op);
-            return shard < 0 ? keys.byId(op) : base + shard;
+            return shard < 0 ? keys.byId(op) : slotKey(shard, op);
         }
 
         /** The key of {@code op}, predicted as {@code prediction} under this rule's layout. */
         int key(DocumentOperation op, ShardPrediction prediction, SlotKeys keys) {
-            return prediction.batchShard() >= 0 && routing != null ? base + prediction.batchShard() : keys.byId(op);
+            return prediction.batchShard() >= 0 && routing != null
+                    ? slotKey(prediction.batchShard(), op)
+                    : keys.byId(op);
+        }
+
+        private int slotKey(int shard, DocumentOperation op) {
+            if (spread == 1) {
+                return base + shard;
+            }
+            String by = op.id() != null ? op.id() : op.routing();
+            int part = by != null ? spread(by.hashCode()) % spread : 0;
+            return base + shard + shards * part;
         }
     }
 
@@ -72,17 +96,23 @@ final class SlotKeys {
         long lastUsedBarrier;
     }
 
+    private final int writers;
     private final Map<String, Target> byTarget = new HashMap<>();
     private long lastBarrier = -1;
     private long lastCompleted = -1;
     private int roundRobin;
+
+    /** @param writers the writer subtasks the keys are spread over ({@code key mod writers}) */
+    SlotKeys(int writers) {
+        this.writers = writers;
+    }
 
     /** The key of {@code op}, whose shard its router predicted as {@code prediction}. */
     int keyOf(DocumentOperation op, ShardPrediction prediction) {
         Target target = byTarget.get(op.index());
         if (target == null) {
             target = new Target();
-            target.rule = new Rule(prediction);
+            target.rule = new Rule(prediction, writers);
             byTarget.put(op.index(), target);
         }
         target.lastUsedBarrier = lastBarrier;
@@ -92,7 +122,7 @@ final class SlotKeys {
             if (generation == target.rule.generation) {
                 return target.rule.key(op, prediction, this);
             }
-            Rule next = new Rule(prediction);
+            Rule next = new Rule(prediction, writers);
             if (next.routing == null && target.rule.routing == null) {
                 target.rule = next; // both key by id: no id changes writer
                 return next.key(op, prediction, this);
@@ -164,6 +194,26 @@ final class SlotKeys {
             n += target.routedSince == null ? 0 : target.routedSince.size();
         }
         return n;
+    }
+
+    /**
+     * Over how many writers each of an index's {@code shards} slots is split: the smallest spread
+     * with which every writer gets a part and none gets more than 1.25x an even share. The keys
+     * {@code base .. base + shards * spread - 1} are consecutive, so {@code key mod writers} hands
+     * each writer {@code floor} or {@code ceil} of {@code shards * spread / writers} of them.
+     */
+    static int spreadOf(int shards, int writers) {
+        if (shards <= 0 || writers <= 1) {
+            return 1;
+        }
+        for (int spread = 1; ; spread++) {
+            long parts = (long) shards * spread;
+            long mostPerWriter = (parts + writers - 1) / writers;
+            // mostPerWriter / parts <= 1.25 / writers, in integers
+            if (parts >= writers && 4 * mostPerWriter * writers <= 5 * parts) {
+                return spread;
+            }
+        }
     }
 
     /** A non-negative int from a hash whose low bits may be poor (String.hashCode of similar names). */

@@ -15,7 +15,8 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 /**
  * {@code kes: shard slots}, chained to the sink's input: predicts each document's shard (with a
  * routing table of its own, read like the writers') and tags it with its slot's key
- * ({@link SlotKeys}), which the exchange behind it maps onto one writer. Tracks checkpoint
+ * ({@link SlotKeys}), which the exchange behind it maps onto one writer (the writers run at the
+ * router's parallelism). Tracks checkpoint
  * barriers and completions, which tell it when an id whose key changed with a layout may move to
  * its new writer. Stateless: after a restore every writer starts empty.
  */
@@ -46,7 +47,7 @@ final class SlotRouter extends AbstractStreamOperator<Tuple2<Integer, DocumentOp
         predictor = ShardPredictor.open(
                 settings,
                 "kes-router-reads-" + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
-        keys = new SlotKeys();
+        keys = new SlotKeys(getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks());
         keyed = new Tuple2<>();
         getMetricGroup().gauge("slotKeysRemembered", () -> keys.remembered());
     }

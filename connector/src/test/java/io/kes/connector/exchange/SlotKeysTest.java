@@ -35,7 +35,7 @@ class SlotKeysTest {
 
     @Test
     void everyDocumentOfOneSlotGoesToOneWriterAndAnIndexsShardsSpreadOverAllWriters() {
-        SlotKeys keys = new SlotKeys();
+        SlotKeys keys = new SlotKeys(WRITERS);
         IndexLayout layout = layout("u1", 8);
         int[] writerOfShard = new int[8];
         java.util.Arrays.fill(writerOfShard, -1);
@@ -54,8 +54,54 @@ class SlotKeysTest {
     }
 
     @Test
+    void aSingleShardIndexIsSplitOverEveryWriterByIdAndAnIdAlwaysReachesTheSameOne() {
+        int writers = 8;
+        SlotKeys keys = new SlotKeys(writers);
+        IndexLayout layout = layout("u1", 1);
+        int[] docsPerWriter = new int[writers];
+        for (int i = 0; i < 8_000; i++) {
+            DocumentOperation op = doc("d" + i);
+            int w = keys.keyOf(op, predict(layout, op)) % writers;
+            assertThat(keys.keyOf(op, predict(layout, op)) % writers)
+                    .as("d%s", i)
+                    .isEqualTo(w);
+            docsPerWriter[w]++;
+        }
+        assertThat(java.util.Arrays.stream(docsPerWriter).boxed().toList())
+                .as("every writer busy")
+                .allSatisfy(n -> assertThat(n).isBetween(700, 1300));
+    }
+
+    @Test
+    void shardsTheWritersDoNotDivideAreSplitSoNoWriterGetsMoreThanAQuarterAboveAnEvenShare() {
+        int writers = 8;
+        SlotKeys keys = new SlotKeys(writers);
+        IndexLayout layout = layout("u1", 12); // unsplit: 4 writers with 2 shards, 4 with one
+        int[] docsPerWriter = new int[writers];
+        int docs = 24_000;
+        for (int i = 0; i < docs; i++) {
+            DocumentOperation op = doc("d" + i);
+            docsPerWriter[keys.keyOf(op, predict(layout, op)) % writers]++;
+        }
+        assertThat(java.util.Arrays.stream(docsPerWriter).boxed().toList())
+                .allSatisfy(n -> assertThat(n).isBetween(docs / writers * 3 / 4, docs / writers * 5 / 4));
+    }
+
+    @Test
+    void theSpreadIsTheSmallestThatKeepsEveryWriterWithinAQuarterOfAnEvenShare() {
+        int[][] shardsWritersSpread = {
+            {1, 8, 8}, {6, 8, 4}, {12, 8, 2}, {48, 8, 1}, {96, 8, 1}, {20, 8, 1}, {6, 2, 1}, {3, 4, 4}, {5, 1, 1}
+        };
+        for (int[] row : shardsWritersSpread) {
+            assertThat(SlotKeys.spreadOf(row[0], row[1]))
+                    .as("%s shards on %s writers", row[0], row[1])
+                    .isEqualTo(row[2]);
+        }
+    }
+
+    @Test
     void documentsOfAnUnknownIndexGoToTheirIdsWriterAndTheSameIdAlwaysToTheSameOne() {
-        SlotKeys keys = new SlotKeys();
+        SlotKeys keys = new SlotKeys(WRITERS);
         Set<Integer> writers = new HashSet<>();
         for (int i = 0; i < 200; i++) {
             int first = writer(keys.keyOf(doc("d" + i), ShardPrediction.UNKNOWN));
@@ -74,7 +120,7 @@ class SlotKeysTest {
      */
     @Test
     void anIdKeepsItsWriterAfterALayoutChangeUntilACheckpointCoversItsLastWriteThere() {
-        SlotKeys keys = new SlotKeys();
+        SlotKeys keys = new SlotKeys(WRITERS);
         IndexLayout layout = layout("u1", 8);
         keys.barrier(1);
         keys.completed(1);
@@ -82,8 +128,8 @@ class SlotKeysTest {
         DocumentOperation y = doc("y");
         int byIdX = keys.keyOf(x, ShardPrediction.UNKNOWN);
         int byIdY = keys.keyOf(y, ShardPrediction.UNKNOWN);
-        int bySlotX = new SlotKeys().keyOf(x, predict(layout, x));
-        int bySlotY = new SlotKeys().keyOf(y, predict(layout, y));
+        int bySlotX = new SlotKeys(WRITERS).keyOf(x, predict(layout, x));
+        int bySlotY = new SlotKeys(WRITERS).keyOf(y, predict(layout, y));
         assertThat(byIdX).as("the test needs keys that differ").isNotEqualTo(bySlotX);
         assertThat(byIdY).isNotEqualTo(bySlotY);
 
@@ -113,7 +159,7 @@ class SlotKeysTest {
 
     @Test
     void withoutCheckpointsAnIdNeverChangesWriter() {
-        SlotKeys keys = new SlotKeys();
+        SlotKeys keys = new SlotKeys(WRITERS);
         IndexLayout first = layout("u1", 8);
         IndexLayout recreated = layout("u2", 3);
         for (int i = 0; i < 300; i++) {
@@ -127,7 +173,7 @@ class SlotKeysTest {
 
     @Test
     void aLayoutChangeDuringASwitchWaitsForTheSwitchToEnd() {
-        SlotKeys keys = new SlotKeys();
+        SlotKeys keys = new SlotKeys(WRITERS);
         IndexLayout first = layout("u1", 8);
         IndexLayout second = layout("u2", 3);
         IndexLayout third = layout("u3", 5);
@@ -141,7 +187,7 @@ class SlotKeysTest {
         keys.completed(1);
         keys.barrier(2);
         keys.completed(2);
-        int secondKey = new SlotKeys().keyOf(x, predict(second, x));
+        int secondKey = new SlotKeys(WRITERS).keyOf(x, predict(second, x));
         assertThat(keys.keyOf(x, predict(third, x)))
                 .as("the second layout's switch is over; the third one's begins")
                 .isEqualTo(secondKey);
@@ -149,7 +195,7 @@ class SlotKeysTest {
 
     @Test
     void documentsWithoutIdAreSpreadOverEveryWriter() {
-        SlotKeys keys = new SlotKeys();
+        SlotKeys keys = new SlotKeys(WRITERS);
         Set<Integer> writers = new HashSet<>();
         for (int i = 0; i < 8; i++) {
             writers.add(writer(keys.keyOf(DocumentOperation.index("logs", null, "{}"), ShardPrediction.UNKNOWN)));
