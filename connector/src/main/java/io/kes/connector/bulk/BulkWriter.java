@@ -112,6 +112,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, NodeBudgets
      *
      * @param client    built with {@code selector} as its node selector ({@link io.kes.connector.cluster.RestClients#create})
      * @param predictor predicts each document's shard; reads index metadata through its own client
+     * @param failureHandler opened before and closed after the writer by its caller
      */
     static BulkWriter open(
             SinkSettings settings,
@@ -198,7 +199,6 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, NodeBudgets
                 nanoTime,
                 metrics.checkpointWaitMillis,
                 () -> asyncFailure);
-        failureHandler.open(subtaskIndex);
     }
 
     public void write(DocumentOperation op) throws InterruptedException {
@@ -369,10 +369,6 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, NodeBudgets
         linger.close();
         mailbox.close();
         drain.close();
-        try {
-            dispatcher.close();
-        } finally {
-            failureHandler.close();
-        }
+        dispatcher.close(); // the failure handler is its opener's to close (BulkWriterOperator)
     }
 }
