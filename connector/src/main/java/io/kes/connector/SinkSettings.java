@@ -62,11 +62,21 @@ public final class SinkSettings implements Serializable {
             try {
                 uri = URI.create(h.trim());
             } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(HOSTS.key() + " has an invalid URL '" + h + "': " + e.getMessage());
+                // the parser's own message quotes the input, with any password in it: not echoed
+                throw new IllegalArgumentException(
+                        HOSTS.key() + " has an invalid URL '" + withoutUserPart(h) + "': give it as https://host:9200");
             }
             check(
                     ("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) && uri.getHost() != null,
-                    HOSTS.key() + " entry '" + h + "' must look like http://host:9200 or https://host:9200");
+                    HOSTS.key() + " entry '" + withoutUserPart(h)
+                            + "' must look like http://host:9200 or https://host:9200");
+            // kes never sends a URL's user part, and the hosts are shown in the Flink UI, the plan and logs
+            check(
+                    uri.getRawUserInfo() == null,
+                    HOSTS.key() + " entry '" + withoutUserPart(h) + "' carries a user name or password: kes does not"
+                            + " use them and would show them wherever the hosts are printed. Give the host alone ("
+                            + withoutUserPart(h) + ") and the credentials in " + USERNAME.key() + " and "
+                            + PASSWORD.key() + " (or " + API_KEY.key() + ")");
             parsed.add(uri);
         }
         this.hosts = List.copyOf(parsed);
@@ -264,6 +274,11 @@ public final class SinkSettings implements Serializable {
                     + Base64.getEncoder().encodeToString((username + ":" + password).getBytes(StandardCharsets.UTF_8));
         }
         return null;
+    }
+
+    /** {@code url} without the part before an {@code @} of its authority, safe to print. */
+    static String withoutUserPart(String url) {
+        return url.trim().replaceFirst("^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#]*@", "$1");
     }
 
     /** The settings without their secrets: the password and the API key show as {@code <hidden>} when set. */

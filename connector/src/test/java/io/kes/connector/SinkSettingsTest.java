@@ -1,6 +1,7 @@
 package io.kes.connector;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -40,6 +41,34 @@ class SinkSettingsTest {
 
         assertThat(s.authorization()).isNull();
         assertThat(s.toString()).contains("password=null", "apiKey=null");
+    }
+
+    @Test
+    void credentialsInAHostUrlAreRefusedNamingTheOptionsToUseAndNeverEchoed() {
+        Configuration c = new Configuration();
+        c.setString(
+                ElasticsearchSinkOptions.HOSTS.key(),
+                "http://localhost:9200;https://ingest-bot:s3cret-pw@es.example:9243");
+
+        assertThatThrownBy(() -> SinkSettings.from(c))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("elasticsearch.hosts")
+                .hasMessageContaining("elasticsearch.username")
+                .hasMessageContaining("elasticsearch.password")
+                .hasMessageContaining("https://es.example:9243")
+                .hasMessageNotContaining("s3cret-pw")
+                .hasMessageNotContaining("ingest-bot");
+    }
+
+    @Test
+    void aMalformedHostUrlIsEchoedWithoutItsUserPart() {
+        Configuration c = new Configuration();
+        c.setString(ElasticsearchSinkOptions.HOSTS.key(), "https://writer:s3cret pw@es.example:9243");
+
+        assertThatThrownBy(() -> SinkSettings.from(c))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("elasticsearch.hosts")
+                .hasMessageNotContaining("s3cret");
     }
 
     @Test

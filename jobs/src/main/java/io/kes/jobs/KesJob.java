@@ -8,6 +8,7 @@ import io.kes.jobs.check.PreflightReport;
 import io.kes.jobs.checkpoint.Checkpoints;
 import io.kes.jobs.checkpoint.FlinkConf;
 import io.kes.jobs.checkpoint.JobSources;
+import io.kes.jobs.checkpoint.PartitionCounts;
 import io.kes.jobs.cli.ExitCode;
 import io.kes.jobs.cli.Flag;
 import io.kes.jobs.cli.RunProgress;
@@ -146,6 +147,10 @@ public final class KesJob {
         // so that --restore-latest sees this job's checkpoints only.
         String checkpointDir =
                 options.containsKey(Flag.FLINK_CONF) ? flink.get(CheckpointingOptions.CHECKPOINTS_DIRECTORY) : null;
+        if (checkpointDir != null) {
+            // kept beside the checkpoints, and compared on --restore-latest: added partitions move keys
+            sources = sources.withPartitions(PartitionCounts.read(config.kafka, sources.topics()));
+        }
         String restore = options.get(Flag.RESTORE);
         if (options.containsKey(Flag.RESTORE_LATEST)) {
             String base =

@@ -31,8 +31,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>What it cannot see: a request still on its way through the network (not yet a task), and any
  * task when kes lacks the cluster privilege {@code monitor} (then it warns once and retries at
- * once, as before). {@code version: kafka-offset} closes the gap entirely: Elasticsearch refuses
- * a late write older than the document. A node that does not answer the listing may still run
+ * once, as before). {@code version: kafka-offset} closes the gap for writes of an id whose
+ * records stay in one partition: Elasticsearch refuses a late write older than the document. Not
+ * for deletes past {@code index.gc_deletes} (60 s): a deleted document's version is kept only that
+ * long, after which a late index of an older version is applied again. A node that does not answer the listing may still run
  * the bulk: the writer keeps asking until {@code retry.max_time}, then fails the job, whose restart
  * waits for the same tasks on the nodes that answer by then ({@link EarlierWrites} does not wait
  * for a node that does not).

@@ -44,6 +44,7 @@ final class BulkAnswers implements BulkTransport.Outcomes {
     private final BulkTransport transport;
     private final Retries retries;
     private final Writer writer;
+    private final VersionConflicts versionConflicts = new VersionConflicts();
 
     BulkAnswers(
             LongSupplier nanoTime,
@@ -71,6 +72,10 @@ final class BulkAnswers implements BulkTransport.Outcomes {
         long now = nanoTime.getAsLong();
         metrics.bulkLatencyMillis.update((now - batch.sentNanos) / 1_000_000);
         ItemOutcomes outcomes = ItemOutcomes.sort(sent, response);
+        String lostToAConflict = versionConflicts.check(sent, response);
+        if (lostToAConflict != null) {
+            LOG.warn("{}", lostToAConflict);
+        }
         budgets.attemptEnded(
                 batch, now, outcomes.retry == null ? now - batch.sentNanos : -1, outcomes.retriesRejected > 0);
         for (int i = 0; i < response.size(); i++) {

@@ -112,6 +112,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, NodeBudgets
      *
      * @param client    built with {@code selector} as its node selector ({@link io.kes.connector.cluster.RestClients#create})
      * @param predictor predicts each document's shard; reads index metadata through its own client
+     * @param failureHandler opened before and closed after the writer by its caller
      */
     static BulkWriter open(
             SinkSettings settings,
@@ -205,7 +206,6 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, NodeBudgets
                 nanoTime,
                 metrics.checkpointWaitMillis,
                 () -> asyncFailure);
-        failureHandler.open(subtaskIndex);
     }
 
     public void write(DocumentOperation op) throws InterruptedException {
@@ -377,10 +377,6 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, NodeBudgets
         partialSends.close();
         mailbox.close();
         drain.close();
-        try {
-            dispatcher.close();
-        } finally {
-            failureHandler.close();
-        }
+        dispatcher.close(); // the failure handler is its opener's to close (BulkWriterOperator)
     }
 }

@@ -28,6 +28,7 @@ import org.apache.flink.streaming.api.operators.OneInputStreamOperatorFactory;
 import org.apache.flink.streaming.api.operators.OperatorSnapshotFutures;
 import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.util.IOUtils;
 import org.apache.flink.util.concurrent.FutureUtils;
 import org.apache.flink.util.function.SerializableFunction;
 import org.elasticsearch.client.RestClient;
@@ -58,6 +59,10 @@ public final class BulkWriterOperator<IN> extends AbstractStreamOperator<Documen
     private final SerializableFunction<IN, DocumentOperation> operationOf;
     private final transient MailboxExecutor mailbox;
     private transient BulkWriter writer;
+    /** The writer's, built before it so that a writer that fails to construct does not take it along. */
+    private transient RestClient bulkClient;
+    /** Opened and closed here, not by the writer: it may fail to open, and outlive a writer that failed. */
+    private transient FailureHandler failures;
     /** The {@code X-Opaque-Id} of this job's bulks ({@link EarlierWrites#tag}). */
     private transient String tag;
     /** With its own metadata client and read thread ({@link ShardPredictor#open}). */
@@ -102,26 +107,35 @@ public final class BulkWriterOperator<IN> extends AbstractStreamOperator<Documen
                 parameters -> new BulkWriterOperator<>(parameters, settings, failureHandler, operationOf));
     }
 
+    /**
+     * Each part is kept in a field as soon as it exists, so that {@link #close()}, which Flink calls
+     * after a failed {@code open} too, releases it: a writer that cannot open (a dead-letter
+     * producer that cannot be built) is restarted again and again, and each attempt's threads
+     * would otherwise stay.
+     */
     @Override
     public void open() throws Exception {
         super.open();
         TargetNodeSelector selector = new TargetNodeSelector(List.of(RestClients.hosts(settings)));
         int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+        failures = new UnauthorizedWrites(failureHandler);
+        failures.open(subtask); // first: it fails most often, and before any thread of kes's exists
         predictor = ShardPredictor.open(settings, "kes-layout-reads-" + subtask);
         RestClient metadataClient = predictor.metadataClient();
         PrivilegeCheck.atOpen(metadataClient, settings);
         tag = EarlierWrites.tag(getRuntimeContext().getJobInfo().getJobName());
         EarlierWrites.awaitGone(metadataClient, settings, tag, settings.maxRetryTime());
+        bulkClient = RestClients.create(settings, selector);
         writer = BulkWriter.open(
                 settings,
-                RestClients.create(settings, selector),
+                bulkClient,
                 selector,
                 predictor,
                 mailbox,
                 getProcessingTimeService(),
                 getMetricGroup(),
                 subtask,
-                new UnauthorizedWrites(failureHandler),
+                failures,
                 tag);
     }
 
@@ -183,19 +197,28 @@ public final class BulkWriterOperator<IN> extends AbstractStreamOperator<Documen
         writer.drainAndMakeDurable();
     }
 
+    /** Closes what {@link #open()} made, also when it failed half-way: each part whatever the others throw. */
     @Override
     public void close() throws Exception {
-        try {
-            if (writer != null) {
-                // a writer Flink starts in its place (a failed region restarts in place) waits for these
-                EarlierWrites.leftOn(tag, writer.nodesThatMayRunItsBulks());
-                writer.close();
-            }
-            if (predictor != null) {
-                predictor.close();
-            }
-        } finally {
-            super.close();
-        }
+        BulkWriter opened = writer;
+        RestClient bulks = bulkClient;
+        FailureHandler handler = failures;
+        IOUtils.closeAll(
+                () -> {
+                    if (opened != null) {
+                        // a writer Flink starts in its place (a failed region restarts in place) waits for these
+                        EarlierWrites.leftOn(tag, opened.nodesThatMayRunItsBulks());
+                        opened.close(); // with its REST client
+                    } else if (bulks != null) {
+                        bulks.close();
+                    }
+                },
+                () -> {
+                    if (handler != null) {
+                        handler.close();
+                    }
+                },
+                predictor,
+                super::close);
     }
 }

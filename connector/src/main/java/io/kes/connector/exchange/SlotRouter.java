@@ -6,6 +6,7 @@ import io.kes.connector.SinkSettings;
 import io.kes.connector.internal.OneInputOperatorFactory;
 import io.kes.connector.routing.ShardPredictor;
 import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperatorFactory;
@@ -44,6 +45,15 @@ final class SlotRouter extends AbstractStreamOperator<Tuple2<Integer, DocumentOp
     @Override
     public void open() throws Exception {
         super.open();
+        // The graph was keyed seeing aligned checkpoints (SlotExchange.keyed); unaligned ones set
+        // after the sink was added, or by the cluster, show only here: the barrier handlers read this.
+        if (CheckpointingOptions.isUnalignedCheckpointEnabled(
+                getContainingTask().getJobConfiguration())) {
+            throw NonRecoverable.error("kes's writers were keyed by shard slot when the job graph was built,"
+                    + " with aligned checkpoints, but the job runs with unaligned checkpoints, which break per-id"
+                    + " order across the exchange: set execution.checkpointing.unaligned.enabled: false before"
+                    + " the sink is added, or bulk.topology: chained");
+        }
         predictor = ShardPredictor.open(
                 settings,
                 "kes-router-reads-" + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());

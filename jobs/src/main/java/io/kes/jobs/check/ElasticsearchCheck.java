@@ -178,6 +178,20 @@ final class ElasticsearchCheck {
         }
     }
 
+    /**
+     * How many data nodes the cluster has ({@code _cluster/health}, which the {@code monitor}
+     * privilege kes needs allows), or {@link MemoryCheck#NODES_UNKNOWN} when it does not say.
+     */
+    int dataNodes(RestClient client) {
+        try {
+            JsonNode health = get(client, "/_cluster/health?filter_path=number_of_data_nodes");
+            return health.path("number_of_data_nodes").asInt(MemoryCheck.NODES_UNKNOWN);
+        } catch (IOException | RuntimeException e) {
+            LOG.info("could not read the number of data nodes: {}", describe(e));
+            return MemoryCheck.NODES_UNKNOWN;
+        }
+    }
+
     static JsonNode get(RestClient client, String path) throws IOException {
         try (InputStream in =
                 client.performRequest(new Request("GET", path)).getEntity().getContent()) {

@@ -25,9 +25,17 @@ public final class Preflight {
                 "config",
                 config.routes.size() + " route(s), job " + config.job.name()
                         + (config.job.parallelism() > 0 ? ", parallelism " + config.job.parallelism() : ""));
-        MemoryCheck.check(report, config, Runtime.getRuntime().maxMemory());
         ElasticsearchCheck elasticsearch = new ElasticsearchCheck(config);
         Optional<URI> host = elasticsearch.hosts(report, restoring);
+        int dataNodes = MemoryCheck.NODES_UNKNOWN;
+        if (host.isPresent()) {
+            try (RestClient client = elasticsearch.clientFor(host.get())) {
+                dataNodes = elasticsearch.dataNodes(client);
+            } catch (java.io.IOException e) {
+                report.warn("memory", "could not close the Elasticsearch client: " + e);
+            }
+        }
+        MemoryCheck.check(report, config, Runtime.getRuntime().maxMemory(), dataNodes);
         new KafkaCheck(config).check(report, restoring);
         if (host.isPresent()) {
             try (RestClient client = elasticsearch.clientFor(host.get())) {

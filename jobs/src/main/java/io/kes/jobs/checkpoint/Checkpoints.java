@@ -8,7 +8,9 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
@@ -85,7 +87,30 @@ public final class Checkpoints {
                             + "its own job.name, start it without --restore-latest to begin from kafka.starting_offsets, or restore "
                             + "that checkpoint on purpose with --restore " + checkpoint.toUri());
         }
+        partitionsChanged(taken, sources).forEach(say);
         return latest;
+    }
+
+    /**
+     * A warning per topic whose partition count differs from when {@code taken}'s job was
+     * submitted. Only a warning: the restore itself is right, and refusing it would leave only a
+     * start that loses the positions; but an id's records may now be in two partitions, whose
+     * order Kafka does not keep.
+     */
+    static List<String> partitionsChanged(JobSources taken, JobSources now) {
+        List<String> warnings = new ArrayList<>();
+        taken.partitions().forEach((topic, before) -> {
+            Integer count = now.partitions().get(topic);
+            if (count != null && !count.equals(before)) {
+                warnings.add("--restore-latest: topic '" + topic + "' had " + before + " partition(s) when the"
+                        + " checkpoint's job was submitted and has " + count + " now: records of one key may now be in"
+                        + " two partitions, which Kafka does not order, so a key's older value can be written after"
+                        + " its newer one; with version: kafka-offset the newer value may be refused (409) and lost."
+                        + " If the keys matter, re-create the index from the topic's start (delete it, start without"
+                        + " --restore-latest, kafka.starting_offsets: earliest)");
+            }
+        });
+        return warnings;
     }
 
     /** The newest completed checkpoint under {@code checkpointDir} (a path or a file:// URI). */

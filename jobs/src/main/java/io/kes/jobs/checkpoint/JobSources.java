@@ -10,7 +10,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -23,14 +25,31 @@ import java.util.TreeSet;
  * partitions) and is readable only through Flink's internal metadata and the connector's state
  * serializers, which change between versions. The file is plain JSON, written when the job is
  * submitted, and survives every upgrade.
+ *
+ * <p>{@code partitions}: each named topic's partition count when the job was submitted, as far as
+ * Kafka said (empty when it did not). Not part of what must match: a restore is right with more
+ * partitions too, but ids may then have moved partition, which {@link Checkpoints#restoreLatest}
+ * warns of.
  */
-public record JobSources(String jobName, List<String> topics, String topicPattern, String groupId) {
+public record JobSources(
+        String jobName, List<String> topics, String topicPattern, String groupId, Map<String, Integer> partitions) {
 
     public static final String FILE = "kes-sources.json";
     private static final ObjectMapper JSON = new ObjectMapper();
 
     public JobSources {
         topics = topics == null ? List.of() : List.copyOf(new TreeSet<>(topics)); // order in the config does not matter
+        partitions = partitions == null ? Map.of() : Map.copyOf(partitions);
+    }
+
+    /** Without partition counts (not known). */
+    public JobSources(String jobName, List<String> topics, String topicPattern, String groupId) {
+        this(jobName, topics, topicPattern, groupId, Map.of());
+    }
+
+    /** The same sources with the partition counts Kafka gave now. */
+    public JobSources withPartitions(Map<String, Integer> counts) {
+        return new JobSources(jobName, topics, topicPattern, groupId, counts);
     }
 
     public static JobSources of(KesConfig config) {
@@ -62,6 +81,9 @@ public record JobSources(String jobName, List<String> topics, String topicPatter
             node.put("topic_pattern", topicPattern);
         }
         node.put("group_id", groupId);
+        if (!partitions.isEmpty()) {
+            node.putPOJO("partitions", new TreeMap<>(partitions));
+        }
         try {
             Files.createDirectories(dir);
             Path tmp = dir.resolve(FILE + ".tmp");
@@ -86,11 +108,17 @@ public record JobSources(String jobName, List<String> topics, String topicPatter
             JsonNode node = JSON.readTree(file.toFile());
             List<String> topics = new ArrayList<>();
             node.path("topics").forEach(t -> topics.add(t.asText()));
+            Map<String, Integer> partitions = new TreeMap<>();
+            node.path("partitions")
+                    .fields()
+                    .forEachRemaining(
+                            e -> partitions.put(e.getKey(), e.getValue().asInt()));
             return Optional.of(new JobSources(
                     node.path("job").asText(),
                     topics,
                     node.hasNonNull("topic_pattern") ? node.get("topic_pattern").asText() : null,
-                    node.path("group_id").asText()));
+                    node.path("group_id").asText(),
+                    partitions));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + file, e);
         }

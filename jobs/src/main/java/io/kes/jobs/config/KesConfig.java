@@ -114,6 +114,9 @@ public final class KesConfig implements Serializable {
                 }
             }
         }
+        if (routes.size() == routeNodes.size()) {
+            sharedVersionedTargets(routes, problems);
+        }
         JobSettings job = problems.attempt(() -> JobSettings.from(root.section("job")), null);
         ErrorSettings errors = problems.attempt(() -> ErrorSettings.from(root.section("errors")), null);
         SinkSettings sink = null;
@@ -189,6 +192,30 @@ public final class KesConfig implements Serializable {
             }
         }
         throw new IllegalStateException("no route for topic " + topic);
+    }
+
+    /**
+     * {@code version: kafka-offset} orders the writes of one partition; an index written by two
+     * routes gets the same ids from two topics, whose offsets are unrelated ({@link Route}).
+     */
+    private static void sharedVersionedTargets(List<Route> routes, ConfigProblems problems) {
+        Map<String, List<Integer>> byTarget = new LinkedHashMap<>();
+        for (int i = 0; i < routes.size(); i++) {
+            byTarget.computeIfAbsent(routes.get(i).target(), t -> new ArrayList<>())
+                    .add(i);
+        }
+        byTarget.forEach((target, indices) -> {
+            if (indices.size() > 1
+                    && indices.stream().anyMatch(i -> routes.get(i).versionByOffset())) {
+                problems.add(String.join(
+                                " and ",
+                                indices.stream().map(i -> "routes[" + i + "]").toList()) + " write '"
+                        + target + "' and one has version: kafka-offset: the offsets of different topics are"
+                        + " unrelated, so an id's newer value from one topic may carry a lower version than its"
+                        + " older value from the other, be refused with a 409 and be lost. Give a kafka-offset route"
+                        + " an index of its own, or leave version out");
+            }
+        });
     }
 
     /** Every topic named in a route (pattern routes add {@link #topicPattern()}). */

@@ -189,6 +189,14 @@ public record Route(
         if (versionByOffset && op != null && id != null) {
             checkVersionByOffset(node, op, id, dataStream);
         }
+        if (versionByOffset && (topics.size() > 1 || pattern != null)) {
+            // offsets order the records of one partition only; Kafka orders nothing across topics
+            problems.add(node.keyPath("version") + " kafka-offset needs a route of one topic: an id written from "
+                    + (pattern != null ? "the topics topic_pattern '" + pattern + "' matches" : "topics " + topics)
+                    + " carries offsets of unrelated partitions, so its newer value may carry a lower version, be"
+                    + " refused with a 409 and be lost. Give each topic a route (one route per topic, topics: [name])"
+                    + " and an index of its own, or leave version out");
+        }
         if (op != null && id != null) {
             checkOpAndId(node, op, id, routing, dataStream);
         }

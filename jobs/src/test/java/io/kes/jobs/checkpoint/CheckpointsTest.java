@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -74,6 +75,42 @@ class CheckpointsTest {
         assertThatThrownBy(() -> Checkpoints.restoreLatest(dir.toString(), A, m -> {}))
                 .hasMessageContaining("has no kes-sources.json beside it")
                 .hasMessageContaining("--restore " + chk.toUri());
+    }
+
+    /**
+     * Partitions added since the checkpoint's job was submitted move ids to other partitions:
+     * their records' order is then Kafka's no more, and with version: kafka-offset a newer value
+     * may lose to an older one's higher offset. Restoring is still right (refusing would leave no
+     * way on but losing the positions): the restore says so, naming the topic and both counts.
+     */
+    @Test
+    void aRestoreWarnsWhenATopicsPartitionCountChanged(@TempDir Path dir) throws Exception {
+        Path chk = checkpoint(
+                dir.resolve("orders/0001/chk-3"),
+                new JobSources("orders", List.of("orders", "refunds"), null, "kes", Map.of("orders", 3, "refunds", 1)));
+        JobSources now =
+                new JobSources("orders", List.of("orders", "refunds"), null, "kes", Map.of("orders", 6, "refunds", 1));
+        List<String> said = new ArrayList<>();
+
+        assertThat(Checkpoints.restoreLatest(dir.toString(), now, said::add)).contains(chk);
+        assertThat(said)
+                .singleElement()
+                .asString()
+                .contains("topic 'orders' had 3 partition(s)", "has 6 now", "version: kafka-offset")
+                .doesNotContain("refunds");
+
+        said.clear();
+        assertThat(Checkpoints.restoreLatest(dir.toString(), A, said::add))
+                .as("counts not known now (Kafka did not answer): nothing to compare")
+                .contains(chk);
+        assertThat(said).isEmpty();
+    }
+
+    @Test
+    void thePartitionCountsTravelInTheSourcesFile(@TempDir Path dir) {
+        JobSources sources = new JobSources("orders", List.of("orders"), null, "kes", Map.of("orders", 12));
+        sources.writeTo(dir);
+        assertThat(JobSources.readFrom(dir)).contains(sources);
     }
 
     /** A completed checkpoint folder, with {@code sources} written beside it (in its job-id folder) unless null. */

@@ -145,6 +145,22 @@ class KesConfigTest {
     }
 
     @Test
+    void versionByKafkaOffsetIsRefusedWhereTheOffsetsOfOneIdCanComeFromSeveralTopics() {
+        // another topic's offsets are unrelated: its newer value may carry a lower version, get a 409 and be lost
+        assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a, b], index: a, id: key, version: kafka-offset}]"))
+                .hasMessageContaining("routes[0].version kafka-offset needs a route of one topic")
+                .hasMessageContaining("one route per topic");
+        assertThatThrownBy(() ->
+                        parse(BASE + "routes: [{topic_pattern: 'cdc-.*', index: a, id: key, version: kafka-offset}]"))
+                .hasMessageContaining("routes[0].version kafka-offset needs a route of one topic")
+                .hasMessageContaining("topic_pattern");
+        assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: x, id: key, version: kafka-offset},"
+                        + " {topics: [b], index: x, id: key}]"))
+                .hasMessageContaining("routes[0] and routes[1] write 'x'")
+                .hasMessageContaining("an index of its own");
+    }
+
+    @Test
     void aBadPipelineIsReportedBesideTheRoutesOtherErrors() {
         assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: a, op: upsrt, pipeline: _none}]"))
                 .isInstanceOfSatisfying(
