@@ -123,6 +123,12 @@ final class FixedLoadRuns {
             job = start(variant.mode(), index, producer, urls, total);
             while (counts.total() < prelude) {
                 job.check();
+                if (System.nanoTime() - t0 > TimeUnit.SECONDS.toNanos(30)
+                        && counts.total() == 0
+                        && OfficialRuns.indexTotal(es, index) > 0) {
+                    throw new IllegalStateException("the nodes' own stats count no document of " + index
+                            + " while the index holds some: NodeCounts reads the wrong field of _nodes/_local/stats");
+                }
                 if (System.nanoTime() - t0 > TimeUnit.MINUTES.toNanos(3)) {
                     throw new IllegalStateException("the job indexed " + counts.total() + " of the " + prelude
                             + " prelude records in 3 minutes");

@@ -80,13 +80,8 @@ final class NodeCounts implements AutoCloseable {
     static long indexTotal(String body, String index) throws java.io.IOException {
         long total = 0;
         for (Iterator<JsonNode> nodes = JSON.readTree(body).path("nodes").elements(); nodes.hasNext(); ) {
-            total += nodes.next()
-                    .path("indices")
-                    .path("indices")
-                    .path(index)
-                    .path("indexing")
-                    .path("index_total")
-                    .asLong();
+            JsonNode stats = nodes.next().path("indices").path("indices").path(index);
+            total += stats.path("indexing").path("index_total").asLong();
         }
         return total;
     }
