@@ -206,11 +206,16 @@ final class KesProcessRuns {
         return builder;
     }
 
-    /** What {@code bin/kes run} printed and logged, for a failure's message: its last lines. */
+    /**
+     * The last lines {@code bin/kes run} printed, for a failure's message: its console, where it
+     * says what is wrong and what to do (its log files hold the stack traces).
+     */
     static String printedTail(Path dir, int lines) throws IOException {
         Path console = dir.resolve("console.txt");
-        String printed = (Files.exists(console) ? Files.readString(console) : "") + logs(dir.resolve("home/logs"));
-        List<String> all = printed.lines().filter(l -> !l.isBlank()).toList();
+        List<String> all = (Files.exists(console) ? Files.readAllLines(console) : List.<String>of())
+                .stream()
+                        .filter(l -> !l.isBlank() && !l.startsWith("Picked up JAVA_TOOL_OPTIONS"))
+                        .toList();
         return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
     }
 
