@@ -147,6 +147,11 @@ final class BenchOptions {
             o.rounds = roundsGiven ? o.rounds : 3;
             o.modes = modesGiven ? o.modes : FixedLoadScenario.MODES;
             o.profile = false;
+            // every run of every mode on the same Elasticsearch, whether the official sink (8 only) is among them or
+            // not
+            o.esVersion = o.esVersion != null
+                    ? o.esVersion
+                    : io.kes.stack.StackLayout.fromBuild().elasticsearch8Version();
             if (o.esUrl != null) {
                 System.err.println("--scenario fixed-load starts its own 3 nodes (it stops one of them): no --es-url");
                 usage(2);

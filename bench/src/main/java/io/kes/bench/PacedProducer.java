@@ -40,7 +40,15 @@ final class PacedProducer implements AutoCloseable {
         props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
         // a few ms at most: the lag measures the sink, not batching in the producer
         props.put(ProducerConfig.LINGER_MS_CONFIG, "2");
+        // One batch in flight per connection: on a topic created a moment ago the first batch can meet
+        // NOT_LEADER_OR_FOLLOWER, and with 5 in flight the idempotent producer then retried the batches
+        // behind it with OUT_OF_ORDER_SEQUENCE_NUMBER until it gave up (a smoke run lost its run so). A
+        // few thousand records a second need no more than one.
+        props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
+        props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
+        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "30000");
         producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
+        producer.partitionsFor(topic); // the topic's metadata before the first record, not with it
     }
 
     String bootstrap() {
