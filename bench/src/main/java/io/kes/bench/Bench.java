@@ -92,8 +92,10 @@ public final class Bench {
         Thread hook = new Thread(servers::stopAll, "kes-bench-cleanup");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
-            if (options.scenario.equals("users-path")) {
-                boolean ok = new UsersPathScenario(options, servers).run();
+            if (!options.scenario.equals("rounds")) {
+                boolean ok = options.scenario.equals("users-path")
+                        ? new UsersPathScenario(options, servers).run()
+                        : new FixedLoadScenario(options, servers).run();
                 System.out.printf(
                         "Bench wall time: %.1f min. Results in %s%n",
                         (System.nanoTime() - started) / 60e9, options.out.toAbsolutePath());
@@ -151,8 +153,8 @@ public final class Bench {
     }
 
     /** The modes in the order of one round: rotated every round, so that no mode always runs first (cold caches) or last. */
-    static List<String> roundOrder(List<String> modes, int round) {
-        List<String> order = new ArrayList<>(modes);
+    static <T> List<T> roundOrder(List<T> modes, int round) {
+        List<T> order = new ArrayList<>(modes);
         Collections.rotate(order, -round);
         return order;
     }

@@ -47,6 +47,14 @@ final class BenchOptions {
     String scenario = "rounds";
     /** The users-path scenario's setups, by the index's shards: 6 (parallelism 2), 48 and 96 (parallelism 8). */
     List<Integer> usersPathShards = List.of(6, 48, 96);
+    /** {@code fixed-load}: records a second the producer writes, for {@link #seconds} seconds. */
+    int rate = 3_000;
+
+    int seconds = 60;
+    /** {@code fixed-load}: with the stall (true), without it (false), or both. */
+    List<Boolean> stalls = List.of(true, false);
+    /** {@code fixed-load}: sink options added to every kes mode's {@code bulk:} map, e.g. {@code topology: keyed}. */
+    String kesBulk = "";
 
     static BenchOptions parse(String[] args) {
         BenchOptions o = new BenchOptions();
@@ -55,6 +63,8 @@ final class BenchOptions {
         boolean profileGiven = false;
         boolean perRunGiven = false;
         boolean windowsGiven = false;
+        boolean modesGiven = false;
+        boolean outGiven = false;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -74,7 +84,10 @@ final class BenchOptions {
                 case "--parallelism" -> o.parallelism = Integer.parseInt(args[++i]);
                 case "--loader-threads" -> o.loaderThreads = Integer.parseInt(args[++i]);
                 case "--node-cpus" -> o.nodeCpus = Double.parseDouble(args[++i]);
-                case "--modes" -> o.modes = List.of(args[++i].split(","));
+                case "--modes" -> {
+                    o.modes = List.of(args[++i].split(","));
+                    modesGiven = true;
+                }
                 case "--skip-multinode" -> o.skipMultiNode = true;
                 case "--multinode-records" -> {
                     o.multiNodeRecords = parseCount(args[++i]);
@@ -84,7 +97,24 @@ final class BenchOptions {
                 case "--es-url" -> o.esUrl = args[++i];
                 case "--kafka" -> o.kafka = args[++i];
                 case "--es-version" -> o.esVersion = args[++i];
-                case "--out" -> o.out = Path.of(args[++i]);
+                case "--out" -> {
+                    o.out = Path.of(args[++i]);
+                    outGiven = true;
+                }
+                case "--rate" -> o.rate = Integer.parseInt(args[++i]);
+                case "--seconds" -> o.seconds = Integer.parseInt(args[++i]);
+                case "--stall" ->
+                    o.stalls = switch (args[++i]) {
+                        case "on" -> List.of(true);
+                        case "off" -> List.of(false);
+                        case "both" -> List.of(true, false);
+                        default -> {
+                            System.err.println("--stall takes on, off or both, not " + args[i]);
+                            usage(2);
+                            yield List.of();
+                        }
+                    };
+                case "--kes-bulk" -> o.kesBulk = args[++i];
                 case "--work" -> o.work = Path.of(args[++i]);
                 case "--no-profile" -> o.profile = false;
                 case "--profile" -> profileGiven = true;
@@ -113,8 +143,25 @@ final class BenchOptions {
             // on 2 cores
             o.records = recordsGiven ? o.records : 1_000_000;
             o.rounds = roundsGiven ? o.rounds : 3;
+        } else if (o.scenario.equals("fixed-load")) {
+            o.rounds = roundsGiven ? o.rounds : 3;
+            o.modes = modesGiven ? o.modes : FixedLoadScenario.MODES;
+            o.profile = false;
+            // every run of every mode on the same Elasticsearch, whether the official sink (8 only) is among them or
+            // not
+            o.esVersion = o.esVersion != null
+                    ? o.esVersion
+                    : io.kes.stack.StackLayout.fromBuild().elasticsearch8Version();
+            if (o.esUrl != null) {
+                System.err.println("--scenario fixed-load starts its own 3 nodes (it stops one of them): no --es-url");
+                usage(2);
+            }
+            if (!outGiven) {
+                o.out = o.out.resolve("fixed-load-" + java.time.LocalDate.now());
+            }
         } else if (!o.scenario.equals("rounds")) {
-            System.err.println("unknown scenario " + o.scenario + "; scenarios: rounds (the default), users-path");
+            System.err.println(
+                    "unknown scenario " + o.scenario + "; scenarios: rounds (the default), users-path, fixed-load");
             usage(2);
         }
         if (o.quick) {
@@ -160,7 +207,11 @@ final class BenchOptions {
             System.err.println("--es-url and --kafka go together");
             usage(2);
         }
-        List<String> known = "users-path".equals(o.scenario) ? UsersPathScenario.MODES : Bench.SINGLE_NODE_MODES;
+        List<String> known = switch (o.scenario) {
+            case "users-path" -> UsersPathScenario.MODES;
+            case "fixed-load" -> FixedLoadScenario.MODES;
+            default -> Bench.SINGLE_NODE_MODES;
+        };
         for (String m : o.modes) {
             if (o.modes != Bench.DEFAULT_MODES && !known.contains(m)) {
                 System.err.println("unknown mode " + m + "; modes: " + known);
@@ -215,7 +266,9 @@ final class BenchOptions {
                         "kes, kes-mixed and official on 3 nodes too (--no-multinode-jobs: loader only), long-running mode: one kes and one",
                         "official job over the whole topic in --windows 4 windows (0 = off; off with --quick).",
                         "--scenario users-path: kes through bin/kes run as its own process (keyed, and chained beside it at 48 and 96 shards) against the",
-                        "official sink and the loader, 6 shards at parallelism 2 and 48/96 shards at parallelism 8; 1,000,000 records, 3 rounds by default"));
+                        "official sink and the loader, 6 shards at parallelism 2 and 48/96 shards at parallelism 8; 1,000,000 records, 3 rounds by default",
+                        "--scenario fixed-load [--rate 3000] [--seconds 60] [--stall on|off|both] [--kes-bulk 'topology: keyed'] [--modes kes,kes-mixed,kes-linger,official]:",
+                        "index lag at a steady load on 3 nodes, one data node stopped 1 s every 5 s (--stall), 3 rounds; results in bench/results/fixed-load-<date>"));
         System.exit(code);
     }
 }

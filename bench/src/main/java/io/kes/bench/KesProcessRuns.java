@@ -34,6 +34,7 @@ final class KesProcessRuns {
      * @param startupSeconds     process start to the first document indexed (JVM, preflight, MiniCluster, job start)
      * @param steadyDocsPerSecond the middle half of the documents (25% to 75% indexed) over the time it took
      * @param clientCpuSeconds   the kes process (last reading before it exited, at most 100 ms old) plus the Kafka broker
+     * @param steadyClientCpuSeconds the same from 25% to 75% of the documents indexed (the steady window)
      * @param peakHeapMb         largest heap occupancy before a GC, from the GC log; NaN with no GC
      * @param liveHeapMb         largest heap occupancy after a GC
      */
@@ -42,6 +43,7 @@ final class KesProcessRuns {
             double startupSeconds,
             double steadyDocsPerSecond,
             double clientCpuSeconds,
+            double steadyClientCpuSeconds,
             double peakHeapMb,
             double liveHeapMb,
             boolean outOfMemory,
@@ -67,36 +69,18 @@ final class KesProcessRuns {
      */
     Result run(String index, String topology, double lingerSeconds, String heap) throws Exception {
         Path dir = options.work.resolve("kes-run-" + index).toAbsolutePath();
-        Files.createDirectories(dir);
-        Path config = dir.resolve("kes.yaml");
-        Files.writeString(
-                config,
-                String.join(
-                        "\n",
-                        "elasticsearch: {hosts: [" + esUrl + "]}",
-                        "kafka: {bootstrap_servers: \"" + topic.bootstrap() + "\", group_id: " + index + "-"
-                                + System.currentTimeMillis() + ", starting_offsets: earliest}",
-                        "job: {name: " + index + ", parallelism: " + options.parallelism
-                                + ", checkpoint_interval: 10s, bounded: true}",
-                        "bulk: {topology: " + topology + ", linger: " + Math.round(lingerSeconds * 1000) + "ms}",
-                        "routes:",
-                        "  - {topics: [" + topic.name() + "], index: " + index + ", id: kafka}",
-                        ""));
+        Path config = writeConfig(
+                dir,
+                List.of(esUrl),
+                topic.bootstrap(),
+                topic.name(),
+                index,
+                options.parallelism,
+                true,
+                "topology: " + topology + ", linger: " + Math.round(lingerSeconds * 1000) + "ms");
         Path gcLog = dir.resolve("gc.log");
         Path console = dir.resolve("console.txt");
-        ProcessBuilder builder = new ProcessBuilder(
-                        "bash",
-                        "bin/kes",
-                        "run",
-                        "--config",
-                        config.toString(),
-                        "--flink-conf",
-                        flinkConf(dir).toString())
-                .redirectErrorStream(true)
-                .redirectOutput(console.toFile());
-        builder.environment().put("KES_HOME", dir.resolve("home").toString());
-        builder.environment().put("KES_NO_BUILD", "1");
-        builder.environment().put("KES_HEAP", heap);
+        ProcessBuilder builder = builder(dir, config, heap);
         Path profile = dir.resolve("profile.collapsed");
         Files.deleteIfExists(profile);
         builder.environment()
@@ -111,6 +95,8 @@ final class KesProcessRuns {
         long first = 0;
         long quarter = 0;
         long threeQuarters = 0;
+        long cpuAtQuarter = 0;
+        long cpuAtThreeQuarters = 0;
         try {
             long deadline = t0 + TimeUnit.MINUTES.toNanos(20);
             while (!process.waitFor(100, TimeUnit.MILLISECONDS)) {
@@ -118,8 +104,14 @@ final class KesProcessRuns {
                 long indexed = OfficialRuns.indexTotal(es, index);
                 long now = System.nanoTime();
                 first = first == 0 && indexed > 0 ? now : first;
-                quarter = quarter == 0 && indexed >= docs / 4 ? now : quarter;
-                threeQuarters = threeQuarters == 0 && indexed >= docs * 3 / 4 ? now : threeQuarters;
+                if (quarter == 0 && indexed >= docs / 4) {
+                    quarter = now;
+                    cpuAtQuarter = processCpu + clientCpu.millis();
+                }
+                if (threeQuarters == 0 && indexed >= docs * 3 / 4) {
+                    threeQuarters = now;
+                    cpuAtThreeQuarters = processCpu + clientCpu.millis();
+                }
                 if (now > deadline) {
                     throw new IllegalStateException("bin/kes run still running after 20 minutes; console: " + console);
                 }
@@ -152,10 +144,79 @@ final class KesProcessRuns {
                 first == 0 ? Double.NaN : (first - t0) / 1e9,
                 steady,
                 (processCpu + clientCpu.millis() - clientBefore) / 1000.0,
+                threeQuarters > quarter && quarter > 0 ? (cpuAtThreeQuarters - cpuAtQuarter) / 1000.0 : Double.NaN,
                 heapMb(gcLog, 1),
                 heapMb(gcLog, 3),
                 printed.contains("OutOfMemoryError"),
                 process.exitValue());
+    }
+
+    /**
+     * The job's YAML in {@code dir}: the topic from its earliest offsets into {@code index} with
+     * Kafka-coordinate ids, {@code bounded} or following the topic, and {@code bulk} as the body of
+     * the {@code bulk:} map (any sink option, e.g. {@code shard_grouping: false}; empty: defaults).
+     */
+    static Path writeConfig(
+            Path dir,
+            List<String> esUrls,
+            String bootstrap,
+            String topic,
+            String index,
+            int parallelism,
+            boolean bounded,
+            String bulk)
+            throws IOException {
+        Files.createDirectories(dir);
+        Path config = dir.resolve("kes.yaml");
+        Files.writeString(
+                config,
+                String.join(
+                        "\n",
+                        "elasticsearch: {hosts: [" + String.join(", ", esUrls) + "]}",
+                        "kafka: {bootstrap_servers: \"" + bootstrap + "\", group_id: " + index + "-"
+                                + System.currentTimeMillis() + ", starting_offsets: earliest}",
+                        "job: {name: " + index + ", parallelism: " + parallelism
+                                + ", checkpoint_interval: 10s, bounded: " + bounded + "}",
+                        bulk.isBlank() ? "" : "bulk: {" + bulk + "}",
+                        "routes:",
+                        "  - {topics: [" + topic + "], index: " + index + ", id: kafka}",
+                        ""));
+        return config;
+    }
+
+    /**
+     * {@code bin/kes run --config <config>} with the shipped Flink configuration, its home, console
+     * ({@code console.txt}) and GC log ({@code gc.log}) in {@code dir}, not rebuilt, with {@code heap}.
+     */
+    static ProcessBuilder builder(Path dir, Path config, String heap) throws IOException {
+        ProcessBuilder builder = new ProcessBuilder(
+                        "bash",
+                        "bin/kes",
+                        "run",
+                        "--config",
+                        config.toString(),
+                        "--flink-conf",
+                        flinkConf(dir).toString())
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("console.txt").toFile());
+        builder.environment().put("KES_HOME", dir.resolve("home").toString());
+        builder.environment().put("KES_NO_BUILD", "1");
+        builder.environment().put("KES_HEAP", heap);
+        builder.environment().put("JAVA_TOOL_OPTIONS", "-Xlog:gc:file=" + dir.resolve("gc.log"));
+        return builder;
+    }
+
+    /**
+     * The last lines {@code bin/kes run} printed, for a failure's message: its console, where it
+     * says what is wrong and what to do (its log files hold the stack traces).
+     */
+    static String printedTail(Path dir, int lines) throws IOException {
+        Path console = dir.resolve("console.txt");
+        List<String> all = (Files.exists(console) ? Files.readAllLines(console) : List.<String>of())
+                .stream()
+                        .filter(l -> !l.isBlank() && !l.startsWith("Picked up JAVA_TOOL_OPTIONS"))
+                        .toList();
+        return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
     }
 
     /**

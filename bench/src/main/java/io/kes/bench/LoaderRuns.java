@@ -12,6 +12,7 @@ final class LoaderRuns {
     private final ClientCpu clientCpu;
     private final int threads;
     private long[] lastLatencies = new long[0];
+    private double lastSteadyClientCpuSeconds = Double.NaN;
 
     LoaderRuns(Http es, EsStats stats, ClientCpu clientCpu, int threads) {
         this.es = es;
@@ -23,6 +24,15 @@ final class LoaderRuns {
     /** Per-bulk latencies (ms) of the last run, request sent to response read. */
     long[] lastLatencies() {
         return lastLatencies;
+    }
+
+    /**
+     * Client CPU seconds of the last {@link #run} from 25% to 75% of its documents indexed (the
+     * steady window, as kes's and the official sink's): NaN when the run was too short for the
+     * 100 ms samples to see both.
+     */
+    double lastSteadyClientCpuSeconds() {
+        return lastSteadyClientCpuSeconds;
     }
 
     /**
@@ -42,7 +52,13 @@ final class LoaderRuns {
         EsStats.Snapshot before = stats.snapshot();
         long clientCpuBefore = clientCpu.millis();
         long t0 = System.nanoTime();
-        DirectLoader.Result r = DirectLoader.load(bulks, index, nodeUrls, primaryUrlByShard, threads);
+        SteadyWindow steady = new SteadyWindow(index, bulks.docs());
+        DirectLoader.Result r;
+        try {
+            r = DirectLoader.load(bulks, index, nodeUrls, primaryUrlByShard, threads);
+        } finally {
+            lastSteadyClientCpuSeconds = steady.stop();
+        }
         lastLatencies = r.latencyMillis();
         long clientMillis = clientCpu.millis() - clientCpuBefore;
         long counted = es.refreshAndCount(index);
@@ -109,5 +125,47 @@ final class LoaderRuns {
             before += bulks.docs();
         }
         return runs;
+    }
+
+    /**
+     * Client CPU at 25% and at 75% of the documents indexed, read by a thread of its own every
+     * 100 ms while the loader sends (the loader's own threads are busy sending).
+     */
+    private final class SteadyWindow {
+        private final Thread thread;
+        private volatile long atQuarter = -1;
+        private volatile long atThreeQuarters = -1;
+        private volatile boolean running = true;
+
+        SteadyWindow(String index, long docs) {
+            thread = new Thread(
+                    () -> {
+                        while (running && atThreeQuarters < 0) {
+                            try {
+                                long indexed = OfficialRuns.indexTotal(es, index);
+                                if (atQuarter < 0 && indexed >= docs / 4) {
+                                    atQuarter = clientCpu.millis();
+                                }
+                                if (atThreeQuarters < 0 && indexed >= docs * 3 / 4) {
+                                    atThreeQuarters = clientCpu.millis();
+                                }
+                                Thread.sleep(100);
+                            } catch (InterruptedException e) {
+                                return;
+                            } catch (Exception e) {
+                                return; // no steady window for this run: NaN, the whole run's CPU still stands
+                            }
+                        }
+                    },
+                    "kes-bench-loader-steady-window");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        double stop() throws InterruptedException {
+            running = false;
+            thread.join(5_000);
+            return atQuarter >= 0 && atThreeQuarters > atQuarter ? (atThreeQuarters - atQuarter) / 1000.0 : Double.NaN;
+        }
     }
 }

@@ -337,6 +337,59 @@ final class OfficialRuns implements AutoCloseable {
         return runs;
     }
 
+    /**
+     * The fixed-load scenario's job: a JVM of its own, following {@code topicName} from its first
+     * offsets until {@code until} (per partition: records the producer has not sent yet) into
+     * {@code index}; returns the JVM's pid once the job is submitted. {@link #awaitFollowed} waits
+     * for its end.
+     */
+    long follow(String bootstrap, String topicName, String index, List<String> esUrls, long[] until) throws Exception {
+        close();
+        start();
+        commands.println(String.join(
+                " ",
+                "run",
+                bootstrap,
+                topicName,
+                index,
+                String.join(",", esUrls),
+                String.valueOf(options.parallelism),
+                "10000",
+                offsets(new long[until.length]),
+                offsets(until)));
+        return process.pid();
+    }
+
+    /** Why the followed job failed, or empty while it runs or once it ended well. */
+    Optional<String> followFailure() {
+        return said.stream().filter(l -> l.startsWith("failed")).findFirst();
+    }
+
+    /** Waits for the followed job's end (it reached its end offsets), then ends its JVM. */
+    void awaitFollowed(long seconds) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        try {
+            for (long left; (left = deadline - System.nanoTime()) > 0; ) {
+                String line = said.poll(left, TimeUnit.NANOSECONDS);
+                if ("done".equals(line)) {
+                    return;
+                }
+                if (line != null && line.startsWith("failed")) {
+                    throw new IllegalStateException("the official sink " + line.replaceFirst("^failed ", "failed: "));
+                }
+            }
+            throw new IllegalStateException("the official sink's job did not end within " + seconds + " s");
+        } finally {
+            close();
+        }
+    }
+
+    private static String offsets(long[] perPartition) {
+        return java.util.stream.IntStream.range(0, perPartition.length)
+                .mapToObj(p -> p + ":" + perPartition[p])
+                .collect(Collectors.joining(","));
+    }
+
     /** This JVM (the bench, polling), the Kafka broker, and the job's JVM. */
     private long clientMillis() {
         return clientCpu.millis() + EsStats.treeCpuMillis(process.pid());

@@ -5,8 +5,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Stands in for the GC pauses, refreshes on write threads and translog rolls that the seeds blame
- * for tail latency: SIGSTOP of one node's process tree for 200 ms every 2 s, always resumed (in a
- * {@code finally}, on {@link #stop}, and by {@link BenchServers#stopAll} on exit).
+ * for tail latency: SIGSTOP of one node's process tree for 200 ms every 2 s (the fixed-load
+ * scenario: 1 s every 5 s), always resumed (in a {@code finally}, on {@link #stop}, and by
+ * {@link BenchServers#stopAll} on exit).
  */
 final class PauseInjector {
 
@@ -17,13 +18,21 @@ final class PauseInjector {
 
     private final ElasticsearchNode node;
     private final BenchServers servers;
+    private final int pauseMs;
+    private final int periodMs;
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final Thread thread;
     private int pauses;
 
     PauseInjector(ElasticsearchNode node, BenchServers servers) {
+        this(node, servers, PAUSE_MS, PERIOD_MS);
+    }
+
+    PauseInjector(ElasticsearchNode node, BenchServers servers, int pauseMs, int periodMs) {
         this.node = node;
         this.servers = servers;
+        this.pauseMs = pauseMs;
+        this.periodMs = periodMs;
         this.thread = new Thread(this::loop, "kes-bench-pause-injector");
         this.thread.setDaemon(true);
     }
@@ -37,7 +46,7 @@ final class PauseInjector {
         // Never interrupted: an interrupt while the kill -CONT runs would leave the node frozen.
         while (running.get()) {
             try {
-                for (int i = 0; i < (PERIOD_MS - PAUSE_MS) / 100 && running.get(); i++) {
+                for (int i = 0; i < (periodMs - pauseMs) / 100 && running.get(); i++) {
                     Thread.sleep(100);
                 }
                 if (!running.get()) {
@@ -45,7 +54,7 @@ final class PauseInjector {
                 }
                 node.pause();
                 try {
-                    Thread.sleep(PAUSE_MS);
+                    Thread.sleep(pauseMs);
                 } finally {
                     node.resume();
                 }
@@ -63,6 +72,6 @@ final class PauseInjector {
         thread.join(10_000);
         node.resume();
         servers.resumed(node);
-        System.out.println("  pause injector: " + pauses + " pauses of 200 ms");
+        System.out.println("  pause injector: " + pauses + " pauses of " + pauseMs + " ms");
     }
 }

@@ -54,7 +54,7 @@ final class ThreeNodeScenario {
         Bench.step("Starting a 3-node Elasticsearch cluster (1 GB heaps) on this machine");
         ElasticsearchCluster cluster = ElasticsearchCluster.start(
                 "kes-bench-3n", 3, options.work, "mn", "1g", options.esVersion, servers::node);
-        List<CpuQuota> quotas = limitCpu(cluster);
+        List<CpuQuota> quotas = limitCpu(cluster, options, environment);
         try {
             measure(cluster, measured);
         } finally {
@@ -70,7 +70,8 @@ final class ThreeNodeScenario {
      * Gives every node its own CPU budget, as if each ran on a machine of its own: a paused node's
      * share then idles, as it would in a real cluster, instead of going to the other nodes.
      */
-    private List<CpuQuota> limitCpu(ElasticsearchCluster cluster) throws IOException {
+    static List<CpuQuota> limitCpu(ElasticsearchCluster cluster, BenchOptions options, Map<String, String> environment)
+            throws IOException {
         List<CpuQuota> quotas = new ArrayList<>();
         if (options.nodeCpus <= 0) {
             return quotas;

@@ -41,8 +41,10 @@ final class UsersPathReport {
         md.append(
                 "| setup | mode | docs/s | x official | x loader | steady docs/s | steady x official | steady x loader | start-up s"
                         + " | docs per _bulk | shard ops per _bulk | docs per shard op | model: docs per bulk | heap MB before / after GC | OOM"
-                        + " | index_total - records | ES CPU s/M | client CPU s/M | client CPU x loader |\n");
-        md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|\n");
+                        + " | index_total - records | ES CPU s/M | client CPU s/M | client CPU x loader"
+                        + " | steady client CPU s/M | steady client CPU x loader |\n");
+        md.append(
+                "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n");
         for (Setup setup : setups()) {
             for (String mode : setup.modes()) {
                 List<PathRun> of = of(setup, mode);
@@ -51,7 +53,7 @@ final class UsersPathReport {
                 }
                 double steady = median(of, PathRun::steadyDocsPerSecond);
                 md.append(String.format(
-                        "| %s | %s | %,.0f | %s | %s | %,.0f | %s | %s | %s | %.0f | %.2f | %.0f | %s | %s | %s | %s | %.1f | %.1f | %s |%n",
+                        "| %s | %s | %,.0f | %s | %s | %,.0f | %s | %s | %s | %.0f | %.2f | %.0f | %s | %s | %s | %s | %.1f | %.1f | %s | %s | %s |%n",
                         setup.name(),
                         mode,
                         median(of, PathRun::docsPerSecond),
@@ -74,22 +76,25 @@ final class UsersPathReport {
                                 .orElse("-"),
                         median(of, r -> r.esCpuSeconds() / (r.docs() / 1e6)),
                         median(of, r -> clientCpuPerMillion(r)),
-                        ratio(setup, mode, "loader", UsersPathReport::clientCpuPerMillion)));
+                        ratio(setup, mode, "loader", UsersPathReport::clientCpuPerMillion),
+                        num(median(of, UsersPathReport::steadyClientCpuPerMillion), "%.1f"),
+                        ratio(setup, mode, "loader", UsersPathReport::steadyClientCpuPerMillion)));
             }
         }
         md.append(
                 "\n`steady`: the middle half of the documents (25% to 75% indexed, from the index's `index_total`) over the time it"
-                        + " took (official: its middle two of four windows; the loader: its whole run). `model: docs per bulk`: `ScaleModel.docsPerBulk`"
+                        + " took (official: its middle two of four windows; the loader: its whole run); `steady client CPU`: the client's"
+                        + " CPU over the same half of the documents (the loader's: sampled every 100 ms while it sends). `model: docs per bulk`: `ScaleModel.docsPerBulk`"
                         + " at the steady rate, bulk.linger 1 s. `index_total - records` over the rounds: 0 = no document written twice.\n\n");
         targets(md);
         Files.writeString(options.out.resolve("users-path.md"), md);
-        StringBuilder csv =
-                new StringBuilder("setup,mode,round,docs,counted,index_total,seconds,startup_seconds,steady_docs_per_s,"
-                        + "bulk_requests,shard_ops,es_cpu_s,client_cpu_s,peak_heap_mb,live_heap_mb,oom\n");
+        StringBuilder csv = new StringBuilder(
+                "setup,mode,round,docs,counted,index_total,seconds,startup_seconds,steady_docs_per_s,"
+                        + "bulk_requests,shard_ops,es_cpu_s,client_cpu_s,steady_client_cpu_s,peak_heap_mb,live_heap_mb,oom\n");
         for (PathRun r : runs) {
             csv.append(String.format(
                     Locale.ROOT,
-                    "%s,%s,%d,%d,%d,%d,%.3f,%.3f,%.1f,%d,%d,%.3f,%.3f,%.0f,%.0f,%b%n",
+                    "%s,%s,%d,%d,%d,%d,%.3f,%.3f,%.1f,%d,%d,%.3f,%.3f,%.3f,%.0f,%.0f,%b%n",
                     r.setup().name().replace(",", ";"),
                     r.mode(),
                     r.round(),
@@ -103,6 +108,7 @@ final class UsersPathReport {
                     r.shardOps(),
                     r.esCpuSeconds(),
                     r.clientCpuSeconds(),
+                    r.steadyClientCpuSeconds(),
                     r.peakHeapMb(),
                     r.liveHeapMb(),
                     r.outOfMemory()));
@@ -224,6 +230,11 @@ final class UsersPathReport {
 
     private static double clientCpuPerMillion(PathRun r) {
         return r.clientCpuSeconds() / (r.docs() / 1e6);
+    }
+
+    /** Client CPU seconds per million documents in the steady window: half the documents. */
+    private static double steadyClientCpuPerMillion(PathRun r) {
+        return r.steadyClientCpuSeconds() / (r.docs() / 2 / 1e6);
     }
 
     private List<Setup> setups() {

@@ -62,6 +62,7 @@ final class UsersPathScenario {
      * @param indexTotal     index operations on the primaries: above {@code docs} when a document was written twice
      * @param bulks          {@code _bulk} HTTP requests the node received
      * @param shardOps       shard-level bulk operations ({@code _stats/bulk total_operations})
+     * @param steadyClientCpuSeconds client CPU from 25% to 75% of the documents indexed (official: its middle two of four windows)
      * @param peakHeapMb     kes: largest heap occupancy before a GC; NaN for the others
      * @param liveHeapMb     kes: largest heap occupancy after a GC; NaN for the others
      */
@@ -79,6 +80,7 @@ final class UsersPathScenario {
             long shardOps,
             double esCpuSeconds,
             double clientCpuSeconds,
+            double steadyClientCpuSeconds,
             double peakHeapMb,
             double liveHeapMb,
             boolean outOfMemory) {
@@ -228,6 +230,7 @@ final class UsersPathScenario {
                 stats.shardBulkOperations(index),
                 delta.cpuMillis() / 1000.0,
                 r.clientCpuSeconds(),
+                r.steadyClientCpuSeconds(),
                 r.peakHeapMb(),
                 r.liveHeapMb(),
                 r.outOfMemory());
@@ -267,6 +270,7 @@ final class UsersPathScenario {
                 stats.shardBulkOperations(index),
                 w.stream().mapToDouble(Run::cpuSeconds).sum(),
                 cold.clientCpuSeconds(),
+                middle.stream().mapToDouble(Run::clientCpuSeconds).sum(),
                 Double.NaN,
                 Double.NaN,
                 false);
@@ -299,6 +303,7 @@ final class UsersPathScenario {
                 shardOps,
                 r.cpuSeconds(),
                 r.clientCpuSeconds(),
+                loader.lastSteadyClientCpuSeconds(),
                 Double.NaN,
                 Double.NaN,
                 false);

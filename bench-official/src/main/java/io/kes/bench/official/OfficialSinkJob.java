@@ -42,6 +42,9 @@ import org.elasticsearch.common.xcontent.XContentType;
  *   -> official: first-read          (the first record was read: the bench starts its clock)
  *   -> official: done                (the bounded job finished: the end offsets seen at its start)
  *   -> official: failed &lt;why&gt;
+ * run ... &lt;partition:offset,...&gt; &lt;partition:end offset,...&gt;
+ *   the same, following the topic until those end offsets (records not yet produced when it
+ *   starts: the bench's fixed-load scenario)
  * </pre>
  */
 public final class OfficialSinkJob {
@@ -69,9 +72,18 @@ public final class OfficialSinkJob {
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             for (String line; (line = in.readLine()) != null; ) {
                 String[] c = line.trim().split(" ");
-                if (c[0].equals("run") && c.length == 8) {
+                if (c[0].equals("run") && (c.length == 8 || c.length == 9)) {
                     try {
-                        run(rest, c[1], c[2], c[3], c[4], Integer.parseInt(c[5]), Long.parseLong(c[6]), c[7]);
+                        run(
+                                rest,
+                                c[1],
+                                c[2],
+                                c[3],
+                                c[4],
+                                Integer.parseInt(c[5]),
+                                Long.parseLong(c[6]),
+                                c[7],
+                                c.length == 9 ? c[8] : null);
                         say("done");
                     } catch (Exception e) {
                         Throwable root = e;
@@ -103,7 +115,8 @@ public final class OfficialSinkJob {
             String esUrls,
             int parallelism,
             long checkpointMs,
-            String from)
+            String from,
+            String until)
             throws Exception {
         FIRST_READ.set(false);
         StreamExecutionEnvironment env =
@@ -113,17 +126,14 @@ public final class OfficialSinkJob {
         // a failure ends the run and the bench reports it; restarting would replay and inflate the counts
         env.setRestartStrategy(RestartStrategies.noRestart());
 
-        Map<TopicPartition, Long> start = new HashMap<>();
-        for (String po : from.split(",")) {
-            String[] f = po.split(":");
-            start.put(new TopicPartition(topic, Integer.parseInt(f[0])), Long.parseLong(f[1]));
-        }
+        Map<TopicPartition, Long> start = offsets(topic, from);
         KafkaSource<KafkaDocument> source = KafkaSource.<KafkaDocument>builder()
                 .setBootstrapServers(bootstrap)
                 .setTopics(topic)
                 .setGroupId("kes-bench-official-" + index)
                 .setStartingOffsets(OffsetsInitializer.offsets(start))
-                .setBounded(OffsetsInitializer.latest())
+                .setBounded(
+                        until == null ? OffsetsInitializer.latest() : OffsetsInitializer.offsets(offsets(topic, until)))
                 .setDeserializer(new KafkaCoordinateDocuments())
                 .build();
 
@@ -141,6 +151,16 @@ public final class OfficialSinkJob {
                         .build())
                 .name("official Elasticsearch sink");
         env.execute("kes-bench-official-" + index);
+    }
+
+    /** {@code partition:offset,...} of {@code topic}. */
+    private static Map<TopicPartition, Long> offsets(String topic, String spec) {
+        Map<TopicPartition, Long> offsets = new HashMap<>();
+        for (String po : spec.split(",")) {
+            String[] f = po.split(":");
+            offsets.put(new TopicPartition(topic, Integer.parseInt(f[0])), Long.parseLong(f[1]));
+        }
+        return offsets;
     }
 
     /** A record -> kes's Kafka-coordinate id and the value's bytes; the first one of a run says so on stdout. */

@@ -1,0 +1,196 @@
+package io.kes.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+
+/** {@code fixed-load.md} (per variant: medians and the range over rounds), {@code fixed-load.csv} (per run), {@code fixed-load-samples.csv}. */
+final class FixedLoadReport {
+
+    private final BenchOptions options;
+    private final List<FixedLoadRuns.Result> runs;
+    private final Map<String, String> environment;
+
+    FixedLoadReport(BenchOptions options, List<FixedLoadRuns.Result> runs, Map<String, String> environment) {
+        this.options = options;
+        this.runs = runs;
+        this.environment = environment;
+    }
+
+    String write() throws IOException {
+        Files.createDirectories(options.out);
+        StringBuilder md = new StringBuilder("# bin/kes bench --scenario fixed-load\n\n");
+        environment.forEach((k, v) -> md.append("- ")
+                .append(k)
+                .append(": ")
+                .append(v.replace('\n', ' '))
+                .append('\n'));
+        md.append(String.format(
+                "- %d round(s), variants rotated every round; lag in seconds: median over the runs (lowest-highest)%n%n",
+                options.rounds));
+        md.append(
+                "| system | stall | runs | lag p50 | p95 | p99 | max | docs per _bulk | ES CPU s/M docs"
+                        + " | client CPU s/M docs, whole run | client CPU s/M docs, steady 25-75% | start-up s | every record once |\n");
+        md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        for (FixedLoadScenario.Variant v : variants()) {
+            List<FixedLoadRuns.Result> of = of(v);
+            md.append(String.format(
+                    "| %s | %s | %d | %s | %s | %s | %s | %.0f | %.1f | %.1f | %s | %.1f | %s |%n",
+                    v.mode(),
+                    v.stall() ? "1 s every 5 s" : "none",
+                    of.size(),
+                    seconds(of, r -> r.lag().p50()),
+                    seconds(of, r -> r.lag().p95()),
+                    seconds(of, r -> r.lag().p99()),
+                    seconds(of, r -> r.lag().max()),
+                    median(of, FixedLoadRuns.Result::docsPerBulk),
+                    median(of, r -> r.esCpuSeconds() / (r.records() / 1e6)),
+                    median(of, r -> r.clientCpuSeconds() / (r.records() / 1e6)),
+                    num(median(of, r -> r.steadyClientCpuMsPerDoc() * 1000), "%.1f"),
+                    median(of, FixedLoadRuns.Result::startupSeconds),
+                    of.stream().allMatch(FixedLoadRuns.Result::exactlyOnce) ? "yes" : "**no**"));
+        }
+        md.append(
+                "\nLag at a sample: the sample's time minus the time the producer had produced (Kafka acknowledged)"
+                        + " as many paced records as the nodes had indexed then, each node's count read through its own port;"
+                        + " samples every 100 ms from the first paced record to the last one indexed. Client CPU: the job's"
+                        + " process (start-up included) and the Kafka broker (which also serves the producer), per record.\n\n");
+        targets(md);
+        Files.writeString(options.out.resolve("fixed-load.md"), md);
+
+        StringBuilder csv = new StringBuilder(
+                "mode,stall,round,records,counted,index_total,lag_p50_ms,lag_p95_ms,lag_p99_ms,lag_max_ms,samples,"
+                        + "startup_s,docs_per_bulk,es_cpu_s,client_cpu_s,steady_client_cpu_ms_per_doc\n");
+        StringBuilder samples = new StringBuilder("mode,stall,round,ms,indexed,lag_ms\n");
+        for (FixedLoadRuns.Result r : runs) {
+            csv.append(String.format(
+                    Locale.ROOT,
+                    "%s,%b,%d,%d,%d,%d,%.0f,%.0f,%.0f,%.0f,%d,%.2f,%.1f,%.3f,%.3f,%.4f%n",
+                    r.variant().mode(),
+                    r.variant().stall(),
+                    r.round(),
+                    r.records(),
+                    r.counted(),
+                    r.indexTotal(),
+                    r.lag().p50(),
+                    r.lag().p95(),
+                    r.lag().p99(),
+                    r.lag().max(),
+                    r.lag().samples(),
+                    r.startupSeconds(),
+                    r.docsPerBulk(),
+                    r.esCpuSeconds(),
+                    r.clientCpuSeconds(),
+                    r.steadyClientCpuMsPerDoc()));
+            for (int i = 0; i < r.sampleMillis().length; i++) {
+                samples.append(r.variant().mode())
+                        .append(',')
+                        .append(r.variant().stall())
+                        .append(',')
+                        .append(r.round())
+                        .append(',')
+                        .append(r.sampleMillis()[i])
+                        .append(',')
+                        .append(r.indexed()[i])
+                        .append(',')
+                        .append(r.lagMillis()[i])
+                        .append('\n');
+            }
+        }
+        Files.writeString(options.out.resolve("fixed-load.csv"), csv);
+        Files.writeString(options.out.resolve("fixed-load-samples.csv"), samples);
+        return md.toString();
+    }
+
+    /** Issue 39's fixed-load targets, on the medians; "-" where a variant did not run. */
+    private void targets(StringBuilder md) {
+        md.append("| target (issue 39) | measured | met |\n|---|---:|---|\n");
+        target(
+                md,
+                "stall: kes p50 <= official p50",
+                "kes",
+                "official",
+                true,
+                r -> r.lag().p50(),
+                1);
+        target(
+                md,
+                "stall: kes p99 <= 1/2 official p99",
+                "kes",
+                "official",
+                true,
+                r -> r.lag().p99(),
+                0.5);
+        target(
+                md,
+                "stall: kes p99 <= 1/3 kes-mixed p99",
+                "kes",
+                "kes-mixed",
+                true,
+                r -> r.lag().p99(),
+                1 / 3.0);
+        target(
+                md,
+                "no stall: kes p50 <= official p50",
+                "kes",
+                "official",
+                false,
+                r -> r.lag().p50(),
+                1);
+        target(
+                md,
+                "no stall: kes p99 <= official p99",
+                "kes",
+                "official",
+                false,
+                r -> r.lag().p99(),
+                1);
+    }
+
+    private void target(
+            StringBuilder md,
+            String name,
+            String mode,
+            String other,
+            boolean stall,
+            ToDoubleFunction<FixedLoadRuns.Result> f,
+            double factor) {
+        double a = median(of(new FixedLoadScenario.Variant(mode, stall)), f);
+        double b = median(of(new FixedLoadScenario.Variant(other, stall)), f);
+        boolean known = !Double.isNaN(a) && !Double.isNaN(b);
+        md.append(String.format(
+                "| %s | %s | %s |%n",
+                name,
+                known ? String.format("%.2f s vs %.2f s", a / 1000, b / 1000) : "-",
+                known ? (a <= b * factor ? "yes" : "**no**") : "-"));
+    }
+
+    private List<FixedLoadScenario.Variant> variants() {
+        return runs.stream().map(FixedLoadRuns.Result::variant).distinct().toList();
+    }
+
+    private List<FixedLoadRuns.Result> of(FixedLoadScenario.Variant v) {
+        return runs.stream().filter(r -> r.variant().equals(v)).toList();
+    }
+
+    private static double median(List<FixedLoadRuns.Result> of, ToDoubleFunction<FixedLoadRuns.Result> f) {
+        return Stats.median(of.stream().mapToDouble(f).toArray());
+    }
+
+    /** Median (lowest-highest) of a lag in ms, shown in seconds. */
+    private static String seconds(List<FixedLoadRuns.Result> of, ToDoubleFunction<FixedLoadRuns.Result> f) {
+        double[] v = of.stream().mapToDouble(f).toArray();
+        double lo = java.util.Arrays.stream(v).min().orElse(Double.NaN);
+        double hi = java.util.Arrays.stream(v).max().orElse(Double.NaN);
+        return v.length == 1 || lo == hi
+                ? String.format("%.2f", Stats.median(v) / 1000)
+                : String.format("%.2f (%.2f-%.2f)", Stats.median(v) / 1000, lo / 1000, hi / 1000);
+    }
+
+    private static String num(double v, String format) {
+        return Double.isNaN(v) ? "-" : String.format(format, v);
+    }
+}

@@ -1,0 +1,332 @@
+package io.kes.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kes.connector.KafkaCoordinateId;
+import io.kes.stack.ElasticsearchCluster;
+import io.kes.stack.ElasticsearchNode;
+import io.kes.stack.Http;
+import io.kes.stack.KafkaBroker;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+
+/**
+ * One run of the fixed-load scenario: a fresh topic and index, a prelude the job must index first
+ * (its start-up, JIT and first checkpoint are not the lag), then the paced records while the
+ * cluster's count is sampled every 100 ms through each node's own port ({@link NodeCounts}) with
+ * the job's and the broker's CPU; the stall, when asked for, from the first paced record to the
+ * last one indexed. Then the checks: the index holds every record exactly once (its count and
+ * {@code index_total} equal the records produced, sampled ids of every partition are there).
+ */
+final class FixedLoadRuns {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final long SAMPLE_MS = 100;
+
+    /**
+     * @param lag               over the samples from the first paced record to the last one indexed
+     * @param startupSeconds    job start to the prelude indexed
+     * @param docsPerBulk       paced records over the {@code _bulk} requests the nodes received meanwhile
+     * @param esCpuSeconds      the nodes' CPU meanwhile
+     * @param clientCpuSeconds  the job's process (start-up included) and the broker (the producer's share too), to the last record indexed
+     * @param steadyClientCpuMsPerDoc the same per paced record, from 25% to 75% of them indexed
+     */
+    record Result(
+            FixedLoadScenario.Variant variant,
+            int round,
+            long records,
+            long counted,
+            long indexTotal,
+            IndexLag.Summary lag,
+            double startupSeconds,
+            double docsPerBulk,
+            double esCpuSeconds,
+            double clientCpuSeconds,
+            double steadyClientCpuMsPerDoc,
+            long[] sampleMillis,
+            long[] indexed,
+            long[] lagMillis) {
+        boolean exactlyOnce() {
+            return counted == records && indexTotal == records;
+        }
+
+        @Override
+        public String toString() {
+            return String.format(
+                    "lag p50 %.2f s, p95 %.2f s, p99 %.2f s, max %.2f s over %d samples; %.0f docs per _bulk; %,d of %,d"
+                            + " counted, index_total %,d; start-up %.1f s; client CPU %.1f s/M docs (steady %.1f)",
+                    lag.p50() / 1000,
+                    lag.p95() / 1000,
+                    lag.p99() / 1000,
+                    lag.max() / 1000,
+                    lag.samples(),
+                    docsPerBulk,
+                    counted,
+                    records,
+                    indexTotal,
+                    startupSeconds,
+                    clientCpuSeconds / (records / 1e6),
+                    steadyClientCpuMsPerDoc * 1000);
+        }
+    }
+
+    private final BenchOptions options;
+    private final BenchServers servers;
+    private final ElasticsearchCluster cluster;
+    private final ElasticsearchNode victim;
+    private final ClientCpu broker;
+    private final OfficialRuns official;
+    private final EsStats stats;
+
+    FixedLoadRuns(
+            BenchOptions options,
+            BenchServers servers,
+            ElasticsearchCluster cluster,
+            ElasticsearchNode victim,
+            ClientCpu broker,
+            OfficialRuns official) {
+        this.options = options;
+        this.servers = servers;
+        this.cluster = cluster;
+        this.victim = victim;
+        this.broker = broker;
+        this.official = official;
+        this.stats = new EsStats(cluster.urls().get(0), cluster.nodes());
+    }
+
+    /** Records produced before the clock starts: one second's worth. */
+    static long prelude(BenchOptions options) {
+        return options.rate;
+    }
+
+    Result run(FixedLoadScenario.Variant variant, int round) throws Exception {
+        Http es = cluster.http();
+        List<String> urls = cluster.urls();
+        String index = "kes-bench-fixed-" + variant.name() + "-r" + round;
+        createIndex(es, index);
+        long prelude = prelude(options);
+        long paced = (long) options.rate * options.seconds;
+        long total = prelude + paced;
+        Job job = null;
+        try (PacedProducer producer =
+                        new PacedProducer(servers.broker().bootstrapServers(), index, options.partitions);
+                NodeCounts counts = new NodeCounts(urls, index)) {
+            producer.prelude(prelude);
+            long brokerAtStart = broker.brokerMillis();
+            long t0 = System.nanoTime();
+            job = start(variant.mode(), index, producer, urls, total);
+            while (counts.total() < prelude) {
+                job.check();
+                if (System.nanoTime() - t0 > TimeUnit.SECONDS.toNanos(30)
+                        && counts.total() == 0
+                        && OfficialRuns.indexTotal(es, index) > 0) {
+                    throw new IllegalStateException("the nodes' own stats count no document of " + index
+                            + " while the index holds some: NodeCounts reads the wrong field of _nodes/_local/stats");
+                }
+                if (System.nanoTime() - t0 > TimeUnit.MINUTES.toNanos(3)) {
+                    throw new IllegalStateException("the job indexed " + counts.total() + " of the " + prelude
+                            + " prelude records in 3 minutes");
+                }
+                Thread.sleep(SAMPLE_MS);
+            }
+            double startup = (System.nanoTime() - t0) / 1e9;
+            EsStats.Snapshot before = stats.snapshot();
+            PauseInjector stall = variant.stall()
+                    ? new PauseInjector(victim, servers, FixedLoadScenario.STALL_MS, FixedLoadScenario.STALL_PERIOD_MS)
+                    : null;
+            List<long[]> samples = new ArrayList<>(); // nanos, paced records indexed, client CPU ms
+            long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
+            CompletableFuture<long[]> acked;
+            if (stall != null) {
+                stall.start();
+            }
+            try {
+                acked = CompletableFuture.supplyAsync(() -> producer.paced(options.rate, options.seconds, start));
+                long deadline = start + TimeUnit.SECONDS.toNanos(options.seconds + 180L);
+                long cpu = 0;
+                for (long next = start; ; next += TimeUnit.MILLISECONDS.toNanos(SAMPLE_MS)) {
+                    long wait = next - System.nanoTime();
+                    if (wait > 0) {
+                        TimeUnit.NANOSECONDS.sleep(wait);
+                    }
+                    long now = System.nanoTime();
+                    long indexed = counts.total() - prelude;
+                    cpu = Math.max(cpu, job.cpuMillis() + broker.brokerMillis() - brokerAtStart);
+                    samples.add(new long[] {now, indexed, cpu});
+                    if (indexed >= paced) {
+                        break;
+                    }
+                    job.check();
+                    if (acked.isCompletedExceptionally()) {
+                        acked.join(); // the producer's failure
+                    }
+                    if (now > deadline) {
+                        throw new IllegalStateException(String.format(
+                                "%,d of %,d paced records indexed %d s after the producer's start",
+                                indexed, paced, options.seconds + 180));
+                    }
+                }
+            } finally {
+                if (stall != null) {
+                    stall.stop();
+                }
+            }
+            long[] ackedNanos = acked.get(60, TimeUnit.SECONDS);
+            EsStats.Snapshot delta = stats.snapshot().minus(before);
+            long counted = es.refreshAndCount(index);
+            long indexTotal = OfficialRuns.indexTotal(es, index);
+            checkIds(es, index, PacedProducer.endOffsets(total, options.partitions));
+            long[] times = samples.stream().mapToLong(s -> s[0]).toArray();
+            long[] indexed = samples.stream().mapToLong(s -> s[1]).toArray();
+            long[] cpu = samples.stream().mapToLong(s -> s[2]).toArray();
+            long[] lags = IndexLag.lagMillis(start, ackedNanos, times, indexed);
+            long[] offsets =
+                    samples.stream().mapToLong(s -> (s[0] - start) / 1_000_000).toArray();
+            return new Result(
+                    variant,
+                    round,
+                    total,
+                    counted,
+                    indexTotal,
+                    IndexLag.Summary.of(lags),
+                    startup,
+                    Stats.ratio(paced, delta.bulkHttpRequests()),
+                    delta.cpuMillis() / 1000.0,
+                    cpu[cpu.length - 1] / 1000.0,
+                    IndexLag.cpuMillisPerDoc(indexed, cpu, paced, 0.25, 0.75),
+                    offsets,
+                    indexed,
+                    lags);
+        } finally {
+            if (job != null) {
+                job.stop();
+            }
+            es.send("DELETE", "/" + index, null);
+            try (Admin admin = KafkaBroker.adminAt(servers.broker().bootstrapServers())) {
+                admin.deleteTopics(List.of(index)).all().get(60, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    /** A running job: its process's CPU, a check that it still runs, and how to end it. */
+    private interface Job {
+        long cpuMillis();
+
+        void check() throws Exception;
+
+        void stop() throws Exception;
+    }
+
+    private Job start(String mode, String index, PacedProducer producer, List<String> urls, long total)
+            throws Exception {
+        if (mode.equals("official")) {
+            long pid = official.follow(
+                    producer.bootstrap(),
+                    producer.topic(),
+                    index,
+                    urls,
+                    PacedProducer.endOffsets(total, options.partitions));
+            return new Job() {
+                public long cpuMillis() {
+                    return EsStats.treeCpuMillis(pid);
+                }
+
+                public void check() {
+                    Optional<String> failed = official.followFailure();
+                    if (failed.isPresent()) {
+                        throw new IllegalStateException("the official sink " + failed.get());
+                    }
+                }
+
+                public void stop() throws Exception {
+                    official.awaitFollowed(120);
+                }
+            };
+        }
+        Path dir = options.work.resolve("kes-run-" + index).toAbsolutePath();
+        Path config = KesProcessRuns.writeConfig(
+                dir,
+                urls,
+                producer.bootstrap(),
+                producer.topic(),
+                index,
+                options.parallelism,
+                false,
+                FixedLoadScenario.bulkSettings(mode, options.kesBulk));
+        Process process = KesProcessRuns.builder(dir, config, "1g").start();
+        long[] last = {0};
+        return new Job() {
+            public long cpuMillis() {
+                // the process tree is gone once it exits: its last reading stands
+                last[0] = Math.max(last[0], EsStats.treeCpuMillis(process.pid()));
+                return last[0];
+            }
+
+            public void check() throws Exception {
+                if (!process.isAlive()) {
+                    throw new IllegalStateException("bin/kes run (" + mode + ") exited with " + process.exitValue()
+                            + "; its last lines (all in " + dir + "):\n" + KesProcessRuns.printedTail(dir, 8));
+                }
+            }
+
+            public void stop() throws Exception {
+                // the job follows the topic and never ends on its own: SIGTERM, as a user's Ctrl-C
+                process.descendants().forEach(ProcessHandle::destroy);
+                process.destroy();
+                if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                    process.descendants().forEach(ProcessHandle::destroyForcibly);
+                    process.destroyForcibly();
+                }
+            }
+        };
+    }
+
+    /** 6 shards, 2 primaries on each of the 3 nodes, no replicas, no refreshes during the load. */
+    private static void createIndex(Http es, String index) throws Exception {
+        es.send("DELETE", "/" + index, null);
+        es.send(
+                        "PUT",
+                        "/" + index,
+                        "{\"settings\":{\"number_of_shards\":" + Bench.SHARDS + ",\"number_of_replicas\":0,"
+                                + "\"index.routing.allocation.total_shards_per_node\":2,"
+                                + "\"refresh_interval\":\"-1\",\"translog.durability\":\"async\"}}")
+                .requireOk("creating " + index);
+        es.get("/_cluster/health/" + index + "?wait_for_status=green&timeout=60s")
+                .requireOk("health of " + index);
+    }
+
+    /** The first and last record of every partition and 8 between them sit under kes's id for their coordinates. */
+    private static void checkIds(Http es, String index, long[] ends) throws Exception {
+        Random random = new Random(Bench.SEED);
+        List<String> ids = new ArrayList<>();
+        for (int p = 0; p < ends.length; p++) {
+            if (ends[p] == 0) {
+                continue;
+            }
+            ids.add(KafkaCoordinateId.of(index, p, 0));
+            ids.add(KafkaCoordinateId.of(index, p, ends[p] - 1));
+            for (int i = 0; i < 8; i++) {
+                ids.add(KafkaCoordinateId.of(index, p, (long) (random.nextDouble() * ends[p])));
+            }
+        }
+        JsonNode docs = JSON.readTree(es.send(
+                                "POST",
+                                "/" + index + "/_mget?_source=false",
+                                JSON.writeValueAsString(java.util.Map.of("ids", ids)))
+                        .requireOk("_mget of sampled ids")
+                        .body())
+                .path("docs");
+        for (JsonNode d : docs) {
+            if (!d.path("found").asBoolean()) {
+                throw new IllegalStateException("document " + d.path("_id").asText() + " (sampled id) is missing from "
+                        + index + ": a record was lost or indexed under another id");
+            }
+        }
+    }
+}

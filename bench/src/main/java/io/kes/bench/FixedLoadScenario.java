@@ -1,0 +1,165 @@
+package io.kes.bench;
+
+import io.kes.stack.ElasticsearchCluster;
+import io.kes.stack.ElasticsearchNode;
+import io.kes.stack.Http;
+import io.kes.stack.KafkaBroker;
+import io.kes.stack.Ports;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code bin/kes bench --scenario fixed-load}: how fresh the index stays at a steady, moderate load
+ * (issue 39). Three Elasticsearch nodes (1 GB heaps), one index of 6 shards (2 primaries per node,
+ * no replicas), a producer writing {@code --rate} records a second for {@code --seconds} seconds
+ * while the job follows the topic at parallelism 2; with and without one data node that is not the
+ * elected master stopped for 1 s every 5 s. Per run: the index lag's percentiles ({@link IndexLag}),
+ * documents per {@code _bulk}, and the client's CPU per document over the whole run and in the
+ * steady window. {@link FixedLoadRuns} runs one; results: {@code fixed-load.md}, {@code fixed-load.csv}
+ * and {@code fixed-load-samples.csv} in {@code --out}.
+ */
+final class FixedLoadScenario {
+
+    /**
+     * kes with its defaults; with mixed bulks; with {@code bulk.coalesce: 1s} (a buffer whose node has
+     * room waits up to 1 s for more documents: the linger timer's behaviour before issue 39); the
+     * official sink (1,000 actions / 1 s interval).
+     */
+    static final List<String> MODES = List.of("kes", "kes-mixed", "kes-linger", "official");
+
+    /** The stall: one data node, not the master, stopped this long every period. */
+    static final int STALL_MS = 1000;
+
+    static final int STALL_PERIOD_MS = 5000;
+
+    /** The sink options a kes mode adds to its job's {@code bulk:} map, before {@code --kes-bulk}'s. */
+    static String bulkSettings(String mode, String extra) {
+        String own = switch (mode) {
+            case "kes" -> "";
+            case "kes-mixed" -> "shard_grouping: false";
+            case "kes-linger" -> "coalesce: 1s";
+            default -> throw new IllegalArgumentException("not a kes mode: " + mode);
+        };
+        return String.join(
+                ", ", List.of(own, extra).stream().filter(s -> !s.isBlank()).toList());
+    }
+
+    /** One system, with or without the stall. */
+    record Variant(String mode, boolean stall) {
+        String name() {
+            return stall ? mode + "-stall" : mode;
+        }
+    }
+
+    private final BenchOptions options;
+    private final BenchServers servers;
+    private final Map<String, String> environment = new LinkedHashMap<>();
+    private final List<FixedLoadRuns.Result> runs = new ArrayList<>();
+    private final List<String> failures = new ArrayList<>();
+
+    FixedLoadScenario(BenchOptions options, BenchServers servers) {
+        this.options = options;
+        this.servers = servers;
+    }
+
+    /** The variants of one round, before rotation. */
+    List<Variant> variants() {
+        List<Variant> variants = new ArrayList<>();
+        for (String mode : options.modes) {
+            for (boolean stall : options.stalls) {
+                variants.add(new Variant(mode, stall));
+            }
+        }
+        return variants;
+    }
+
+    /** Every round of every variant, then the report; true when every run indexed every record exactly once. */
+    boolean run() throws Exception {
+        Bench.deleteRecursively(options.work);
+        Files.createDirectories(options.work);
+        Bench.step("Starting Kafka and a 3-node Elasticsearch cluster (1 GB heaps) under " + options.work);
+        KafkaBroker kafka =
+                KafkaBroker.fixed(options.work.resolve("kafka").toAbsolutePath(), Ports.free(), Ports.free());
+        servers.broker(kafka);
+        Thread kafkaStart = new Thread(kafka::start);
+        kafkaStart.start();
+        ElasticsearchCluster cluster = ElasticsearchCluster.start(
+                "kes-bench-fixed", 3, options.work, "fl", "1g", options.esVersion, servers::node);
+        kafkaStart.join();
+        List<CpuQuota> quotas = ThreeNodeScenario.limitCpu(cluster, options, environment);
+        try {
+            Http es = cluster.http();
+            Machine.describe(es, environment);
+            String master =
+                    es.get("/_cat/master?h=node").requireOk("master").body().trim();
+            ElasticsearchNode victim = cluster.nodes().stream()
+                    .filter(n -> n != cluster.node(master))
+                    .findFirst()
+                    .orElseThrow();
+            environment.put("stalled node", victim.nodeDir().getFileName() + " (the master is " + master + ")");
+            environment.put(
+                    "load",
+                    String.format(
+                            "%,d records/s for %d s (after a prelude of %,d records the job indexes before the clock starts),"
+                                    + " %d partitions, parallelism %d, stall: %d ms every %d ms",
+                            options.rate,
+                            options.seconds,
+                            FixedLoadRuns.prelude(options),
+                            options.partitions,
+                            options.parallelism,
+                            STALL_MS,
+                            STALL_PERIOD_MS));
+            if (!options.kesBulk.isBlank()) {
+                environment.put("extra kes bulk settings", options.kesBulk);
+            }
+            ClientCpu broker = new ClientCpu(servers::broker);
+            try (OfficialRuns official = new OfficialRuns(options, null, broker, "1g")) {
+                servers.closeFirst(official);
+                FixedLoadRuns one = new FixedLoadRuns(options, servers, cluster, victim, broker, official);
+                List<Variant> variants = variants();
+                if (options.modes.contains("official")) {
+                    var why = OfficialRuns.whyNot(BenchElasticsearch.esMajor(es));
+                    if (why.isPresent()) {
+                        failures.add("official: " + why.get());
+                        variants.removeIf(v -> v.mode().equals("official"));
+                    }
+                }
+                for (int round = 1; round <= options.rounds; round++) {
+                    for (Variant v : Bench.roundOrder(variants, round)) {
+                        Bench.step("fixed load, " + Bench.roundName(round, options.rounds) + ": " + v.name());
+                        try {
+                            FixedLoadRuns.Result r = one.run(v, round);
+                            System.out.println("  " + r);
+                            if (!r.exactlyOnce()) {
+                                failures.add(v.name() + " round " + round + ": counted " + r.counted()
+                                        + ", index_total " + r.indexTotal() + " of " + r.records() + " records");
+                            }
+                            runs.add(r);
+                        } catch (Exception e) {
+                            // one mode that cannot run (e.g. an option this build does not know) leaves the others
+                            // theirs
+                            failures.add(v.name() + " round " + round + ": " + e.getMessage());
+                            System.out.println("  !! FAILED: " + e.getMessage());
+                        }
+                    }
+                }
+            }
+        } finally {
+            Bench.step("Stopping the 3-node cluster and Kafka");
+            for (ElasticsearchNode n : cluster.nodes()) {
+                servers.stop(n);
+            }
+            quotas.forEach(CpuQuota::close);
+            servers.stopBroker();
+        }
+        failures.forEach(f -> System.out.println("FAILED: " + f));
+        environment.put("failures", failures.isEmpty() ? "none" : String.join("; ", failures));
+        String table = new FixedLoadReport(options, runs, environment).write();
+        System.out.println();
+        System.out.println(table);
+        return failures.isEmpty();
+    }
+}
