@@ -24,8 +24,9 @@ import org.elasticsearch.client.RestClient;
 
 /**
  * Sends a batch's current body as one {@code _bulk}, to the node that holds its shard's primary
- * where that is known (else to one configured host), to that node only, and hands the parsed response (or the failure) to the task thread. The
- * response is parsed on the REST client's I/O thread; nothing else happens there.
+ * where that is known, else to one configured host, and to that node only; hands the parsed
+ * response (or the failure) to the task thread. The response is parsed on the REST client's I/O
+ * thread; nothing else happens there.
  */
 final class BulkDispatcher implements BulkTransport {
 

@@ -90,7 +90,7 @@ final class Retries {
         String cause = status == StatusPolicy.NO_RESPONSE
                 ? "no answer (" + exception + ")"
                 : "HTTP " + status + " from " + batch.sentTo
-                        + " without Elasticsearch's error: a proxy or load balancer answered, the node may still run the bulk";
+                        + ", not Elasticsearch's own answer (a proxy or load balancer): the node may still run the bulk";
         // The batch holds its own ids while in flight, so none held means none whose order
         // matters (id: kafka, ids Elasticsearch makes): a late copy of them is harmless.
         if (!inFlightIds.anyHeld(sent)) {
