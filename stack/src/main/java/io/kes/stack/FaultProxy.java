@@ -28,7 +28,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *       with Elasticsearch's rejection body and never forwarded;</li>
  *   <li>{@link #holdBulksInElasticsearch(int, Duration)}: the next {@code _bulk} requests stay in
  *       Elasticsearch as running tasks, unapplied, past the client's socket timeout, and may be
- *       applied after it gave up on them: a bulk held by a slow node.</li>
+ *       applied after it gave up on them: a bulk held by a slow node;</li>
+ *   <li>{@link #answerHeldBulksWith(int, Duration)}: the proxy itself answers a held bulk with a
+ *       502 or 504 after a while, as a load balancer whose read timeout ends first does, while
+ *       Elasticsearch still runs the bulk and applies it later.</li>
  * </ul>
  * It understands just enough HTTP to find where each request and response ends (Content-Length,
  * chunked, bodiless responses), so it works with kept-alive connections; bodies (gzip or not) are
@@ -53,6 +56,11 @@ public final class FaultProxy implements AutoCloseable {
     private final AtomicInteger bulksToHold = new AtomicInteger();
     private volatile String holdParameters;
     private volatile String holdOnly;
+    private volatile int gatewayStatus;
+    private volatile Duration gatewayAfter = Duration.ZERO;
+    /** Upstream connections of held bulks the proxy answered itself, still waiting for Elasticsearch. */
+    private final Set<Socket> aside = ConcurrentHashMap.newKeySet();
+
     private volatile boolean closed;
 
     private final AtomicLong forwarded = new AtomicLong();
@@ -60,6 +68,7 @@ public final class FaultProxy implements AutoCloseable {
     private final AtomicLong rejected = new AtomicLong();
     private final AtomicLong reset = new AtomicLong();
     private final AtomicLong held = new AtomicLong();
+    private final AtomicLong gatewayAnswers = new AtomicLong();
 
     private FaultProxy(String upstreamHost, int upstreamPort) throws IOException {
         this.upstreamHost = upstreamHost;
@@ -126,20 +135,40 @@ public final class FaultProxy implements AutoCloseable {
         bulksToHold.addAndGet(count);
     }
 
+    /**
+     * Held bulks ({@link #holdBulksInElasticsearch}) are answered {@code status} (502 or 504) by the
+     * proxy after {@code after}, with an HTML body as nginx or a cloud load balancer sends, while
+     * Elasticsearch keeps running them over a connection of their own: the client cannot tell from
+     * the answer whether the bulk will still be applied.
+     */
+    public void answerHeldBulksWith(int status, Duration after) {
+        gatewayAfter = after;
+        gatewayStatus = status;
+    }
+
     /** Ends any fault in progress: no more 429s, no more responses to lose or bulks to hold. */
     public void heal() {
         rejectUntilNanos.set(Long.MIN_VALUE);
         responsesToLose.set(0);
         bulksToHold.set(0);
+        gatewayStatus = 0;
     }
 
-    /** Counts so far: requests relayed, responses lost, bulks rejected, connections reset, bulks held. */
+    /**
+     * Counts so far: requests relayed, responses lost, bulks rejected, connections reset, bulks
+     * held, held bulks the proxy answered itself (502/504).
+     */
     public Stats stats() {
-        return new Stats(forwarded.get(), lost.get(), rejected.get(), reset.get(), held.get());
+        return new Stats(forwarded.get(), lost.get(), rejected.get(), reset.get(), held.get(), gatewayAnswers.get());
     }
 
     public record Stats(
-            long forwarded, long lostResponses, long rejectedBulks, long resetConnections, long heldBulks) {}
+            long forwarded,
+            long lostResponses,
+            long rejectedBulks,
+            long resetConnections,
+            long heldBulks,
+            long gatewayAnswers) {}
 
     @Override
     public void close() {
@@ -150,6 +179,7 @@ public final class FaultProxy implements AutoCloseable {
             // closing anyway
         }
         resetConnections();
+        aside.forEach(FaultProxy::abort);
     }
 
     @Override
@@ -227,6 +257,15 @@ public final class FaultProxy implements AutoCloseable {
                     if (bulk && takeBulkToHold(request)) {
                         request = request.withQueryParameters(holdParameters);
                         held.incrementAndGet();
+                        int status = gatewayStatus;
+                        if (status != 0) {
+                            forwardAside(request);
+                            Thread.sleep(gatewayAfter.toMillis());
+                            gatewayAnswers.incrementAndGet();
+                            toClient.write(gatewayAnswer(status));
+                            toClient.flush();
+                            continue;
+                        }
                     }
                     if (upstream == null) {
                         upstream = new Socket();
@@ -248,7 +287,7 @@ public final class FaultProxy implements AutoCloseable {
                         break;
                     }
                 }
-            } catch (IOException | RuntimeException e) {
+            } catch (IOException | RuntimeException | InterruptedException e) {
                 // a reset by either side or by resetConnections(): nothing to relay any more
             } finally {
                 reset();
@@ -265,10 +304,50 @@ public final class FaultProxy implements AutoCloseable {
         }
     }
 
+    /**
+     * Sends {@code request} upstream over a connection of its own and reads its answer there, on a
+     * thread of its own, into nothing: the client got the proxy's own answer instead.
+     */
+    private void forwardAside(HttpMessage request) throws IOException {
+        Socket socket = new Socket();
+        aside.add(socket);
+        socket.connect(new InetSocketAddress(upstreamHost, upstreamPort), 5_000);
+        socket.getOutputStream().write(request.raw());
+        socket.getOutputStream().flush();
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        HttpMessage.readResponse(new BufferedInputStream(socket.getInputStream()), request.method());
+                    } catch (IOException | RuntimeException e) {
+                        // closed with the proxy: nothing to read any more
+                    } finally {
+                        aside.remove(socket);
+                        abort(socket);
+                    }
+                },
+                "kes-fault-proxy-aside-" + socket.getLocalPort());
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** What nginx answers when its upstream did not answer in time (504) or failed (502). */
+    private static byte[] gatewayAnswer(int status) {
+        String reason = status == 504 ? "Gateway Time-out" : status == 502 ? "Bad Gateway" : "Error";
+        return message(
+                status + " " + reason,
+                "text/html",
+                "<html>\r\n<head><title>" + status + " " + reason + "</title></head>\r\n<body>\r\n<center><h1>" + status
+                        + " " + reason + "</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n");
+    }
+
     private static byte[] rejection() {
-        byte[] body = REJECTION_BODY.getBytes(StandardCharsets.UTF_8);
-        String head = "HTTP/1.1 429 Too Many Requests\r\n"
-                + "content-type: application/json\r\n"
+        return message("429 Too Many Requests", "application/json", REJECTION_BODY);
+    }
+
+    private static byte[] message(String statusLine, String contentType, String text) {
+        byte[] body = text.getBytes(StandardCharsets.UTF_8);
+        String head = "HTTP/1.1 " + statusLine + "\r\n"
+                + "content-type: " + contentType + "\r\n"
                 + "content-length: " + body.length + "\r\n\r\n";
         byte[] headBytes = head.getBytes(StandardCharsets.ISO_8859_1);
         byte[] all = new byte[headBytes.length + body.length];

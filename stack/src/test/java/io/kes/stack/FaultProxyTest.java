@@ -41,7 +41,7 @@ class FaultProxyTest {
             received.add(exchange.getRequestMethod() + " " + exchange.getRequestURI() + " " + body);
             peers.add(exchange.getRemoteAddress());
             byte[] answer = ("echo:" + body).getBytes(StandardCharsets.UTF_8);
-            if (exchange.getRequestURI().getPath().equals("/slow")) {
+            if (exchange.getRequestURI().getPath().startsWith("/slow")) {
                 slowStarted.countDown();
                 sleep(3000);
             }
@@ -125,6 +125,27 @@ class FaultProxyTest {
                         "POST /_bulk?filter_path=items&wait_for_active_shards=all&timeout=30000ms held",
                         "POST /_bulk not held");
         assertThat(proxy.stats().heldBulks()).isEqualTo(1);
+    }
+
+    /**
+     * A load balancer whose read timeout ends before the node's work: the client gets a 504 from
+     * the proxy while the upstream still has the request and finishes it later.
+     */
+    @Test
+    void aHeldBulkAnsweredByTheProxyWithAGatewayTimeoutStillReachesTheUpstream() throws Exception {
+        proxy.holdBulksInElasticsearch(1, Duration.ofSeconds(30));
+        proxy.answerHeldBulksWith(504, Duration.ofMillis(200));
+
+        HttpResponse<String> held = send("POST", "/slow/_bulk", "held");
+        HttpResponse<String> next = send("POST", "/_bulk", "next");
+
+        assertThat(held.statusCode()).isEqualTo(504);
+        assertThat(held.body()).doesNotContain("echo");
+        assertThat(next.body()).as("the connection goes on").isEqualTo("echo:next");
+        assertThat(slowStarted.await(10, TimeUnit.SECONDS))
+                .as("the upstream got the held bulk")
+                .isTrue();
+        assertThat(proxy.stats().gatewayAnswers()).isEqualTo(1);
     }
 
     @Test

@@ -86,7 +86,8 @@ final class FaultInjector {
                 }
                 proxy.heal();
             }
-            case HELD_BULK -> holdABulk(names.deletes(), proxy);
+            case HELD_BULK -> holdABulk(names.deletes(), proxy, false);
+            case PROXY_504 -> holdABulk(names.deletes(), proxy, true);
             case NODE_STALL -> stallANode(names, fault.amount());
             case ROLLOVER -> {
                 int next = rolledShards[0] % 4 + 1; // 2 -> 3 -> 4 -> 1 -> 2: always a different shard count
@@ -264,8 +265,10 @@ final class FaultInjector {
      * cannot assign) until kes gave up waiting for it ({@link JobFiles#SOCKET_TIMEOUT}) and had time
      * to send its documents again; then the replica is dropped and the held bulk is applied, late.
      * Unless kes waited for it to end before writing its ids again, they go back to older values.
+     * With {@code gatewayTimeout} the proxy answers it 504 before kes's own timeout, as a load
+     * balancer whose read timeout ends first does: no answer from Elasticsearch either.
      */
-    private void holdABulk(String index, FaultProxy proxy) throws Exception {
+    private void holdABulk(String index, FaultProxy proxy, boolean gatewayTimeout) throws Exception {
         Http http = servers.node.http();
         int unassignable = servers.nodes.size(); // one copy more than there are nodes
         Http.Response replica = http.send(
@@ -277,6 +280,9 @@ final class FaultInjector {
         replica.requireOk("adding a replica to " + index);
         long before = proxy.stats().heldBulks();
         try {
+            if (gatewayTimeout) {
+                proxy.answerHeldBulksWith(504, JobFiles.SOCKET_TIMEOUT.dividedBy(2));
+            }
             proxy.holdBulksInElasticsearch(1, Duration.ofSeconds(60), "\"_index\":\"" + index + "\"");
             long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
             while (proxy.stats().heldBulks() == before && System.nanoTime() < deadline) {

@@ -19,7 +19,12 @@ public enum FaultKind {
     NODE_STALL(
             "node-stall",
             "SIGSTOP of the cluster node holding most primaries of the keyed routes for 12-18 s: the cluster drops it and"
-                    + " promotes replicas elsewhere while kes's bulks for it hang and queue; then SIGCONT, and it rejoins");
+                    + " promotes replicas elsewhere while kes's bulks for it hang and queue; then SIGCONT, and it rejoins"),
+    // last: FaultPlan takes kinds in turn in declaration order
+    PROXY_504(
+            "proxy-504",
+            "a bulk of the deletes route held inside Elasticsearch while the proxy answers it 504 after 2 s, as a load"
+                    + " balancer does, and applied after kes got the 504");
 
     private final String label;
     private final String description;

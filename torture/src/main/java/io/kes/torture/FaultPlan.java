@@ -9,7 +9,7 @@ import java.util.Random;
  * The faults of one schedule and when they happen, drawn from the schedule's seed (the same seed
  * gives the same plan; the moments are offsets from the start of the fault window). On one node,
  * schedule {@code i} always contains two kinds taken in turn from {@link FaultKind}'s order,
- * rollover left out, so any four consecutive schedules cover every kind. On a cluster, every
+ * rollover left out, so any five consecutive schedules cover every kind. On a cluster, every
  * schedule stalls a node, and one more kind is taken in turn. A rollover happens in every schedule
  * (the alias route is always there), and 1 to {@code maxExtras} more kinds are drawn at random from
  * the kinds {@link FaultKind#forNodes} allows.

@@ -10,14 +10,14 @@ import org.junit.jupiter.api.Test;
 class FaultPlanTest {
 
     @Test
-    void anyFourConsecutiveSchedulesCoverEveryFaultKind() {
-        for (int first = 0; first < 8; first++) {
+    void anyFiveConsecutiveSchedulesCoverEveryFaultKind() {
+        for (int first = 0; first < 9; first++) {
             EnumSet<FaultKind> kinds = EnumSet.noneOf(FaultKind.class);
-            for (int i = first; i < first + 4; i++) {
+            for (int i = first; i < first + 5; i++) {
                 FaultPlan.draw(new Random(i), i, 30_000, 2, 1).faults().forEach(f -> kinds.add(f.kind()));
             }
             assertThat(kinds)
-                    .as("schedules %d..%d", first, first + 3)
+                    .as("schedules %d..%d", first, first + 4)
                     .containsExactlyInAnyOrderElementsOf(FaultKind.forNodes(1));
         }
     }

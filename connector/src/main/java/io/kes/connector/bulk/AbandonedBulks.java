@@ -14,8 +14,9 @@ import org.slf4j.LoggerFactory;
  * Holds back the retry of a bulk that got no answer until Elasticsearch no longer runs it.
  *
  * <p>A bulk kes gave up waiting for (no answer within {@code elasticsearch.socket_timeout}, a
- * connection reset) may still be running on a slow node: queued behind a GC pause, a full write
- * queue, a shard that waits for its copies. Retried at once, its items could be applied twice in
+ * connection reset, a proxy's or load balancer's 502/504 or other 5xx without Elasticsearch's
+ * error: {@link StatusPolicy#mayStillRun}) may still be running on a slow node: queued behind a
+ * GC pause, a full write queue, a shard that waits for its copies. Retried at once, its items could be applied twice in
  * the wrong order: the retry, then a newer write of the same id, then the abandoned attempt, which
  * takes the document back to an older value. So before such a bulk goes out again (its ids stay
  * held meanwhile, {@link InFlightIds}, so no newer write of them leaves either), the writer lists
@@ -23,9 +24,10 @@ import org.slf4j.LoggerFactory;
  * until none of them runs any more. Tasks of sibling writers are in that list too: they end in
  * their own time, and waiting for them costs only this retry's delay.
  *
- * <p>The node the bulk went to, when kes chose it (its shard's primary), is asked for its own
- * tasks as well, and must answer: a node cut off from the cluster (frozen, partitioned, dropped by
- * the master) is missing from the cluster's listing without being a failure in it, yet it may still
+ * <p>The node the bulk went to (its shard's primary, or the configured host it went through: the
+ * REST client is given that one node only, so it never sends a copy on to another) is asked for
+ * its own tasks as well, and must answer: a node cut off from the cluster (frozen, partitioned,
+ * dropped by the master) is missing from the cluster's listing without being a failure in it, yet it may still
  * hold the bulk and, once it rejoins, apply it on the shards' new primaries. A node that refuses
  * the connection runs nothing: no process listens.
  *
@@ -91,7 +93,7 @@ final class AbandonedBulks {
     private void poll(
             HttpHost sentTo, Set<String> abandoned, long deadlineNanos, Runnable retry, Consumer<String> giveUp) {
         if (nanoTime.getAsLong() - deadlineNanos > 0) {
-            giveUp.accept("no answer, and Elasticsearch still runs " + abandoned.size()
+            giveUp.accept("no answer from Elasticsearch, and it still runs " + abandoned.size()
                     + " bulk task(s) of this job that ran when "
                     + "kes gave up waiting (or a node did not say whether it does): sending the documents again could be "
                     + "overwritten by the late bulk");

@@ -28,7 +28,10 @@ final class Batch {
 
     int attempt;
     long sentNanos;
-    /** The node the current attempt went to (its shard's primary), or null: the configured hosts. */
+    /**
+     * The node the current attempt went to, and only there: its shard's primary, or the configured
+     * host the client was given; null when it failed before it left (the client found no node).
+     */
     HttpHost sentTo;
 
     Batch(BulkBody body, Slot slot, Epoch epoch) {

@@ -125,7 +125,7 @@ final class BulkAnswers implements BulkTransport.Outcomes {
                 writer.giveUp(batch, WriteFailures.wholeBulkRefused(status, sent.itemCount(), batch.slot, exception));
             case RETRY -> {
                 metrics.requestRetries.inc();
-                if (status == StatusPolicy.NO_RESPONSE) {
+                if (StatusPolicy.mayStillRun(exception)) { // no answer, or a proxy's 502/504
                     retries.afterNoAnswer(batch, sent, exception);
                 } else {
                     retries.schedule(batch, "HTTP " + status);

@@ -24,8 +24,9 @@ import org.elasticsearch.client.RestClient;
 
 /**
  * Sends a batch's current body as one {@code _bulk}, to the node that holds its shard's primary
- * where that is known, and hands the parsed response (or the failure) to the task thread. The
- * response is parsed on the REST client's I/O thread; nothing else happens there.
+ * where that is known, else to one configured host, and to that node only; hands the parsed
+ * response (or the failure) to the task thread. The response is parsed on the REST client's I/O
+ * thread; nothing else happens there.
  */
 final class BulkDispatcher implements BulkTransport {
 
@@ -97,21 +98,13 @@ final class BulkDispatcher implements BulkTransport {
         batch.sentNanos = System.nanoTime();
         ResponseListener listener = listenerFor(batch, batch.body);
         HttpHost primary = nodeOf(batch.slot);
-        batch.sentTo = primary;
-        if (primary == null) {
-            client.performRequestAsync(request, listener);
-            return;
+        if (primary != null) {
+            metrics.bulksToPrimaryNode.inc();
         }
-        metrics.bulksToPrimaryNode.inc();
-        sendTo(primary, request, listener);
-    }
-
-    private void sendTo(HttpHost node, Request request, ResponseListener listener) {
-        try {
-            selector.sendTo(node, () -> client.performRequestAsync(request, listener));
-        } catch (Exception cannotHappen) {
-            throw new IllegalStateException(cannotHappen); // performRequestAsync reports failures to the listener
-        }
+        // One node per attempt, and the one it really went to (a configured host when the primary
+        // is not known or not living): the client's own failover would send a second copy behind
+        // kes's back, and a wait for a late copy must ask the node that holds it.
+        batch.sentTo = selector.sendTo(primary, () -> client.performRequestAsync(request, listener));
     }
 
     /**

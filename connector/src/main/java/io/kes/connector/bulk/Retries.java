@@ -1,6 +1,7 @@
 package io.kes.connector.bulk;
 
 import io.kes.connector.internal.Backoff;
+import io.kes.connector.internal.StatusPolicy;
 import java.time.Duration;
 import java.util.function.BiConsumer;
 import java.util.function.LongSupplier;
@@ -80,11 +81,16 @@ final class Retries {
     }
 
     /**
-     * The bulk got no answer (a timeout, a reset connection): it goes out again once Elasticsearch
-     * no longer runs it, or gives up when that is not known within {@code retry.max_time}.
+     * The bulk got no answer from Elasticsearch (a timeout, a reset connection, a proxy's 502/504,
+     * {@link StatusPolicy#mayStillRun}): it goes out again once Elasticsearch no longer runs it, or
+     * gives up when that is not known within {@code retry.max_time}.
      */
     void afterNoAnswer(Batch batch, BulkBody sent, Exception exception) {
-        String cause = "no answer (" + exception + ")";
+        int status = StatusPolicy.statusOf(exception);
+        String cause = status == StatusPolicy.NO_RESPONSE
+                ? "no answer (" + exception + ")"
+                : "HTTP " + status + " from " + batch.sentTo
+                        + ", not Elasticsearch's own answer (a proxy or load balancer): the node may still run the bulk";
         // The batch holds its own ids while in flight, so none held means none whose order
         // matters (id: kafka, ids Elasticsearch makes): a late copy of them is harmless.
         if (!inFlightIds.anyHeld(sent)) {

@@ -1,7 +1,12 @@
 package io.kes.connector.internal;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kes.connector.OpType;
+import java.io.IOException;
+import java.io.InputStream;
 import org.apache.flink.annotation.Internal;
+import org.apache.http.HttpEntity;
 import org.elasticsearch.client.ResponseException;
 
 /**
@@ -28,6 +33,14 @@ import org.elasticsearch.client.ResponseException;
  *       {@link Action#PERMANENT}: retrying can never succeed; a document goes to the failure
  *       handler at once, a request fails what sent it.
  * </ul>
+ *
+ * <p>Whether a failed request {@linkplain #mayStillRun may still run} in Elasticsearch: only an
+ * answer from Elasticsearch itself says it is over. No answer at all (timed out, reset), a 502 or
+ * 504 (a proxy or load balancer gave up on the node, e.g. nginx's {@code proxy_read_timeout} or a
+ * cloud load balancer's idle timeout, while the node may hold the request for up to a minute, a
+ * reroute waiting for an active primary), and any other 5xx without Elasticsearch's JSON error
+ * body (a load balancer's own page) say nothing of the node's work: a copy sent again at once
+ * could be overtaken by the held one, which would take its documents back to older values.
  */
 @Internal
 public final class StatusPolicy {
@@ -45,6 +58,7 @@ public final class StatusPolicy {
     public static final int NO_RESPONSE = -1;
 
     private static final String REJECTED = "es_rejected_execution_exception";
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private StatusPolicy() {}
 
@@ -75,6 +89,37 @@ public final class StatusPolicy {
         return failure instanceof ResponseException re
                 ? re.getResponse().getStatusLine().getStatusCode()
                 : NO_RESPONSE;
+    }
+
+    /**
+     * Whether Elasticsearch may still run a request that failed with {@code failure}: it got no
+     * answer, or its answer came from something in between (see the class comment).
+     */
+    public static boolean mayStillRun(Exception failure) {
+        return !(failure instanceof ResponseException re)
+                || mayStillRun(statusOf(re), elasticsearchError(re.getResponse().getEntity()));
+    }
+
+    /**
+     * The rule of {@link #mayStillRun(Exception)}: {@code elasticsearchError} whether the body is
+     * Elasticsearch's (or OpenSearch's) error object, {@code {"error": ..., "status": ...}}.
+     */
+    public static boolean mayStillRun(int status, boolean elasticsearchError) {
+        return status == NO_RESPONSE || status == 502 || status == 504 || (status >= 500 && !elasticsearchError);
+    }
+
+    /** Whether a failed answer's body is Elasticsearch's JSON error object. */
+    private static boolean elasticsearchError(HttpEntity entity) {
+        if (entity == null) {
+            return false;
+        }
+        // the REST client buffered it to build the exception's message: it can be read again
+        try (InputStream in = entity.getContent()) {
+            JsonNode body = JSON.readTree(in);
+            return body != null && body.isObject() && body.has("error");
+        } catch (IOException | RuntimeException notJson) {
+            return false;
+        }
     }
 
     /** One bulk item answered {@code status} with {@code errorType} and {@code reason} (null: no error). */

@@ -11,6 +11,8 @@ import io.kes.connector.bulk.EarlierWrites.TaggedBulks;
 import io.kes.connector.internal.Housekeeping;
 import io.kes.connector.routing.IndexLayout;
 import io.kes.connector.routing.ShardPrediction;
+import io.kes.connector.testing.CannedElasticsearch;
+import io.kes.connector.testing.CannedElasticsearch.Answer;
 import java.io.ByteArrayInputStream;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
@@ -36,6 +38,8 @@ import org.apache.flink.api.common.operators.ProcessingTimeService;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.util.function.ThrowingRunnable;
 import org.apache.http.HttpHost;
+import org.elasticsearch.client.Request;
+import org.elasticsearch.client.ResponseException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -155,6 +159,53 @@ class BulkWriterTest {
         assertThat(writer.sentBodies()).as("sent again once gone; x=2 after it").containsExactly("x=1", "x=1");
         writer.answer(1, 200);
         assertThat(writer.sentBodies()).containsExactly("x=1", "x=1", "x=2");
+    }
+
+    /**
+     * A proxy's or load balancer's 504 is no answer from Elasticsearch, which may still run the
+     * bulk: sent again at once, the held copy could land after x=2 (issue 37).
+     */
+    @Test
+    void aGatewayTimeoutIsWaitedForLikeNoAnswer() throws Exception {
+        writer = new Harness(b -> b.setBulkMaxDocs(1));
+        writer.runningTasks.add(Set.of("n1:7"));
+
+        writer.write("x", 1);
+        writer.fail(0, answered(504, "<html><body><h1>504 Gateway Time-out</h1></body></html>"));
+        writer.write("x", 2);
+        writer.time.advance(Duration.ofSeconds(10));
+
+        assertThat(writer.listingsAskedAt)
+                .as("asked whether Elasticsearch still runs it")
+                .hasSize(2);
+        assertThat(writer.sentBodies()).containsExactly("x=1", "x=1");
+    }
+
+    /** Elasticsearch's own 503 says the bulk is over: retried after its backoff, without a task listing. */
+    @Test
+    void elasticsearchsOwnUnavailableAnswerIsRetriedWithoutWaiting() throws Exception {
+        writer = new Harness(b -> b.setBulkMaxDocs(1));
+
+        writer.write("x", 1);
+        writer.fail(
+                0,
+                answered(
+                        503,
+                        "{\"error\":{\"type\":\"cluster_block_exception\",\"reason\":\"no master\"},\"status\":503}"));
+        writer.time.advance(Duration.ofSeconds(10));
+
+        assertThat(writer.listingsAskedAt).isEmpty();
+        assertThat(writer.sentBodies()).containsExactly("x=1", "x=1");
+    }
+
+    /** The REST client's exception for an answer {@code status} with {@code body}, from a real client. */
+    private static Exception answered(int status, String body) throws Exception {
+        try (CannedElasticsearch node = new CannedElasticsearch(path -> null, new Answer(status, body))) {
+            node.client().performRequest(new Request("POST", "/_bulk"));
+        } catch (ResponseException e) {
+            return e;
+        }
+        throw new AssertionError("answered 2xx");
     }
 
     @Test

@@ -9,10 +9,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kes.connector.OpType;
 import io.kes.connector.internal.StatusPolicy.Action;
+import io.kes.connector.testing.CannedElasticsearch;
+import io.kes.connector.testing.CannedElasticsearch.Answer;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;
 import java.util.List;
+import org.elasticsearch.client.Request;
 import org.junit.jupiter.api.Test;
 
 /** The one table of what kes does after an answer: each row a status (and error type, op type) and the action. */
@@ -130,6 +133,66 @@ class StatusPolicyTest {
                 new ConnectException("refused"), new SocketTimeoutException("timed out"), new IOException("reset"))) {
             assertThat(StatusPolicy.ofFailure(e)).as(e.toString()).isEqualTo(RETRY);
         }
+    }
+
+    private record StillRunsRow(int status, boolean elasticsearchError, boolean mayStillRun, String why) {}
+
+    /** Which failed requests Elasticsearch may still be running, so that a resend could land before a held copy. */
+    private static final List<StillRunsRow> STILL_RUNS = List.of(
+            new StillRunsRow(StatusPolicy.NO_RESPONSE, false, true, "no answer: timed out, reset, refused"),
+            new StillRunsRow(504, false, true, "a proxy's read timeout: the node may still run it"),
+            new StillRunsRow(504, true, true, "a 504 says nothing of the node's work, whatever its body"),
+            new StillRunsRow(502, false, true, "a proxy lost its upstream connection mid-request"),
+            new StillRunsRow(502, true, true, "a 502 is never Elasticsearch's own answer"),
+            new StillRunsRow(503, false, true, "a load balancer's 503: not Elasticsearch's answer"),
+            new StillRunsRow(500, false, true, "a 5xx page from something in between"),
+            new StillRunsRow(503, true, false, "Elasticsearch answered: unavailable shards, no master"),
+            new StillRunsRow(500, true, false, "Elasticsearch answered with its error"),
+            new StillRunsRow(429, true, false, "Elasticsearch rejected it: not run"),
+            new StillRunsRow(429, false, false, "a 4xx: refused, not run"),
+            new StillRunsRow(413, false, false, "too large: not run"),
+            new StillRunsRow(400, true, false, "refused: not run"),
+            new StillRunsRow(200, false, false, "answered"));
+
+    @Test
+    void aFailureElasticsearchDidNotAnswerItselfMayStillRunThere() {
+        for (StillRunsRow row : STILL_RUNS) {
+            assertThat(StatusPolicy.mayStillRun(row.status(), row.elasticsearchError()))
+                    .as("HTTP " + row.status() + (row.elasticsearchError() ? " with" : " without")
+                            + " Elasticsearch's error body: " + row.why())
+                    .isEqualTo(row.mayStillRun());
+        }
+    }
+
+    /** The real REST client's exceptions: the body tells Elasticsearch's own 5xx from a proxy's. */
+    @Test
+    void theBodyOfAFailedRequestTellsWhoAnswered() throws Exception {
+        String esError = "{\"error\":{\"root_cause\":[],\"type\":\"unavailable_shards_exception\","
+                + "\"reason\":\"primary shard is not active\"},\"status\":503}";
+        try (CannedElasticsearch node = new CannedElasticsearch(
+                path -> switch (path) {
+                    case "/es" -> new Answer(503, esError);
+                    case "/lb" -> new Answer(503, "<html><body>503 Service Unavailable</body></html>");
+                    case "/gateway" -> new Answer(504, "<html><body>504 Gateway Time-out</body></html>");
+                    default -> new Answer(400, "{\"error\":\"bad\",\"status\":400}");
+                },
+                null)) {
+            assertThat(StatusPolicy.mayStillRun(failureOf(node, "/es"))).isFalse();
+            assertThat(StatusPolicy.mayStillRun(failureOf(node, "/lb"))).isTrue();
+            assertThat(StatusPolicy.mayStillRun(failureOf(node, "/gateway"))).isTrue();
+            assertThat(StatusPolicy.mayStillRun(failureOf(node, "/bad"))).isFalse();
+        }
+        assertThat(StatusPolicy.mayStillRun(new SocketTimeoutException("timed out")))
+                .isTrue();
+    }
+
+    private static Exception failureOf(CannedElasticsearch node, String path) {
+        try {
+            node.client().performRequest(new Request("POST", path));
+        } catch (Exception e) {
+            return e;
+        }
+        throw new AssertionError(path + " answered 2xx");
     }
 
     @Test
