@@ -57,6 +57,8 @@ public final class RunProgress {
     /** Whether the job started from a checkpoint or savepoint (its Kafka offsets then come from the state). */
     private boolean restored;
 
+    private boolean commitNotePrinted;
+
     public RunProgress(KesConfig config, JobClient job, String webUi, PrintStream out) {
         this.config = config;
         this.job = job;
@@ -97,6 +99,10 @@ public final class RunProgress {
                 } catch (TimeoutException stillRunning) {
                     if (!quiet) {
                         out.println(line(admin));
+                        if (ProgressReporter.offsetCommitNoteDue(commitNotePrinted)) {
+                            out.println(ProgressReporter.OFFSET_COMMIT_NOTE);
+                            commitNotePrinted = true;
+                        }
                     }
                 }
             }

@@ -97,6 +97,21 @@ public final class ProgressReporter implements MetricReporter {
         return all;
     }
 
+    /**
+     * What the progress says, once, when the Kafka source's offset commit on a checkpoint failed
+     * (Flink's {@code commitsFailed}; the warning itself goes to the log file, see
+     * jobs/config/log4j2-cli.properties): typically the group coordinator still loading just after
+     * the broker started. A newcomer reading a stack trace mid-progress takes it for a failure.
+     */
+    public static final String OFFSET_COMMIT_NOTE = "[kes] note: a Kafka offset commit failed (the group coordinator "
+            + "was busy, e.g. still loading): harmless, kes restarts from the offsets in its checkpoints and the next "
+            + "checkpoint commits again; details in the log file";
+
+    /** Whether {@link #OFFSET_COMMIT_NOTE} is due: a commit failed and the note was not printed yet. */
+    public static boolean offsetCommitNoteDue(boolean printed) {
+        return !printed && sum("commitsFailed", "Source") > 0;
+    }
+
     /** Flink's Kafka source gauge of the last record emitted per partition; negative before the first. */
     public static final String CURRENT_OFFSET = "currentOffset";
     /** Flink's Kafka source gauge of the offset committed on the last checkpoint per partition; negative before one. */
