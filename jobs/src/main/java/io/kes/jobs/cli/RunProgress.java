@@ -158,8 +158,8 @@ public final class RunProgress {
      * Where the source reads first in a partition it has not read from yet: the offset it committed
      * on its last checkpoint; else, restored, the group's committed offset (kes commits the
      * checkpoint's offsets to the group, so it is the restored one unless a savepoint older than
-     * the last checkpoint was chosen); else, on a fresh start, what {@code starting_offsets} says
-     * ({@code startOffset}: earliest, latest or at the timestamp; committed takes the group's first).
+     * the last checkpoint was chosen); else what {@code starting_offsets} says ({@code startOffset}:
+     * earliest, latest or at the timestamp; committed takes the group's first).
      */
     static OptionalLong resumeAt(
             boolean restored,
@@ -170,12 +170,11 @@ public final class RunProgress {
         if (sourceCommitted.isPresent()) {
             return sourceCommitted;
         }
-        if (restored) {
+        if ((restored || starting == KafkaSettings.StartingOffsets.COMMITTED) && groupCommitted.isPresent()) {
             return groupCommitted;
         }
-        if (starting == KafkaSettings.StartingOffsets.COMMITTED && groupCommitted.isPresent()) {
-            return groupCommitted;
-        }
+        // Fresh, or restored with no offset for it: a checkpoint taken before the partition's first record
+        // holds no offset but the starting rule, and the source resolves it as a fresh start does.
         return startOffset;
     }
 
@@ -233,14 +232,12 @@ public final class RunProgress {
                         }
                     });
         }
-        Map<TopicPartition, Long> start = restored
-                ? Map.of()
-                : switch (starting) {
-                    case LATEST -> ends;
-                    case TIMESTAMP ->
-                        offsets(admin, unread, tp -> OffsetSpec.forTimestamp(config.kafka.startingTimestampMillis()));
-                    case COMMITTED, EARLIEST -> offsets(admin, unread, tp -> OffsetSpec.earliest());
-                };
+        Map<TopicPartition, Long> start = switch (starting) {
+            case LATEST -> ends;
+            case TIMESTAMP ->
+                offsets(admin, unread, tp -> OffsetSpec.forTimestamp(config.kafka.startingTimestampMillis()));
+            case COMMITTED, EARLIEST -> offsets(admin, unread, tp -> OffsetSpec.earliest());
+        };
         Map<TopicPartition, OptionalLong> resume = new HashMap<>();
         for (TopicPartition tp : unread) {
             long startAt = start.getOrDefault(tp, -1L);

@@ -45,9 +45,21 @@ class RunProgressTest {
                 .isEqualTo(at(40_000));
     }
 
+    /**
+     * A checkpoint taken before a partition's first record holds its starting rule, not an offset:
+     * restored, the source resolves it as a fresh start does, and so does the lag (an empty
+     * partition lags 0, not "unknown").
+     */
     @Test
-    void aRestoredPartitionWithNoOffsetAnywhereHasNoLagToShowRatherThanAFalseOne() {
-        OptionalLong resume = RunProgress.resumeAt(true, COMMITTED, NONE, NONE, at(0));
+    void aRestoredPartitionTheCheckpointHeldNoOffsetForResumesWhereStartingOffsetsSays() {
+        assertThat(RunProgress.resumeAt(true, EARLIEST, NONE, NONE, at(0))).isEqualTo(at(0));
+        assertThat(new Partition(0, -1, RunProgress.resumeAt(true, COMMITTED, NONE, NONE, at(0))).lag())
+                .isEqualTo(at(0));
+    }
+
+    @Test
+    void aPartitionWhoseNextOffsetIsUnknownHasNoLagToShowRatherThanAFalseOne() {
+        OptionalLong resume = RunProgress.resumeAt(true, COMMITTED, NONE, NONE, NONE);
         assertThat(resume).isEmpty();
         assertThat(new Partition(150_000, -1, resume).lag()).isEmpty();
     }
