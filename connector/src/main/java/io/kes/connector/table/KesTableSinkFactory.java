@@ -83,8 +83,9 @@ public final class KesTableSinkFactory implements DynamicTableSinkFactory {
         helper.validateExcept(DEAD_LETTER_PROPERTIES_PREFIX);
         Map<String, String> written = context.getCatalogTable().getOptions();
         String table = context.getObjectIdentifier().asSummaryString();
-        // An official option kes takes although it does something of its own: one line each, saying what.
-        OfficialOptions.check(options, written).forEach(note -> LOG.info("Table {}: {}", table, note));
+        // An official option kes takes although it does something of its own: one line each, saying what. A
+        // warning, so that bin/kes sql shows it on the terminal: the table does not do literally what it says.
+        OfficialOptions.check(options, written).forEach(note -> LOG.warn("Table {}: {}", table, note));
 
         FailureHandler failureHandler = failureHandler(options, written);
         ElasticsearchSink sink;
