@@ -25,10 +25,12 @@ import org.apache.flink.table.types.logical.LogicalType;
  * {@code opensearch}) that kes has no key of its own for, so that a table written for one of them
  * plans with only {@code 'connector'} changed to {@code 'kes'}. Where kes has the option under
  * another key (e.g. {@code sink.bulk-flush.max-actions}, {@code bulk.max-docs}), the official key
- * is a fallback key of kes's option in {@link KesTableOptions}, declared once; the options here are
- * accepted where kes always behaves as their value asks, translated where kes measures the same
- * thing in other units ({@code sink.bulk-flush.backoff.max-retries}), and otherwise refused with
- * one sentence saying what kes does instead. The option lists were read from
+ * is a fallback key of kes's option in {@link KesTableOptions}, declared once. The options here
+ * are taken where kes always behaves as their value asks, translated where kes measures the same
+ * thing in other units ({@code sink.bulk-flush.backoff.max-retries}), accepted with one logged
+ * line where kes keeps their promise its own way ({@link #KEPT_BY_KES}, and values that promise
+ * less than kes gives), and refused, with one sentence saying what kes does instead, only where
+ * kes would break what they mean. The option lists were read from
  * {@code ElasticsearchConnectorOptions}, {@code Elasticsearch6ConnectorOptions},
  * {@code Elasticsearch8ConnectorOptions} (apache/flink-connector-elasticsearch, main and the
  * legacy table sink) and {@code OpensearchConnectorOptions} (apache/flink-connector-opensearch).
