@@ -156,15 +156,20 @@ public final class RunProgress {
 
     /**
      * Where the source reads first in a partition it has not read from yet: the offset it committed
-     * on its last checkpoint; else, restored, the group's committed offset (kes commits the
+     * on its last checkpoint; else, restored, the group's committed offset (kes commits each
      * checkpoint's offsets to the group, so it is the restored one unless a savepoint older than
-     * the last checkpoint was chosen); else what {@code starting_offsets} says ({@code startOffset}:
-     * earliest, latest or at the timestamp; committed takes the group's first).
+     * the last checkpoint was chosen). Restored without either, the offset is in the checkpoint,
+     * which the source commits at its first checkpoint: unknown until then ({@code sourceCommits}
+     * false). After that, or on a fresh start, what {@code starting_offsets} says
+     * ({@code startOffset}: earliest, latest or at the timestamp; committed takes the group's first):
+     * a checkpoint taken before a partition's first record holds that rule, not an offset, and the
+     * source resolves it as a fresh start does.
      */
     static OptionalLong resumeAt(
             boolean restored,
             KafkaSettings.StartingOffsets starting,
             OptionalLong sourceCommitted,
+            boolean sourceCommits,
             OptionalLong groupCommitted,
             OptionalLong startOffset) {
         if (sourceCommitted.isPresent()) {
@@ -173,8 +178,9 @@ public final class RunProgress {
         if ((restored || starting == KafkaSettings.StartingOffsets.COMMITTED) && groupCommitted.isPresent()) {
             return groupCommitted;
         }
-        // Fresh, or restored with no offset for it: a checkpoint taken before the partition's first record
-        // holds no offset but the starting rule, and the source resolves it as a fresh start does.
+        if (restored && !sourceCommits) {
+            return OptionalLong.empty();
+        }
         return startOffset;
     }
 
@@ -220,6 +226,8 @@ public final class RunProgress {
             Admin admin, Set<TopicPartition> unread, Map<TopicPartition, Long> ends) throws Exception {
         Map<TopicPartition, Long> sourceCommitted =
                 byPartition(ProgressReporter.kafkaOffsets(ProgressReporter.COMMITTED_OFFSET));
+        // Flink's counter of the source's successful offset commits
+        boolean sourceCommits = ProgressReporter.sum("commitsSucceeded", "Source") > 0;
         KafkaSettings.StartingOffsets starting = config.kafka.startingOffsets();
         Map<TopicPartition, Long> group = new HashMap<>();
         if (restored || starting == KafkaSettings.StartingOffsets.COMMITTED) {
@@ -247,6 +255,7 @@ public final class RunProgress {
                             restored,
                             starting,
                             known(sourceCommitted.getOrDefault(tp, -1L)),
+                            sourceCommits,
                             known(group.getOrDefault(tp, -1L)),
                             // no record at or after the timestamp: the source waits at the end
                             starting == KafkaSettings.StartingOffsets.TIMESTAMP && startAt < 0

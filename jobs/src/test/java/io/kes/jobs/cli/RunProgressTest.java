@@ -35,31 +35,38 @@ class RunProgressTest {
     @Test
     void aRestoredPartitionNotReadYetLagsFromTheOffsetItResumesAt() {
         // restored at the topic's end: the group's committed offset (kes commits on every checkpoint) is the end
-        OptionalLong resume = RunProgress.resumeAt(true, COMMITTED, NONE, at(50_000), NONE);
+        OptionalLong resume = RunProgress.resumeAt(true, COMMITTED, NONE, false, at(50_000), NONE);
         assertThat(new Partition(50_000, -1, resume).lag()).isEqualTo(at(0));
         // the source's own committed offset (its first checkpoint after the restore) wins over the group's
-        assertThat(RunProgress.resumeAt(true, EARLIEST, at(49_000), at(40_000), at(0)))
+        assertThat(RunProgress.resumeAt(true, EARLIEST, at(49_000), true, at(40_000), at(0)))
                 .isEqualTo(at(49_000));
         // a restored job reads from its state, never from starting_offsets
-        assertThat(RunProgress.resumeAt(true, EARLIEST, NONE, at(40_000), at(0)))
+        assertThat(RunProgress.resumeAt(true, EARLIEST, NONE, false, at(40_000), at(0)))
                 .isEqualTo(at(40_000));
     }
 
     /**
      * A checkpoint taken before a partition's first record holds its starting rule, not an offset:
      * restored, the source resolves it as a fresh start does, and so does the lag (an empty
-     * partition lags 0, not "unknown").
+     * partition lags 0, not "unknown"), once the source's first commit shows that the partition
+     * had no offset to commit.
      */
     @Test
     void aRestoredPartitionTheCheckpointHeldNoOffsetForResumesWhereStartingOffsetsSays() {
-        assertThat(RunProgress.resumeAt(true, EARLIEST, NONE, NONE, at(0))).isEqualTo(at(0));
-        assertThat(new Partition(0, -1, RunProgress.resumeAt(true, COMMITTED, NONE, NONE, at(0))).lag())
+        assertThat(RunProgress.resumeAt(true, EARLIEST, NONE, true, NONE, at(0)))
+                .isEqualTo(at(0));
+        assertThat(new Partition(0, -1, RunProgress.resumeAt(true, COMMITTED, NONE, true, NONE, at(0))).lag())
                 .isEqualTo(at(0));
     }
 
+    /**
+     * Restored, with no offset committed to the group (the job before was killed before its
+     * commit): the offset is in the checkpoint, known once the source commits it. Until then no
+     * lag rather than the whole partition (RestoreLatestIT showed 'lag 200' for a job at its end).
+     */
     @Test
     void aPartitionWhoseNextOffsetIsUnknownHasNoLagToShowRatherThanAFalseOne() {
-        OptionalLong resume = RunProgress.resumeAt(true, COMMITTED, NONE, NONE, NONE);
+        OptionalLong resume = RunProgress.resumeAt(true, COMMITTED, NONE, false, NONE, at(0));
         assertThat(resume).isEmpty();
         assertThat(new Partition(150_000, -1, resume).lag()).isEmpty();
     }
@@ -67,15 +74,16 @@ class RunProgressTest {
     @Test
     void aFreshStartResumesWhereStartingOffsetsSays() {
         // committed: the group's offset, else earliest (the start offset given for it)
-        assertThat(RunProgress.resumeAt(false, COMMITTED, NONE, at(700), at(100)))
+        assertThat(RunProgress.resumeAt(false, COMMITTED, NONE, false, at(700), at(100)))
                 .isEqualTo(at(700));
-        assertThat(RunProgress.resumeAt(false, COMMITTED, NONE, NONE, at(100))).isEqualTo(at(100));
-        // earliest, latest, timestamp: the start offset, whatever the group committed before
-        assertThat(RunProgress.resumeAt(false, EARLIEST, NONE, at(700), at(100)))
+        assertThat(RunProgress.resumeAt(false, COMMITTED, NONE, false, NONE, at(100)))
                 .isEqualTo(at(100));
-        assertThat(RunProgress.resumeAt(false, LATEST, NONE, at(700), at(5_000)))
+        // earliest, latest, timestamp: the start offset, whatever the group committed before
+        assertThat(RunProgress.resumeAt(false, EARLIEST, NONE, false, at(700), at(100)))
+                .isEqualTo(at(100));
+        assertThat(RunProgress.resumeAt(false, LATEST, NONE, false, at(700), at(5_000)))
                 .isEqualTo(at(5_000));
-        assertThat(RunProgress.resumeAt(false, TIMESTAMP, NONE, at(700), at(2_500)))
+        assertThat(RunProgress.resumeAt(false, TIMESTAMP, NONE, false, at(700), at(2_500)))
                 .isEqualTo(at(2_500));
     }
 
