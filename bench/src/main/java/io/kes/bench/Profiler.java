@@ -18,8 +18,9 @@ import one.profiler.AsyncProfiler;
 /**
  * A profile of one kes run in this JVM (where the MiniCluster runs the job): async-profiler's CPU
  * samples of every thread, JIT compiler, GC and native frames included (JFR's execution samples see
- * Java frames only), as a flame graph ({@code profile-cpu.html}) and as tables in
- * {@code profile.md}; a JFR recording of allocation samples, GC and lock contention; and CPU per
+ * Java frames only), as tables in {@code profile.md} (committed with the results) and as a flame
+ * graph ({@code profile-cpu.html}, beside the raw data in the work folder, under {@code target/}:
+ * 40-70 KB of generated HTML per run, which the tables summarise, stays out of the repository); a JFR recording of allocation samples, GC and lock contention; and CPU per
  * thread read from {@code /proc/self/task}.
  */
 final class Profiler {
@@ -95,7 +96,7 @@ final class Profiler {
     }
 
     /**
-     * Stops, writes {@code profile.md} and the flame graph under {@code results}, the raw data under
+     * Stops, writes {@code profile.md} under {@code results}, the flame graph and the raw data under
      * {@code work}; returns the summary, which starts with {@code preface}.
      */
     String stopAndSummarise(Path results, Path work, String preface) throws IOException {
@@ -104,11 +105,11 @@ final class Profiler {
         Files.createDirectories(work);
         Path collapsed = work.resolve("kes-profile-cpu.collapsed").toAbsolutePath();
         Path jfrFile = work.resolve("kes-profile.jfr").toAbsolutePath();
+        Path flameGraph = work.resolve(FLAME_GRAPH).toAbsolutePath();
         StringBuilder summary = new StringBuilder(preface).append(cpuByThread(threadsAtStart, threadsLastSeen));
         if (cpu != null) {
             cpu.execute("dump,file=" + collapsed + ",collapsed");
-            cpu.execute("stop,file=" + results.resolve(FLAME_GRAPH).toAbsolutePath()
-                    + ",flamegraph,title=kes job, one bench run");
+            cpu.execute("stop,file=" + flameGraph + ",flamegraph,title=kes job, one bench run");
             summary.append(cpuSummary(Files.readAllLines(collapsed)));
         } else {
             summary.append(cpuProblem).append("\n\n");
@@ -118,8 +119,9 @@ final class Profiler {
         Files.writeString(
                 results.resolve("profile.md"),
                 "# Profile of one kes run (default mode)\n\n"
-                        + "CPU flame graph: [`" + FLAME_GRAPH + "`](" + FLAME_GRAPH + "). Raw data: `"
-                        + shown(collapsed) + "` (async-profiler, "
+                        + "The tables below summarise the run's CPU flame graph, `" + shown(flameGraph)
+                        + "` (written by each profiled run, not committed). Raw data: `" + shown(collapsed)
+                        + "` (async-profiler, "
                         + "collapsed stacks) and `" + shown(jfrFile) + "` (JFR: allocations, GC, locks).\n\n"
                         + summary);
         return summary.toString();

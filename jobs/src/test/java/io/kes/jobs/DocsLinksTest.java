@@ -105,6 +105,41 @@ class DocsLinksTest {
                 .isEmpty();
     }
 
+    /** A relative path in prose or a code span ({@code ../x/y.md}), where a link may hide as text. */
+    private static final Pattern RELATIVE_PATH = Pattern.compile("(?<![\\w./-])((?:\\.\\./)+[\\w./-]*)");
+
+    /**
+     * Docs name nothing outside the repository, linked or not: a reader of a clone has only the
+     * clone ({@code ../shared/DESIGN.md} in a code span pointed at a folder beside the checkout).
+     * A {@code ../} path outside a code block must lead to a file of the repository.
+     */
+    @Test
+    void theReadmeAndTheDocsNamePathsOnlyInsideTheRepository() throws IOException {
+        List<Path> files = new ArrayList<>();
+        files.add(ROOT.resolve("README.md"));
+        try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {
+            docs.filter(p -> p.getFileName().toString().endsWith(".md"))
+                    .sorted()
+                    .forEach(files::add);
+        }
+        List<String> outside = new ArrayList<>();
+        for (Path file : files) {
+            List<String> lines = outsideCodeBlocks(file);
+            for (int i = 0; i < lines.size(); i++) {
+                Matcher path = RELATIVE_PATH.matcher(lines.get(i));
+                while (path.find()) {
+                    Path named = file.getParent().resolve(path.group(1)).normalize();
+                    if (!named.startsWith(ROOT) || !Files.exists(named)) {
+                        outside.add(ROOT.relativize(file) + " line " + (i + 1) + ": " + path.group(1));
+                    }
+                }
+            }
+        }
+        assertThat(outside)
+                .as("../ paths in README.md and docs/*.md that lead outside the repository or to nothing")
+                .isEmpty();
+    }
+
     /** The README's YAML job in five minutes is one the job accepts, word for word. */
     @Test
     void theReadmesYamlJobIsAConfigTheJobAccepts() throws IOException {

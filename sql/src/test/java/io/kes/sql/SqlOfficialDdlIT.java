@@ -126,6 +126,7 @@ class SqlOfficialDdlIT {
                   'sink.bulk-flush.backoff.strategy' = 'EXPONENTIAL',
                   'sink.bulk-flush.backoff.max-retries' = '3',
                   'sink.bulk-flush.backoff.delay' = '100ms',
+                  'connection.request-timeout' = '30s',
                   'connection.timeout' = '5s',
                   'socket.timeout' = '30s',
                   'sink.delivery-guarantee' = 'at-least-once',

@@ -2,31 +2,34 @@ package io.kes.torture;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.OptionalInt;
 
 /** The faults a schedule injects, named as the report prints them. */
 public enum FaultKind {
-    ES_KILL("es-kill", "kill -9 of Elasticsearch, restarted 1-3 s later"),
-    CONNECTION_RESET("conn-reset", "every kes-Elasticsearch connection reset (TCP RST), 3 times 300 ms apart"),
-    JOB_KILL("job-kill", "kill -9 of the job's JVM, restarted with --restore-latest"),
-    LOST_RESPONSES("lost-responses", "1-6 bulks applied by Elasticsearch whose responses never reach kes"),
-    KAFKA_RESTART("kafka-restart", "the Kafka broker stopped and started again"),
-    REJECTION_STORM("429-storm", "every bulk answered 429 for 2-8 s"),
+    ES_KILL("es-kill", 0, "kill -9 of Elasticsearch, restarted 1-3 s later"),
+    CONNECTION_RESET("conn-reset", 0, "every kes-Elasticsearch connection reset (TCP RST), 3 times 300 ms apart"),
+    JOB_KILL("job-kill", 1, "kill -9 of the job's JVM, restarted with --restore-latest"),
+    LOST_RESPONSES("lost-responses", 1, "1-6 bulks applied by Elasticsearch whose responses never reach kes"),
+    KAFKA_RESTART("kafka-restart", 2, "the Kafka broker stopped and started again"),
+    REJECTION_STORM("429-storm", 2, "every bulk answered 429 for 2-8 s"),
     HELD_BULK(
             "held-bulk",
+            3,
             "a bulk of the deletes route held inside Elasticsearch past kes's socket timeout, applied after kes gave up on it"),
-    ES_PAUSE("es-pause", "SIGSTOP of Elasticsearch for 1-5 s, then SIGCONT"),
+    ES_PAUSE("es-pause", 3, "SIGSTOP of Elasticsearch for 1-5 s, then SIGCONT"),
     ROLLOVER("rollover", "the alias rolled over to a new index with a different shard count"),
     NODE_STALL(
             "node-stall",
             "SIGSTOP of the cluster node holding most primaries of the keyed routes for 12-18 s: the cluster drops it and"
                     + " promotes replicas elsewhere while kes's bulks for it hang and queue; then SIGCONT, and it rejoins"),
-    // last: FaultPlan takes kinds in turn in declaration order
     PROXY_504(
             "proxy-504",
+            0,
             "a bulk of the deletes route held inside Elasticsearch while the proxy answers it 504 after 2 s, as a load"
                     + " balancer does, and applied after kes got the 504");
 
     private final String label;
+    private final OptionalInt turn;
     private final String description;
 
     /**
@@ -42,13 +45,35 @@ public enum FaultKind {
         return List.of(ES_KILL, JOB_KILL, KAFKA_RESTART, ES_PAUSE, ROLLOVER, NODE_STALL);
     }
 
+    /** A kind a schedule injects in its turn: {@code turn} is its place in {@link FaultPlan#TURNS}, fixed per kind. */
+    FaultKind(String label, int turn, String description) {
+        this(label, OptionalInt.of(turn), description);
+    }
+
+    /** A kind in every schedule the nodes allow (rollover, node-stall): it takes no turn. */
     FaultKind(String label, String description) {
+        this(label, OptionalInt.empty(), description);
+    }
+
+    FaultKind(String label, OptionalInt turn, String description) {
         this.label = label;
+        this.turn = turn;
         this.description = description;
     }
 
+    /** The kind's name in plans and reports, and its stable id: every draw of a plan hangs on it, never on the declaration order. */
     public String label() {
         return label;
+    }
+
+    /**
+     * Which schedules inject this kind for sure: those whose index is {@code turn} modulo
+     * {@link FaultPlan#TURNS}. Declared with the kind and never derived from its position, so that a
+     * kind added later joins the schedules of its turn and moves no other kind; empty for the kinds
+     * in every schedule.
+     */
+    OptionalInt turn() {
+        return turn;
     }
 
     public String description() {

@@ -2,19 +2,32 @@ package io.kes.torture;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
 import java.util.Random;
 
 /**
  * The faults of one schedule and when they happen, drawn from the schedule's seed (the same seed
- * gives the same plan; the moments are offsets from the start of the fault window). On one node,
- * schedule {@code i} always contains two kinds taken in turn from {@link FaultKind}'s order,
- * rollover left out, so any five consecutive schedules cover every kind. On a cluster, every
- * schedule stalls a node, and one more kind is taken in turn. A rollover happens in every schedule
- * (the alias route is always there), and 1 to {@code maxExtras} more kinds are drawn at random from
- * the kinds {@link FaultKind#forNodes} allows.
+ * gives the same plan; the moments are offsets from the start of the fault window). Every kind
+ * that takes turns ({@link FaultKind#turn}) is in each schedule of its turn, so any {@link #TURNS}
+ * consecutive schedules cover every kind: on one node, two or three kinds a schedule; on a cluster, where
+ * every schedule stalls a node, one more. A rollover happens in every schedule (the alias route is
+ * always there), and 1 to {@code maxExtras} more kinds are drawn at random from the kinds
+ * {@link FaultKind#forNodes} allows.
+ *
+ * <p>Nothing here depends on the order in which {@link FaultKind} declares its kinds: the turns are
+ * declared per kind, an extra is the kind whose label scores highest against the draw (rendezvous
+ * hashing), and each fault's moment and amount come from the seed, its kind's label and its
+ * occurrence. Adding a kind therefore only adds it to the schedules of its turn and replaces an
+ * extra where it scores highest; every other fault of every schedule stays as it was, so the
+ * coverage a run of seeds had cannot be reshuffled silently.
  */
 record FaultPlan(List<Fault> faults) {
+
+    /** Every kind that takes turns comes up once in any this many consecutive schedules. */
+    static final int TURNS = 4;
 
     /** One fault: at {@code atMillis} into the window; {@code amount} is seconds or a count, per kind. */
     record Fault(long atMillis, FaultKind kind, int amount) {
@@ -24,34 +37,77 @@ record FaultPlan(List<Fault> faults) {
         }
     }
 
+    /** A kind as the choice sees it: its label (its stable id) and its turn. */
+    record Kind(String label, OptionalInt turn) {
+        static Kind of(FaultKind kind) {
+            return new Kind(kind.label(), kind.turn());
+        }
+    }
+
+    /** The kinds of one schedule, by label: those whose turn it is (in label order), then the extras drawn. */
+    record Selection(List<String> inTurn, List<String> extras) {}
+
     static FaultPlan draw(Random random, int scheduleIndex, long windowMillis, int maxExtras, int nodes) {
         if (maxExtras < 0) {
             return new FaultPlan(List.of());
         }
-        List<FaultKind> kinds = FaultKind.forNodes(nodes);
-        List<FaultKind> inTurn = new ArrayList<>(kinds);
-        inTurn.remove(FaultKind.ROLLOVER);
-        List<FaultKind> chosen = new ArrayList<>();
-        if (nodes == 1) {
-            chosen.add(inTurn.get((2 * scheduleIndex) % inTurn.size()));
-            chosen.add(inTurn.get((2 * scheduleIndex + 1) % inTurn.size()));
-        } else {
-            inTurn.remove(FaultKind.NODE_STALL);
-            chosen.add(FaultKind.NODE_STALL);
-            chosen.add(inTurn.get(scheduleIndex % inTurn.size()));
+        List<FaultKind> allowed = FaultKind.forNodes(nodes);
+        Selection selection = select(
+                random, scheduleIndex, maxExtras, allowed.stream().map(Kind::of).toList());
+        long base = random.nextLong();
+        List<String> chosen = new ArrayList<>();
+        if (allowed.contains(FaultKind.NODE_STALL)) {
+            chosen.add(FaultKind.NODE_STALL.label());
         }
-        chosen.add(FaultKind.ROLLOVER);
-        int extras = maxExtras <= 0 ? 0 : 1 + random.nextInt(maxExtras);
-        for (int i = 0; i < extras; i++) {
-            chosen.add(kinds.get(random.nextInt(kinds.size())));
-        }
+        chosen.addAll(selection.inTurn());
+        chosen.add(FaultKind.ROLLOVER.label());
+        chosen.addAll(selection.extras());
+        Map<String, Integer> occurrences = new HashMap<>();
         List<Fault> faults = new ArrayList<>();
-        for (FaultKind kind : chosen) {
-            long at = (long) (windowMillis * (0.05 + 0.85 * random.nextDouble()));
-            faults.add(new Fault(at, kind, amount(kind, random)));
+        for (String label : chosen) {
+            FaultKind kind = allowed.stream()
+                    .filter(k -> k.label().equals(label))
+                    .findFirst()
+                    .orElseThrow();
+            int occurrence = occurrences.merge(label, 1, Integer::sum);
+            Random own = new Random(mix(base ^ mix(label.hashCode() + 31L * occurrence)));
+            long at = (long) (windowMillis * (0.05 + 0.85 * own.nextDouble()));
+            faults.add(new Fault(at, kind, amount(kind, own)));
         }
         faults.sort(Comparator.comparingLong(Fault::atMillis));
         return new FaultPlan(List.copyOf(faults));
+    }
+
+    /**
+     * The kinds of schedule {@code scheduleIndex} among {@code kinds}, in whatever order they come:
+     * those of its turn, and the extras, each the kind whose label scores highest against one draw
+     * of {@code random} (which draws as many numbers whatever the kinds).
+     */
+    static Selection select(Random random, int scheduleIndex, int maxExtras, List<Kind> kinds) {
+        List<String> inTurn = kinds.stream()
+                .filter(k -> k.turn().isPresent() && k.turn().getAsInt() == scheduleIndex % TURNS)
+                .map(Kind::label)
+                .sorted()
+                .toList();
+        int extras = maxExtras <= 0 ? 0 : 1 + random.nextInt(maxExtras);
+        List<String> drawn = new ArrayList<>();
+        for (int i = 0; i < extras; i++) {
+            long draw = random.nextLong();
+            drawn.add(kinds.stream()
+                    .max(Comparator.comparingLong(
+                                    (Kind k) -> mix(draw ^ mix(k.label().hashCode())))
+                            .thenComparing(Kind::label))
+                    .orElseThrow()
+                    .label());
+        }
+        return new Selection(inTurn, List.copyOf(drawn));
+    }
+
+    /** SplitMix64's finalizer: nearby inputs give unrelated outputs. */
+    private static long mix(long z) {
+        z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+        z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+        return z ^ (z >>> 31);
     }
 
     private static int amount(FaultKind kind, Random random) {

@@ -2,8 +2,11 @@ package io.kes.torture;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -34,6 +37,72 @@ class FaultPlanTest {
         }
         assertThat(kinds).as("five consecutive schedules").containsExactlyInAnyOrderElementsOf(FaultKind.forNodes(3));
         assertThat(FaultKind.forNodes(1)).doesNotContain(FaultKind.NODE_STALL);
+    }
+
+    /**
+     * Issue 36: which schedules get which faults must not hang on {@link FaultKind}'s declaration
+     * order. A kind added (here declared in the middle) joins the schedules of its turn and may win
+     * an extra draw; every other kind of every schedule stays as it was.
+     */
+    @Test
+    void addingAKindLeavesTheKindsOfEveryExistingScheduleAsTheyWere() {
+        for (int nodes : new int[] {1, 3}) {
+            List<FaultPlan.Kind> today =
+                    FaultKind.forNodes(nodes).stream().map(FaultPlan.Kind::of).toList();
+            List<FaultPlan.Kind> withNew = new ArrayList<>(today);
+            withNew.add(2, new FaultPlan.Kind("new-kind", OptionalInt.of(1)));
+            for (long seed = 0; seed < 10; seed++) {
+                for (int i = 0; i < 20; i++) {
+                    FaultPlan.Selection before = FaultPlan.select(new Random(seed), i, 3, today);
+                    FaultPlan.Selection after = FaultPlan.select(new Random(seed), i, 3, withNew);
+                    List<String> expectedInTurn = new ArrayList<>(before.inTurn());
+                    if (i % FaultPlan.TURNS == 1) {
+                        expectedInTurn.add("new-kind");
+                    }
+                    assertThat(after.inTurn())
+                            .as("nodes %d seed %d schedule %d", nodes, seed, i)
+                            .containsExactlyInAnyOrderElementsOf(expectedInTurn);
+                    assertThat(after.extras()).hasSameSizeAs(before.extras());
+                    for (int j = 0; j < before.extras().size(); j++) {
+                        assertThat(after.extras().get(j))
+                                .as("nodes %d seed %d schedule %d extra %d", nodes, seed, i, j)
+                                .isIn(before.extras().get(j), "new-kind");
+                    }
+                }
+            }
+        }
+    }
+
+    /** The same kinds declared in another order choose the same kinds. */
+    @Test
+    void theDeclarationOrderOfTheKindsChangesNoSchedule() {
+        List<FaultPlan.Kind> declared =
+                FaultKind.forNodes(1).stream().map(FaultPlan.Kind::of).toList();
+        List<FaultPlan.Kind> reversed = new ArrayList<>(declared);
+        Collections.reverse(reversed);
+        for (int i = 0; i < 12; i++) {
+            assertThat(FaultPlan.select(new Random(i), i, 3, reversed))
+                    .as("schedule %d", i)
+                    .isEqualTo(FaultPlan.select(new Random(i), i, 3, declared));
+        }
+    }
+
+    /** A fault's moment and amount hang on the seed, its kind and its occurrence, not on the other faults drawn. */
+    @Test
+    void aFaultsMomentDependsOnItsOwnKindOnly() {
+        for (int i = 0; i < 8; i++) {
+            FaultPlan.Fault rollover = FaultPlan.draw(new Random(7), i, 30_000, 0, 1).faults().stream()
+                    .filter(f -> f.kind() == FaultKind.ROLLOVER)
+                    .findFirst()
+                    .orElseThrow();
+            FaultPlan.Fault again = FaultPlan.draw(new Random(7), i + 1, 30_000, 0, 1).faults().stream()
+                    .filter(f -> f.kind() == FaultKind.ROLLOVER)
+                    .findFirst()
+                    .orElseThrow();
+            assertThat(again)
+                    .as("schedule %d and %d: other kinds in turn, the same rollover", i, i + 1)
+                    .isEqualTo(rollover);
+        }
     }
 
     @Test

@@ -76,8 +76,8 @@ class TortureIT {
     }
 
     /**
-     * Schedules {@code first .. first + schedules - 1}: schedule i is sure to get kinds 2i and 2i + 1 of {@link FaultKind}
-     * and a rollover, plus up to {@code extraFaults} random ones.
+     * Schedules {@code first .. first + schedules - 1}: schedule i is sure to get the kinds of turn i mod 4
+     * ({@link FaultKind#turn}) and a rollover, plus up to {@code extraFaults} random ones.
      */
     private static TortureOptions options(int schedules, int first, int extraFaults, Engine engine, Path workDir) {
         return options(schedules, first, extraFaults, engine, 1, workDir);

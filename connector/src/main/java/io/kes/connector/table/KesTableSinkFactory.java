@@ -82,14 +82,10 @@ public final class KesTableSinkFactory implements DynamicTableSinkFactory {
                 helper.discoverEncodingFormat(SerializationFormatFactory.class, FORMAT);
         helper.validateExcept(DEAD_LETTER_PROPERTIES_PREFIX);
         Map<String, String> written = context.getCatalogTable().getOptions();
-        OfficialOptions.check(options, written);
-        options.getOptional(OfficialOptions.DOCUMENT_TYPE)
-                .filter(type -> !"_doc".equals(type))
-                .ifPresent(type -> LOG.warn(
-                        "Table {}: 'document-type' = '{}' is ignored: Elasticsearch 8 and 9 and OpenSearch have no mapping types, every "
-                                + "document is _doc",
-                        context.getObjectIdentifier().asSummaryString(),
-                        type));
+        String table = context.getObjectIdentifier().asSummaryString();
+        // An official option kes takes although it does something of its own: one line each, saying what. A
+        // warning, so that bin/kes sql shows it on the terminal: the table does not do literally what it says.
+        OfficialOptions.check(options, written).forEach(note -> LOG.warn("Table {}: {}", table, note));
 
         FailureHandler failureHandler = failureHandler(options, written);
         ElasticsearchSink sink;

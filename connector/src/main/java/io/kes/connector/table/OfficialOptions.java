@@ -25,10 +25,12 @@ import org.apache.flink.table.types.logical.LogicalType;
  * {@code opensearch}) that kes has no key of its own for, so that a table written for one of them
  * plans with only {@code 'connector'} changed to {@code 'kes'}. Where kes has the option under
  * another key (e.g. {@code sink.bulk-flush.max-actions}, {@code bulk.max-docs}), the official key
- * is a fallback key of kes's option in {@link KesTableOptions}, declared once; the options here are
- * accepted where kes always behaves as their value asks, translated where kes measures the same
- * thing in other units ({@code sink.bulk-flush.backoff.max-retries}), and otherwise refused with
- * one sentence saying what kes does instead. The option lists were read from
+ * is a fallback key of kes's option in {@link KesTableOptions}, declared once. The options here
+ * are taken where kes always behaves as their value asks, translated where kes measures the same
+ * thing in other units ({@code sink.bulk-flush.backoff.max-retries}), accepted with one logged
+ * line where kes keeps their promise its own way ({@link #KEPT_BY_KES}, and values that promise
+ * less than kes gives), and refused, with one sentence saying what kes does instead, only where
+ * kes would break what they mean. The option lists were read from
  * {@code ElasticsearchConnectorOptions}, {@code Elasticsearch6ConnectorOptions},
  * {@code Elasticsearch8ConnectorOptions} (apache/flink-connector-elasticsearch, main and the
  * legacy table sink) and {@code OpensearchConnectorOptions} (apache/flink-connector-opensearch).
@@ -50,7 +52,7 @@ final class OfficialOptions {
             .defaultValue(true)
             .withDescription(
                     "Flink's legacy Elasticsearch sink: wait at a checkpoint for the pending writes. kes always does "
-                            + "(the checkpoint fence); false is refused.");
+                            + "(the checkpoint fence); false, which promises nothing kes breaks, is accepted and logged.");
 
     static final ConfigOption<String> BACKOFF_STRATEGY = ConfigOptions.key("sink.bulk-flush.backoff.strategy")
             .stringType()
@@ -68,25 +70,53 @@ final class OfficialOptions {
     static final ConfigOption<String> DELIVERY_GUARANTEE = ConfigOptions.key("sink.delivery-guarantee")
             .stringType()
             .defaultValue("at-least-once")
-            .withDescription("at-least-once is what kes does; none and exactly-once are refused.");
+            .withDescription("at-least-once is what kes does; none, which promises nothing kes breaks, is accepted "
+                    + "and logged; exactly-once is refused.");
 
     static final ConfigOption<Boolean> ALLOW_INSECURE = ConfigOptions.key("allow-insecure")
             .booleanType()
             .defaultValue(false)
             .withDescription("OpenSearch connector: trust any certificate. kes always verifies; true is refused.");
 
-    /** Options kes has nothing like: set at all, they are refused with the sentence. */
+    /**
+     * Options whose promise kes keeps by construction, whatever their value: accepted, and the
+     * factory logs the sentence (what kes does) once per table that sets one.
+     */
+    static final Map<String, String> KEPT_BY_KES = kept();
+
+    /** Options whose meaning kes would break (documents in other indices): set at all, they are refused with the sentence. */
     static final Map<String, String> WITHOUT_EQUIVALENT = without();
+
+    private static Map<String, String> kept() {
+        Map<String, String> kept = new LinkedHashMap<>();
+        kept.put(
+                "connection.request-timeout",
+                "kes sizes its connection pool to twice the bulks in flight, so no request waits for a "
+                        + "connection, and bounds each request with 'socket-timeout'");
+        kept.put(
+                "sink.bulk-flush.max-buffered-actions",
+                "kes bounds the writes waiting for Elasticsearch by bytes ('bulk.max-queued-bytes') and holds "
+                        + "its input back beyond that, so the buffer stays bounded whatever the count");
+        kept.put(
+                "sink.retry-on-conflicts",
+                "kes sends each upsert with retry_on_conflict 3 and retries one still conflicting with its "
+                        + "backoff for up to 'retry.max-time' ('index' and 'create' writes never conflict)");
+        String lookup = "kes only writes: a lookup join on a kes table fails at planning, so lookup options "
+                + "change nothing";
+        for (String key : List.of(
+                "lookup.cache",
+                "lookup.partial-cache.expire-after-access",
+                "lookup.partial-cache.expire-after-write",
+                "lookup.partial-cache.max-rows",
+                "lookup.partial-cache.cache-missing-key",
+                "lookup.max-retries")) {
+            kept.put(key, lookup);
+        }
+        return kept;
+    }
 
     private static Map<String, String> without() {
         Map<String, String> refused = new LinkedHashMap<>();
-        refused.put(
-                "connection.request-timeout",
-                "kes sizes its connection pool to twice the bulks in flight, so no request waits "
-                        + "for a connection, and bounds each request with 'socket-timeout'");
-        refused.put(
-                "sink.bulk-flush.max-buffered-actions",
-                "kes bounds the bulks waiting for Elasticsearch by bytes, with " + "'bulk.max-queued-bytes'");
         refused.put(
                 "index.suffix.field.name",
                 "kes writes a column's value into the index name with a template, "
@@ -95,16 +125,6 @@ final class OfficialOptions {
                 "index.suffix.field.length",
                 "kes index templates take a column's whole value; compute a shorter suffix in "
                         + "the query (e.g. SUBSTRING) and name that column in 'index'");
-        String lookup = "kes writes to Elasticsearch and is no lookup table";
-        for (String key : List.of(
-                "lookup.cache",
-                "lookup.partial-cache.expire-after-access",
-                "lookup.partial-cache.expire-after-write",
-                "lookup.partial-cache.max-rows",
-                "lookup.partial-cache.cache-missing-key",
-                "lookup.max-retries")) {
-            refused.put(key, lookup);
-        }
         return refused;
     }
 
@@ -117,12 +137,12 @@ final class OfficialOptions {
                 BACKOFF_MAX_RETRIES,
                 DELIVERY_GUARANTEE,
                 ALLOW_INSECURE));
-        WITHOUT_EQUIVALENT
-                .keySet()
-                .forEach(k -> options.add(ConfigOptions.key(k)
-                        .stringType()
-                        .noDefaultValue()
-                        .withDescription("Refused: " + WITHOUT_EQUIVALENT.get(k) + ".")));
+        KEPT_BY_KES.forEach((k, what) -> options.add(ConfigOptions.key(k)
+                .stringType()
+                .noDefaultValue()
+                .withDescription("Accepted, any value: " + what + ".")));
+        WITHOUT_EQUIVALENT.forEach((k, what) -> options.add(
+                ConfigOptions.key(k).stringType().noDefaultValue().withDescription("Refused: " + what + ".")));
         return options;
     }
 
@@ -132,18 +152,35 @@ final class OfficialOptions {
                 + " has no kes equivalent, remove it");
     }
 
-    /** Refuses the official options and values kes cannot honour; {@code written} are the table's options as written. */
-    static void check(ReadableConfig options, Map<String, String> written) {
+    /** What kes does at a checkpoint, said where a table asks for less. */
+    static final String FENCE = "kes waits at each checkpoint for the writes before it (the checkpoint fence; writing "
+            + "goes on meanwhile), so a completed checkpoint loses no row; give a slow Elasticsearch room with "
+            + "execution.checkpointing.timeout";
+
+    /**
+     * Refuses the official options and values whose meaning kes would break, and returns, for each
+     * one it accepts although kes does something of its own, one line saying what kes does, for
+     * the factory to log. {@code written} are the table's options as written.
+     */
+    static List<String> check(ReadableConfig options, Map<String, String> written) {
         for (Map.Entry<String, String> refused : WITHOUT_EQUIVALENT.entrySet()) {
             if (written.containsKey(refused.getKey())) {
                 throw noEquivalent(refused.getValue(), refused.getKey(), null);
             }
         }
+        List<String> notes = new java.util.ArrayList<>();
+        KEPT_BY_KES.forEach((key, what) -> {
+            if (written.containsKey(key)) {
+                notes.add("'" + key + "' = '" + written.get(key) + "' is accepted: " + what);
+            }
+        });
+        options.getOptional(DOCUMENT_TYPE)
+                .filter(type -> !"_doc".equals(type))
+                .ifPresent(
+                        type -> notes.add("'" + DOCUMENT_TYPE.key() + "' = '" + type + "' is ignored: Elasticsearch 8 "
+                                + "and 9 and OpenSearch have no mapping types, every document is _doc"));
         if (!options.get(FLUSH_ON_CHECKPOINT)) {
-            throw noEquivalent(
-                    "kes always waits at a checkpoint for the writes before it (the checkpoint fence)",
-                    FLUSH_ON_CHECKPOINT.key(),
-                    "false");
+            notes.add("'" + FLUSH_ON_CHECKPOINT.key() + "' = 'false' is accepted: " + FENCE);
         }
         if (options.get(ALLOW_INSECURE)) {
             throw new ValidationException(
@@ -153,11 +190,7 @@ final class OfficialOptions {
         String guarantee = options.get(DELIVERY_GUARANTEE);
         switch (guarantee.trim().toLowerCase().replace('_', '-')) {
             case "at-least-once" -> {}
-            case "none" ->
-                throw noEquivalent(
-                        "kes always waits at a checkpoint for the writes before it (the checkpoint fence)",
-                        DELIVERY_GUARANTEE.key(),
-                        guarantee);
+            case "none" -> notes.add("'" + DELIVERY_GUARANTEE.key() + "' = '" + guarantee + "' is accepted: " + FENCE);
             case "exactly-once" ->
                 throw new ValidationException("kes is at-least-once, its replays overwriting the same documents "
                         + "when ids come from a PRIMARY KEY or the Kafka metadata columns; '" + DELIVERY_GUARANTEE.key()
@@ -186,6 +219,7 @@ final class OfficialOptions {
                 throw new ValidationException(BACKOFF_MAX_RETRIES.key() + " must be at least 1, got " + retries);
             }
         });
+        return notes;
     }
 
     /**

@@ -48,6 +48,7 @@ class SqlOptionsReferenceTest {
                 .map(option -> ReferenceTables.Row.of(
                         option,
                         OfficialOptions.WITHOUT_EQUIVALENT.containsKey(option.key())
+                                        || OfficialOptions.KEPT_BY_KES.containsKey(option.key())
                                 ? "any"
                                 : OptionCells.type(option, "list"),
                         OptionCells.defaultValue(option, false)))

@@ -17,9 +17,9 @@ import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.Schema;
 
 /**
- * One entry of {@code routes:}: which topics go where, how a record becomes a document. About 300
- * lines on purpose: every key of a route, read and checked against the others in one place, so
- * that each message can name the keys that conflict.
+ * One entry of {@code routes:}: which topics go where, how a record becomes a document. Over the
+ * house's 350 lines on purpose: every key of a route, read and checked against the others in one
+ * place, so that each message can name the keys that conflict.
  *
  * @param topics         {@code topics}: Kafka topics of this route (or use {@code topic_pattern})
  * @param topicPattern   {@code topic_pattern}: a Java regex over topic names, e.g. {@code logs-.*}

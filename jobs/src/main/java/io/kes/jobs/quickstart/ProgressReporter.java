@@ -27,7 +27,11 @@ public final class ProgressReporter implements MetricReporter {
     private static final Map<String, Counter> COUNTERS = new ConcurrentHashMap<>();
 
     private static final Map<String, Histogram> HISTOGRAMS = new ConcurrentHashMap<>();
-    /** The Kafka source's position per partition ("<topic>\u0000<partition>"), for lag; other gauges are not kept. */
+    /**
+     * The Kafka source's offsets per partition ("<gauge>\u0000<topic>\u0000<partition>"): its position
+     * ({@code currentOffset}) and the offset it last committed on a checkpoint ({@code committedOffset}),
+     * for lag; other gauges are not kept.
+     */
     private static final Map<String, Gauge<?>> KAFKA_OFFSETS = new ConcurrentHashMap<>();
 
     @Override
@@ -39,8 +43,10 @@ public final class ProgressReporter implements MetricReporter {
     @Override
     public void notifyOfAddedMetric(Metric metric, String name, MetricGroup group) {
         Map<String, String> variables = group.getAllVariables();
-        if (metric instanceof Gauge<?> g && "currentOffset".equals(name) && variables.containsKey("<topic>")) {
-            KAFKA_OFFSETS.put(variables.get("<topic>") + "\u0000" + variables.get("<partition>"), g);
+        if (metric instanceof Gauge<?> g
+                && (CURRENT_OFFSET.equals(name) || COMMITTED_OFFSET.equals(name))
+                && variables.containsKey("<topic>")) {
+            KAFKA_OFFSETS.put(name + "\u0000" + variables.get("<topic>") + "\u0000" + variables.get("<partition>"), g);
             return;
         }
         String operator = variables.get("<operator_name>");
@@ -92,16 +98,36 @@ public final class ProgressReporter implements MetricReporter {
     }
 
     /**
-     * The Kafka source's current offset per topic and partition (Flink's {@code currentOffset}
-     * gauges; negative before the partition's first record), by topic then partition.
+     * What the progress says, once, when the Kafka source's offset commit on a checkpoint failed
+     * (Flink's {@code commitsFailed}; the warning itself goes to the log file, see
+     * jobs/config/log4j2-cli.properties): typically the group coordinator still loading just after
+     * the broker started. A newcomer reading a stack trace mid-progress takes it for a failure.
      */
-    public static Map<String, Map<Integer, Long>> kafkaOffsets() {
+    public static final String OFFSET_COMMIT_NOTE = "[kes] note: a Kafka offset commit failed (the group coordinator "
+            + "was busy, e.g. still loading): harmless, kes restarts from the offsets in its checkpoints and the next "
+            + "checkpoint commits again; details in the log file";
+
+    /** Whether {@link #OFFSET_COMMIT_NOTE} is due: a commit failed and the note was not printed yet. */
+    public static boolean offsetCommitNoteDue(boolean printed) {
+        return !printed && sum("commitsFailed", "Source") > 0;
+    }
+
+    /** Flink's Kafka source gauge of the last record emitted per partition; negative before the first. */
+    public static final String CURRENT_OFFSET = "currentOffset";
+    /** Flink's Kafka source gauge of the offset committed on the last checkpoint per partition; negative before one. */
+    public static final String COMMITTED_OFFSET = "committedOffset";
+
+    /**
+     * The Kafka source's {@link #CURRENT_OFFSET} or {@link #COMMITTED_OFFSET} gauges, by topic then
+     * partition (negative where the source has none yet).
+     */
+    public static Map<String, Map<Integer, Long>> kafkaOffsets(String gauge) {
         Map<String, Map<Integer, Long>> offsets = new java.util.TreeMap<>();
-        KAFKA_OFFSETS.forEach((key, gauge) -> {
+        KAFKA_OFFSETS.forEach((key, value) -> {
             String[] parts = key.split("\u0000");
-            if (gauge.getValue() instanceof Number n) {
-                offsets.computeIfAbsent(parts[0], t -> new java.util.TreeMap<>())
-                        .put(Integer.parseInt(parts[1]), n.longValue());
+            if (parts[0].equals(gauge) && value.getValue() instanceof Number n) {
+                offsets.computeIfAbsent(parts[1], t -> new java.util.TreeMap<>())
+                        .put(Integer.parseInt(parts[2]), n.longValue());
             }
         });
         return offsets;

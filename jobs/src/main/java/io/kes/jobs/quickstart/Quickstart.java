@@ -211,6 +211,7 @@ public final class Quickstart {
         JobClient job = KesJob.start(env, config);
         long started = System.nanoTime();
         ProgressReporter.Rate docsPerSecond = new ProgressReporter.Rate(started);
+        boolean commitNotePrinted = false;
         var result = job.getJobExecutionResult();
         while (true) {
             boolean done = result.isDone();
@@ -221,6 +222,10 @@ public final class Quickstart {
             System.out.printf(
                     "  [%5.0fs] read %,11d | indexed %,11d | %,8.0f docs/s | lag %,d%n",
                     (now - started) / 1e9, read, indexed, rate, Math.max(0, inKafka - read));
+            if (ProgressReporter.offsetCommitNoteDue(commitNotePrinted)) {
+                System.out.println("  " + ProgressReporter.OFFSET_COMMIT_NOTE);
+                commitNotePrinted = true;
+            }
             if (done) {
                 result.get(); // rethrows the job's failure
                 return;

@@ -144,6 +144,9 @@ class OfficialOptionsTest {
                 Arguments.of("document-id.key-delimiter", "$"),
                 Arguments.of("document-type", "_doc"),
                 Arguments.of("document-type", "user"),
+                Arguments.of("connection.request-timeout", "30s"),
+                Arguments.of("sink.delivery-guarantee", "none"),
+                Arguments.of("sink.flush-on-checkpoint", "false"),
                 Arguments.of("failure-handler", "fail"),
                 Arguments.of("failure-handler", "retry-rejected"),
                 Arguments.of("sink.flush-on-checkpoint", "true"),
@@ -209,8 +212,6 @@ class OfficialOptionsTest {
         String exponential =
                 "kes retries rejected and unavailable writes with exponential backoff (retry.initial-backoff, doubling "
                         + "up to retry.max-backoff) for up to retry.max-time; ";
-        String fence = "kes always waits at a checkpoint for the writes before it (the checkpoint fence); ";
-        String lookup = "kes writes to Elasticsearch and is no lookup table; ";
         return Stream.of(
                 Arguments.of(
                         "sink.bulk-flush.backoff.strategy",
@@ -226,14 +227,6 @@ class OfficialOptionsTest {
                         "DISABLED",
                         exponential
                                 + "'sink.bulk-flush.backoff.strategy' = 'DISABLED' has no kes equivalent, remove it"),
-                Arguments.of(
-                        "sink.flush-on-checkpoint",
-                        "false",
-                        fence + "'sink.flush-on-checkpoint' = 'false' has no kes equivalent, remove it"),
-                Arguments.of(
-                        "sink.delivery-guarantee",
-                        "none",
-                        fence + "'sink.delivery-guarantee' = 'none' has no kes equivalent, remove it"),
                 Arguments.of(
                         "sink.delivery-guarantee",
                         "exactly-once",
@@ -258,17 +251,6 @@ class OfficialOptionsTest {
                         "kes always verifies the node's certificate; 'allow-insecure' = 'true' has no kes "
                                 + "equivalent: trust the certificate with 'ssl.certificate-fingerprint' or 'ssl.ca-file'"),
                 Arguments.of(
-                        "connection.request-timeout",
-                        "5s",
-                        "kes sizes its connection pool to twice the bulks in flight, so no "
-                                + "request waits for a connection, and bounds each request with 'socket-timeout'; 'connection.request-timeout' has "
-                                + "no kes equivalent, remove it"),
-                Arguments.of(
-                        "sink.bulk-flush.max-buffered-actions",
-                        "10000",
-                        "kes bounds the bulks waiting for Elasticsearch by bytes, "
-                                + "with 'bulk.max-queued-bytes'; 'sink.bulk-flush.max-buffered-actions' has no kes equivalent, remove it"),
-                Arguments.of(
                         "index.suffix.field.name",
                         "user_id",
                         "kes writes a column's value into the index name with a template, "
@@ -278,32 +260,111 @@ class OfficialOptionsTest {
                         "3",
                         "kes index templates take a column's whole value; compute a shorter "
                                 + "suffix in the query (e.g. SUBSTRING) and name that column in 'index'; 'index.suffix.field.length' has no kes "
-                                + "equivalent, remove it"),
-                Arguments.of("lookup.cache", "PARTIAL", lookup + "'lookup.cache' has no kes equivalent, remove it"),
-                Arguments.of(
-                        "lookup.partial-cache.expire-after-access",
-                        "1h",
-                        lookup + "'lookup.partial-cache.expire-after-access' has no kes equivalent, remove it"),
-                Arguments.of(
-                        "lookup.partial-cache.expire-after-write",
-                        "1h",
-                        lookup + "'lookup.partial-cache.expire-after-write' has no kes equivalent, remove it"),
-                Arguments.of(
-                        "lookup.partial-cache.max-rows",
-                        "100",
-                        lookup + "'lookup.partial-cache.max-rows' has no kes equivalent, remove it"),
-                Arguments.of(
-                        "lookup.partial-cache.cache-missing-key",
-                        "true",
-                        lookup + "'lookup.partial-cache.cache-missing-key' has no kes equivalent, remove it"),
-                Arguments.of(
-                        "lookup.max-retries", "3", lookup + "'lookup.max-retries' has no kes equivalent, remove it"));
+                                + "equivalent, remove it"));
     }
 
     @ParameterizedTest(name = "{0} = {1}")
     @MethodSource("refused")
     void anOfficialOptionKesCannotHonourIsRefusedWithOneSentence(String key, String value, String sentence) {
         assertThat(refusal(Map.of(key, value))).isEqualTo(sentence);
+    }
+
+    /** How kes answers an official option (with the value in its row). */
+    enum Verdict {
+        /** Plans; kes reads it as its own option or does what it asks, nothing to say. */
+        TAKEN,
+        /** Plans; kes keeps the option's promise its own way and logs one line saying how. */
+        LOGGED,
+        /** Fails at planning: kes would break what the option means. */
+        REFUSED
+    }
+
+    /**
+     * Every option of Flink's official SQL connectors (read from {@code ElasticsearchConnectorOptions},
+     * {@code Elasticsearch6ConnectorOptions}, {@code Elasticsearch8ConnectorOptions},
+     * {@code OpensearchConnectorOptions} and the legacy es6/7 table sink), each with a value a table
+     * would carry (and any option it needs beside it) and kes's verdict. A new official option is a new row here and in docs/sql.md.
+     */
+    static Stream<Arguments> everyOfficialOption() {
+        return Stream.of(
+                Arguments.of("hosts", "http://es1:9200", Verdict.TAKEN, Map.of()),
+                Arguments.of("index", "users", Verdict.TAKEN, Map.of()),
+                // basic auth needs both
+                Arguments.of("username", "elastic", Verdict.TAKEN, Map.of("password", "secret")),
+                Arguments.of("password", "secret", Verdict.TAKEN, Map.of("username", "elastic")),
+                Arguments.of("document-id.key-delimiter", "$", Verdict.TAKEN, Map.of()),
+                Arguments.of("document-type", "_doc", Verdict.TAKEN, Map.of()),
+                Arguments.of("document-type", "user", Verdict.LOGGED, Map.of()),
+                Arguments.of("format", "json", Verdict.TAKEN, Map.of()),
+                Arguments.of("sink.parallelism", "2", Verdict.TAKEN, Map.of()),
+                Arguments.of("sink.bulk-flush.max-actions", "1000", Verdict.TAKEN, Map.of()),
+                Arguments.of("sink.bulk-flush.max-size", "2mb", Verdict.TAKEN, Map.of()),
+                Arguments.of("sink.bulk-flush.interval", "1s", Verdict.TAKEN, Map.of()),
+                Arguments.of("sink.bulk-flush.max-in-flight-actions", "4", Verdict.TAKEN, Map.of()),
+                Arguments.of("sink.bulk-flush.max-buffered-actions", "10000", Verdict.LOGGED, Map.of()),
+                Arguments.of("sink.bulk-flush.backoff.strategy", "EXPONENTIAL", Verdict.TAKEN, Map.of()),
+                Arguments.of("sink.bulk-flush.backoff.strategy", "CONSTANT", Verdict.REFUSED, Map.of()),
+                Arguments.of("sink.bulk-flush.backoff.strategy", "NONE", Verdict.REFUSED, Map.of()),
+                Arguments.of("sink.bulk-flush.backoff.max-retries", "3", Verdict.TAKEN, Map.of()),
+                Arguments.of("sink.bulk-flush.backoff.delay", "100ms", Verdict.TAKEN, Map.of()),
+                Arguments.of("connection.path-prefix", "/v1", Verdict.TAKEN, Map.of()),
+                Arguments.of("connection.request-timeout", "30s", Verdict.LOGGED, Map.of()),
+                Arguments.of("connection.timeout", "3s", Verdict.TAKEN, Map.of()),
+                Arguments.of("socket.timeout", "30s", Verdict.TAKEN, Map.of()),
+                Arguments.of("ssl.certificate-fingerprint", "ab".repeat(32), Verdict.TAKEN, Map.of()),
+                Arguments.of("sink.delivery-guarantee", "at-least-once", Verdict.TAKEN, Map.of()),
+                Arguments.of("sink.delivery-guarantee", "none", Verdict.LOGGED, Map.of()),
+                Arguments.of("sink.delivery-guarantee", "exactly-once", Verdict.REFUSED, Map.of()),
+                Arguments.of("sink.retry-on-conflicts", "5", Verdict.LOGGED, Map.of()),
+                Arguments.of("sink.flush-on-checkpoint", "true", Verdict.TAKEN, Map.of()),
+                Arguments.of("sink.flush-on-checkpoint", "false", Verdict.LOGGED, Map.of()),
+                Arguments.of("failure-handler", "fail", Verdict.TAKEN, Map.of()),
+                Arguments.of("failure-handler", "retry-rejected", Verdict.TAKEN, Map.of()),
+                Arguments.of("failure-handler", "ignore", Verdict.REFUSED, Map.of()),
+                Arguments.of("allow-insecure", "false", Verdict.TAKEN, Map.of()),
+                Arguments.of("allow-insecure", "true", Verdict.REFUSED, Map.of()),
+                Arguments.of("index.suffix.field.name", "user_id", Verdict.REFUSED, Map.of()),
+                Arguments.of("index.suffix.field.length", "3", Verdict.REFUSED, Map.of()),
+                Arguments.of("lookup.cache", "PARTIAL", Verdict.LOGGED, Map.of()),
+                Arguments.of("lookup.partial-cache.expire-after-access", "1h", Verdict.LOGGED, Map.of()),
+                Arguments.of("lookup.partial-cache.expire-after-write", "1h", Verdict.LOGGED, Map.of()),
+                Arguments.of("lookup.partial-cache.max-rows", "100", Verdict.LOGGED, Map.of()),
+                Arguments.of("lookup.partial-cache.cache-missing-key", "true", Verdict.LOGGED, Map.of()),
+                Arguments.of("lookup.max-retries", "3", Verdict.LOGGED, Map.of()));
+    }
+
+    /**
+     * Issue 38 item 3: a DDL written for an official connector plans on kes unless kes would break
+     * what one of its options means; where kes keeps the promise its own way, one log line (the
+     * note) names the option and says what kes does.
+     */
+    @ParameterizedTest(name = "{0} = {1}: {2}")
+    @MethodSource("everyOfficialOption")
+    void everyOfficialOptionIsTakenLoggedOrRefused(
+            String key, String value, Verdict verdict, Map<String, String> with) {
+        Map<String, String> options = new HashMap<>(with);
+        options.put(key, value);
+        if (verdict == Verdict.REFUSED) {
+            assertThat(refusal(options)).contains("'" + key + "'");
+            return;
+        }
+        assertThat(sink(options)).isNotNull();
+        List<String> notes = OfficialOptions.check(Configuration.fromMap(options), options);
+        if (verdict == Verdict.LOGGED) {
+            assertThat(notes).singleElement().asString().startsWith("'" + key + "' = '" + value + "' is ");
+        } else {
+            assertThat(notes).isEmpty();
+        }
+    }
+
+    @Test
+    void theRequestTimeoutOfEveryOfficialConnectorPlansAndSaysWhyKesNeedsNone() {
+        Map<String, String> options = Map.of("connection.request-timeout", "30s");
+        assertThat(sink(options)).isNotNull();
+        assertThat(OfficialOptions.check(Configuration.fromMap(options), options))
+                .containsExactly("'connection.request-timeout' = '30s' is accepted: kes sizes its connection pool to "
+                        + "twice the bulks in flight, so no request waits for a connection, and bounds each request "
+                        + "with 'socket-timeout'");
     }
 
     /**
