@@ -91,6 +91,47 @@ class SingleShardBulksIT {
                 .isEqualTo(shards * 4L);
     }
 
+    /**
+     * A 1-shard index (Elasticsearch's default, and a data stream's) at 8 keyed writers: its slot is
+     * split over the writers by the id's hash, so every writer gets documents and bulks, and each
+     * bulk still touches the one shard. Before, every document went through one writer while seven
+     * idled. Bulks leave at the end of input only, so each writer sends its share in one bulk.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.kes.stack.junit.SearchTarget#newest")
+    void everyKeyedWriterGetsAShareOfASingleShardIndex(SearchTarget target) throws Exception {
+        int writers = 8;
+        int docs = 16_000;
+        Http http = target.node().http();
+        String index = "bulk-one-shard";
+        http.send("DELETE", "/" + index + "?ignore_unavailable=true", null);
+        http.send(
+                        "PUT",
+                        "/" + index,
+                        "{\"settings\":{\"number_of_shards\":1,\"number_of_replicas\":0},"
+                                + "\"mappings\":{\"properties\":{\"n\":{\"type\":\"long\"}}}}")
+                .requireOk("create");
+        ElasticsearchSink sink = ElasticsearchSink.builder()
+                .setHosts(target.node().url())
+                .setTopology(ElasticsearchSinkOptions.Topology.KEYED)
+                .setBulkMaxDocs(docs)
+                .setBulkLinger(java.time.Duration.ofSeconds(60))
+                .setBulkCoalesce(java.time.Duration.ofSeconds(60))
+                .build();
+        SinkPipelines.start(sink, index, docs, docs / 2.0, writers, null)
+                .getJobExecutionResult()
+                .get();
+
+        assertThat(http.refreshAndCount(index)).isEqualTo(docs);
+        List<Long> bulksPerWriter = RecordingReporter.values("bulksSent");
+        System.out.printf("1 shard, %d keyed writers: bulks per writer %s%n", writers, bulksPerWriter);
+        assertThat(bulksPerWriter)
+                .as("every writer busy")
+                .hasSize(writers)
+                .allSatisfy(n -> assertThat(n).isPositive());
+        assertThat(RecordingReporter.max("kes.shardsPerBulk")).isLessThanOrEqualTo(1);
+    }
+
     private record Ratio(long bulkRequests, long shardOperations) {}
 
     private static Ratio run(SearchNode es, String index, boolean grouping) throws Exception {
