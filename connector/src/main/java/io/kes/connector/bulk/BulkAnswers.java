@@ -82,9 +82,10 @@ final class BulkAnswers implements BulkTransport.Outcomes {
             DocumentOperation op = sent.operation(i);
             switch (outcomes.byItem[i]) {
                 case DONE -> {
+                    String storedIn = response.index[i] != null ? response.index[i] : op.index();
                     batch.epoch.acknowledged.record(
-                            response.index[i] != null ? response.index[i] : op.index(),
-                            sent.prediction(i),
+                            storedIn,
+                            predictor.fenceAs(sent.prediction(i), storedIn),
                             response.appliedTerm(i, op.opType()));
                     inFlightIds.release(op);
                     if (predictor.movedByPipeline(op, sent.prediction(i), response.index[i])) {

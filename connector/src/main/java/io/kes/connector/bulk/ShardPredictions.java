@@ -15,6 +15,11 @@ interface ShardPredictions {
     /** Whether the document was stored elsewhere than predicted: moved by an ingest pipeline. */
     boolean movedByPipeline(DocumentOperation op, ShardPrediction predicted, String storedIn);
 
+    /** How to fence a document acknowledged as stored in {@code storedIn} ({@link ShardPredictor#fenceAs}); as predicted by default. */
+    default ShardPrediction fenceAs(ShardPrediction predicted, String storedIn) {
+        return predicted;
+    }
+
     /** Indices whose shards cannot be predicted (a gauge). */
     int unpredictableIndices();
 
@@ -28,6 +33,11 @@ interface ShardPredictions {
             @Override
             public boolean movedByPipeline(DocumentOperation op, ShardPrediction predicted, String storedIn) {
                 return predictor.movedByPipeline(op, predicted, storedIn);
+            }
+
+            @Override
+            public ShardPrediction fenceAs(ShardPrediction predicted, String storedIn) {
+                return predictor.fenceAs(predicted, storedIn);
             }
 
             @Override

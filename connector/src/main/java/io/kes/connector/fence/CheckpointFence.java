@@ -25,14 +25,20 @@ import org.slf4j.LoggerFactory;
  * are done:
  *
  * <ol>
- *   <li>Wait until the translog of every shard written holds those writes on disk. An async index
- *       fsyncs its translog by itself every {@code index.translog.sync_interval} (5 s by default);
- *       a shard's {@code _stats} {@code seq_no.local_checkpoint} is its <em>persisted</em> local
- *       checkpoint, so once it reaches the {@code max_seq_no} read after the writes were acknowledged,
- *       they survive a crash. Waiting for that costs Elasticsearch nothing; a {@code _flush} (a Lucene
- *       commit per checkpoint) cost it about a fifth more CPU per document, measured. Indices that
- *       sync less often than {@code elasticsearch.fence_sync_wait}, or do not catch up within it,
- *       are flushed instead.</li>
+ *   <li>Wait until the translog of every in-sync copy (primary and replicas) of every shard written
+ *       holds those writes on disk. An async index fsyncs its translog by itself every
+ *       {@code index.translog.sync_interval} (5 s by default); a copy's {@code _stats}
+ *       {@code seq_no.local_checkpoint} is its <em>persisted</em> local checkpoint, and the primary's
+ *       {@code global_checkpoint} the lowest one of the in-sync copies. Once it reaches the
+ *       {@code max_seq_no} read after the writes were acknowledged, they survive the crash of every
+ *       copy but one, whichever copy is promoted. Where the global checkpoint lags (the primary
+ *       learns a copy's persisted checkpoint only with the next write to it or a periodic sync),
+ *       every copy's own checkpoint in the same answer counts, if the answer lists as many copies
+ *       as the cluster state has in sync. Waiting costs Elasticsearch nothing; a {@code _flush} (a
+ *       Lucene commit per checkpoint) cost it about a fifth more CPU per document, measured.
+ *       Indices that sync less often than {@code elasticsearch.fence_sync_wait}, or do not catch up
+ *       within it, are flushed instead (a flush reaches every copy and reports back to the
+ *       primary: its global checkpoint moves at once).</li>
  *   <li>Read the shards' primary terms and compare them with the terms the writes were acknowledged
  *       under. A term that moved means the primary was replaced after acknowledging writes it may
  *       not have synced: fail, so the job restores the previous checkpoint and replays; idempotent
@@ -158,16 +164,17 @@ public final class CheckpointFence {
         present.addAll(flush);
         // Every write kes had acknowledged has a seq_no at or below the max_seq_no its primary reports now.
         Map<String, long[]> targets = present.isEmpty() ? Map.of() : targets(acknowledged, present, indices);
+        Map<String, int[]> inSync = present.isEmpty() ? Map.of() : shards.inSyncCopies(present);
         if (!wait.isEmpty()) {
             long syncMillis = wait.stream()
                     .mapToLong(i -> indices.get(i).translogSyncInterval().toMillis())
                     .max()
                     .orElse(0);
-            flush.addAll(awaitPersisted(targets, wait, Math.max(MIN_POLL_MILLIS, syncMillis / 5)));
+            flush.addAll(awaitPersisted(targets, inSync, wait, Math.max(MIN_POLL_MILLIS, syncMillis / 5)));
         }
         if (!flush.isEmpty()) {
             shards.flush(flush);
-            requirePersisted(targets, flush);
+            requirePersisted(targets, inSync, flush);
         }
         return flush;
     }
@@ -196,14 +203,16 @@ public final class CheckpointFence {
         return targets;
     }
 
-    /** Waits up to {@code fence_sync_wait} until every written primary persisted its target; returns the indices that did not. */
-    private Set<String> awaitPersisted(Map<String, long[]> targets, Set<String> indices, long pollMillis)
+    /** Waits up to {@code fence_sync_wait} until every written shard's in-sync copies persisted its target; returns the indices that did not. */
+    private Set<String> awaitPersisted(
+            Map<String, long[]> targets, Map<String, int[]> inSync, Set<String> indices, long pollMillis)
             throws IOException, InterruptedException {
         long deadline = System.nanoTime() + maxSyncWait.toNanos();
         Set<String> lagging = new TreeSet<>(indices);
         while (true) {
             Map<String, Map<Integer, ShardSeqNos>> now = shards.primarySeqNos(lagging);
-            lagging.removeIf(index -> persisted(targets.get(index), now.getOrDefault(index, Map.of())));
+            lagging.removeIf(index -> persisted(
+                    targets.get(index), inSync.getOrDefault(index, new int[0]), now.getOrDefault(index, Map.of())));
             if (lagging.isEmpty() || System.nanoTime() >= deadline) {
                 return lagging;
             }
@@ -217,29 +226,36 @@ public final class CheckpointFence {
      * which do not matter here); so the written primaries themselves are asked. Throws (and the
      * fence retries, for {@code retry.max_time}) while one has not persisted its writes.
      */
-    private void requirePersisted(Map<String, long[]> targets, Set<String> flushed) throws IOException {
+    private void requirePersisted(Map<String, long[]> targets, Map<String, int[]> inSync, Set<String> flushed)
+            throws IOException {
         Map<String, Map<Integer, ShardSeqNos>> now = shards.primarySeqNos(flushed);
         for (String index : flushed) {
             long[] target = targets.get(index);
+            int[] copies = inSync.getOrDefault(index, new int[0]);
             Map<Integer, ShardSeqNos> shardsNow = now.getOrDefault(index, Map.of());
             for (int shard = 0; target != null && shard < target.length; shard++) {
                 ShardSeqNos seqNos = shardsNow.get(shard);
-                if (target[shard] >= 0 && (seqNos == null || !seqNos.persisted(target[shard]))) {
+                if (target[shard] >= 0
+                        && (seqNos == null || !seqNos.persisted(target[shard], inSyncOf(copies, shard)))) {
                     throw new IOException("_flush of " + index + " did not reach written shard " + shard + ": "
                             + (seqNos == null
                                     ? "it has no started primary"
-                                    : "its primary persisted up to seq_no " + seqNos.persistedLocalCheckpoint()
+                                    : "its in-sync copies persisted up to seq_no " + seqNos.persistedByAllCopies()
                                             + ", the writes reach " + target[shard]));
                 }
             }
         }
     }
 
-    private static boolean persisted(long[] targets, Map<Integer, ShardSeqNos> now) {
+    private static int inSyncOf(int[] copies, int shard) {
+        return shard < copies.length ? copies[shard] : 0;
+    }
+
+    private static boolean persisted(long[] targets, int[] inSync, Map<Integer, ShardSeqNos> now) {
         for (int shard = 0; shard < targets.length; shard++) {
             if (targets[shard] >= 0) {
                 ShardSeqNos seqNos = now.get(shard);
-                if (seqNos == null || !seqNos.persisted(targets[shard])) {
+                if (seqNos == null || !seqNos.persisted(targets[shard], inSyncOf(inSync, shard))) {
                     return false;
                 }
             }

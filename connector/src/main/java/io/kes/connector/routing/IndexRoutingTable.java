@@ -94,15 +94,34 @@ public final class IndexRoutingTable {
     /** A calibration result; the object itself is the layouts' {@link IndexLayout#generation()}. */
     private static final class Calibration {
         final IndexRouting routing;
+        /**
+         * When to calibrate again: never ({@code Long.MAX_VALUE}) for an answer, soon for a
+         * calibration without routing only because an index pipeline could not be read (a 503
+         * while the cluster elects a master must not end single-shard bulks until a restart).
+         */
+        final long recalibrateAtMillis;
+
         long lastUsedMillis;
 
         Calibration(IndexRouting routing) {
+            this(routing, Long.MAX_VALUE);
+        }
+
+        Calibration(IndexRouting routing, long recalibrateAtMillis) {
             this.routing = routing;
+            this.recalibrateAtMillis = recalibrateAtMillis;
         }
     }
 
-    /** What a calibration found: the routing, or why there is none. */
-    private record CalibrationOutcome(IndexRouting routing, String unpredictableWhy) {}
+    /** What a calibration found: the routing, or why there is none; {@code unreadable}: only because a pipeline could not be read. */
+    private record CalibrationOutcome(IndexRouting routing, String unpredictableWhy, boolean unreadable) {
+        CalibrationOutcome(IndexRouting routing, String unpredictableWhy) {
+            this(routing, unpredictableWhy, false);
+        }
+    }
+
+    /** What a pipeline's definition says: why it may move documents (empty: it does not); {@code unreadable}: it could not be read. */
+    private record Rewrite(Optional<String> why, boolean unreadable) {}
 
     /**
      * What one read of a name found, on whichever thread it ran: the index taking its writes (null:
@@ -124,7 +143,7 @@ public final class IndexRoutingTable {
     @VisibleForTesting
     final BackgroundReads<String, Read> layoutReads;
 
-    private final BackgroundReads<String, Optional<String>> pipelineReads;
+    private final BackgroundReads<String, Rewrite> pipelineReads;
     private long nextSweepMillis;
 
     /** A table that reads on the caller's thread (checks and tools; not the writer). */
@@ -171,7 +190,7 @@ public final class IndexRoutingTable {
      * cannot be read counts as moving documents.
      */
     public boolean pipelineMovesDocuments(String pipeline, IndexLayout layout) {
-        Optional<String> why = verdict(pipeline, clock.getAsLong());
+        Optional<String> why = verdict(pipeline, clock.getAsLong()).why();
         if (why.isPresent()) {
             markUnpredictable(
                     layout.index(),
@@ -182,9 +201,9 @@ public final class IndexRoutingTable {
     }
 
     /** Why {@code pipeline} may move documents (empty: it does not), as last read; read again once a minute. */
-    private Optional<String> verdict(String pipeline, long now) {
+    private Rewrite verdict(String pipeline, long now) {
         PipelineVerdict verdict = pipelines.get(pipeline);
-        Optional<Optional<String>> fresh = pipelineReads.next(
+        Optional<Rewrite> fresh = pipelineReads.next(
                 pipeline,
                 verdict != null,
                 verdict != null && now >= verdict.expiresAtMillis,
@@ -193,7 +212,7 @@ public final class IndexRoutingTable {
             verdict = new PipelineVerdict(fresh.get(), now + INDEX_TTL_MILLIS);
             pipelines.put(pipeline, verdict);
         }
-        return verdict.why;
+        return verdict.rewrite;
     }
 
     /**
@@ -207,9 +226,11 @@ public final class IndexRoutingTable {
             return calibration;
         }
         for (String pipeline : index.indexPipelines()) {
-            Optional<String> why = verdict(pipeline, now);
+            Rewrite rewrite = verdict(pipeline, now);
+            Optional<String> why = rewrite.why();
             if (why.isPresent()) {
-                Calibration replaced = new Calibration(null);
+                Calibration replaced =
+                        new Calibration(null, rewrite.unreadable() ? now + ERROR_TTL_MILLIS : Long.MAX_VALUE);
                 replaced.lastUsedMillis = now;
                 calibrated.put(Identity.of(index), replaced);
                 markUnpredictable(
@@ -267,23 +288,33 @@ public final class IndexRoutingTable {
         }
     }
 
-    private record PipelineVerdict(Optional<String> why, long expiresAtMillis) {}
+    private record PipelineVerdict(Rewrite rewrite, long expiresAtMillis) {
+        Optional<String> why() {
+            return rewrite.why();
+        }
+    }
 
-    private Optional<String> pipelineRewrite(String id) {
+    private Rewrite pipelineRewrite(String id) {
         try {
             Optional<JsonNode> definition = metadata.pipeline(id);
             if (definition.isEmpty()) {
-                return Optional.empty(); // Elasticsearch fails each item naming it: nothing lands anywhere
+                // Elasticsearch fails each item naming it: nothing lands anywhere
+                return new Rewrite(Optional.empty(), false);
             }
-            return PipelineRewrites.why(id, definition.get(), nested -> {
-                try {
-                    return metadata.pipeline(nested);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
+            return new Rewrite(
+                    PipelineRewrites.why(id, definition.get(), nested -> {
+                        try {
+                            return metadata.pipeline(nested);
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                    }),
+                    false);
         } catch (IOException | RuntimeException e) {
-            return Optional.of("ingest pipeline '" + id + "' could not be read (" + e + ")");
+            return new Rewrite(
+                    Optional.of(
+                            "ingest pipeline '" + id + "' could not be read (" + e + "; read again within a minute)"),
+                    true);
         }
     }
 
@@ -311,7 +342,9 @@ public final class IndexRoutingTable {
             if (index == null) {
                 return new Read(null, MISSING_TTL_MILLIS, null, null);
             }
-            CalibrationOutcome calibration = calibrated.containsKey(Identity.of(index)) ? null : calibrate(name, index);
+            Calibration known = calibrated.get(Identity.of(index));
+            CalibrationOutcome calibration =
+                    known != null && clock.getAsLong() < known.recalibrateAtMillis ? null : calibrate(name, index);
             return new Read(index, ttl, calibration, null);
         } catch (IOException | RuntimeException e) {
             return new Read(null, ERROR_TTL_MILLIS, null, e);
@@ -339,11 +372,15 @@ public final class IndexRoutingTable {
                 // calibrated when the read ran, forgotten since: read again, here
                 return install(name, read(name), now, previous);
             }
-            if (calibration == null) {
-                calibration = new Calibration(read.calibration().routing());
+            if (read.calibration() != null && (calibration == null || now >= calibration.recalibrateAtMillis)) {
+                CalibrationOutcome outcome = read.calibration();
+                calibration = new Calibration(
+                        outcome.routing(), outcome.unreadable() ? now + ERROR_TTL_MILLIS : Long.MAX_VALUE);
                 calibrated.put(Identity.of(index), calibration);
-                if (read.calibration().unpredictableWhy() != null) {
-                    markUnpredictable(index.name(), read.calibration()::unpredictableWhy);
+                if (outcome.unpredictableWhy() != null) {
+                    markUnpredictable(index.name(), outcome::unpredictableWhy);
+                } else {
+                    unpredictable.remove(index.name()); // calibrated again after a pipeline could not be read
                 }
             }
             calibration = recheckIndexPipelines(index, calibration, now);
@@ -363,12 +400,13 @@ public final class IndexRoutingTable {
                         null, "it routes on document fields (time_series, routing_path or logsdb sort-field routing)");
             }
             for (String pipeline : index.indexPipelines()) {
-                Optional<String> why = pipelineRewrite(pipeline);
-                if (why.isPresent()) {
+                Rewrite rewrite = pipelineRewrite(pipeline);
+                if (rewrite.why().isPresent()) {
                     return new CalibrationOutcome(
                             null,
-                            why.get() + " (index.default_pipeline or index.final_pipeline), so Elasticsearch"
-                                    + " may put its documents on other shards than predicted");
+                            rewrite.why().get() + " (index.default_pipeline or index.final_pipeline), so Elasticsearch"
+                                    + " may put its documents on other shards than predicted",
+                            rewrite.unreadable());
                 }
             }
             List<RoutingCalibrator.Probe> probes = new ArrayList<>();

@@ -10,7 +10,7 @@ import java.util.regex.Pattern;
 /**
  * Whether an ingest pipeline may move a document away from where kes predicted it: a processor
  * that sets, renames or copies into {@code _index}, {@code _routing} or {@code _id}, a script that
- * touches them, a {@code reroute} processor, or a field name built from a template (which could
+ * touches them, a {@code reroute} or {@code date_index_name} processor, or a field name built from a template (which could
  * be any of them), a {@code csv} target, {@code grok} or {@code dissect} key naming them, or keys
  * put into the document's root ({@code json add_to_root}, {@code kv} without a target). Nested
  * {@code pipeline} and {@code foreach} processors are followed. Deliberately conservative: a
@@ -60,6 +60,10 @@ final class PipelineRewrites {
             String id, String type, JsonNode config, Function<String, Optional<JsonNode>> nested, int depth) {
         if (type.equals("reroute")) {
             return Optional.of("pipeline '" + id + "' has a reroute processor");
+        }
+        if (type.equals("date_index_name")) {
+            // its own "field" is the date it reads; it always sets _index to a date-named index
+            return Optional.of("pipeline '" + id + "' has a date_index_name processor (it sets _index)");
         }
         if (type.equals("script")) {
             String source = config.path("source").asText(config.path("inline").asText(""));

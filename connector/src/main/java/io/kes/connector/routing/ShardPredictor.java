@@ -6,6 +6,8 @@ import io.kes.connector.cluster.ClusterMetadataClient;
 import io.kes.connector.cluster.RestClients;
 import io.kes.connector.internal.DaemonThreads;
 import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -24,7 +26,18 @@ import org.elasticsearch.client.RestClient;
 @Internal
 public final class ShardPredictor implements AutoCloseable {
 
+    /** Landed indices remembered; a daily index adds one a day, a forgotten one is read again. */
+    private static final int MAX_LANDED = 256;
+
     private final IndexRoutingTable table;
+    /** Index → its layout when documents first landed there unpredicted ({@link #fenceAs}); the newest few hundred. */
+    private final Map<String, IndexLayout> landed = new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, IndexLayout> eldest) {
+            return size() > MAX_LANDED;
+        }
+    };
+
     private final RestClient ownClient;
     private final ExecutorService ownReads;
 
@@ -127,6 +140,42 @@ public final class ShardPredictor implements AutoCloseable {
         }
         table.documentMoved(layout, storedIn, op.pipeline());
         return true;
+    }
+
+    /**
+     * How to fence a document acknowledged as stored in {@code storedIn}: as predicted, unless it
+     * landed in another index than its prediction's (an ingest pipeline moved it: {@code reroute},
+     * {@code date_index_name}, {@code ctx._index}). Then as a document of unknown shard in that
+     * index, each shard held against its own primary term as read when the index first appeared to
+     * this writer (a read of its layout then, on the task thread, once per index). Without it, such
+     * documents were held against the lowest term they were applied under on every shard, and an
+     * index whose shards' terms differ (any failover in its life) failed every checkpoint.
+     *
+     * <p>The first read comes after the first documents landed there: a failover of their shard
+     * between their acknowledgement and that read (a metadata round trip) goes unseen. Every later
+     * document was sent after the read, so a failover since is caught. The read is kept (not
+     * refreshed) for as long as the index keeps its identity; a writer that fails its checkpoint
+     * is restarted and reads it anew, so a failover the fence caught costs one restart, never a loop.
+     * Without a layout (the index cannot be read), the document is fenced as predicted, against the
+     * lowest term written.
+     */
+    public ShardPrediction fenceAs(ShardPrediction predicted, String storedIn) {
+        IndexLayout layout = predicted.layout();
+        if (storedIn == null || (layout != null && storedIn.equals(layout.index()))) {
+            return predicted;
+        }
+        Optional<IndexLayout> now = table.layoutFor(storedIn);
+        if (now.isEmpty() || !now.get().index().equals(storedIn)) {
+            return predicted;
+        }
+        IndexLayout first = landed.get(storedIn);
+        if (first == null
+                || !first.uuid().equals(now.get().uuid())
+                || first.numberOfShards() != now.get().numberOfShards()) {
+            first = now.get();
+            landed.put(storedIn, first);
+        }
+        return first.anyShard();
     }
 
     /** Concrete indices whose routing cannot be predicted. */

@@ -40,6 +40,9 @@ class IndexRoutingTableTest {
     /** Path → body; a path with no answer is refused with 403. */
     private final Map<String, String> answers = new ConcurrentHashMap<>();
 
+    /** Path → an error answer, asked before {@link #answers}. */
+    private final Map<String, Answer> errors = new ConcurrentHashMap<>();
+
     /** Every path asked, in order. */
     private final List<String> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
 
@@ -52,6 +55,9 @@ class IndexRoutingTableTest {
         es = new CannedElasticsearch(
                 path -> {
                     asked.add(path);
+                    if (errors.containsKey(path)) {
+                        return errors.get(path);
+                    }
                     return answers.containsKey(path) ? Answer.ok(answers.get(path)) : null;
                 },
                 new Answer(403, REFUSED));
@@ -177,5 +183,105 @@ class IndexRoutingTableTest {
         table.layoutFor("other"); // its install sweeps: idx is forgotten
 
         assertThat(reads.running("idx")).isFalse();
+    }
+
+    private static final Answer ELECTION = new Answer(
+            503, "{\"error\":{\"type\":\"master_not_discovered_exception\",\"reason\":null},\"status\":503}");
+
+    /**
+     * Issue 37 item 6: a default pipeline that could not be read at calibration (a 503 while the
+     * cluster elects a master) counted as "moves documents" for as long as the calibration lived:
+     * the index's single-shard bulks were off until the job restarted.
+     */
+    @Test
+    void aDefaultPipelineThatCouldNotBeReadAtCalibrationIsReadAgainLater() {
+        answers.put("/_cluster/state/metadata/idx", oneShard("p"));
+        answers.put("/_ingest/pipeline/p", HARMLESS);
+        errors.put("/_ingest/pipeline/p", ELECTION);
+        IndexRoutingTable table = new IndexRoutingTable(new ClusterMetadataClient(client), clock::get);
+        IndexLayout during = table.layoutFor("idx").orElseThrow();
+        assertThat(during.routing())
+                .as("not known while the pipeline cannot be read")
+                .isNull();
+
+        errors.clear();
+        clock.addAndGet(IndexRoutingTable.INDEX_TTL_MILLIS + 1);
+        IndexLayout after = table.layoutFor("idx").orElseThrow();
+
+        assertThat(after.routing())
+                .as("the pipeline read again once readable: it only enriches")
+                .isNotNull();
+        assertThat(after.generation()).isNotSameAs(during.generation());
+    }
+
+    /** Issue 37 item 6: the same when the once-a-minute re-check of a calibrated index's pipeline fails. */
+    @Test
+    void aDefaultPipelineThatCouldNotBeReadAtItsRecheckIsReadAgainLater() {
+        answers.put("/_cluster/state/metadata/idx", oneShard("p"));
+        answers.put("/_ingest/pipeline/p", HARMLESS);
+        IndexRoutingTable table = new IndexRoutingTable(new ClusterMetadataClient(client), clock::get);
+        assertThat(table.layoutFor("idx").orElseThrow().routing()).isNotNull();
+
+        errors.put("/_ingest/pipeline/p", ELECTION);
+        clock.addAndGet(IndexRoutingTable.INDEX_TTL_MILLIS + 1);
+        assertThat(table.layoutFor("idx").orElseThrow().routing())
+                .as("not known while the pipeline cannot be read")
+                .isNull();
+
+        errors.clear();
+        for (int minute = 0; minute < 2; minute++) {
+            clock.addAndGet(IndexRoutingTable.INDEX_TTL_MILLIS + 1);
+            table.layoutFor("idx");
+        }
+        assertThat(table.layoutFor("idx").orElseThrow().routing())
+                .as("the pipeline read again once readable")
+                .isNotNull();
+    }
+
+    /**
+     * Issue 37 item 2: documents an ingest pipeline moved to another index were fenced against the
+     * lowest term they were applied under, on every shard of that index; once its shards' terms
+     * differed (any failover in its life), every checkpoint failed and the job restarted for ever.
+     * They are fenced against the landed index's own layout, read when it first appears.
+     */
+    @Test
+    void documentsAPipelineMovedToAnIndexWithUnequalPrimaryTermsAreFencedShardByShard() throws IOException {
+        answers.put("/_cluster/state/metadata/idx", oneShard("p"));
+        answers.put("/_ingest/pipeline/p", HARMLESS);
+        answers.put("/_cluster/state/metadata/dst", UNEQUAL_TERMS.replace("\"idx\"", "\"dst\""));
+        ClusterMetadataClient metadata = new ClusterMetadataClient(client);
+        ShardPredictor predictor = new ShardPredictor(new IndexRoutingTable(metadata, clock::get));
+        ShardPrediction predicted = predictor.predict(
+                io.kes.connector.DocumentOperation.delete("idx", "d1")); // any operation of idx with an id
+
+        AcknowledgedWrites written = new AcknowledgedWrites();
+        // stored in dst[0] under its term 1; dst[1] has had term 3 all along
+        written.record("dst", predictor.fenceAs(predicted, "dst"), 1);
+
+        assertThat(written.firstMovedShard(metadata.indices(List.of("dst"))))
+                .as("no primary of dst moved")
+                .isNull();
+    }
+
+    /** The landed index's layout is the one read when it first appeared, not a later one: a failover after it fails the fence. */
+    @Test
+    void aFailoverInTheLandedIndexAfterItFirstAppearedFailsTheFence() throws IOException {
+        answers.put("/_cluster/state/metadata/idx", oneShard(null));
+        answers.put("/_cluster/state/metadata/dst", UNEQUAL_TERMS.replace("\"idx\"", "\"dst\""));
+        ClusterMetadataClient metadata = new ClusterMetadataClient(client);
+        ShardPredictor predictor = new ShardPredictor(new IndexRoutingTable(metadata, clock::get));
+        ShardPrediction predicted = predictor.predict(io.kes.connector.DocumentOperation.delete("idx", "d1"));
+        predictor.fenceAs(predicted, "dst"); // first appears
+
+        answers.put(
+                "/_cluster/state/metadata/dst",
+                UNEQUAL_TERMS.replace("\"idx\"", "\"dst\"").replace("\"1\":3", "\"1\":4"));
+        clock.addAndGet(IndexRoutingTable.INDEX_TTL_MILLIS + 1);
+        AcknowledgedWrites written = new AcknowledgedWrites();
+        written.record("dst", predictor.fenceAs(predicted, "dst"), 3);
+
+        assertThat(written.firstMovedShard(metadata.indices(List.of("dst"))))
+                .as("dst[1] moved from term 3 to 4 while it may have held the write")
+                .contains("dst[1]");
     }
 }

@@ -110,4 +110,12 @@ class PipelineRewritesTest {
                                         + "{\"kv\":{\"field\":\"msg\",\"field_split\":\" \",\"value_split\":\"=\",\"target_field\":\"kv\"}}]}"))
                 .isEmpty();
     }
+
+    /** Issue 37 item 2: date_index_name always sets _index (to a date-named index), though its own field is a date. */
+    @Test
+    void dateIndexNameMovesDocuments() throws Exception {
+        assertThat(why("{\"processors\":[{\"date_index_name\":{\"field\":\"@timestamp\","
+                        + "\"index_name_prefix\":\"logs-\",\"date_rounding\":\"d\"}}]}"))
+                .hasValueSatisfying(why -> assertThat(why).contains("date_index_name"));
+    }
 }
