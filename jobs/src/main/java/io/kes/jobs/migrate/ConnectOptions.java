@@ -2,19 +2,15 @@ package io.kes.jobs.migrate;
 
 import static io.kes.jobs.migrate.ConnectOption.Family.BULK;
 import static io.kes.jobs.migrate.ConnectOption.Family.CONNECTION;
-import static io.kes.jobs.migrate.ConnectOption.Family.CONVERTERS;
-import static io.kes.jobs.migrate.ConnectOption.Family.DATA_STREAMS;
-import static io.kes.jobs.migrate.ConnectOption.Family.ERRORS;
 import static io.kes.jobs.migrate.ConnectOption.Family.GENERAL;
 import static io.kes.jobs.migrate.ConnectOption.Family.TLS;
 import static io.kes.jobs.migrate.ConnectOption.Family.TOPICS;
-import static io.kes.jobs.migrate.ConnectOption.Family.TRANSFORMS;
-import static io.kes.jobs.migrate.ConnectOption.Family.WRITES;
 
 import io.kes.jobs.migrate.ConnectOption.Family;
 import io.kes.jobs.migrate.ConnectOption.Handler;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * Every option of Confluent's Elasticsearch sink connector (16.x) and of Kafka Connect that a
@@ -30,7 +26,8 @@ final class ConnectOptions {
 
     private ConnectOptions() {}
 
-    static final List<ConnectOption> ALL = List.of(
+    /** The connector and its connection: general, topics, Elasticsearch, TLS, bulks and retries. */
+    private static final List<ConnectOption> CONNECTION_ROWS = List.of(
             // The connector
             row(
                     "name",
@@ -64,7 +61,7 @@ final class ConnectOptions {
                     "topics.regex",
                     TOPICS,
                     "`routes[].topic_pattern`",
-                    "a Java regex as in Connect; new topics join " + "within 30 s"),
+                    "a Java regex as in Connect; new topics join within 30 s"),
             row(
                     "consumer.override.group.id",
                     TOPICS,
@@ -83,14 +80,14 @@ final class ConnectOptions {
                     "consumer.override.",
                     TOPICS,
                     "`kafka.properties`",
-                    "passed to kes's Kafka consumers as they are " + "(and its dead-letter producer)",
+                    "passed to kes's Kafka consumers as they are (and its dead-letter producer)",
                     (m, k, v) -> m.job.kafkaProperty(k.substring(18), v)),
             // Connection to Elasticsearch
             row(
                     "connection.url",
                     CONNECTION,
                     "`elasticsearch.hosts`",
-                    "a URL without scheme gets `http://`; as in " + "Connect, one `https:` URL makes them all HTTPS",
+                    "a URL without scheme gets `http://`; as in Connect, one `https:` URL makes them all HTTPS",
                     Values::hosts),
             row(
                     "connection.username",
@@ -102,19 +99,19 @@ final class ConnectOptions {
                     "connection.password",
                     CONNECTION,
                     "`elasticsearch.password`",
-                    "better `${ES_PASSWORD}` or " + "`${file:/path}`; a Connect config provider reference is refused",
+                    "better `${ES_PASSWORD}` or `${file:/path}`; a Connect config provider reference is refused",
                     Values::password),
             row(
                     "connection.timeout.ms",
                     CONNECTION,
                     "`elasticsearch.connect_timeout`",
-                    "kes retries a connection that " + "timed out instead of failing the task",
+                    "kes retries a connection that timed out instead of failing the task",
                     Values.millis("elasticsearch", "connect_timeout")),
             row(
                     "read.timeout.ms",
                     CONNECTION,
                     "`elasticsearch.socket_timeout`",
-                    "kes retries a request that timed out " + "(until `retry.max_time`) instead of failing the task",
+                    "kes retries a request that timed out (until `retry.max_time`) instead of failing the task",
                     Values.millis("elasticsearch", "socket_timeout")),
             row(
                     "connection.compression",
@@ -126,13 +123,13 @@ final class ConnectOptions {
                     "max.connection.idle.time.ms",
                     CONNECTION,
                     "—",
-                    "not carried over: kes's HTTP client keeps " + "connections alive by itself",
+                    "not carried over: kes's HTTP client keeps connections alive by itself",
                     Values.NOTHING),
             row(
                     "elastic.security.protocol",
                     CONNECTION,
                     "—",
-                    "`SSL` reads `elastic.https.ssl.*`; `PLAINTEXT` " + "ignores them, as in Connect",
+                    "`SSL` reads `elastic.https.ssl.*`; `PLAINTEXT` ignores them, as in Connect",
                     Values::securityProtocol),
             prefix(
                     "proxy.",
@@ -176,116 +173,39 @@ final class ConnectOptions {
                     "elastic.https.ssl.",
                     TLS,
                     "—",
-                    "not carried over (key store passwords, protocols, ciphers): kes " + "uses the JVM's TLS defaults",
+                    "not carried over (key store passwords, protocols, ciphers): kes uses the JVM's TLS defaults",
                     Values.NOTHING),
-            // Ids, writes, deletes, versions
-            planned(
-                    "key.ignore",
-                    WRITES,
-                    "`routes[].id`",
-                    "`true`: `id: kafka-connect`, the connector's "
-                            + "`topic+partition+offset` ids (kes's own `id: kafka` ids are shorter and differ); `false`: "
-                            + "`id: key`, the key as text, the same as Connect's for string and integer keys"),
-            planned("topic.key.ignore", WRITES, "`routes[].id`", "those topics' routes get `id: kafka-connect`"),
-            planned(
-                    "schema.ignore",
-                    WRITES,
-                    "—",
-                    "kes never makes a mapping from a record's schema: `false` "
-                            + "leaves the mapping to Elasticsearch's dynamic mapping or your index template "
-                            + "(`routes[].index_template.mappings_file`)"),
-            planned("topic.schema.ignore", WRITES, "—", "as `schema.ignore`"),
-            planned(
-                    "compact.map.entries",
-                    WRITES,
-                    "—",
-                    "kes writes Avro maps as JSON objects (`true`); `false` is " + "refused for Avro values"),
-            planned(
-                    "write.method",
-                    WRITES,
-                    "`routes[].op`",
-                    "`insert`: `index` (`create` on data streams); `upsert`: "
-                            + "`upsert` (`doc_as_upsert`, no version)"),
-            planned(
-                    "behavior.on.null.values",
-                    WRITES,
-                    "`routes[].op`",
-                    "`delete`: `delete-on-tombstone` (needs "
-                            + "`key.ignore=false`, not with `upsert`); `fail`: a tombstone stops the job naming it (or goes to "
-                            + "the dead-letter topic); `ignore` is refused without a dead-letter topic: kes drops no record silently"),
-            planned(
-                    "use.autogenerated.ids",
-                    WRITES,
-                    "`routes[].id`",
-                    "`true`: `id: none` (a replay duplicates, as in " + "Connect)"),
-            planned("external.version.header", WRITES, "—", "refused when set: kes versions by offset only"),
-            planned(
-                    "external.resource.usage",
-                    WRITES,
-                    "`routes[].index`, `routes[].data_stream`",
-                    "`INDEX`, `ALIAS_INDEX`: "
-                            + "the mapping's index or alias; `DATASTREAM`, `ALIAS_DATASTREAM`: its data stream"),
-            planned(
-                    "topic.to.external.resource.mapping",
-                    WRITES,
-                    "`routes[].index`, `routes[].data_stream`",
-                    "`topic:resource` pairs name each route's target"),
-            row(
-                    "max.external.resource.mappings",
-                    WRITES,
-                    "—",
-                    "not carried over: a limit of Connect's",
-                    Values.NOTHING),
-            // Data streams
-            planned(
-                    "data.stream.type",
-                    DATA_STREAMS,
-                    "`routes[].data_stream`",
-                    "`<type>-<dataset>-<namespace>`; op " + "`create`, no version, as in Connect"),
-            planned("data.stream.dataset", DATA_STREAMS, "`routes[].data_stream`", ""),
-            planned(
-                    "data.stream.namespace",
-                    DATA_STREAMS,
-                    "`routes[].data_stream`",
-                    "`${topic}` (the default) becomes " + "the topic's name"),
-            planned(
-                    "data.stream.timestamp.field",
-                    DATA_STREAMS,
-                    "`routes[].timestamp_field`",
-                    "one field (several are "
-                            + "refused); kes keeps a document's own `@timestamp` and adds one only when it is missing (Connect "
-                            + "overwrites it), from the field or else the Kafka timestamp, as ISO-8601"),
             // Bulks and retries
             row(
                     "batch.size",
                     BULK,
                     "`bulk.max_docs`",
-                    "kes buffers per shard: a bulk holds up to this many documents " + "of one shard",
+                    "kes buffers per shard: a bulk holds up to this many documents of one shard",
                     (m, k, v) -> m.job.set("bulk", "max_docs", (int) Values.atLeast(m, k, v, 1))),
             row(
                     "bulk.size.bytes",
                     BULK,
                     "`bulk.max_bytes`",
-                    "`-1` (no limit) is refused: kes's bulks are at most " + "100mb",
+                    "`-1` (no limit) is refused: kes's bulks are at most 100mb",
                     Values::bulkBytes),
             row("linger.ms", BULK, "`bulk.linger`", "", Values.millis("bulk", "linger")),
             row(
                     "max.in.flight.requests",
                     BULK,
                     "`bulk.max_in_flight`",
-                    "kes counts bulks in flight per node and " + "writer, Connect per task",
+                    "kes counts bulks in flight per node and writer, Connect per task",
                     (m, k, v) -> m.job.set("bulk", "max_in_flight", (int) Values.atLeast(m, k, v, 1))),
             row(
                     "max.buffered.records",
                     BULK,
                     "—",
-                    "not carried over: kes bounds its buffers in bytes " + "(`bulk.max_buffered_bytes`)",
+                    "not carried over: kes bounds its buffers in bytes (`bulk.max_buffered_bytes`)",
                     Values.NOTHING),
             row(
                     "flush.timeout.ms",
                     BULK,
                     "—",
-                    "not carried over: a kes checkpoint waits for its writes, bounded by " + "`retry.max_time`",
+                    "not carried over: a kes checkpoint waits for its writes, bounded by `retry.max_time`",
                     Values.NOTHING),
             row(
                     "flush.synchronously",
@@ -305,95 +225,29 @@ final class ConnectOptions {
                     "`retry.max_time`",
                     "kes retries for a time, not a count: the time N doubling "
                             + "backoffs take; after it the job restarts from its last checkpoint (Connect's task fails)",
-                    Values::maxRetries),
-            // Errors and the dead-letter queue
-            planned(
-                    "errors.tolerance",
-                    ERRORS,
-                    "`errors.tolerance`",
-                    "`all` needs a dead-letter topic in kes (it "
-                            + "drops no record silently); with it, kes also dead-letters documents Elasticsearch refuses"),
-            planned(
-                    "errors.deadletterqueue.topic.name",
-                    ERRORS,
-                    "`errors.dead_letter_topic`",
-                    "the record as it was " + "in Kafka, with kes's `kes.*` headers saying where and why"),
-            planned(
-                    "behavior.on.malformed.documents",
-                    ERRORS,
-                    "`errors.tolerance`",
-                    "`fail`: the job stops; `warn` "
-                            + "and `ignore` need a dead-letter topic (kes drops no document silently) and become `all`"),
-            planned(
-                    "drop.invalid.message",
-                    ERRORS,
-                    "`errors.tolerance`",
-                    "`true` needs a dead-letter topic and " + "becomes `all`"),
-            prefix(
-                    "errors.deadletterqueue.",
-                    ERRORS,
-                    "—",
-                    "not carried over (replication factor, context headers): "
-                            + "create the topic beforehand; kes always adds its `kes.*` headers",
-                    Values.NOTHING),
-            prefix(
-                    "errors.",
-                    ERRORS,
-                    "—",
-                    "not carried over (logging, retry timeouts of converters): kes logs each "
-                            + "failure and retries only Elasticsearch",
-                    Values.NOTHING),
-            // Converters
-            planned(
-                    "key.converter",
-                    CONVERTERS,
-                    "`routes[].id`",
-                    "with `key.ignore=false`: `StringConverter` keys "
-                            + "(and the worker's default) give Connect's ids; JSON or Avro keys are refused (kes takes the key's "
-                            + "bytes as text: a JSON string key keeps its quotes)"),
-            planned("key.converter.", CONVERTERS, "—", "read with `key.converter`", true),
-            planned(
-                    "value.converter",
-                    CONVERTERS,
-                    "`routes[].format`",
-                    "`JsonConverter` without schemas: `json`; "
-                            + "`AvroConverter`: `confluent-avro`; JSON with schemas, `StringConverter`, Protobuf and JSON Schema "
-                            + "are refused"),
-            planned(
-                    "value.converter.",
-                    CONVERTERS,
-                    "`routes[].schema_registry_url`",
-                    "`schema.registry.url` (the " + "first URL); registry authentication is refused",
-                    true),
-            row("header.converter", CONVERTERS, "—", "not carried over: kes reads headers as bytes", Values.NOTHING),
-            // Transforms
-            planned(
-                    "transforms",
-                    TRANSFORMS,
-                    "`routes[].index`",
-                    "`RegexRouter` and `TimestampRouter` become the "
-                            + "route's index name; any other transform is refused: kes has no single message transforms"),
-            planned("transforms.", TRANSFORMS, "—", "read with `transforms`", true),
-            planned("predicates", TRANSFORMS, "—", "refused: kes applies no transform conditionally"),
-            planned("predicates.", TRANSFORMS, "—", "refused with `predicates`", true));
+                    Values::maxRetries));
+
+    /** Every row: these, then how records become documents ({@link RecordOptions}). */
+    static final List<ConnectOption> ALL =
+            Stream.concat(CONNECTION_ROWS.stream(), RecordOptions.ROWS.stream()).toList();
 
     static Optional<ConnectOption> find(String key) {
         return ALL.stream().filter(o -> o.matches(key)).findFirst();
     }
 
-    private static ConnectOption row(String key, Family family, String kes, String note, Handler handler) {
+    static ConnectOption row(String key, Family family, String kes, String note, Handler handler) {
         return new ConnectOption(key, false, family, kes, note, handler);
     }
 
-    private static ConnectOption prefix(String key, Family family, String kes, String note, Handler handler) {
+    static ConnectOption prefix(String key, Family family, String kes, String note, Handler handler) {
         return new ConnectOption(key, true, family, kes, note, handler);
     }
 
-    private static ConnectOption planned(String key, Family family, String kes, String note) {
+    static ConnectOption planned(String key, Family family, String kes, String note) {
         return planned(key, family, kes, note, false);
     }
 
-    private static ConnectOption planned(String key, Family family, String kes, String note, boolean prefix) {
+    static ConnectOption planned(String key, Family family, String kes, String note, boolean prefix) {
         return new ConnectOption(key, prefix, family, kes, note, Values.NOTHING);
     }
 }
