@@ -164,8 +164,10 @@ final class RecordOptions {
                     "transforms",
                     TRANSFORMS,
                     "`routes[].index`",
-                    "`RegexRouter` and `TimestampRouter` become the "
-                            + "route's index name; any other transform is refused: kes has no single message transforms"),
+                    "`RegexRouter` and `TimestampRouter` become the route's index name (`TimestampRouter`'s date is "
+                            + "the event time: the record's `@timestamp` when it has one, else the Kafka timestamp, "
+                            + "which Connect always takes); any other transform is refused: kes has no single message "
+                            + "transforms"),
             planned("transforms.", TRANSFORMS, "—", "read with `transforms`", true),
             planned("predicates", TRANSFORMS, "—", "refused: kes applies no transform conditionally"),
             planned("predicates.", TRANSFORMS, "—", "refused with `predicates`", true));

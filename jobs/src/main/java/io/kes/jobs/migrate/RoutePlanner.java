@@ -55,7 +55,9 @@ final class RoutePlanner {
         boolean keyIds = false;
         List<String> routeTopics = new ArrayList<>(topics);
         if (regex != null) {
-            routeTopics.addAll(keyIgnored); // explicit routes first: the first route that matches a topic takes it
+            // explicit routes first (the first route that matches a topic takes it), only for the pattern's topics:
+            // Connect reads no other
+            keyIgnored.stream().filter(t -> t.matches(regex)).forEach(routeTopics::add);
             routeTopics.add(null);
         }
         for (String topic : routeTopics) {
@@ -120,7 +122,12 @@ final class RoutePlanner {
     /** Ids from keys: kes takes the key's bytes as text, which is Connect's id for string keys. */
     private void keyConverter() {
         String kc = c.get("key.converter", "");
-        if (kc.isEmpty() || kc.equals("org.apache.kafka.connect.storage.StringConverter")) {
+        if (kc.isEmpty()) {
+            m.job.comment("key.converter is not set, so the worker's applied: kes's ids are the keys' bytes as text, "
+                    + "Connect's ids when the worker's key converter is StringConverter (JSON keys would differ).");
+            return;
+        }
+        if (kc.equals("org.apache.kafka.connect.storage.StringConverter")) {
             return;
         }
         String why = kc.equals("org.apache.kafka.connect.json.JsonConverter")
