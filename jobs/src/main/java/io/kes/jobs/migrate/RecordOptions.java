@@ -25,10 +25,12 @@ final class RecordOptions {
             planned(
                     "key.ignore",
                     WRITES,
-                    "`routes[].id`",
+                    "`routes[].id`, `routes[].version`",
                     "`true`: `id: kafka-connect`, the connector's "
                             + "`topic+partition+offset` ids (kes's own `id: kafka` ids are shorter and differ); `false`: "
-                            + "`id: key`, the key as text, the same as Connect's for string and integer keys"),
+                            + "`id: key`, the key as text, the same as Connect's for string and integer keys, and "
+                            + "with `insert` into an index `version: kafka-offset`, Connect's external version by "
+                            + "offset (as `external_gte`: a replay of a record rewrites it instead of answering 409)"),
             planned("topic.key.ignore", WRITES, "`routes[].id`", "those topics' routes get `id: kafka-connect`"),
             planned(
                     "schema.ignore",
