@@ -34,7 +34,16 @@ class MigrationGuideTest {
     }
 
     @Test
-    void everyRowHasAFamilyAndNoTwoRowsShareAKey() {
+    void noTwoRowsShareAKey() {
         assertThat(ConnectOptions.ALL).extracting(ConnectOption::key).doesNotHaveDuplicates();
+    }
+
+    /** A prefix row listed before a row it also matches would take that row's options: the first match wins. */
+    @Test
+    void everyRowIsTheOneItsOptionsFind() {
+        for (ConnectOption o : ConnectOptions.ALL) {
+            String option = o.prefix() ? o.key() + "some.option" : o.key();
+            assertThat(ConnectOptions.find(option)).as(option).contains(o);
+        }
     }
 }
