@@ -26,8 +26,10 @@ import org.apache.avro.Schema;
  * @param index          {@code index}: target index, alias or name template such as
  *                       {@code logs-{service}-{@timestamp|yyyy.MM.dd}} (fields of the record, dates of its event time)
  * @param dataStream     {@code data_stream}: write to this data stream instead (op create, {@code @timestamp} added when missing)
- * @param id             {@code id}: {@code kafka} (default: topic/partition/offset), {@code key} (the record key, for
- *                       compacted topics), {@code none}, {@code {field: path}} or {@code {hash: [paths]}}
+ * @param id             {@code id}: {@code kafka} (default: topic/partition/offset), {@code kafka-connect} (Kafka Connect's
+ *                       {@code topic+partition+offset} text, to keep documents written by its Elasticsearch sink),
+ *                       {@code key} (the record key, for compacted topics), {@code none}, {@code {field: path}} or
+ *                       {@code {hash: [paths]}}
  * @param routing        {@code routing}: field path whose value is the custom routing, or null; never with
  *                       delete-on-tombstone (a tombstone has no value to read it from)
  * @param op             {@code op}: index (default), create, upsert, delete-on-tombstone
@@ -110,6 +112,8 @@ public record Route(
         /** The id strategies. */
         public enum Kind {
             KAFKA,
+            /** {@code topic+partition+offset} as text: the ids Kafka Connect's Elasticsearch sink gives with key.ignore. */
+            KAFKA_CONNECT,
             KEY,
             NONE,
             FIELD,
@@ -239,7 +243,9 @@ public record Route(
                                     ? "data stream write (op create)"
                                     : "op " + op.name().toLowerCase())
                             + "; leave version out");
-        } else if (id.kind() == IdSpec.Kind.KAFKA || id.kind() == IdSpec.Kind.NONE) {
+        } else if (id.kind() == IdSpec.Kind.KAFKA
+                || id.kind() == IdSpec.Kind.KAFKA_CONNECT
+                || id.kind() == IdSpec.Kind.NONE) {
             node.problems()
                     .add(node.keyPath("version")
                             + " kafka-offset needs ids that repeat (id: key, {field: ...} or {hash: "
@@ -411,16 +417,17 @@ public record Route(
         ConfigNode id = node.section("id");
         if (id.keys().isEmpty()) {
             String raw = node.string("id", "").trim();
-            List<String> known = List.of("kafka", "key", "none");
+            List<String> known = List.of("kafka", "kafka-connect", "key", "none");
             if (!known.contains(raw)) {
                 String hint = DidYouMean.closest(raw, known)
                         .map(k -> " Did you mean '" + k + "'?")
                         .orElse("");
                 throw new ConfigException(
-                        node.keyPath("id") + " must be one of kafka, key, none, {field: path} or {hash: [paths]}, got '"
+                        node.keyPath("id") + " must be one of kafka, kafka-connect, key, none, {field: path} or "
+                                + "{hash: [paths]}, got '"
                                 + raw + "'." + hint);
             }
-            return new IdSpec(IdSpec.Kind.valueOf(raw.toUpperCase()), List.of());
+            return new IdSpec(IdSpec.Kind.valueOf(raw.toUpperCase().replace('-', '_')), List.of());
         }
         id.allowOnly(Set.of("field", "hash"));
         if (!id.has("field") && !id.has("hash")) {

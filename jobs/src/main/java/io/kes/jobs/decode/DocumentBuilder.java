@@ -92,9 +92,9 @@ public final class DocumentBuilder {
                 .build();
     }
 
-    /** {@code id: kafka}: a record's coordinates are its alone, so no other write of its id follows in a run. */
+    /** {@code id: kafka} or {@code kafka-connect}: a record's coordinates are its alone, so no other write of its id follows in a run. */
     private boolean idsUnique() {
-        return route.id().kind() == Route.IdSpec.Kind.KAFKA;
+        return route.id().kind() == Route.IdSpec.Kind.KAFKA || route.id().kind() == Route.IdSpec.Kind.KAFKA_CONNECT;
     }
 
     /** With {@code version: kafka-offset}, the record's offset: a later record of a partition always has a higher one. */
@@ -235,6 +235,10 @@ public final class DocumentBuilder {
         switch (spec.kind()) {
             case KAFKA:
                 return KafkaCoordinateId.of(record.topic(), record.partition(), record.offset());
+            case KAFKA_CONNECT:
+                // Kafka Connect's format, kept so that a job taking over from its Elasticsearch sink overwrites
+                // the documents the connector wrote instead of duplicating them. Topic names cannot hold '+'.
+                return record.topic() + "+" + record.partition() + "+" + record.offset();
             case KEY:
                 if (record.key() == null || record.key().length == 0) {
                     throw new DecodeException(

@@ -41,7 +41,7 @@ class KesConfigTest {
                                                                         .toList())),
                                         "unknown key 'routes[0].indx'. Did you mean 'index'? Allowed here: "
                                                 + String.join(", ", new java.util.TreeSet<>(Route.KEYS)),
-                                        "routes[0].id must be one of kafka, key, none, {field: path} or {hash: [paths]}, got 'kafak'. Did you mean 'kafka'?"))
+                                        "routes[0].id must be one of kafka, kafka-connect, key, none, {field: path} or {hash: [paths]}, got 'kafak'. Did you mean 'kafka'?"))
                 .hasMessageStartingWith("3 errors in the config:\n  unknown key 'bulk.max_doc'");
     }
 

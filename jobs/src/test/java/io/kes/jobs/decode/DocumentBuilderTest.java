@@ -51,6 +51,15 @@ class DocumentBuilderTest {
         assertThat(op.origin().toString()).isEqualTo("orders/2@41");
     }
 
+    /** Kafka Connect's Elasticsearch sink names a document {@code topic+partition+offset} with key.ignore=true. */
+    @Test
+    void idKafkaConnectGivesTheConnectorsTopicPartitionOffsetIds() throws Exception {
+        DocumentOperation op = builder("  - {topics: [orders], index: orders, id: kafka-connect}")
+                .build(record(null, "{\"a\":1}"));
+        assertThat(op.id()).isEqualTo("orders+2+41");
+        assertThat(op.idUnique()).isTrue();
+    }
+
     @Test
     void withVersionByKafkaOffsetWritesAndTombstonesCarryTheirRecordsOffset() throws Exception {
         DocumentBuilder versioned = builder(

@@ -1,0 +1,460 @@
+package io.kes.jobs.migrate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kes.connector.ElasticsearchSinkOptions;
+import io.kes.jobs.config.KesConfig;
+import io.kes.jobs.config.Route;
+import io.kes.jobs.config.Route.IdSpec;
+import io.kes.jobs.config.Route.Op;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.configuration.MemorySize;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * {@code bin/kes migrate}, one nested class per family of the migration guide's table. Every
+ * migrated job is loaded by {@link KesConfig#parse} (the loader {@code bin/kes run} uses), so a
+ * test shows what the job will do, not only what the text says.
+ */
+class MigratorTest {
+
+    static Map<String, String> connector(String... keyValues) {
+        Map<String, String> c = new LinkedHashMap<>();
+        c.put("name", "orders-sink");
+        c.put("connector.class", ConnectOptions.CONNECTOR_CLASS);
+        c.put("topics", "orders");
+        c.put("connection.url", "http://es:9200");
+        c.put("key.ignore", "true");
+        c.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
+        c.put("value.converter.schemas.enable", "false");
+        for (int i = 0; i < keyValues.length; i += 2) {
+            if (keyValues[i + 1] == null) {
+                c.remove(keyValues[i]);
+            } else {
+                c.put(keyValues[i], keyValues[i + 1]);
+            }
+        }
+        return c;
+    }
+
+    static String yaml(String... keyValues) {
+        return Migrator.migrate(connector(keyValues), null);
+    }
+
+    static KesConfig job(String... keyValues) {
+        return KesConfig.parse(
+                yaml(keyValues), Map.of("KAFKA_BOOTSTRAP_SERVERS", "kafka:9092", "ES_PASSWORD", "from-the-env"));
+    }
+
+    static Route route(String... keyValues) {
+        return job(keyValues).routes.get(0);
+    }
+
+    static List<String> refused(String... keyValues) {
+        try {
+            yaml(keyValues);
+        } catch (MigrationException e) {
+            return e.problems();
+        }
+        throw new AssertionError("the migration was not refused");
+    }
+
+    @Nested
+    class General {
+        @Test
+        void theNameBecomesTheJobAndConnectsGroupSoCommittedOffsetsCarryOver() {
+            KesConfig job = job("tasks.max", "3");
+            assertThat(job.job.name()).isEqualTo("orders-sink");
+            assertThat(job.kafka.groupId()).isEqualTo("connect-orders-sink");
+            assertThat(job.job.parallelism()).isEqualTo(3);
+            assertThat(job.kafka.bootstrapServers()).isEqualTo("kafka:9092");
+        }
+
+        @Test
+        void everySettingGetsACommentLineAndSecretsAreMasked() {
+            String yaml = yaml("connection.username", "kes", "connection.password", "s3cret", "type.name", "_doc");
+            assertThat(yaml).contains("#   connection.password = ****  ->  elasticsearch.password");
+            assertThat(yaml)
+                    .contains("#   type.name = _doc  (not carried over: Elasticsearch 8 and 9 have no mapping types)");
+            assertThat(yaml.lines().filter(l -> l.startsWith("#   ")).count())
+                    .isEqualTo(connector(
+                                    "connection.username", "kes", "connection.password", "s3cret", "type.name", "_doc")
+                            .size());
+            assertThat(yaml.lines().filter(l -> !l.startsWith("#")).filter(l -> l.contains("s3cret")))
+                    .hasSize(1);
+        }
+
+        @Test
+        void anUnknownOptionOrAnotherConnectorIsRefused() {
+            assertThat(refused("conection.url", "http://x:9200"))
+                    .anySatisfy(p -> assertThat(p).startsWith("conection.url is not an option"));
+            assertThat(refused("connector.class", "io.aiven.connect.elasticsearch.ElasticsearchSinkConnector"))
+                    .anySatisfy(p -> assertThat(p).contains("Confluent's Elasticsearch sink"));
+        }
+
+        @Test
+        void everyProblemIsListedAtOnce() {
+            assertThat(refused(
+                            "proxy.host",
+                            "proxy",
+                            "external.version.header",
+                            "v",
+                            "transforms",
+                            "x",
+                            "transforms.x.type",
+                            "org.apache.kafka.connect.transforms.InsertField$Value"))
+                    .hasSize(3);
+        }
+    }
+
+    @Nested
+    class Topics {
+        @Test
+        void eachTopicGetsARouteToItsLowercasedIndex() {
+            KesConfig job = job("topics", "Orders, _payments");
+            assertThat(job.routes).extracting(Route::topics).containsExactly(List.of("Orders"), List.of("_payments"));
+            assertThat(job.routes).extracting(Route::index).containsExactly("orders", "payments");
+        }
+
+        @Test
+        void aRegexBecomesATopicPatternWritingToTheRecordsTopic() {
+            Route r = route("topics", null, "topics.regex", "logs-.*");
+            assertThat(r.topicPattern()).isEqualTo("logs-.*");
+            assertThat(r.index()).isEqualTo("{_topic}");
+        }
+
+        @Test
+        void consumerOverridesGoToKafkaProperties() {
+            KesConfig job = job("consumer.override.max.poll.records", "100", "consumer.override.group.id", "g");
+            assertThat(job.kafka.properties()).containsEntry("max.poll.records", "100");
+            assertThat(job.kafka.groupId()).isEqualTo("g");
+            assertThat(refused("consumer.override.auto.offset.reset", "latest"))
+                    .anySatisfy(p -> assertThat(p).contains("'latest' in kes would also skip"));
+        }
+    }
+
+    @Nested
+    class Connection {
+        @Test
+        void urlsUserPasswordTimeoutsAndCompressionCarryOver() {
+            KesConfig job = job(
+                    "connection.url", "es1:9200, https://es2:9200",
+                    "connection.username", "kes",
+                    "connection.password", "${ES_PASSWORD}",
+                    "connection.timeout.ms", "2000",
+                    "read.timeout.ms", "30000",
+                    "connection.compression", "true");
+            assertThat(job.sinkOptions.get(ElasticsearchSinkOptions.HOSTS))
+                    .containsExactly("https://es1:9200", "https://es2:9200");
+            assertThat(job.sinkOptions.get(ElasticsearchSinkOptions.CONNECT_TIMEOUT))
+                    .isEqualTo(Duration.ofSeconds(2));
+            assertThat(job.sinkOptions.get(ElasticsearchSinkOptions.SOCKET_TIMEOUT))
+                    .isEqualTo(Duration.ofSeconds(30));
+            assertThat(job.sinkOptions.get(ElasticsearchSinkOptions.GZIP)).isTrue();
+            assertThat(yaml("connection.password", "${file:/run/secrets/es}"))
+                    .contains("password: \"${file:/run/secrets/es}\"");
+        }
+
+        @Test
+        void configProviderReferencesProxiesAndKerberosAreRefused() {
+            assertThat(refused("connection.password", "${file:/etc/secrets.properties:es.password}"))
+                    .anySatisfy(p -> assertThat(p).contains("Connect config provider reference"));
+            assertThat(refused("proxy.host", "proxy.local"))
+                    .anySatisfy(p -> assertThat(p).startsWith("proxy.host"));
+            assertThat(refused("kerberos.user.principal", "kes@REALM"))
+                    .anySatisfy(p -> assertThat(p).contains("basic auth or an API key"));
+            assertThat(yaml("proxy.host", "")).doesNotContain("proxy_");
+        }
+    }
+
+    @Nested
+    class Tls {
+        @Test
+        void aPemTrustStoreBecomesTheCaFile(@TempDir Path dir) throws Exception {
+            Path ca = Files.writeString(dir.resolve("ca.pem"), "a PEM file");
+            KesConfig job = job(
+                    "elastic.security.protocol", "SSL",
+                    "elastic.https.ssl.truststore.location", ca.toString(),
+                    "elastic.https.ssl.truststore.type", "PEM");
+            assertThat(job.sinkOptions.get(ElasticsearchSinkOptions.TLS_CA_FILE))
+                    .isEqualTo(ca.toString());
+        }
+
+        @Test
+        void aJksTrustStoreAKeyStoreAndNoHostNameCheckAreRefusedWithTheWayOut() {
+            assertThat(refused(
+                            "elastic.security.protocol", "SSL",
+                            "elastic.https.ssl.truststore.location", "/certs/truststore.jks",
+                            "elastic.https.ssl.truststore.password", "changeit",
+                            "elastic.https.ssl.keystore.location", "/certs/client.p12",
+                            "elastic.https.ssl.endpoint.identification.algorithm", ""))
+                    .satisfiesExactlyInAnyOrder(
+                            p -> assertThat(p).contains("presents no client certificate"),
+                            p -> assertThat(p).contains("always verifies that the certificate names the host"),
+                            p -> assertThat(p).contains("keytool -exportcert -rfc -keystore /certs/truststore.jks"));
+        }
+
+        @Test
+        void plaintextIgnoresTheTrustStoreAsConnectDoes() {
+            assertThat(job("elastic.https.ssl.truststore.location", "/certs/truststore.jks")
+                            .sinkOptions
+                            .getOptional(ElasticsearchSinkOptions.TLS_CA_FILE))
+                    .isEmpty();
+        }
+    }
+
+    @Nested
+    class Writes {
+        @Test
+        void keyIgnoreGivesConnectsCoordinateIdsAndKeysGiveKeyIdsVersionedByOffset() {
+            Route coordinates = route();
+            assertThat(coordinates.id().kind()).isEqualTo(IdSpec.Kind.KAFKA_CONNECT);
+            assertThat(coordinates.versionByOffset()).isFalse();
+            Route keyed =
+                    route("key.ignore", "false", "key.converter", "org.apache.kafka.connect.storage.StringConverter");
+            assertThat(keyed.id().kind()).isEqualTo(IdSpec.Kind.KEY);
+            assertThat(keyed.op()).isEqualTo(Op.INDEX);
+            assertThat(keyed.versionByOffset()).isTrue();
+        }
+
+        @Test
+        void topicKeyIgnoreSetsCoordinateIdsForItsTopicsOnly() {
+            KesConfig job = job("topics", "orders,clicks", "key.ignore", "false", "topic.key.ignore", "clicks");
+            assertThat(job.routes)
+                    .extracting(r -> r.id().kind())
+                    .containsExactly(IdSpec.Kind.KEY, IdSpec.Kind.KAFKA_CONNECT);
+        }
+
+        @ParameterizedTest
+        @CsvSource({
+            "insert, fail, false, INDEX, true",
+            "insert, delete, false, DELETE_ON_TOMBSTONE, true",
+            "upsert, fail, false, UPSERT, false",
+        })
+        void writeMethodAndNullValuesBecomeTheOp(String write, String nulls, String keyIgnore, Op op, boolean version) {
+            Route r = route("key.ignore", keyIgnore, "write.method", write, "behavior.on.null.values", nulls);
+            assertThat(r.op()).isEqualTo(op);
+            assertThat(r.versionByOffset()).isEqualTo(version);
+        }
+
+        @Test
+        void whatKesCannotDoIsRefused() {
+            assertThat(refused("behavior.on.null.values", "delete"))
+                    .anySatisfy(p -> assertThat(p).contains("deletes nothing in Connect"));
+            assertThat(refused("key.ignore", "false", "write.method", "upsert", "behavior.on.null.values", "delete"))
+                    .anySatisfy(p -> assertThat(p).contains("either upserts or indexes and deletes"));
+            assertThat(refused("behavior.on.null.values", "ignore"))
+                    .anySatisfy(p -> assertThat(p).contains("kes drops no record silently"));
+            assertThat(refused("key.ignore", "false", "external.version.header", "version"))
+                    .anySatisfy(p -> assertThat(p).contains("versions documents by their record's Kafka offset only"));
+            assertThat(refused("key.ignore", "false", "key.converter", "org.apache.kafka.connect.json.JsonConverter"))
+                    .anySatisfy(p -> assertThat(p).contains("with its quotes"));
+        }
+
+        @Test
+        void autogeneratedIdsAndResourceMappings() {
+            assertThat(route("use.autogenerated.ids", "true").id().kind()).isEqualTo(IdSpec.Kind.NONE);
+            Route mapped = route(
+                    "external.resource.usage",
+                    "ALIAS_INDEX",
+                    "topic.to.external.resource.mapping",
+                    "orders:orders-write");
+            assertThat(mapped.index()).isEqualTo("orders-write");
+        }
+    }
+
+    @Nested
+    class DataStreams {
+        @Test
+        void typeDatasetAndNamespaceNameTheDataStream() {
+            Route r = route(
+                    "data.stream.type",
+                    "logs",
+                    "data.stream.dataset",
+                    "shop",
+                    "data.stream.timestamp.field",
+                    "created_at");
+            assertThat(r.dataStream()).isEqualTo("logs-shop-orders");
+            assertThat(r.op()).isEqualTo(Op.CREATE);
+            assertThat(r.timestampField()).isEqualTo("created_at");
+            assertThat(route(
+                                    "data.stream.type",
+                                    "metrics",
+                                    "data.stream.dataset",
+                                    "cpu",
+                                    "data.stream.namespace",
+                                    "prod")
+                            .dataStream())
+                    .isEqualTo("metrics-cpu-prod");
+        }
+
+        @Test
+        void severalTimestampFieldsAndHalfADataStreamAreRefused() {
+            assertThat(refused(
+                            "data.stream.type",
+                            "logs",
+                            "data.stream.dataset",
+                            "shop",
+                            "data.stream.timestamp.field",
+                            "a,b"))
+                    .anySatisfy(p -> assertThat(p).contains("from one field"));
+            assertThat(refused("data.stream.type", "logs"))
+                    .anySatisfy(p -> assertThat(p).contains("go together"));
+        }
+    }
+
+    @Nested
+    class Bulks {
+        @Test
+        void batchLingerInFlightBytesAndRetriesCarryOver() {
+            KesConfig job = job(
+                    "batch.size", "500",
+                    "linger.ms", "50",
+                    "max.in.flight.requests", "2",
+                    "bulk.size.bytes", "2097152",
+                    "retry.backoff.ms", "200",
+                    "max.retries", "3");
+            assertThat(job.sinkOptions.get(ElasticsearchSinkOptions.BULK_MAX_DOCS))
+                    .isEqualTo(500);
+            assertThat(job.sinkOptions.get(ElasticsearchSinkOptions.BULK_LINGER))
+                    .isEqualTo(Duration.ofMillis(50));
+            assertThat(job.sinkOptions.get(ElasticsearchSinkOptions.BULK_MAX_IN_FLIGHT))
+                    .isEqualTo(2);
+            assertThat(job.sinkOptions.get(ElasticsearchSinkOptions.BULK_MAX_BYTES))
+                    .isEqualTo(MemorySize.parse("2mb"));
+            assertThat(job.sinkOptions.get(ElasticsearchSinkOptions.RETRY_INITIAL_BACKOFF))
+                    .isEqualTo(Duration.ofMillis(200));
+            assertThat(job.sinkOptions.get(ElasticsearchSinkOptions.RETRY_MAX_TIME))
+                    .isEqualTo(Duration.ofMillis(200 + 400 + 800));
+        }
+
+        @Test
+        void unboundedBulksAreRefused() {
+            assertThat(refused("bulk.size.bytes", "-1"))
+                    .anySatisfy(p -> assertThat(p).contains("1kb..100mb"));
+        }
+    }
+
+    @Nested
+    class Errors {
+        @Test
+        void toleranceAllWithATopicDeadLetters() {
+            KesConfig job = job(
+                    "errors.tolerance",
+                    "all",
+                    "errors.deadletterqueue.topic.name",
+                    "dlq",
+                    "behavior.on.malformed.documents",
+                    "warn",
+                    "drop.invalid.message",
+                    "true");
+            assertThat(job.errors.deadLetters()).isTrue();
+            assertThat(job.errors.deadLetterTopic()).isEqualTo("dlq");
+        }
+
+        @Test
+        void skippingWithoutADeadLetterTopicIsRefused() {
+            assertThat(refused(
+                            "errors.tolerance",
+                            "all",
+                            "behavior.on.malformed.documents",
+                            "ignore",
+                            "drop.invalid.message",
+                            "true"))
+                    .hasSize(3)
+                    .allSatisfy(p -> assertThat(p).contains("errors.deadletterqueue.topic.name"));
+        }
+
+        @Test
+        void theDefaultsStop() {
+            assertThat(job().errors.deadLetters()).isFalse();
+        }
+    }
+
+    @Nested
+    class Converters {
+        @Test
+        void avroWithARegistryBecomesConfluentAvro() {
+            Route r = route(
+                    "value.converter",
+                    "io.confluent.connect.avro.AvroConverter",
+                    "value.converter.schemas.enable",
+                    null,
+                    "value.converter.schema.registry.url",
+                    "http://registry:8081");
+            assertThat(r.format().kind()).isEqualTo(Route.ValueFormat.Kind.CONFLUENT_AVRO);
+            assertThat(r.format().registryUrl()).isEqualTo("http://registry:8081");
+        }
+
+        @Test
+        void jsonWithSchemasStringValuesAndRegistryAuthAreRefused() {
+            assertThat(refused("value.converter.schemas.enable", "true"))
+                    .anySatisfy(p -> assertThat(p).contains("envelope"));
+            assertThat(refused("value.converter", "org.apache.kafka.connect.storage.StringConverter"))
+                    .anySatisfy(p -> assertThat(p).contains("no kes equivalent"));
+            assertThat(refused(
+                            "value.converter",
+                            "io.confluent.connect.avro.AvroConverter",
+                            "value.converter.schema.registry.url",
+                            "http://registry:8081",
+                            "value.converter.basic.auth.user.info",
+                            "u:p"))
+                    .anySatisfy(p -> assertThat(p).contains("without authentication"));
+        }
+
+        @Test
+        void aMissingValueConverterIsReadAsJsonAndSaysSo() {
+            assertThat(yaml("value.converter", null, "value.converter.schemas.enable", null))
+                    .contains("value.converter is not set, so the worker's applied");
+        }
+    }
+
+    @Nested
+    class Transforms {
+        @Test
+        void regexRouterAndTimestampRouterNameTheIndex() {
+            Route r = route(
+                    "transforms", "route,daily",
+                    "transforms.route.type", Targets.REGEX_ROUTER,
+                    "transforms.route.regex", "(.*)",
+                    "transforms.route.replacement", "shop-$1",
+                    "transforms.daily.type", Targets.TIMESTAMP_ROUTER,
+                    "transforms.daily.topic.format", "${topic}-${timestamp}",
+                    "transforms.daily.timestamp.format", "yyyy.MM.dd");
+            assertThat(r.index()).isEqualTo("shop-orders-{@timestamp|yyyy.MM.dd}");
+        }
+
+        @Test
+        void otherTransformsPredicatesAndRegexRouterOverAPatternAreRefused() {
+            assertThat(refused(
+                            "transforms",
+                            "x",
+                            "transforms.x.type",
+                            "org.apache.kafka.connect.transforms.InsertField$Value"))
+                    .anySatisfy(p -> assertThat(p).contains("no single message transforms"));
+            assertThat(refused(
+                            "topics",
+                            null,
+                            "topics.regex",
+                            "o.*",
+                            "transforms",
+                            "r",
+                            "transforms.r.type",
+                            Targets.REGEX_ROUTER,
+                            "transforms.r.regex",
+                            "o(.*)",
+                            "transforms.r.replacement",
+                            "$1"))
+                    .anySatisfy(p -> assertThat(p).contains("list the topics in topics"));
+        }
+    }
+}
