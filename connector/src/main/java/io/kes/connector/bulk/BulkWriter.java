@@ -288,7 +288,9 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, NodeBudgets
         budgets.done(batch);
         drain.bulkDone(batch.epoch);
         pump(); // room in its node's budget
-        partialSends.bulkEnded();
+        if (asyncFailure == null) {
+            partialSends.bulkEnded(); // a buffer that waited for that room may go
+        }
     }
 
     @Override

@@ -59,10 +59,19 @@ final class PartialSends {
         arm(time.getCurrentProcessingTime() + coalesceMillis);
     }
 
-    /** A bulk ended: its node (and its slot) may have room now for a buffer that waits. */
+    /**
+     * A bulk ended: its node (and its slot) may have room now for a buffer that waits. Looked at
+     * at once, on the task thread that handles the answer: a timer would cost a thread hop and a
+     * mail per bulk.
+     */
     void bulkEnded() {
-        if (buffers.bufferedDocs() > 0) {
-            arm(time.getCurrentProcessingTime());
+        if (buffers.bufferedDocs() == 0) {
+            return;
+        }
+        try {
+            fire(time.getCurrentProcessingTime());
+        } catch (InterruptedException cancelled) {
+            Thread.currentThread().interrupt(); // the task is being cancelled: nothing more goes out
         }
     }
 
