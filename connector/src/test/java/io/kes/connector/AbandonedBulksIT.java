@@ -69,7 +69,7 @@ class AbandonedBulksIT {
             http.send("PUT", "/abandoned/_settings", "{\"index\":{\"number_of_replicas\":0}}")
                     .requireOk("drop the replica");
             job.getJobExecutionResult().get();
-            awaitNoBulkTasks(http);
+            BulkTasks.awaitNone(http);
         }
 
         http.send("POST", "/abandoned/_refresh", null).requireOk("refresh");
@@ -92,21 +92,5 @@ class AbandonedBulksIT {
         assertThat(RecordingReporter.sum("kes.bulksAwaitedAfterNoAnswer"))
                 .as("kes waited for the bulk it gave up on")
                 .isGreaterThanOrEqualTo(1);
-    }
-
-    /** Until the held bulk has been applied (or refused), so that what the test reads is final. */
-    private static void awaitNoBulkTasks(Http http) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (System.nanoTime() < deadline) {
-            JsonNode tasks = JSON.readTree(http.get("/_tasks?actions=indices:data/write/bulk*&group_by=none")
-                            .requireOk("tasks")
-                            .body())
-                    .path("tasks");
-            if (tasks.isEmpty()) {
-                return;
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("a bulk still runs in Elasticsearch after 60 s");
     }
 }

@@ -56,7 +56,7 @@ class LateCopiesIT {
             awaitAtLeastOne(() -> proxy.stats().gatewayAnswers(), "the held bulk is answered 504 by the proxy");
             releaseHeldBulkLater(http);
             job.getJobExecutionResult().get();
-            awaitNoBulkTasks(http);
+            BulkTasks.awaitNone(http);
         }
         assertEveryKeyEndsOnItsLastOperation(http);
         assertThat(RecordingReporter.sum("kes.bulksAwaitedAfterNoAnswer"))
@@ -78,7 +78,7 @@ class LateCopiesIT {
             awaitAtLeastOne(() -> holding.stats().heldBulks(), "a bulk is held behind the first host");
             releaseHeldBulkLater(http);
             job.getJobExecutionResult().get();
-            awaitNoBulkTasks(http);
+            BulkTasks.awaitNone(http);
         }
         assertEveryKeyEndsOnItsLastOperation(http);
         assertThat(RecordingReporter.sum("kes.bulksAwaitedAfterNoAnswer"))
@@ -159,21 +159,5 @@ class LateCopiesIT {
         assertThat(stored)
                 .as("every key at its last operation, none taken back by the held copy")
                 .isEqualTo(expected);
-    }
-
-    /** Until the held bulk has been applied (or refused), so that what the test reads is final. */
-    private static void awaitNoBulkTasks(Http http) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (System.nanoTime() < deadline) {
-            JsonNode tasks = JSON.readTree(http.get("/_tasks?actions=indices:data/write/bulk*&group_by=none")
-                            .requireOk("tasks")
-                            .body())
-                    .path("tasks");
-            if (tasks.isEmpty()) {
-                return;
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("a bulk still runs in Elasticsearch after 60 s");
     }
 }

@@ -72,13 +72,7 @@ class DocsLinksTest {
 
     @Test
     void everyRelativeLinkOfTheReadmeAndTheDocsLeadsToAFileThatExists() throws IOException {
-        List<Path> files = new ArrayList<>();
-        files.add(ROOT.resolve("README.md"));
-        try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {
-            docs.filter(p -> p.getFileName().toString().endsWith(".md"))
-                    .sorted()
-                    .forEach(files::add);
-        }
+        List<Path> files = readmeAndDocs();
         List<String> broken = new ArrayList<>();
         int checked = 0;
         for (Path file : files) {
@@ -105,6 +99,18 @@ class DocsLinksTest {
                 .isEmpty();
     }
 
+    /** README.md and docs/*.md, in order. */
+    private static List<Path> readmeAndDocs() throws IOException {
+        List<Path> files = new ArrayList<>();
+        files.add(ROOT.resolve("README.md"));
+        try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {
+            docs.filter(p -> p.getFileName().toString().endsWith(".md"))
+                    .sorted()
+                    .forEach(files::add);
+        }
+        return files;
+    }
+
     /** A relative path in prose or a code span ({@code ../x/y.md}), where a link may hide as text. */
     private static final Pattern RELATIVE_PATH = Pattern.compile("(?<![\\w./-])((?:\\.\\./)+[\\w./-]*)");
 
@@ -115,13 +121,7 @@ class DocsLinksTest {
      */
     @Test
     void theReadmeAndTheDocsNamePathsOnlyInsideTheRepository() throws IOException {
-        List<Path> files = new ArrayList<>();
-        files.add(ROOT.resolve("README.md"));
-        try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {
-            docs.filter(p -> p.getFileName().toString().endsWith(".md"))
-                    .sorted()
-                    .forEach(files::add);
-        }
+        List<Path> files = readmeAndDocs();
         List<String> outside = new ArrayList<>();
         for (Path file : files) {
             List<String> lines = outsideCodeBlocks(file);
