@@ -49,7 +49,7 @@ final class PartialSends {
         this.buffers = buffers;
         this.sender = sender;
         this.room = room;
-        this.coalesceMillis = Math.min(coalesceMillis, lingerMillis);
+        this.coalesceMillis = coalesceMillis; // at most the linger: SinkSettings.coalesce() says so
         this.lingerMillis = lingerMillis;
         this.sendWaiting = sendWaiting;
     }
