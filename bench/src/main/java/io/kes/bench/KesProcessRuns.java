@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -88,41 +87,8 @@ final class KesProcessRuns {
                         "JAVA_TOOL_OPTIONS",
                         "-Xlog:gc:file=" + gcLog + (options.profile ? " " + profilerAgent(profile) : ""));
         long docs = topic.docsFrom(new long[options.partitions]);
-        long clientBefore = clientCpu.millis();
-        long t0 = System.nanoTime();
-        Process process = builder.start();
-        long processCpu = 0;
-        long first = 0;
-        long quarter = 0;
-        long threeQuarters = 0;
-        long cpuAtQuarter = 0;
-        long cpuAtThreeQuarters = 0;
-        try {
-            long deadline = t0 + TimeUnit.MINUTES.toNanos(20);
-            while (!process.waitFor(100, TimeUnit.MILLISECONDS)) {
-                processCpu = EsStats.treeCpuMillis(process.pid());
-                long indexed = OfficialRuns.indexTotal(es, index);
-                long now = System.nanoTime();
-                first = first == 0 && indexed > 0 ? now : first;
-                if (quarter == 0 && indexed >= docs / 4) {
-                    quarter = now;
-                    cpuAtQuarter = processCpu + clientCpu.millis();
-                }
-                if (threeQuarters == 0 && indexed >= docs * 3 / 4) {
-                    threeQuarters = now;
-                    cpuAtThreeQuarters = processCpu + clientCpu.millis();
-                }
-                if (now > deadline) {
-                    throw new IllegalStateException("bin/kes run still running after 20 minutes; console: " + console);
-                }
-            }
-        } finally {
-            if (process.isAlive()) {
-                process.descendants().forEach(ProcessHandle::destroyForcibly);
-                process.destroyForcibly();
-            }
-        }
-        long end = System.nanoTime();
+        ProcessClock.Result timed =
+                ProcessClock.time(builder, es, index, docs, clientCpu, 20, "bin/kes run (console: " + console + ")");
         if (Files.exists(profile)) {
             Files.createDirectories(options.out);
             Files.writeString(
@@ -136,19 +102,16 @@ final class KesProcessRuns {
                                     "every thread of the bin/kes run process (its main thread: start-up and the MiniCluster), process start to exit"));
         }
         String printed = Files.readString(console) + logs(dir.resolve("home/logs"));
-        double steady = threeQuarters > quarter && quarter > 0
-                ? (docs * 3 / 4 - docs / 4) / ((threeQuarters - quarter) / 1e9)
-                : Double.NaN;
         return new Result(
-                (end - t0) / 1e9,
-                first == 0 ? Double.NaN : (first - t0) / 1e9,
-                steady,
-                (processCpu + clientCpu.millis() - clientBefore) / 1000.0,
-                threeQuarters > quarter && quarter > 0 ? (cpuAtThreeQuarters - cpuAtQuarter) / 1000.0 : Double.NaN,
+                timed.seconds(),
+                timed.startupSeconds(),
+                timed.steadyDocsPerSecond(),
+                timed.clientCpuSeconds(),
+                timed.steadyClientCpuSeconds(),
                 heapMb(gcLog, 1),
                 heapMb(gcLog, 3),
                 printed.contains("OutOfMemoryError"),
-                process.exitValue());
+                timed.exitCode());
     }
 
     /**
