@@ -8,6 +8,7 @@ import io.kes.connector.routing.ShardPredictor;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
+import org.apache.flink.annotation.VisibleForTesting;
 
 /**
  * Which writer a document goes to, as a key the exchange maps onto the writers ({@code key mod
@@ -27,23 +28,57 @@ import java.util.Map;
  * <p>The promise per-id order rests on: <b>the writes of one id reach one writer at a time</b>.
  * Within one layout of a target an id's key never changes. When the layout changes (the index
  * appears and is read for the first time, is re-created with another shard count, a pipeline is
- * found moving its documents), an id's key may change, and the old writer may still hold its
- * last write. So the target keeps its previous rule until that cannot be: every id keeps its old
- * key until a checkpoint whose barrier came after the change completed (then every write routed
- * before that barrier is acknowledged: a checkpoint completes only then); ids routed with the old
- * key after such a barrier keep it, remembered with that barrier, until a later checkpoint
- * completes too. Without checkpoints the old rule stays: correct, only less well grouped.
- * A change while a target is still switching waits until the switch is over.
+ * found moving its documents), an id's key may change, and the old writer may still hold its last
+ * write. A checkpoint completes only once every writer has acknowledged every write routed before
+ * its barrier (aligned barriers: {@link SlotExchange#keyed}), so the rule kept here is: <b>an id
+ * moves to another writer only once a checkpoint has completed whose barrier came after its last
+ * write to the old one</b> (or when both rules give it the same writer: then it does not move).
+ *
+ * <p>A switch from the previous rule to the new one runs in rounds over the ids' positions (the top
+ * 32 bits of a 64-bit fingerprint of the id). Ids whose round has not begun stay on the previous
+ * rule. A round begins at the last barrier passed, B; until a checkpoint later than B completes,
+ * its ids stay on the previous rule, and those routed after a barrier later than B are remembered
+ * ({@link IdsOnOldRules}) with that barrier; then the round is over and the next one begins. An id
+ * of an ended round that is not remembered moves: its last write under the previous rule came
+ * before a barrier later than B, or before the round began (before B), and a checkpoint later than
+ * B completed. A remembered id stays on its rule until a checkpoint later than its barrier
+ * completes (each routing by that rule raises the barrier); then it is forgotten and follows the
+ * switch, which may by then have moved on. Without checkpoints the previous rule stays: correct,
+ * only less well grouped. A change while a target is still switching waits until the switch is
+ * over; ids remembered on an older rule do not hold a switch open.
+ *
+ * <p>Bounded: at most {@link #MAX_REMEMBERED_IDS} ids are remembered (2.5 MB, see
+ * {@link IdsOnOldRules}). When a round would need more, it is halved: its upper half returns to
+ * "not begun", its remembered ids forgotten. That is safe because while a round waits for its
+ * checkpoint none of its ids has moved: they are all on the previous rule, where ids not begun are.
+ * The next round is twice the last one's size (the first one covers every id), so a switch with
+ * more distinct ids per checkpoint than the bound takes a few more checkpoints. Ids that need no
+ * memory are not remembered: those both rules send to the same writer, and those written once a
+ * run ({@link DocumentOperation#idUnique()}). A hot id (routed after every barrier before that
+ * checkpoint completes) stays on its writer as long as it is hot, not grouped with its shard; one
+ * checkpoint without it moves it. Decisions depend on the (target, fingerprint) only, so two ids
+ * with one fingerprint are handled as one id: one stays a little longer, none moves early.
+ *
+ * <p>A completion counts only for a checkpoint whose barrier this router passed: an earlier run's
+ * (before a restore) covers none of this run's writes (Flink does not send those since FLINK-24096;
+ * this does not depend on it).
  *
  * <p>One instance per router subtask; not thread-safe (the task thread only).
  */
 final class SlotKeys {
 
+    /** The most ids remembered on old rules, all targets together. */
+    static final int MAX_REMEMBERED_IDS = 1 << 16;
+
     /** A target not routed to for this many checkpoints is forgotten (date-named indices come and go). */
     private static final long FORGET_IDLE_TARGETS_CHECKPOINTS = 60;
 
+    /** Positions of ids in a switch's rounds: the top 32 bits of their fingerprint. */
+    private static final long POSITIONS = 1L << 32;
+
     /** How one layout of a target keys documents; compares by the layout's generation. */
-    private static final class Rule {
+    static final class Rule {
+        final Target owner;
         final Object generation;
         final IndexRouting routing;
         final int base;
@@ -51,9 +86,10 @@ final class SlotKeys {
         /** How many writers share each of the index's slots (by the id's hash). */
         final int spread;
 
-        Rule(ShardPrediction prediction, int writers) {
+        Rule(Target owner, ShardPrediction prediction, int writers) {
             IndexLayout layout = prediction.layout();
             boolean slots = layout != null && layout.routing() != null;
+            this.owner = owner;
             this.generation = layout == null ? null : layout.generation();
             this.routing = slots ? layout.routing() : null;
             this.base = slots ? spread(layout.index().hashCode()) : 0;
@@ -84,101 +120,186 @@ final class SlotKeys {
         }
     }
 
-    private static final class Target {
+    static final class Target {
+        /** Spreads this target's entries in {@link IdsOnOldRules}. */
+        final int seed;
+
         Rule rule;
-        /** While switching: the rule ids keep until their last write under it is acknowledged. */
+        /** While switching: the rule ids leave. Null when no switch runs. */
         Rule previous;
-        /** The last barrier passed when the switch began. */
-        long changedAfterBarrier;
-        /** Ids routed with {@link #previous} after a barrier that followed the change → that barrier. */
-        Map<String, Long> routedSince;
+        /** The current round's positions: [roundFrom, roundTo); positions from roundTo on have not begun. */
+        long roundFrom;
+
+        long roundTo;
+        /** The last barrier passed when the current round began. */
+        long roundBegan;
+        /** Ids of this target in {@link IdsOnOldRules}. */
+        int remembered;
 
         long lastUsedBarrier;
+
+        Target(int seed) {
+            this.seed = seed;
+        }
     }
 
     private final int writers;
+    private final int maxRemembered;
     private final Map<String, Target> byTarget = new HashMap<>();
+    private final IdsOnOldRules onOldRules = new IdsOnOldRules();
+    private long firstBarrier = -1;
     private long lastBarrier = -1;
     private long lastCompleted = -1;
     private int roundRobin;
+    private int targetsMade;
 
     /** @param writers the writer subtasks the keys are spread over ({@code key mod writers}) */
     SlotKeys(int writers) {
+        this(writers, MAX_REMEMBERED_IDS);
+    }
+
+    @VisibleForTesting
+    SlotKeys(int writers, int maxRemembered) {
         this.writers = writers;
+        this.maxRemembered = maxRemembered;
     }
 
     /** The key of {@code op}, whose shard its router predicted as {@code prediction}. */
     int keyOf(DocumentOperation op, ShardPrediction prediction) {
         Target target = byTarget.get(op.index());
         if (target == null) {
-            target = new Target();
-            target.rule = new Rule(prediction, writers);
+            target = new Target(spread(targetsMade++));
+            target.rule = new Rule(target, prediction, writers);
             byTarget.put(op.index(), target);
         }
         target.lastUsedBarrier = lastBarrier;
         Object generation =
                 prediction.layout() == null ? null : prediction.layout().generation();
-        if (target.previous == null) {
-            if (generation == target.rule.generation) {
-                return target.rule.key(op, prediction, this);
-            }
-            Rule next = new Rule(prediction, writers);
-            if (next.routing == null && target.rule.routing == null) {
-                target.rule = next; // both key by id: no id changes writer
-                return next.key(op, prediction, this);
-            }
-            target.previous = target.rule;
-            target.rule = next;
-            target.changedAfterBarrier = lastBarrier;
-            target.routedSince = new HashMap<>();
+        if (target.previous == null && generation != target.rule.generation) {
+            change(target, prediction);
         }
         int key = generation == target.rule.generation
                 ? target.rule.key(op, prediction, this)
                 : target.rule.key(op, this);
-        String id = op.id();
-        if (id == null) {
-            return key; // no id, no order to keep
-        }
-        Long routedAfter = target.routedSince.get(id);
-        boolean oldWriteMayBeInFlight =
-                lastCompleted <= target.changedAfterBarrier || (routedAfter != null && lastCompleted <= routedAfter);
-        if (!oldWriteMayBeInFlight) {
-            if (routedAfter != null) {
-                target.routedSince.remove(id);
-            }
+        if (target.previous == null && target.remembered == 0) {
             return key;
         }
-        if (lastBarrier > target.changedAfterBarrier) {
-            target.routedSince.put(id, lastBarrier);
+        if (op.id() == null || op.idUnique()) {
+            return key; // no other write of this id to keep in order
         }
-        return target.previous.key(op, this);
+        return keyWhileMoving(target, op, key);
+    }
+
+    /** A new layout of {@code target}: its switch begins (a change during a switch waits for its end). */
+    private void change(Target target, ShardPrediction prediction) {
+        Rule next = new Rule(target, prediction, writers);
+        if (next.routing == null && target.rule.routing == null) {
+            target.rule = next; // both key by id: no id changes writer
+            return;
+        }
+        target.previous = target.rule;
+        target.rule = next;
+        target.roundFrom = 0;
+        target.roundTo = POSITIONS;
+        target.roundBegan = lastBarrier;
+    }
+
+    /** The key of {@code op}, whose target switches or has ids on old rules; {@code key}: its key under the new rule. */
+    private int keyWhileMoving(Target target, DocumentOperation op, int key) {
+        long fingerprint = fingerprint(op.id());
+        int slot = onOldRules.find(target, fingerprint);
+        if (slot >= 0) {
+            // Its last write under that rule may be unacknowledged: entries leave once it is not (completed).
+            onOldRules.routedAfter(slot, lastBarrier);
+            return onOldRules.rule(slot).key(op, this);
+        }
+        if (target.previous == null) {
+            return key;
+        }
+        long position = fingerprint >>> 32;
+        if (position >= target.roundTo) {
+            return target.previous.key(op, this); // its round has not begun
+        }
+        if (position < target.roundFrom) {
+            return key; // its round is over
+        }
+        // Its round waits for a checkpoint later than the barrier it began after (completed begins the next).
+        int previousKey = target.previous.key(op, this);
+        if (previousKey % writers == key % writers) {
+            return key; // the same writer either way: nothing to wait for
+        }
+        if (lastBarrier > target.roundBegan) {
+            remember(target, fingerprint, position);
+        }
+        return previousKey;
+    }
+
+    /**
+     * Remembers an id of {@code target}'s current round, routed by the previous rule after a
+     * barrier later than the round's first one. With no room left, halves the round until the id
+     * is out of it or there is room.
+     */
+    private void remember(Target target, long fingerprint, long position) {
+        while (onOldRules.size() >= maxRemembered) {
+            long to = target.roundFrom + (target.roundTo - target.roundFrom) / 2;
+            long from = to;
+            long until = target.roundTo;
+            Rule previous = target.previous;
+            // Nothing of this round has moved yet: its upper half goes back to not begun, on the previous rule.
+            onOldRules.removeIf((f, rule, barrier) -> rule == previous && f >>> 32 >= from && f >>> 32 < until);
+            target.roundTo = to;
+            if (position >= to) {
+                return;
+            }
+        }
+        onOldRules.add(fingerprint, target.previous, lastBarrier);
     }
 
     /** A checkpoint barrier passes the router: what it routes from now on is not covered by this checkpoint. */
     void barrier(long checkpointId) {
+        if (firstBarrier < 0) {
+            firstBarrier = checkpointId;
+        }
         lastBarrier = Math.max(lastBarrier, checkpointId);
     }
 
     /**
      * A checkpoint completed: every write routed before its barrier is acknowledged (and durable,
-     * with the fence). Ids whose old-rule writes it covers switch; a target with none left ends
-     * its switch. Also forgets targets not routed to for {@value #FORGET_IDLE_TARGETS_CHECKPOINTS} checkpoints.
+     * with the fence). Remembered ids it covers are forgotten; switching targets whose round began
+     * before its barrier go on to the next round, or end their switch. Also forgets targets not
+     * routed to for {@value #FORGET_IDLE_TARGETS_CHECKPOINTS} checkpoints.
      */
     void completed(long checkpointId) {
-        lastCompleted = Math.max(lastCompleted, checkpointId);
+        if (checkpointId < firstBarrier || checkpointId > lastBarrier || checkpointId <= lastCompleted) {
+            return; // not a checkpoint whose barrier passed this router, or not a newer one
+        }
+        lastCompleted = checkpointId;
+        if (onOldRules.size() > 0) {
+            onOldRules.removeIf((fingerprint, rule, barrier) -> barrier < checkpointId);
+        }
         for (Iterator<Target> it = byTarget.values().iterator(); it.hasNext(); ) {
             Target target = it.next();
-            if (target.previous != null && lastCompleted > target.changedAfterBarrier) {
-                target.routedSince.values().removeIf(barrier -> barrier < lastCompleted);
-                if (target.routedSince.isEmpty()) {
-                    target.previous = null;
-                    target.routedSince = null;
-                }
+            if (target.previous != null && lastCompleted > target.roundBegan) {
+                nextRound(target);
             }
-            if (target.previous == null && target.lastUsedBarrier + FORGET_IDLE_TARGETS_CHECKPOINTS < lastCompleted) {
+            if (target.previous == null
+                    && target.remembered == 0
+                    && target.lastUsedBarrier + FORGET_IDLE_TARGETS_CHECKPOINTS < lastCompleted) {
                 it.remove();
             }
         }
+    }
+
+    /** {@code target}'s round is over: the next one begins, twice its size, or the switch ends. */
+    private void nextRound(Target target) {
+        long size = target.roundTo - target.roundFrom;
+        target.roundFrom = target.roundTo;
+        if (target.roundFrom >= POSITIONS) {
+            target.previous = null; // ids still on it are remembered
+            return;
+        }
+        target.roundTo = target.roundFrom + Math.min(POSITIONS - target.roundFrom, Math.max(1, 2 * size));
+        target.roundBegan = lastBarrier;
     }
 
     /** A key that keeps one id on one writer: its id's (or routing's) hash; documents with neither are spread. */
@@ -187,13 +308,23 @@ final class SlotKeys {
         return by != null ? spread(by.hashCode()) : (roundRobin++ & Integer.MAX_VALUE);
     }
 
-    /** Ids routed with a previous rule that still wait for a checkpoint (for tests and the bound). */
+    /** Ids routed with an earlier rule that still wait for a checkpoint (for the metric and tests). */
     int remembered() {
-        int n = 0;
-        for (Target target : byTarget.values()) {
-            n += target.routedSince == null ? 0 : target.routedSince.size();
+        return onOldRules.size();
+    }
+
+    /** A 64-bit hash of {@code id} (FNV-1a, then MurmurHash3's finalizer), never 0. */
+    static long fingerprint(String id) {
+        long h = 0xcbf29ce484222325L;
+        for (int i = 0; i < id.length(); i++) {
+            h = (h ^ id.charAt(i)) * 0x100000001b3L;
         }
-        return n;
+        h ^= h >>> 33;
+        h *= 0xff51afd7ed558ccdL;
+        h ^= h >>> 33;
+        h *= 0xc4ceb9fe1a85ec53L;
+        h ^= h >>> 33;
+        return h == 0 ? 1 : h;
     }
 
     /**

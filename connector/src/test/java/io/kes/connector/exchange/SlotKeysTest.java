@@ -114,9 +114,9 @@ class SlotKeysTest {
 
     /**
      * The index appears: its documents were keyed by id while it was unknown, by slot once read.
-     * An id whose last write went by id may still sit in that writer: it keeps its id key until a
-     * checkpoint whose barrier came after the change completed, and ids written by id after that
-     * barrier until a later checkpoint completed too. Never two writers for one id at a time.
+     * An id whose last write went by id may still sit in that writer: it keeps its id's writer
+     * until a checkpoint whose barrier came after the change completed, and ids written by id after
+     * that barrier until a later checkpoint completed too. Never two writers for one id at a time.
      */
     @Test
     void anIdKeepsItsWriterAfterALayoutChangeUntilACheckpointCoversItsLastWriteThere() {
@@ -124,27 +124,25 @@ class SlotKeysTest {
         IndexLayout layout = layout("u1", 8);
         keys.barrier(1);
         keys.completed(1);
-        DocumentOperation x = doc("x");
-        DocumentOperation y = doc("y");
-        int byIdX = keys.keyOf(x, ShardPrediction.UNKNOWN);
-        int byIdY = keys.keyOf(y, ShardPrediction.UNKNOWN);
-        int bySlotX = new SlotKeys(WRITERS).keyOf(x, predict(layout, x));
-        int bySlotY = new SlotKeys(WRITERS).keyOf(y, predict(layout, y));
-        assertThat(byIdX).as("the test needs keys that differ").isNotEqualTo(bySlotX);
-        assertThat(byIdY).isNotEqualTo(bySlotY);
+        DocumentOperation x = doc(movedBetween(null, layout, 0));
+        DocumentOperation y = doc(movedBetween(null, layout, Integer.parseInt(x.id().substring(1)) + 1));
+        int byIdX = writer(keys.keyOf(x, ShardPrediction.UNKNOWN));
+        int byIdY = writer(keys.keyOf(y, ShardPrediction.UNKNOWN));
+        int bySlotX = writerUnder(layout, x.id());
+        int bySlotY = writerUnder(layout, y.id());
 
-        assertThat(keys.keyOf(x, predict(layout, x)))
+        assertThat(writer(keys.keyOf(x, predict(layout, x))))
                 .as("layout known, no checkpoint since")
                 .isEqualTo(byIdX);
         keys.barrier(2);
-        assertThat(keys.keyOf(x, predict(layout, x)))
+        assertThat(writer(keys.keyOf(x, predict(layout, x))))
                 .as("after barrier 2, before it completed")
                 .isEqualTo(byIdX);
         keys.completed(2);
-        assertThat(keys.keyOf(y, predict(layout, y)))
+        assertThat(writer(keys.keyOf(y, predict(layout, y))))
                 .as("y: last by-id write covered by checkpoint 2")
                 .isEqualTo(bySlotY);
-        assertThat(keys.keyOf(x, predict(layout, x)))
+        assertThat(writer(keys.keyOf(x, predict(layout, x))))
                 .as("x: written by id after barrier 2")
                 .isEqualTo(byIdX);
         assertThat(keys.remembered()).isEqualTo(1);
@@ -153,8 +151,8 @@ class SlotKeysTest {
         assertThat(keys.remembered())
                 .as("x's by-id writes are all before barrier 3")
                 .isZero();
-        assertThat(keys.keyOf(x, predict(layout, x))).isEqualTo(bySlotX);
-        assertThat(keys.keyOf(y, predict(layout, y))).isEqualTo(bySlotY);
+        assertThat(writer(keys.keyOf(x, predict(layout, x)))).isEqualTo(bySlotX);
+        assertThat(writer(keys.keyOf(y, predict(layout, y)))).isEqualTo(bySlotY);
     }
 
     @Test
@@ -177,20 +175,19 @@ class SlotKeysTest {
         IndexLayout first = layout("u1", 8);
         IndexLayout second = layout("u2", 3);
         IndexLayout third = layout("u3", 5);
-        DocumentOperation x = doc("x");
-        int firstKey = keys.keyOf(x, predict(first, x));
+        DocumentOperation x = doc(movedBetween(second, third, 0));
+        int firstWriter = writer(keys.keyOf(x, predict(first, x)));
         keys.barrier(1);
-        assertThat(keys.keyOf(x, predict(second, x))).isEqualTo(firstKey);
-        assertThat(keys.keyOf(x, predict(third, x)))
+        assertThat(writer(keys.keyOf(x, predict(second, x)))).isEqualTo(firstWriter);
+        assertThat(writer(keys.keyOf(x, predict(third, x))))
                 .as("still switching from the first layout")
-                .isEqualTo(firstKey);
+                .isEqualTo(firstWriter);
         keys.completed(1);
         keys.barrier(2);
         keys.completed(2);
-        int secondKey = new SlotKeys(WRITERS).keyOf(x, predict(second, x));
-        assertThat(keys.keyOf(x, predict(third, x)))
+        assertThat(writer(keys.keyOf(x, predict(third, x))))
                 .as("the second layout's switch is over; the third one's begins")
-                .isEqualTo(secondKey);
+                .isEqualTo(writerUnder(second, x.id()));
     }
 
     @Test
@@ -201,5 +198,258 @@ class SlotKeysTest {
             writers.add(writer(keys.keyOf(DocumentOperation.index("logs", null, "{}"), ShardPrediction.UNKNOWN)));
         }
         assertThat(writers).hasSize(WRITERS);
+    }
+
+    /** The writer a fresh router gives {@code id} under {@code layout} (null: the index is unknown). */
+    private static int writerUnder(IndexLayout layout, String id) {
+        DocumentOperation op = doc(id);
+        return writer(new SlotKeys(WRITERS).keyOf(op, layout == null ? ShardPrediction.UNKNOWN : predict(layout, op)));
+    }
+
+    /** The first id {@code d<i>} whose writer differs between {@code a} and {@code b}. */
+    private static String movedBetween(IndexLayout a, IndexLayout b, int from) {
+        for (int i = from; ; i++) {
+            if (writerUnder(a, "d" + i) != writerUnder(b, "d" + i)) {
+                return "d" + i;
+            }
+        }
+    }
+
+    /**
+     * A hot id, written before every barrier and again before that checkpoint completed, always
+     * has a write the old writer may not have acknowledged: it must stay there as long as it is
+     * hot. But it must not keep its target's switch open: the index's other ids move, a later
+     * layout change still takes effect, and the hot id moves too after one checkpoint without it.
+     */
+    @Test
+    void aHotIdKeepsItsWriterWhileHotWithoutHoldingTheSwitchOpen() {
+        IndexLayout first = layout("u1", 8);
+        IndexLayout second = layout("u2", 3);
+        IndexLayout third = layout("u3", 5);
+        String hot = movedBetween(first, second, 0);
+        String cold = movedBetween(second, third, 0);
+        OrderChecker route = new OrderChecker(new SlotKeys(WRITERS));
+        int hotWriter = route.id(hot, first);
+        route.id(cold, first);
+        long checkpoint = 0;
+        for (int i = 0; i < 10; i++) {
+            checkpoint++;
+            route.id(hot, second);
+            route.barrier(checkpoint);
+            assertThat(route.id(hot, second))
+                    .as("hot, checkpoint %s", checkpoint)
+                    .isEqualTo(hotWriter);
+            route.completed(checkpoint);
+        }
+        assertThat(route.keys.remembered()).as("only the hot id").isEqualTo(1);
+        assertThat(route.id(cold, second)).isEqualTo(writerUnder(second, cold));
+
+        route.id(cold, third); // the third layout's switch begins: the second one's is over
+        for (int i = 0; i < 2; i++) {
+            checkpoint++;
+            route.id(hot, third);
+            route.barrier(checkpoint);
+            assertThat(route.id(hot, third)).isEqualTo(hotWriter);
+            route.completed(checkpoint);
+        }
+        assertThat(route.id(cold, third))
+                .as("a later layout change took effect")
+                .isEqualTo(writerUnder(third, cold));
+
+        checkpoint++;
+        route.barrier(checkpoint); // not written after this barrier
+        route.completed(checkpoint);
+        assertThat(route.id(hot, third)).as("no longer hot").isEqualTo(writerUnder(third, hot));
+        route.barrier(++checkpoint);
+        route.completed(checkpoint);
+        assertThat(route.keys.remembered()).isZero();
+    }
+
+    /**
+     * A million distinct ids written while a switch is waiting for its first checkpoint: each may
+     * have its last write unacknowledged at the old writer, yet the router remembers at most
+     * {@link SlotKeys#MAX_REMEMBERED_IDS} of them; the rest stay on the old rule a little longer,
+     * and every id reaches its new writer within a few checkpoints, none ever moved too early.
+     */
+    @Test
+    void aMillionDistinctIdsDuringASwitchStayWithinTheBoundAndAllReachTheirNewWriter() {
+        int ids = 1_000_000;
+        IndexLayout layout = layout("u1", 8);
+        OrderChecker route = new OrderChecker(new SlotKeys(WRITERS));
+        route.barrier(1);
+        route.completed(1);
+        for (int i = 0; i < ids; i++) {
+            route.id("d" + i, null);
+        }
+        route.id("d0", layout); // the layout is read: the switch begins
+        route.barrier(2);
+        for (int i = 0; i < ids; i++) {
+            route.id("d" + i, layout); // after barrier 2, before checkpoint 2 completed
+        }
+        assertThat(route.keys.remembered()).isLessThanOrEqualTo(SlotKeys.MAX_REMEMBERED_IDS);
+        route.completed(2);
+        for (long checkpoint = 3; checkpoint < 40; checkpoint++) {
+            route.barrier(checkpoint);
+            route.completed(checkpoint);
+        }
+        int moved = 0;
+        for (int i = 0; i < ids; i++) {
+            String id = "d" + i;
+            DocumentOperation op = doc(id);
+            moved += route.id(id, layout) == writer(new SlotKeys(WRITERS).keyOf(op, predict(layout, op))) ? 1 : 0;
+        }
+        assertThat(moved).as("ids at their slot's writer").isEqualTo(ids);
+        assertThat(route.keys.remembered()).isZero();
+    }
+
+    @Test
+    void anIdBothRulesSendToOneWriterNeedsNoMemory() {
+        IndexLayout layout = layout("u1", 8);
+        String same = null;
+        for (int i = 0; same == null; i++) {
+            same = writerUnder(null, "d" + i) == writerUnder(layout, "d" + i) ? "d" + i : null;
+        }
+        OrderChecker route = new OrderChecker(new SlotKeys(WRITERS));
+        route.id(same, null);
+        route.id("other", layout); // the switch begins
+        route.barrier(1);
+        assertThat(route.id(same, layout)).isEqualTo(writerUnder(layout, same));
+        assertThat(route.keys.remembered()).isZero();
+    }
+
+    @Test
+    void idsWrittenOnceARunNeedNoMemory() {
+        IndexLayout layout = layout("u1", 8);
+        SlotKeys keys = new SlotKeys(WRITERS);
+        keys.keyOf(doc("d0"), predict(layout("u0", 3), doc("d0")));
+        keys.keyOf(doc("d0"), predict(layout, doc("d0"))); // the switch begins
+        keys.barrier(1);
+        for (int i = 0; i < 1_000; i++) {
+            DocumentOperation op = DocumentOperation.write(io.kes.connector.OpType.INDEX, "logs")
+                    .id("topic-0-" + i)
+                    .source("{}".getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                    .idUnique(true)
+                    .build();
+            assertThat(writer(keys.keyOf(op, predict(layout, op)))).isEqualTo(writerUnder(layout, op.id()));
+        }
+        assertThat(keys.remembered()).isZero();
+    }
+
+    /**
+     * The completion of a checkpoint whose barrier this router did not pass (the run's before a
+     * restore) covers none of its writes. Flink skips such notifications since FLINK-24096; the
+     * router does not depend on it.
+     */
+    @Test
+    void aCompletionWhoseBarrierThisRouterDidNotPassCoversNothing() {
+        IndexLayout layout = layout("u1", 8);
+        String x = movedBetween(null, layout, 0);
+        String y = movedBetween(null, layout, Integer.parseInt(x.substring(1)) + 1);
+        OrderChecker route = new OrderChecker(new SlotKeys(WRITERS));
+        int xById = route.id(x, null);
+        int yById = route.id(y, null);
+        route.id(x, layout); // the switch begins
+        route.keys.completed(7); // the run before's last checkpoint
+        assertThat(route.id(x, layout)).isEqualTo(xById);
+        route.barrier(8);
+        route.keys.completed(7);
+        assertThat(route.id(y, layout)).isEqualTo(yById);
+        route.completed(8);
+        assertThat(route.id(x, layout))
+                .as("x: its last write came before barrier 8")
+                .isEqualTo(writerUnder(layout, x));
+        assertThat(route.id(y, layout)).as("y: written after barrier 8").isEqualTo(yById);
+    }
+
+    /**
+     * Random routing, barriers (some checkpoints overlapping, some never completing), completions
+     * and layout changes, with room for only 8 remembered ids: no id ever moves while its last
+     * write may be unacknowledged, the bound holds, and once the layouts stop changing every id
+     * reaches the newest layout's writer.
+     */
+    @Test
+    void randomRoutingNeverMovesAnIdEarlyStaysWithinItsBoundAndEndsOnTheNewestLayout() {
+        IndexLayout[] layouts = {null, layout("u1", 8), layout("u2", 3), layout("u3", 5), layout("u4", 1)};
+        int ids = 60;
+        int bound = 8;
+        for (long seed = 0; seed < 300; seed++) {
+            java.util.Random random = new java.util.Random(seed);
+            OrderChecker route = new OrderChecker(new SlotKeys(WRITERS, bound));
+            int current = 0;
+            long barriers = 0;
+            long completed = 0;
+            for (int step = 0; step < 2_000; step++) {
+                int what = random.nextInt(100);
+                if (what < 80) {
+                    route.id("d" + random.nextInt(ids), layouts[current]);
+                } else if (what < 88) {
+                    route.barrier(++barriers);
+                } else if (what < 97) {
+                    if (completed < barriers && random.nextInt(4) > 0) {
+                        completed += 1 + random.nextInt((int) (barriers - completed));
+                        route.completed(completed);
+                    }
+                } else if (current < layouts.length - 1) {
+                    current++;
+                }
+                assertThat(route.keys.remembered()).as("seed %s", seed).isLessThanOrEqualTo(bound);
+            }
+            for (int quiet = 0; quiet < 80; quiet++) {
+                for (int i = 0; i < ids; i++) {
+                    route.id("d" + i, layouts[current]);
+                }
+                route.barrier(++barriers);
+                route.completed(barriers);
+            }
+            for (int i = 0; i < ids; i++) {
+                assertThat(route.id("d" + i, layouts[current]))
+                        .as("seed %s, d%s", seed, i)
+                        .isEqualTo(writerUnder(layouts[current], "d" + i));
+            }
+        }
+    }
+
+    /**
+     * Routes through a {@link SlotKeys} and fails when an id reaches another writer than its last
+     * one while that last write may still be unacknowledged: no checkpoint whose barrier came after
+     * it has completed.
+     */
+    private static final class OrderChecker {
+        final SlotKeys keys;
+        private final java.util.Map<String, long[]> last = new java.util.HashMap<>();
+        private long lastBarrier = -1;
+        private long lastCompleted = -1;
+
+        OrderChecker(SlotKeys keys) {
+            this.keys = keys;
+        }
+
+        int id(String id, IndexLayout layout) {
+            DocumentOperation op = doc(id);
+            int writer = writer(keys.keyOf(op, layout == null ? ShardPrediction.UNKNOWN : predict(layout, op)));
+            long[] before = last.get(id);
+            if (before == null) {
+                last.put(id, new long[] {writer, lastBarrier});
+                return writer;
+            }
+            if (before[0] != writer && lastCompleted <= before[1]) {
+                throw new AssertionError(id + " moved from writer " + before[0] + " to " + writer
+                        + " while its write after barrier " + before[1] + " may be unacknowledged (last completed: "
+                        + lastCompleted + ")");
+            }
+            before[0] = writer;
+            before[1] = lastBarrier;
+            return writer;
+        }
+
+        void barrier(long checkpoint) {
+            lastBarrier = Math.max(lastBarrier, checkpoint);
+            keys.barrier(checkpoint);
+        }
+
+        void completed(long checkpoint) {
+            lastCompleted = Math.max(lastCompleted, checkpoint);
+            keys.completed(checkpoint);
+        }
     }
 }
