@@ -98,6 +98,7 @@ class TortureIT {
                 extraFaults,
                 engine,
                 nodes,
+                Set.of(),
                 workDir);
     }
 
