@@ -138,14 +138,14 @@ class ShardPredictionIT {
             assertThat(table.layoutFor(index).orElseThrow())
                     .as("cached until the entry expires")
                     .isSameAs(before);
-            clock[0] += IndexRoutingTable.INDEX_TTL_MILLIS;
+            clock[0] += TargetNames.INDEX_TTL_MILLIS;
             IndexLayout after = table.layoutFor(index).orElseThrow();
             assertThat(after.uuid()).isNotEqualTo(before.uuid());
             assertThat(after.numberOfShards()).isEqualTo(6);
             assertThat(after.generation()).isNotSameAs(before.generation());
             assertThat(after.routing().numberOfShards()).isEqualTo(6);
 
-            clock[0] += IndexRoutingTable.INDEX_TTL_MILLIS;
+            clock[0] += TargetNames.INDEX_TTL_MILLIS;
             assertThat(table.layoutFor(index).orElseThrow().generation())
                     .as("same index, same calibration")
                     .isSameAs(after.generation());
@@ -198,7 +198,7 @@ class ShardPredictionIT {
                                     + "\"is_write_index\":false}},{\"add\":{\"index\":\"predict-refreshed-2\",\"alias\":\"predict-refreshed\","
                                     + "\"is_write_index\":true}}]}")
                     .requireOk("roll over");
-            clock[0] += IndexRoutingTable.ALIAS_TTL_MILLIS;
+            clock[0] += TargetNames.ALIAS_TTL_MILLIS;
             assertThat(table.layoutFor("predict-refreshed").orElseThrow())
                     .as("expired, read in the background")
                     .isSameAs(before);
@@ -269,7 +269,7 @@ class ShardPredictionIT {
             assertThat(after.knowsShard()).as("any shard from then on").isFalse();
             assertThat(after.layout().generation())
                     .isNotSameAs(predicted.layout().generation());
-            clock[0] += IndexRoutingTable.INDEX_TTL_MILLIS * 3;
+            clock[0] += TargetNames.INDEX_TTL_MILLIS * 3;
             assertThat(predictor.predict(doc).knowsShard())
                     .as("still any shard after the index is read again")
                     .isFalse();
