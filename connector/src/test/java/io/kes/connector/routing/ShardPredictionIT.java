@@ -34,7 +34,7 @@ class ShardPredictionIT {
 
     static Stream<Arguments> layouts() {
         List<Arguments> args = new ArrayList<>();
-        SearchTarget.all().forEach(target -> {
+        SearchTarget.newestOrAll().forEach(target -> {
             for (int shards : new int[] {1, 3, 5, 8, 12}) {
                 args.add(Arguments.of(target, shards, false, 1));
             }
