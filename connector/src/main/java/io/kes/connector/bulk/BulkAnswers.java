@@ -3,7 +3,7 @@ package io.kes.connector.bulk;
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.FailedOperation;
 import io.kes.connector.FailureHandler;
-import io.kes.connector.internal.StatusPolicy;
+import io.kes.connector.cluster.StatusPolicy;
 import java.util.List;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;

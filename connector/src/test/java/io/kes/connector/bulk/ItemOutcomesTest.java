@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.OpType;
-import io.kes.connector.internal.StatusPolicy.Action;
+import io.kes.connector.cluster.StatusPolicy.Action;
 import io.kes.connector.routing.ShardPrediction;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
