@@ -39,7 +39,7 @@ final class BulkAnswers implements BulkTransport.Outcomes {
     private final BulkMetrics metrics;
     private final NodeBudgets budgets;
     private final InFlightIds inFlightIds;
-    private final ShardPredictions predictor;
+    private final WriterRouting predictor;
     private final FailureHandler failureHandler;
     private final BulkTransport transport;
     private final Retries retries;
@@ -51,7 +51,7 @@ final class BulkAnswers implements BulkTransport.Outcomes {
             BulkMetrics metrics,
             NodeBudgets budgets,
             InFlightIds inFlightIds,
-            ShardPredictions predictor,
+            WriterRouting predictor,
             FailureHandler failureHandler,
             BulkTransport transport,
             Retries retries,

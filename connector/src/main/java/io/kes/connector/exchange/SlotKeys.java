@@ -3,7 +3,7 @@ package io.kes.connector.exchange;
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.routing.IndexLayout;
 import io.kes.connector.routing.IndexRouting;
-import io.kes.connector.routing.ShardPrediction;
+import io.kes.connector.routing.PredictedShard;
 import io.kes.connector.routing.ShardPredictor;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -51,7 +51,7 @@ final class SlotKeys {
         /** How many writers share each of the index's slots (by the id's hash). */
         final int spread;
 
-        Rule(ShardPrediction prediction, int writers) {
+        Rule(PredictedShard prediction, int writers) {
             IndexLayout layout = prediction.layout();
             boolean slots = layout != null && layout.routing() != null;
             this.generation = layout == null ? null : layout.generation();
@@ -68,7 +68,7 @@ final class SlotKeys {
         }
 
         /** The key of {@code op}, predicted as {@code prediction} under this rule's layout. */
-        int key(DocumentOperation op, ShardPrediction prediction, SlotKeys keys) {
+        int key(DocumentOperation op, PredictedShard prediction, SlotKeys keys) {
             return prediction.batchShard() >= 0 && routing != null
                     ? slotKey(prediction.batchShard(), op)
                     : keys.byId(op);
@@ -108,7 +108,7 @@ final class SlotKeys {
     }
 
     /** The key of {@code op}, whose shard its router predicted as {@code prediction}. */
-    int keyOf(DocumentOperation op, ShardPrediction prediction) {
+    int keyOf(DocumentOperation op, PredictedShard prediction) {
         Target target = byTarget.get(op.index());
         if (target == null) {
             target = new Target();

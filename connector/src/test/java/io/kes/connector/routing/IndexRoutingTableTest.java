@@ -251,7 +251,7 @@ class IndexRoutingTableTest {
         answers.put("/_cluster/state/metadata/dst", UNEQUAL_TERMS.replace("\"idx\"", "\"dst\""));
         ClusterMetadataClient metadata = new ClusterMetadataClient(client);
         ShardPredictor predictor = new ShardPredictor(new IndexRoutingTable(metadata, clock::get));
-        ShardPrediction predicted = predictor.predict(
+        PredictedShard predicted = predictor.predict(
                 io.kes.connector.DocumentOperation.delete("idx", "d1")); // any operation of idx with an id
 
         AcknowledgedWrites written = new AcknowledgedWrites();
@@ -270,7 +270,7 @@ class IndexRoutingTableTest {
         answers.put("/_cluster/state/metadata/dst", UNEQUAL_TERMS.replace("\"idx\"", "\"dst\""));
         ClusterMetadataClient metadata = new ClusterMetadataClient(client);
         ShardPredictor predictor = new ShardPredictor(new IndexRoutingTable(metadata, clock::get));
-        ShardPrediction predicted = predictor.predict(io.kes.connector.DocumentOperation.delete("idx", "d1"));
+        PredictedShard predicted = predictor.predict(io.kes.connector.DocumentOperation.delete("idx", "d1"));
         predictor.fenceAs(predicted, "dst"); // first appears
 
         answers.put(

@@ -240,7 +240,7 @@ class ShardPredictionIT {
 
             io.kes.connector.DocumentOperation toAlias =
                     io.kes.connector.DocumentOperation.index("predict-rolled", "a", "{}");
-            ShardPrediction aliasPrediction = predictor.predict(toAlias);
+            PredictedShard aliasPrediction = predictor.predict(toAlias);
             assertThat(aliasPrediction.knowsShard()).isTrue();
             http.send(
                             "POST",
@@ -255,7 +255,7 @@ class ShardPredictionIT {
 
             io.kes.connector.DocumentOperation doc =
                     io.kes.connector.DocumentOperation.index("predict-moved", "b", "{}");
-            ShardPrediction predicted = predictor.predict(doc);
+            PredictedShard predicted = predictor.predict(doc);
             assertThat(predicted.knowsShard()).isTrue();
             assertThat(predictor.movedByPipeline(doc, predicted, "predict-moved"))
                     .as("stored where predicted")
@@ -264,7 +264,7 @@ class ShardPredictionIT {
                     .as("stored in another index")
                     .isTrue();
             assertThat(predictor.unpredictableIndices()).isEqualTo(1);
-            ShardPrediction after =
+            PredictedShard after =
                     predictor.predict(io.kes.connector.DocumentOperation.index("predict-moved", "c", "{}"));
             assertThat(after.knowsShard()).as("any shard from then on").isFalse();
             assertThat(after.layout().generation())
