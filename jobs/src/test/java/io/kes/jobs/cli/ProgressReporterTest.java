@@ -2,6 +2,8 @@ package io.kes.jobs.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.ServiceLoader;
 import org.apache.flink.metrics.reporter.MetricReporterFactory;
 import org.junit.jupiter.api.Test;
@@ -15,8 +17,9 @@ class ProgressReporterTest {
      */
     @Test
     void flinksServiceLoaderFindsTheReportersFactory() {
-        assertThat(ServiceLoader.load(MetricReporterFactory.class).stream()
-                        .map(provider -> provider.type().getName()))
-                .contains(ProgressReporter.Factory.class.getName());
+        List<String> found = new ArrayList<>();
+        ServiceLoader.load(MetricReporterFactory.class).forEach(f -> found.add(f.getClass().getName()));
+
+        assertThat(found).contains(ProgressReporter.Factory.class.getName());
     }
 }
