@@ -18,7 +18,8 @@ class ProgressReporterTest {
     @Test
     void flinksServiceLoaderFindsTheReportersFactory() {
         List<String> found = new ArrayList<>();
-        ServiceLoader.load(MetricReporterFactory.class).forEach(f -> found.add(f.getClass().getName()));
+        ServiceLoader.load(MetricReporterFactory.class)
+                .forEach(f -> found.add(f.getClass().getName()));
 
         assertThat(found).contains(ProgressReporter.Factory.class.getName());
     }
