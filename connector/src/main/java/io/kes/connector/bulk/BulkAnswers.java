@@ -3,7 +3,7 @@ package io.kes.connector.bulk;
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.FailedOperation;
 import io.kes.connector.FailureHandler;
-import io.kes.connector.internal.StatusPolicy;
+import io.kes.connector.cluster.StatusPolicy;
 import java.util.List;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -39,7 +39,7 @@ final class BulkAnswers implements BulkTransport.Outcomes {
     private final BulkMetrics metrics;
     private final NodeBudgets budgets;
     private final InFlightIds inFlightIds;
-    private final ShardPredictions predictor;
+    private final WriterRouting predictor;
     private final FailureHandler failureHandler;
     private final BulkTransport transport;
     private final Retries retries;
@@ -51,7 +51,7 @@ final class BulkAnswers implements BulkTransport.Outcomes {
             BulkMetrics metrics,
             NodeBudgets budgets,
             InFlightIds inFlightIds,
-            ShardPredictions predictor,
+            WriterRouting predictor,
             FailureHandler failureHandler,
             BulkTransport transport,
             Retries retries,

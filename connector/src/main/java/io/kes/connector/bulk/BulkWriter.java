@@ -11,7 +11,7 @@ import io.kes.connector.fence.EpochFinisher;
 import io.kes.connector.fence.Epochs;
 import io.kes.connector.internal.Backoff;
 import io.kes.connector.internal.Housekeeping;
-import io.kes.connector.routing.ShardPrediction;
+import io.kes.connector.routing.PredictedShard;
 import io.kes.connector.routing.ShardPredictor;
 import java.util.Collections;
 import java.util.HashSet;
@@ -78,7 +78,7 @@ import org.elasticsearch.client.RestClient;
 final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, NodeBudgets.Dispatch, BulkAnswers.Writer {
 
     private final SinkSettings settings;
-    private final ShardPredictions predictor;
+    private final WriterRouting predictor;
     private final TaskMailbox mailbox;
     private final ProcessingTimeService time;
     private final LongSupplier nanoTime;
@@ -129,7 +129,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, NodeBudgets
         TaskMailbox taskMailbox = new TaskMailbox(mailbox);
         return new BulkWriter(
                 settings,
-                ShardPredictions.of(predictor),
+                WriterRouting.of(predictor),
                 metrics -> new BulkDispatcher(settings, client, selector, taskMailbox, metrics, subtaskIndex, opaqueId),
                 taskMailbox,
                 time,
@@ -149,7 +149,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, NodeBudgets
      */
     BulkWriter(
             SinkSettings settings,
-            ShardPredictions predictor,
+            WriterRouting predictor,
             Function<BulkMetrics, BulkTransport> transport,
             TaskMailbox mailbox,
             ProcessingTimeService time,
@@ -210,7 +210,7 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, NodeBudgets
 
     public void write(DocumentOperation op) throws InterruptedException {
         rethrowAsyncFailure();
-        ShardPrediction prediction = predictor.predict(op);
+        PredictedShard prediction = predictor.predict(op);
         if (!prediction.knowsShard()) {
             metrics.docsWithUnknownShard.inc();
         }

@@ -2,8 +2,8 @@ package io.kes.connector.bulk;
 
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.FailedOperation;
-import io.kes.connector.internal.StatusPolicy;
-import io.kes.connector.internal.StatusPolicy.Action;
+import io.kes.connector.cluster.StatusPolicy;
+import io.kes.connector.cluster.StatusPolicy.Action;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.kes.connector.bulk;
 
+import io.kes.connector.cluster.StatusPolicy;
 import io.kes.connector.internal.Backoff;
-import io.kes.connector.internal.StatusPolicy;
 import java.time.Duration;
 import java.util.function.BiConsumer;
 import java.util.function.LongSupplier;

@@ -10,7 +10,7 @@ import io.kes.connector.FailedOperation;
 import io.kes.connector.bulk.EarlierWrites.TaggedBulks;
 import io.kes.connector.internal.Housekeeping;
 import io.kes.connector.routing.IndexLayout;
-import io.kes.connector.routing.ShardPrediction;
+import io.kes.connector.routing.PredictedShard;
 import io.kes.connector.testing.CannedElasticsearch;
 import io.kes.connector.testing.CannedElasticsearch.Answer;
 import java.io.ByteArrayInputStream;
@@ -400,14 +400,14 @@ class BulkWriterTest {
                     .build()
                     .settings();
             IndexLayout layout = IndexLayout.of("logs", "uuid", new long[] {1}, null); // one shard: one slot
-            ShardPredictions predictions = new ShardPredictions() {
+            WriterRouting predictions = new WriterRouting() {
                 @Override
-                public ShardPrediction predict(DocumentOperation op) {
+                public PredictedShard predict(DocumentOperation op) {
                     return layout.shard(0);
                 }
 
                 @Override
-                public boolean movedByPipeline(DocumentOperation op, ShardPrediction predicted, String storedIn) {
+                public boolean movedByPipeline(DocumentOperation op, PredictedShard predicted, String storedIn) {
                     return false;
                 }
 

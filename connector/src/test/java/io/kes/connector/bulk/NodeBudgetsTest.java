@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.fence.Epochs;
-import io.kes.connector.routing.ShardPrediction;
+import io.kes.connector.routing.PredictedShard;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -40,8 +40,7 @@ class NodeBudgetsTest {
         BulkBody body = new BulkBody(64);
         for (String id : ids) {
             body.add(
-                    DocumentOperation.index("logs", id, "{}".getBytes(StandardCharsets.UTF_8)),
-                    ShardPrediction.UNKNOWN);
+                    DocumentOperation.index("logs", id, "{}".getBytes(StandardCharsets.UTF_8)), PredictedShard.UNKNOWN);
         }
         return new Batch(body, slot, epochs.bulkSent());
     }

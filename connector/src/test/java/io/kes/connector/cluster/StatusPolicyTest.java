@@ -1,14 +1,14 @@
-package io.kes.connector.internal;
+package io.kes.connector.cluster;
 
-import static io.kes.connector.internal.StatusPolicy.Action.DONE;
-import static io.kes.connector.internal.StatusPolicy.Action.PERMANENT;
-import static io.kes.connector.internal.StatusPolicy.Action.RETRY;
-import static io.kes.connector.internal.StatusPolicy.Action.SPLIT;
-import static io.kes.connector.internal.StatusPolicy.Action.STOP;
+import static io.kes.connector.cluster.StatusPolicy.Action.DONE;
+import static io.kes.connector.cluster.StatusPolicy.Action.PERMANENT;
+import static io.kes.connector.cluster.StatusPolicy.Action.RETRY;
+import static io.kes.connector.cluster.StatusPolicy.Action.SPLIT;
+import static io.kes.connector.cluster.StatusPolicy.Action.STOP;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kes.connector.OpType;
-import io.kes.connector.internal.StatusPolicy.Action;
+import io.kes.connector.cluster.StatusPolicy.Action;
 import io.kes.connector.testing.CannedElasticsearch;
 import io.kes.connector.testing.CannedElasticsearch.Answer;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package io.kes.jobs.checkpoint;
+package io.kes.jobs.restore;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -1,4 +1,4 @@
-package io.kes.connector.internal;
+package io.kes.connector.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

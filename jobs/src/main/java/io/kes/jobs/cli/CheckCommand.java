@@ -1,8 +1,8 @@
 package io.kes.jobs.cli;
 
-import io.kes.jobs.check.Preflight;
-import io.kes.jobs.check.PreflightReport;
 import io.kes.jobs.config.KesConfig;
+import io.kes.jobs.preflight.Preflight;
+import io.kes.jobs.preflight.PreflightReport;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Map;
@@ -13,12 +13,12 @@ import org.slf4j.LoggerFactory;
  * {@code bin/kes check --config FILE}: every config error at once, then Elasticsearch, Kafka and
  * each route as the job would find them, in one table. Exits with {@link ExitCode}.
  */
-public final class Check {
+public final class CheckCommand {
 
-    private static final Logger LOG = LoggerFactory.getLogger(Check.class);
+    private static final Logger LOG = LoggerFactory.getLogger(CheckCommand.class);
     static final String COMMAND = "bin/kes check";
 
-    private Check() {}
+    private CheckCommand() {}
 
     public static void main(String[] args) {
         UserErrors.exitWith(args, () -> check(args), e -> {

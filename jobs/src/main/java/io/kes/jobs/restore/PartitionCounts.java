@@ -1,7 +1,7 @@
-package io.kes.jobs.checkpoint;
+package io.kes.jobs.restore;
 
-import io.kes.jobs.check.KafkaCheck;
 import io.kes.jobs.config.KafkaSettings;
+import io.kes.jobs.preflight.KafkaCheck;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;

@@ -1,4 +1,4 @@
-package io.kes.jobs.checkpoint;
+package io.kes.jobs.restore;
 
 import io.kes.jobs.config.ConfigException;
 import io.kes.jobs.config.KesConfig;

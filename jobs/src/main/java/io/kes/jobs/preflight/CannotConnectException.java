@@ -1,4 +1,4 @@
-package io.kes.jobs.check;
+package io.kes.jobs.preflight;
 
 /** Elasticsearch or Kafka could not be reached or refused kes; the message names the setting to check. */
 public final class CannotConnectException extends RuntimeException {

@@ -1,4 +1,4 @@
-package io.kes.jobs.checkpoint;
+package io.kes.jobs.restore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package io.kes.jobs.quickstart;
+package io.kes.jobs.cli;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -17,9 +17,9 @@ import org.apache.flink.metrics.reporter.MetricReporterFactory;
 /**
  * A Flink metric reporter that keeps the operator counters and histograms of a job running in
  * this JVM's MiniCluster in memory: records read from Kafka, documents acknowledged by
- * Elasticsearch, bulks sent, the writer's bulkLatencyMs and fenceMs. The quick start shows them
- * as progress ({@code bin/kes run} too, with the Kafka source's offsets for lag), the bench reads them
- * after each run.
+ * Elasticsearch, bulks sent, the writer's bulkLatencyMs and fenceMs. {@code bin/kes run} shows them
+ * as progress ({@link RunProgress}, with the Kafka source's offsets for lag), so does the quick
+ * start, and the bench reads them after each run.
  */
 public final class ProgressReporter implements MetricReporter {
 

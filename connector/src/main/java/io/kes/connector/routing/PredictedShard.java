@@ -10,22 +10,22 @@ import org.apache.flink.annotation.Internal;
  * per document allocates nothing.
  */
 @Internal
-public final class ShardPrediction {
+public final class PredictedShard {
 
     public static final int UNKNOWN_SHARD = -1;
 
     /** No layout: the shard and the index's primary terms are unknown. */
-    public static final ShardPrediction UNKNOWN = new ShardPrediction(null, UNKNOWN_SHARD);
+    public static final PredictedShard UNKNOWN = new PredictedShard(null, UNKNOWN_SHARD);
 
     private final IndexLayout layout;
     private final int shard;
     private final int batchShard;
 
-    ShardPrediction(IndexLayout layout, int shard) {
+    PredictedShard(IndexLayout layout, int shard) {
         this(layout, shard, shard);
     }
 
-    ShardPrediction(IndexLayout layout, int shard, int batchShard) {
+    PredictedShard(IndexLayout layout, int shard, int batchShard) {
         this.layout = layout;
         this.shard = shard;
         this.batchShard = batchShard;

@@ -1,4 +1,4 @@
-package io.kes.jobs.check;
+package io.kes.jobs.preflight;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

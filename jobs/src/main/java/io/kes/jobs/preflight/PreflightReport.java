@@ -1,4 +1,4 @@
-package io.kes.jobs.check;
+package io.kes.jobs.preflight;
 
 import java.util.ArrayList;
 import java.util.List;
