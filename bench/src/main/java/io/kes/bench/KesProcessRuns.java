@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -145,6 +146,34 @@ final class KesProcessRuns {
                         "  - {topics: [" + topic + "], index: " + index + ", id: kafka}",
                         ""));
         return config;
+    }
+
+    /**
+     * Waits (up to 3 minutes) until bin/kes's class archive for {@code run} is built: a first run lists
+     * its classes and builds the archive in the background once the list stops growing. Says what it found.
+     */
+    static String awaitClassArchive() throws InterruptedException, IOException {
+        Path dir = Path.of("jobs/target/cds");
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+        while (System.nanoTime() < deadline) {
+            Path newestList;
+            try (var files = Files.list(dir)) {
+                newestList = files.filter(f -> f.getFileName().toString().matches("run-.*\\.classlist"))
+                        .max(java.util.Comparator.comparing(f -> f.toFile().lastModified()))
+                        .orElse(null);
+            } catch (java.nio.file.NoSuchFileException e) {
+                newestList = null;
+            }
+            if (newestList == null) {
+                return "no class archive (KES_CDS=off, or the job's classes are newer than its jar)";
+            }
+            String base = newestList.toString().replaceFirst("\\.classlist$", "");
+            if (Files.exists(Path.of(base + ".jsa"))) {
+                return "class archive ready";
+            }
+            Thread.sleep(1000);
+        }
+        return "class archive not built within 3 minutes: the measured runs start without it";
     }
 
     /**
