@@ -164,7 +164,8 @@ final class UsersPathScenario {
                 BenchElasticsearch.createIndex(es, "kes-bench-warmup-kes", "async", shards);
                 KesProcessRuns.Result first = kes.run("kes-bench-warmup-kes", topology("kes-keyed"), 1.0, "1g");
                 es.send("DELETE", "/kes-bench-warmup-kes", null);
-                System.out.printf("  (untimed kes run, exit %d) %s%n", first.exitCode(), KesProcessRuns.awaitClassArchive());
+                System.out.printf(
+                        "  (untimed kes run, exit %d) %s%n", first.exitCode(), KesProcessRuns.awaitClassArchive());
                 kesWarm = true;
             }
             TopicLoaderRuns topicLoader = new TopicLoaderRuns(o, topic, es, stack.esUrl(), clientCpu);
