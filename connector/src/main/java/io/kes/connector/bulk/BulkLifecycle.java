@@ -1,6 +1,5 @@
 package io.kes.connector.bulk;
 
-import io.kes.connector.DocumentOperation;
 import io.kes.connector.FailureHandler;
 import io.kes.connector.SinkSettings;
 import io.kes.connector.internal.Backoff;
@@ -9,8 +8,9 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
-import java.util.function.LongSupplier;
+import java.util.function.BooleanSupplier;
 import org.apache.flink.api.common.operators.ProcessingTimeService;
 import org.apache.http.HttpHost;
 import org.slf4j.Logger;
@@ -31,9 +31,6 @@ import org.slf4j.LoggerFactory;
  */
 final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, BulkTransport.Outcomes, AutoCloseable {
 
-    /** The task thread's mailbox, its timers (milliseconds) and its clock (nanoseconds), one clock for all. */
-    record TaskThread(TaskMailbox mailbox, ProcessingTimeService time, LongSupplier nanoTime) {}
-
     /** What the writer builds and shares with this class: its transport, queues, buffers, epochs, metrics. */
     record Parts(
             BulkTransport transport,
@@ -50,14 +47,13 @@ final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, B
     private final NodeBudgets budgets;
     private final CheckpointDrain drain;
     private final BulkMetrics metrics;
-    private final ShardPredictions predictor;
     private final long maxQueuedBytes;
     private final Retries retries;
     private final AbandonedBulks abandoned;
     private final FailureHandOver handOver;
     private final PartialSends partialSends;
     private final InFlightIds ids = new InFlightIds();
-    private final VersionConflicts versionConflicts = new VersionConflicts();
+    private final Acknowledgements acknowledgements;
 
     /** Bulks that went out and are not over: at close, their nodes may still run them. */
     private final Set<BulkInFlight> unfinished = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -76,7 +72,7 @@ final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, B
         this.budgets = parts.budgets();
         this.drain = parts.drain();
         this.metrics = parts.metrics();
-        this.predictor = parts.predictor();
+        this.acknowledgements = new Acknowledgements(parts.predictor(), metrics);
         this.maxQueuedBytes = settings.maxQueuedBytes();
         this.retries =
                 new Retries(settings.maxRetryTime(), new Backoff(settings.initialBackoff(), settings.maxBackoff()));
@@ -110,22 +106,19 @@ final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, B
         BulkInFlight bulk = new BulkInFlight(body, slot, drain.bulkQueued());
         budgets.enqueue(bulk, transport.nodeOf(slot));
         pump();
-        waitingSends++;
-        try {
-            while (beforeAnyLater ? !bulk.sent : budgets.queuedBytes() > maxQueuedBytes) {
-                task.mailbox().yield();
-                rethrowFailure();
-            }
-        } finally {
-            waitingSends--;
-        }
+        waitWhile(() -> beforeAnyLater ? !bulk.sent : budgets.queuedBytes() > maxQueuedBytes);
     }
 
     @Override
     public void awaitQueued(Slot slot) throws InterruptedException {
+        waitWhile(() -> slot.queued > 0);
+    }
+
+    /** Runs the task's mails (answers, timers) while {@code waiting} holds; rethrows a failure meanwhile. */
+    private void waitWhile(BooleanSupplier waiting) throws InterruptedException {
         waitingSends++;
         try {
-            while (slot.queued > 0) {
+            while (waiting.getAsBoolean()) {
                 task.mailbox().yield();
                 rethrowFailure();
             }
@@ -175,39 +168,19 @@ final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, B
         long now = task.nanoTime().getAsLong();
         metrics.bulkLatencyMillis.update((now - bulk.sentNanos) / 1_000_000);
         ItemOutcomes outcomes = ItemOutcomes.classify(sent, response);
-        String lostToAConflict = versionConflicts.check(sent, response);
-        if (lostToAConflict != null) {
-            LOG.warn("{}", lostToAConflict);
-        }
         budgets.attemptEnded(
                 bulk, now, outcomes.retry == null ? now - bulk.sentNanos : -1, outcomes.retriesRejected > 0);
+        acknowledgements.record(bulk, sent, response, outcomes);
         for (int i = 0; i < response.size(); i++) {
-            DocumentOperation op = sent.operation(i);
-            switch (outcomes.byItem[i]) {
-                case DONE -> {
-                    String storedIn = response.index[i] != null ? response.index[i] : op.index();
-                    bulk.epoch.acknowledged.record(
-                            storedIn,
-                            predictor.fenceAs(sent.prediction(i), storedIn),
-                            response.appliedTerm(i, op.opType()));
-                    ids.release(op);
-                    if (predictor.movedByPipeline(op, sent.prediction(i), response.index[i])) {
-                        metrics.docsMovedByPipeline.inc();
-                    }
-                }
-                case PERMANENT, STOP -> ids.release(op);
-                case RETRY, SPLIT -> {} // still in flight (an item is never split)
+            if (outcomes.byItem[i] != StatusPolicy.Action.RETRY) { // done, refused, or stopping the job: over
+                ids.release(sent.operation(i));
             }
         }
-        metrics.docsOut.inc(outcomes.succeeded);
-        metrics.replaysAccepted.inc(outcomes.replaysAccepted);
-        metrics.retriesRejected.inc(outcomes.retriesRejected);
-        metrics.retriesUnavailable.inc(outcomes.retriesUnavailable);
         if (!outcomes.permanent.isEmpty()) {
-            failIfAny(handOver.refused(outcomes.permanent));
+            fail(handOver.refused(outcomes.permanent));
         }
         if (!outcomes.failureStored.isEmpty()) {
-            failIfAny(handOver.failureStored(outcomes.failureStored));
+            fail(handOver.failureStored(outcomes.failureStored));
         }
         apply(bulk, BulkAnswers.ofResponse(outcomes));
         pump(); // ids released, maybe room in the budget
@@ -245,7 +218,7 @@ final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, B
             dispatch(bulk);
         } else if (next instanceof NextStep.HandOver hand) {
             ids.release(hand.failure().operation());
-            failIfAny(handOver.refused(List.of(hand.failure())));
+            fail(handOver.refused(List.of(hand.failure())));
             partDone(bulk);
         } else if (next instanceof NextStep.GiveUp giveUp) {
             giveUp(bulk, giveUp.failure());
@@ -325,14 +298,11 @@ final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, B
         done(bulk);
     }
 
-    private void failIfAny(RuntimeException handOverFailed) {
-        if (handOverFailed != null) {
-            fail(handOverFailed);
-        }
-    }
-
-    /** The job fails; the first failure is the one it reports, and every checkpoint still waiting fails with it. */
+    /** The job fails (null: it does not); the first failure is the one it reports, and every checkpoint waiting fails with it. */
     private void fail(RuntimeException why) {
+        if (why == null) {
+            return;
+        }
         if (failure == null) {
             failure = why;
             drain.writerFailed(why);
@@ -355,11 +325,7 @@ final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, B
      */
     Set<HttpHost> nodesThatMayRunItsBulks() {
         Set<HttpHost> nodes = new HashSet<>(givenUpOn);
-        for (BulkInFlight bulk : unfinished) {
-            if (bulk.sentTo != null) {
-                nodes.add(bulk.sentTo);
-            }
-        }
+        unfinished.stream().map(bulk -> bulk.sentTo).filter(Objects::nonNull).forEach(nodes::add);
         return nodes;
     }
 

@@ -110,7 +110,7 @@ final class BulkWriter implements AutoCloseable {
                 settings,
                 ShardPredictions.of(predictor),
                 metrics -> new BulkDispatcher(settings, client, selector, taskMailbox, metrics, subtaskIndex, opaqueId),
-                new BulkLifecycle.TaskThread(taskMailbox, time, System::nanoTime),
+                new TaskThread(taskMailbox, time, System::nanoTime),
                 new Reporting(metricGroup, subtaskIndex, failureHandler),
                 client);
     }
@@ -129,7 +129,7 @@ final class BulkWriter implements AutoCloseable {
             SinkSettings settings,
             ShardPredictions predictor,
             Function<BulkMetrics, BulkTransport> transport,
-            BulkLifecycle.TaskThread task,
+            TaskThread task,
             Reporting reporting,
             RestClient fenceClient)
             throws Exception {

@@ -420,7 +420,7 @@ class BulkWriterTest {
                     settings,
                     predictions,
                     metrics -> new Transport(),
-                    new BulkLifecycle.TaskThread(new TaskMailbox(mailbox), time, nanos::get),
+                    new TaskThread(new TaskMailbox(mailbox), time, nanos::get),
                     new BulkWriter.Reporting(new UnregisteredMetricsGroup(), 0, failed::addAll),
                     null);
         }
