@@ -379,7 +379,7 @@ class BulkWriterTest {
         final FakeMailbox mailbox = new FakeMailbox();
         final FakeTime time = new FakeTime();
         final AtomicLong nanos = new AtomicLong();
-        final List<Batch> batches = new ArrayList<>();
+        final List<BulkInFlight> batches = new ArrayList<>();
         final List<BulkBody> bodies = new ArrayList<>();
         /** What the task listing answers, in turn; no tasks once used up. */
         final Deque<Set<String>> runningTasks = new ArrayDeque<>();
@@ -420,12 +420,8 @@ class BulkWriterTest {
                     settings,
                     predictions,
                     metrics -> new Transport(),
-                    new TaskMailbox(mailbox),
-                    time,
-                    nanos::get,
-                    new UnregisteredMetricsGroup(),
-                    0,
-                    failed::addAll,
+                    new TaskThread(new TaskMailbox(mailbox), time, nanos::get),
+                    new BulkWriter.Reporting(new UnregisteredMetricsGroup(), 0, failed::addAll),
                     null);
         }
 
@@ -477,16 +473,11 @@ class BulkWriterTest {
 
         private final class Transport implements BulkTransport {
             @Override
-            public void outcomesTo(Outcomes outcomes) {
+            public HttpHost dispatch(BulkInFlight batch, Outcomes outcomes) {
                 Harness.this.outcomes = outcomes;
-            }
-
-            @Override
-            public void dispatch(Batch batch) {
-                batch.sentNanos = nanos.get();
-                batch.sentTo = nodeOf(batch.slot); // as BulkDispatcher decides it
                 batches.add(batch);
                 bodies.add(batch.body);
+                return nodeOf(batch.slot); // as BulkDispatcher decides it
             }
 
             @Override

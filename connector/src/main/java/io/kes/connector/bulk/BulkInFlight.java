@@ -5,12 +5,14 @@ import java.util.ArrayDeque;
 import org.apache.http.HttpHost;
 
 /**
- * One bulk's items, from the first send until every item succeeded or failed for good. Its body
+ * A bulk in flight: one bulk's items, from the moment its buffer is queued for its node until every
+ * item succeeded or failed for good. Only {@link BulkLifecycle} changes it (the deciders,
+ * {@link BulkAnswers} and {@link Retries}, read it). Its body
  * shrinks to the items still to retry; a bulk the node found too large (413) is sent in parts,
  * one after the other, so its items keep their order. Its epoch is the one current when it was
  * queued, not when it went out: a checkpoint covers every buffer sent at or before its barrier.
  */
-final class Batch {
+final class BulkInFlight {
 
     final Slot slot;
     /** The checkpoint interval it was first sent in; its retries stay there. */
@@ -19,7 +21,7 @@ final class Batch {
     boolean sent;
     /** When it first went out (not while it waited in its node's queue): retry.max_time counts from here. */
     long firstSentNanos;
-    /** Whose in-flight budget it takes (set when queued; a retry keeps it even when the primary moved). */
+    /** Whose in-flight budget it takes (the queue it left; a retry keeps it even when the primary moved). */
     NodeBudgets.Budget budget;
 
     BulkBody body;
@@ -34,7 +36,7 @@ final class Batch {
      */
     HttpHost sentTo;
 
-    Batch(BulkBody body, Slot slot, Epoch epoch) {
+    BulkInFlight(BulkBody body, Slot slot, Epoch epoch) {
         this.body = body;
         this.slot = slot;
         this.epoch = epoch;
