@@ -30,24 +30,15 @@ final class KesProcessRuns {
     /**
      * One run.
      *
-     * @param seconds            process start to exit
-     * @param startupSeconds     process start to the first document indexed (JVM, preflight, MiniCluster, job start)
-     * @param steadyDocsPerSecond the middle half of the documents (25% to 75% indexed) over the time it took
-     * @param clientCpuSeconds   the kes process (last reading before it exited, at most 100 ms old) plus the Kafka broker
-     * @param steadyClientCpuSeconds the same from 25% to 75% of the documents indexed (the steady window)
+     * @param timed              the process as {@link ProcessClock} times it: start to exit, start-up, steady window, CPU
      * @param peakHeapMb         largest heap occupancy before a GC, from the GC log; NaN with no GC
      * @param liveHeapMb         largest heap occupancy after a GC
      */
-    record Result(
-            double seconds,
-            double startupSeconds,
-            double steadyDocsPerSecond,
-            double clientCpuSeconds,
-            double steadyClientCpuSeconds,
-            double peakHeapMb,
-            double liveHeapMb,
-            boolean outOfMemory,
-            int exitCode) {}
+    record Result(ProcessClock.Result timed, double peakHeapMb, double liveHeapMb, boolean outOfMemory) {
+        int exitCode() {
+            return timed.exitCode();
+        }
+    }
 
     private final BenchOptions options;
     private final BenchTopic topic;
@@ -103,16 +94,7 @@ final class KesProcessRuns {
                                     "every thread of the bin/kes run process (its main thread: start-up and the MiniCluster), process start to exit"));
         }
         String printed = Files.readString(console) + logs(dir.resolve("home/logs"));
-        return new Result(
-                timed.seconds(),
-                timed.startupSeconds(),
-                timed.steadyDocsPerSecond(),
-                timed.clientCpuSeconds(),
-                timed.steadyClientCpuSeconds(),
-                heapMb(gcLog, 1),
-                heapMb(gcLog, 3),
-                printed.contains("OutOfMemoryError"),
-                timed.exitCode());
+        return new Result(timed, heapMb(gcLog, 1), heapMb(gcLog, 3), printed.contains("OutOfMemoryError"));
     }
 
     /**

@@ -244,21 +244,16 @@ final class UsersPathScenario {
                     "bin/kes run exited with " + r.exitCode() + (r.outOfMemory() ? " after an OutOfMemoryError" : "")
                             + " (console: " + options.work.resolve("kes-run-" + index) + ")");
         }
-        return new PathRun(
+        return timedRun(
                 setup,
                 mode,
                 round,
                 docs,
-                es.refreshAndCount(index),
-                OfficialRuns.indexTotal(es, index),
-                r.seconds(),
-                r.startupSeconds(),
-                r.steadyDocsPerSecond(),
-                delta.bulkHttpRequests(),
-                stats.shardBulkOperations(index),
-                delta.cpuMillis() / 1000.0,
-                r.clientCpuSeconds(),
-                r.steadyClientCpuSeconds(),
+                index,
+                es,
+                stats,
+                delta,
+                r.timed(),
                 r.peakHeapMb(),
                 r.liveHeapMb(),
                 r.outOfMemory());
@@ -279,9 +274,27 @@ final class UsersPathScenario {
         EsStats.Snapshot before = stats.snapshot();
         ProcessClock.Result r = topicLoader.run(index, routing, "1g");
         EsStats.Snapshot delta = stats.snapshot().minus(before);
+        return timedRun(setup, TOPIC_LOADER, round, docs, index, es, stats, delta, r, Double.NaN, Double.NaN, false);
+    }
+
+    /** A run of a process {@link ProcessClock} timed, with the index's counts and the node's share. */
+    private static PathRun timedRun(
+            Setup setup,
+            String mode,
+            int round,
+            long docs,
+            String index,
+            Http es,
+            EsStats stats,
+            EsStats.Snapshot delta,
+            ProcessClock.Result r,
+            double peakHeapMb,
+            double liveHeapMb,
+            boolean outOfMemory)
+            throws Exception {
         return new PathRun(
                 setup,
-                TOPIC_LOADER,
+                mode,
                 round,
                 docs,
                 es.refreshAndCount(index),
@@ -294,9 +307,9 @@ final class UsersPathScenario {
                 delta.cpuMillis() / 1000.0,
                 r.clientCpuSeconds(),
                 r.steadyClientCpuSeconds(),
-                Double.NaN,
-                Double.NaN,
-                false);
+                peakHeapMb,
+                liveHeapMb,
+                outOfMemory);
     }
 
     /**
