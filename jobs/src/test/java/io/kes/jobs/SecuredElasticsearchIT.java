@@ -12,6 +12,7 @@ import io.kes.stack.Http;
 import io.kes.stack.KafkaBroker;
 import io.kes.stack.NodeSecurity;
 import io.kes.stack.NodeSecurity.ApiKey;
+import io.kes.stack.SecurityApi;
 import io.kes.stack.SharedServers;
 import io.kes.stack.junit.KafkaExtension;
 import java.io.InputStream;
@@ -193,14 +194,14 @@ class SecuredElasticsearchIT {
 
     @Test
     void aRevokedApiKeyEndsTheJobOnceNamingTheApiKeySetting(KafkaBroker kafka) throws Exception {
-        ApiKey revoked = NodeSecurity.createApiKey(
+        ApiKey revoked = SecurityApi.createApiKey(
                 es.http(),
                 "revoked-" + names.incrementAndGet(),
                 NodeSecurity.KES_CLUSTER_PRIVILEGES,
                 NodeSecurity.KES_INDEX_PRIVILEGES,
                 null);
         secrets.add(revoked.encoded());
-        NodeSecurity.invalidateApiKey(es.http(), revoked);
+        SecurityApi.invalidateApiKey(es.http(), revoked);
         String failure = failsOnce(
                 kafka,
                 index(),
@@ -211,7 +212,7 @@ class SecuredElasticsearchIT {
 
     @Test
     void anExpiredApiKeyEndsTheJobOnceNamingTheApiKeySetting(KafkaBroker kafka) throws Exception {
-        ApiKey expired = NodeSecurity.createApiKey(
+        ApiKey expired = SecurityApi.createApiKey(
                 es.http(),
                 "expired-" + names.incrementAndGet(),
                 NodeSecurity.KES_CLUSTER_PRIVILEGES,
@@ -306,7 +307,7 @@ class SecuredElasticsearchIT {
         String topic = "secured-restore";
         String index = "secured-restore";
         TestTopics.produce(kafka, topic, Map.of(), changes(0, 2));
-        ApiKey first = NodeSecurity.createApiKey(
+        ApiKey first = SecurityApi.createApiKey(
                 es.http(),
                 "restore-first",
                 NodeSecurity.KES_CLUSTER_PRIVILEGES,
@@ -322,7 +323,7 @@ class SecuredElasticsearchIT {
                 flinkConf.toString())) {
             awaitDocuments(index, expected(1), job);
             awaitNewCheckpoint(home.resolve("checkpoints"), job);
-            NodeSecurity.invalidateApiKey(es.http(), first);
+            SecurityApi.invalidateApiKey(es.http(), first);
             TestTopics.produce(kafka, topic, Map.of(), changes(2, 2));
             assertThat(job.awaitExit(java.time.Duration.ofMinutes(2)))
                     .as("the job ended; console:\n%s", job.console())
@@ -331,7 +332,7 @@ class SecuredElasticsearchIT {
             assertThat(job.console()).contains("HTTP 401", "elasticsearch.api_key", "not restarted");
             assertNoSecretIn(job.console(), "the console of bin/kes run");
         }
-        ApiKey second = NodeSecurity.createApiKey(
+        ApiKey second = SecurityApi.createApiKey(
                 es.http(),
                 "restore-second",
                 NodeSecurity.KES_CLUSTER_PRIVILEGES,
@@ -417,9 +418,9 @@ class SecuredElasticsearchIT {
         if (indexPrivileges != null) {
             onIndices.removeAll(indexPrivileges);
         }
-        NodeSecurity.createRole(es.http(), name, clusterPrivileges, onIndices);
+        SecurityApi.createRole(es.http(), name, clusterPrivileges, onIndices);
         String password = "pw-" + name + "-" + System.nanoTime();
-        NodeSecurity.createUser(es.http(), name, password, name);
+        SecurityApi.createUser(es.http(), name, password, name);
         secrets.add(password);
         return "username: " + name + ", password: \"" + password + "\", tls_ca_file: \"" + security.caFile() + "\"";
     }

@@ -40,12 +40,6 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class FaultProxy implements AutoCloseable {
 
-    /** What Elasticsearch answers when its write thread pool queue is full. */
-    static final String REJECTION_BODY = "{\"error\":{\"root_cause\":[{\"type\":\"es_rejected_execution_exception\","
-            + "\"reason\":\"rejected execution of coordinating operation [kes fault proxy: 429 storm]\"}],"
-            + "\"type\":\"es_rejected_execution_exception\","
-            + "\"reason\":\"rejected execution of coordinating operation [kes fault proxy: 429 storm]\"},\"status\":429}";
-
     private final String upstreamHost;
     private final int upstreamPort;
     private final ServerSocket server;
@@ -250,7 +244,7 @@ public final class FaultProxy implements AutoCloseable {
                     boolean bulk = isBulk(request);
                     if (bulk && rejecting()) {
                         rejected.incrementAndGet();
-                        toClient.write(rejection());
+                        toClient.write(ProxyAnswers.rejection());
                         toClient.flush();
                         continue;
                     }
@@ -262,7 +256,7 @@ public final class FaultProxy implements AutoCloseable {
                             forwardAside(request);
                             Thread.sleep(gatewayAfter.toMillis());
                             gatewayAnswers.incrementAndGet();
-                            toClient.write(gatewayAnswer(status));
+                            toClient.write(ProxyAnswers.gateway(status));
                             toClient.flush();
                             continue;
                         }
@@ -328,32 +322,6 @@ public final class FaultProxy implements AutoCloseable {
                 "kes-fault-proxy-aside-" + socket.getLocalPort());
         t.setDaemon(true);
         t.start();
-    }
-
-    /** What nginx answers when its upstream did not answer in time (504) or failed (502). */
-    private static byte[] gatewayAnswer(int status) {
-        String reason = status == 504 ? "Gateway Time-out" : status == 502 ? "Bad Gateway" : "Error";
-        return message(
-                status + " " + reason,
-                "text/html",
-                "<html>\r\n<head><title>" + status + " " + reason + "</title></head>\r\n<body>\r\n<center><h1>" + status
-                        + " " + reason + "</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n");
-    }
-
-    private static byte[] rejection() {
-        return message("429 Too Many Requests", "application/json", REJECTION_BODY);
-    }
-
-    private static byte[] message(String statusLine, String contentType, String text) {
-        byte[] body = text.getBytes(StandardCharsets.UTF_8);
-        String head = "HTTP/1.1 " + statusLine + "\r\n"
-                + "content-type: " + contentType + "\r\n"
-                + "content-length: " + body.length + "\r\n\r\n";
-        byte[] headBytes = head.getBytes(StandardCharsets.ISO_8859_1);
-        byte[] all = new byte[headBytes.length + body.length];
-        System.arraycopy(headBytes, 0, all, 0, headBytes.length);
-        System.arraycopy(body, 0, all, headBytes.length, body.length);
-        return all;
     }
 
     /** Closes with SO_LINGER 0: the peer gets a TCP RST, not an orderly end of stream. */

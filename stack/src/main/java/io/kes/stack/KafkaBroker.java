@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -21,13 +20,11 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.TopicExistsException;
 
 /**
- * Over 300 lines on purpose: one server's whole life (storage format, the properties of three
- * listeners, start, readiness, topics), which only makes sense read together.
- *
- * <p>A real Kafka broker in KRaft mode (one process is broker and controller), from the kafka_2.13
+ * A real Kafka broker in KRaft mode (one process is broker and controller), from the kafka_2.13
  * jars, in a child JVM so its Scala and server libraries never share a classpath with Flink.
  * Built with {@link Builder#secured()} it also has a SASL_SSL (SCRAM-SHA-512) and an mTLS
- * listener, with certificates and credentials made at start: see {@link #security()}.
+ * listener, with certificates and credentials made at start: see {@link #security()}. What it is
+ * told at each start is {@link KafkaBrokerFiles}.
  */
 public final class KafkaBroker extends LocalServer {
 
@@ -123,8 +120,9 @@ public final class KafkaBroker extends LocalServer {
         }
         try {
             Files.createDirectories(nodeDir.resolve("data"));
-            Files.writeString(config, serverProperties());
-            Files.writeString(nodeDir.resolve("log4j2.properties"), LOG4J2);
+            Files.writeString(
+                    config, KafkaBrokerFiles.serverProperties(port, controllerPort, nodeDir.resolve("data"), security));
+            Files.writeString(nodeDir.resolve("log4j2.properties"), KafkaBrokerFiles.LOG4J2);
         } catch (IOException e) {
             throw new UncheckedIOException("could not prepare " + nodeDir, e);
         }
@@ -174,53 +172,6 @@ public final class KafkaBroker extends LocalServer {
         command.addAll(List.of(args));
         return command;
     }
-
-    private String serverProperties() {
-        Map<String, String> settings = new LinkedHashMap<>();
-        settings.put("process.roles", "broker,controller");
-        settings.put("node.id", "1");
-        settings.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
-        String listeners = "PLAINTEXT://127.0.0.1:" + port + (security != null ? "," + security.listeners() : "");
-        settings.put("listeners", listeners + ",CONTROLLER://127.0.0.1:" + controllerPort);
-        settings.put("advertised.listeners", listeners);
-        settings.put("controller.listener.names", "CONTROLLER");
-        settings.put("inter.broker.listener.name", "PLAINTEXT");
-        settings.put(
-                "listener.security.protocol.map",
-                "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT" + (security != null ? ",SASL_SSL:SASL_SSL,SSL:SSL" : ""));
-        settings.put("log.dirs", nodeDir.resolve("data").toString());
-        settings.put("num.partitions", "1");
-        settings.put("offsets.topic.replication.factor", "1");
-        settings.put("offsets.topic.num.partitions", "4");
-        settings.put("transaction.state.log.replication.factor", "1");
-        settings.put("transaction.state.log.min.isr", "1");
-        settings.put("share.coordinator.state.topic.replication.factor", "1");
-        settings.put("share.coordinator.state.topic.min.isr", "1");
-        settings.put("group.initial.rebalance.delay.ms", "0");
-        settings.put("auto.create.topics.enable", "false");
-        settings.put("log.retention.hours", "-1");
-        if (security != null) {
-            settings.putAll(security.brokerSettings());
-        }
-        StringBuilder out = new StringBuilder("# written by kes-stack; edits are overwritten at each start\n");
-        settings.forEach((k, v) -> out.append(k).append('=').append(v).append('\n'));
-        return out.toString();
-    }
-
-    private static final String LOG4J2 = String.join(
-            "\n",
-            "status = warn",
-            "appender.console.type = Console",
-            "appender.console.name = console",
-            "appender.console.layout.type = PatternLayout",
-            "appender.console.layout.pattern = [%d] %p %m (%c)%n",
-            "rootLogger.level = INFO",
-            "rootLogger.appenderRef.console.ref = console",
-            "logger.kafka.name = kafka",
-            "logger.kafka.level = WARN",
-            "logger.apache.name = org.apache.kafka",
-            "logger.apache.level = WARN",
-            "");
 
     /** No admin client before the port opens: it would log a warning per try. */
     @Override

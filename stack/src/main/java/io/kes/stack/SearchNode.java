@@ -14,14 +14,12 @@ import java.util.function.Function;
 import java.util.stream.Stream;
 
 /**
- * Over 300 lines on purpose: the node's folder layout, config, JVM options and start are one
- * sequence whose steps depend on each other (each comments why), shared by both engines.
- *
- * <p>A real single search node from an integ-test-zip: Elasticsearch or OpenSearch, which start the
+ * A real single search node from an integ-test-zip: Elasticsearch or OpenSearch, which start the
  * same way (a config folder with one YAML file, a JDK in an environment variable, a refusal to run
  * as root). Each node gets its own config, data and log folders under {@code nodeDir}; the unpacked
  * distribution is shared and never written to. The engines differ only in what
- * {@link ElasticsearchNode} and {@link OpenSearchNode} declare.
+ * {@link ElasticsearchNode} and {@link OpenSearchNode} declare. The node's folder layout, config,
+ * JVM options and start are one sequence whose steps depend on each other (each comments why).
  *
  * <p>Security is off unless the engine adds it ({@link ElasticsearchNode} built with
  * {@link Builder#secured()}), and disk watermarks are ignored: this node is for tests and a laptop,

@@ -101,7 +101,7 @@ final class FaultInjector {
                         .send(
                                 "POST",
                                 "/" + names.rolled() + "/_rollover",
-                                "{\"settings\":" + Schedule.indexSettings(next, servers.replicas()) + "}")
+                                "{\"settings\":" + ScheduleResources.indexSettings(next, servers.replicas()) + "}")
                         .requireOk("rollover of " + names.rolled());
                 rolledShards[0] = next;
             }

@@ -17,7 +17,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicReference;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -82,10 +81,9 @@ final class Schedule {
         deleteRecursively(dir.resolve("checkpoints")); // an earlier run's checkpoints must never be restored
         Files.deleteIfExists(dir.resolve("job.log")); // nor its log lines counted
         Files.deleteIfExists(dir.resolve("kes.log"));
-        createTopics(names, keyedPartitions);
         int[] shards = {2};
-        createRolledAlias(names, shards[0]);
-        createDeletesPipeline(names);
+        ScheduleResources resources = new ScheduleResources(servers, names);
+        resources.create(keyedPartitions, shards[0]);
         JobProcess job = new JobProcess(
                 root,
                 parallelism -> JobFiles.writeJobConfig(dir, names, servers, options.bulk(), topology, parallelism),
@@ -149,7 +147,7 @@ final class Schedule {
         }
         FinalStateCheck check = check(names);
         if (check.mismatches.isEmpty() && notes.stream().noneMatch(n -> n.startsWith("did not catch up"))) {
-            cleanUp(names);
+            resources.delete(out);
             deleteRecursively(dir.resolve("checkpoints"));
         } else {
             notes.add("kept for inspection: topics and indices " + names.prefix() + "-*, job log " + job.log());
@@ -263,50 +261,6 @@ final class Schedule {
         return servers.node.http();
     }
 
-    private void createTopics(Names names, int keyedPartitions) {
-        List<NewTopic> topics = new ArrayList<>();
-        topics.add(new NewTopic(names.deletes(), keyedPartitions, (short) 1));
-        topics.add(new NewTopic(names.upserts(), keyedPartitions, (short) 1));
-        topics.add(new NewTopic(names.appends(), 3, (short) 1));
-        topics.add(new NewTopic(names.events(), 3, (short) 1));
-        topics.add(new NewTopic(names.rolled(), 3, (short) 1));
-        topics.add(new NewTopic(names.deadLetters(), 1, (short) 1));
-        KafkaBroker.createTopicsAt(servers.kafka.bootstrapServers(), topics);
-    }
-
-    private void createRolledAlias(Names names, int shards) throws IOException {
-        es().send(
-                        "PUT",
-                        "/" + names.rolled() + "-000001",
-                        "{\"settings\":" + indexSettings(shards, servers.replicas()) + ",\"aliases\":{\""
-                                + names.rolled() + "\":{\"is_write_index\":true}}}")
-                .requireOk("creating " + names.rolled() + "-000001");
-    }
-
-    /**
-     * The deletes route's pipeline. Where the engine has ingest processors (OpenSearch 3.x with
-     * the build's ingest-common), one kes flags as "may move documents" (a templated field name)
-     * while it changes nothing: a {@code remove} of a field no document has. The final state is
-     * checked byte for byte, so the pipeline must leave the source as it is. Elsewhere an empty one.
-     */
-    private void createDeletesPipeline(Names names) throws IOException {
-        String processors = servers.node.engine() == io.kes.stack.Engine.OPENSEARCH
-                ? "[{\"remove\":{\"field\":\"absent{{no_such_field}}\",\"ignore_missing\":true}}]"
-                : "[]";
-        es().send(
-                        "PUT",
-                        "/_ingest/pipeline/" + names.deletesPipeline(),
-                        "{\"description\":\"kes torture: flagged, changes nothing\"," + "\"processors\":" + processors
-                                + "}")
-                .requireOk("creating pipeline " + names.deletesPipeline());
-    }
-
-    /** As kes's index templates set them: async translog (the checkpoint fence makes writes durable). */
-    static String indexSettings(int shards, int replicas) {
-        return "{\"index.number_of_shards\":" + shards + ",\"index.number_of_replicas\":" + replicas + ","
-                + "\"index.translog.durability\":\"async\",\"index.refresh_interval\":\"1s\"}";
-    }
-
     /**
      * acks=all, one request in flight: a key's records stay in order. No idempotence: it has raced
      * topic creation before; a retried send may then store a record twice, which the check reads
@@ -352,25 +306,6 @@ final class Schedule {
             producer.flush();
         } catch (Throwable e) {
             failure.compareAndSet(null, e);
-        }
-    }
-
-    private void cleanUp(Names names) {
-        try {
-            es().send("DELETE", "/_data_stream/" + names.events(), null);
-            es().send("DELETE", "/" + names.prefix() + "-*?expand_wildcards=all", null);
-            es().send("DELETE", "/_ingest/pipeline/" + names.deletesPipeline(), null);
-            try (var admin = servers.kafka.admin()) {
-                admin.deleteTopics(List.of(
-                        names.deletes(),
-                        names.upserts(),
-                        names.appends(),
-                        names.events(),
-                        names.rolled(),
-                        names.deadLetters()));
-            }
-        } catch (IOException | RuntimeException e) {
-            out.println("  (clean-up of " + names.prefix() + " failed: " + e + ")");
         }
     }
 

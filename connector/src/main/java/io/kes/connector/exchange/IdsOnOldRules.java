@@ -17,14 +17,14 @@ final class IdsOnOldRules {
 
     /** What {@link #removeIf} drops. */
     interface Condition {
-        boolean test(long fingerprint, SlotKeys.Rule rule, long barrier);
+        boolean test(long fingerprint, KeyRule rule, long barrier);
     }
 
     /** 0: an empty slot (fingerprints are never 0). */
     private long[] fingerprints = new long[MIN_SLOTS];
 
     private long[] barriers = new long[MIN_SLOTS];
-    private SlotKeys.Rule[] rules = new SlotKeys.Rule[MIN_SLOTS];
+    private KeyRule[] rules = new KeyRule[MIN_SLOTS];
     private int size;
 
     int size() {
@@ -45,7 +45,7 @@ final class IdsOnOldRules {
         }
     }
 
-    SlotKeys.Rule rule(int slot) {
+    KeyRule rule(int slot) {
         return rules[slot];
     }
 
@@ -55,7 +55,7 @@ final class IdsOnOldRules {
     }
 
     /** Adds an id that is not in the table; the caller keeps the size within its bound. */
-    void add(long fingerprint, SlotKeys.Rule rule, long barrier) {
+    void add(long fingerprint, KeyRule rule, long barrier) {
         if (2 * (size + 1) > fingerprints.length) {
             rebuild(fingerprints.length * 2, (f, r, b) -> false);
         }
@@ -85,10 +85,10 @@ final class IdsOnOldRules {
     private void rebuild(int slots, Condition drop) {
         long[] oldFingerprints = fingerprints;
         long[] oldBarriers = barriers;
-        SlotKeys.Rule[] oldRules = rules;
+        KeyRule[] oldRules = rules;
         fingerprints = new long[slots];
         barriers = new long[slots];
-        rules = new SlotKeys.Rule[slots];
+        rules = new KeyRule[slots];
         size = 0;
         for (int slot = 0; slot < oldFingerprints.length; slot++) {
             if (oldFingerprints[slot] == 0) {
@@ -103,7 +103,7 @@ final class IdsOnOldRules {
         }
     }
 
-    private void insert(long fingerprint, SlotKeys.Rule rule, long barrier) {
+    private void insert(long fingerprint, KeyRule rule, long barrier) {
         int mask = fingerprints.length - 1;
         int slot = start(rule.owner, fingerprint, mask);
         while (fingerprints[slot] != 0) {

@@ -1,10 +1,7 @@
 package io.kes.connector.exchange;
 
 import io.kes.connector.DocumentOperation;
-import io.kes.connector.routing.IndexLayout;
-import io.kes.connector.routing.IndexRouting;
 import io.kes.connector.routing.PredictedShard;
-import io.kes.connector.routing.ShardPredictor;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
@@ -22,7 +19,7 @@ import org.apache.flink.annotation.VisibleForTesting;
  * not divide (12 shards on 8 writers: 4 writers with 2 shards, 4 with one), would leave writers
  * idle or twice as loaded. Such an index's slots are split over {@code spread} writers each, by the
  * id's hash: key {@code base + shard + shards * (hash(id) mod spread)}, the smallest spread with
- * which every writer gets a part and none more than 1.25x an even share ({@link #spreadOf}). One id
+ * which every writer gets a part and none more than 1.25x an even share ({@link KeyRule#spreadOf}). One id
  * still reaches one writer, and each writer's bulks still touch one shard.
  *
  * <p>The promise per-id order rests on: <b>the writes of one id reach one writer at a time</b>.
@@ -76,57 +73,13 @@ final class SlotKeys {
     /** Positions of ids in a switch's rounds: the top 32 bits of their fingerprint. */
     private static final long POSITIONS = 1L << 32;
 
-    /** How one layout of a target keys documents; compares by the layout's generation. */
-    static final class Rule {
-        final Target owner;
-        final Object generation;
-        final IndexRouting routing;
-        final int base;
-        final int shards;
-        /** How many writers share each of the index's slots (by the id's hash). */
-        final int spread;
-
-        Rule(Target owner, PredictedShard prediction, int writers) {
-            IndexLayout layout = prediction.layout();
-            boolean slots = layout != null && layout.routing() != null;
-            this.owner = owner;
-            this.generation = layout == null ? null : layout.generation();
-            this.routing = slots ? layout.routing() : null;
-            this.base = slots ? spread(layout.index().hashCode()) : 0;
-            this.shards = slots ? layout.numberOfShards() : 0;
-            this.spread = slots ? spreadOf(shards, writers) : 1;
-        }
-
-        /** The key of {@code op}, predicted under another layout than this rule's. */
-        int key(DocumentOperation op, SlotKeys keys) {
-            int shard = ShardPredictor.shardOf(routing, op);
-            return shard < 0 ? keys.byId(op) : slotKey(shard, op);
-        }
-
-        /** The key of {@code op}, predicted as {@code prediction} under this rule's layout. */
-        int key(DocumentOperation op, PredictedShard prediction, SlotKeys keys) {
-            return prediction.batchShard() >= 0 && routing != null
-                    ? slotKey(prediction.batchShard(), op)
-                    : keys.byId(op);
-        }
-
-        private int slotKey(int shard, DocumentOperation op) {
-            if (spread == 1) {
-                return base + shard;
-            }
-            String by = op.id() != null ? op.id() : op.routing();
-            int part = by != null ? spread(by.hashCode()) % spread : 0;
-            return base + shard + shards * part;
-        }
-    }
-
     static final class Target {
         /** Spreads this target's entries in {@link IdsOnOldRules}. */
         final int seed;
 
-        Rule rule;
+        KeyRule rule;
         /** While switching: the rule ids leave. Null when no switch runs. */
-        Rule previous;
+        KeyRule previous;
         /** The current round's positions: [roundFrom, roundTo); positions from roundTo on have not begun. */
         long roundFrom;
 
@@ -168,8 +121,8 @@ final class SlotKeys {
     int keyOf(DocumentOperation op, PredictedShard prediction) {
         Target target = byTarget.get(op.index());
         if (target == null) {
-            target = new Target(spread(targetsMade++));
-            target.rule = new Rule(target, prediction, writers);
+            target = new Target(KeyRule.spread(targetsMade++));
+            target.rule = new KeyRule(target, prediction, writers);
             byTarget.put(op.index(), target);
         }
         target.lastUsedBarrier = lastBarrier;
@@ -178,9 +131,9 @@ final class SlotKeys {
         if (target.previous == null && generation != target.rule.generation) {
             change(target, prediction);
         }
-        int key = generation == target.rule.generation
-                ? target.rule.key(op, prediction, this)
-                : target.rule.key(op, this);
+        int key = orById(
+                generation == target.rule.generation ? target.rule.slotKey(op, prediction) : target.rule.slotKey(op),
+                op);
         if (target.previous == null && target.remembered == 0) {
             return key;
         }
@@ -192,7 +145,7 @@ final class SlotKeys {
 
     /** A new layout of {@code target}: its switch begins (a change during a switch waits for its end). */
     private void change(Target target, PredictedShard prediction) {
-        Rule next = new Rule(target, prediction, writers);
+        KeyRule next = new KeyRule(target, prediction, writers);
         if (next.routing == null && target.rule.routing == null) {
             target.rule = next; // both key by id: no id changes writer
             return;
@@ -211,20 +164,20 @@ final class SlotKeys {
         if (slot >= 0) {
             // Its last write under that rule may be unacknowledged: entries leave once it is not (completed).
             onOldRules.routedAfter(slot, lastBarrier);
-            return onOldRules.rule(slot).key(op, this);
+            return keyBy(onOldRules.rule(slot), op);
         }
         if (target.previous == null) {
             return key;
         }
         long position = fingerprint >>> 32;
         if (position >= target.roundTo) {
-            return target.previous.key(op, this); // its round has not begun
+            return keyBy(target.previous, op); // its round has not begun
         }
         if (position < target.roundFrom) {
             return key; // its round is over
         }
         // Its round waits for a checkpoint later than the barrier it began after (completed begins the next).
-        int previousKey = target.previous.key(op, this);
+        int previousKey = keyBy(target.previous, op);
         if (previousKey % writers == key % writers) {
             return key; // the same writer either way: nothing to wait for
         }
@@ -244,7 +197,7 @@ final class SlotKeys {
             long to = target.roundFrom + (target.roundTo - target.roundFrom) / 2;
             long from = to;
             long until = target.roundTo;
-            Rule previous = target.previous;
+            KeyRule previous = target.previous;
             // Nothing of this round has moved yet: its upper half goes back to not begun, on the previous rule.
             onOldRules.removeIf((f, rule, barrier) -> rule == previous && f >>> 32 >= from && f >>> 32 < until);
             target.roundTo = to;
@@ -302,10 +255,19 @@ final class SlotKeys {
         target.roundBegan = lastBarrier;
     }
 
+    /** The key of {@code op} by {@code rule}, predicted under another layout than the rule's. */
+    private int keyBy(KeyRule rule, DocumentOperation op) {
+        return orById(rule.slotKey(op), op);
+    }
+
+    private int orById(int slotKey, DocumentOperation op) {
+        return slotKey != KeyRule.NO_SLOT ? slotKey : byId(op);
+    }
+
     /** A key that keeps one id on one writer: its id's (or routing's) hash; documents with neither are spread. */
     private int byId(DocumentOperation op) {
         String by = op.id() != null ? op.id() : op.routing();
-        return by != null ? spread(by.hashCode()) : (roundRobin++ & Integer.MAX_VALUE);
+        return by != null ? KeyRule.spread(by.hashCode()) : (roundRobin++ & Integer.MAX_VALUE);
     }
 
     /** Ids routed with an earlier rule that still wait for a checkpoint (for the metric and tests). */
@@ -325,31 +287,5 @@ final class SlotKeys {
         h *= 0xc4ceb9fe1a85ec53L;
         h ^= h >>> 33;
         return h == 0 ? 1 : h;
-    }
-
-    /**
-     * Over how many writers each of an index's {@code shards} slots is split: the smallest spread
-     * with which every writer gets a part and none gets more than 1.25x an even share. The keys
-     * {@code base .. base + shards * spread - 1} are consecutive, so {@code key mod writers} hands
-     * each writer {@code floor} or {@code ceil} of {@code shards * spread / writers} of them.
-     */
-    static int spreadOf(int shards, int writers) {
-        if (shards <= 0 || writers <= 1) {
-            return 1;
-        }
-        for (int spread = 1; ; spread++) {
-            long parts = (long) shards * spread;
-            long mostPerWriter = (parts + writers - 1) / writers;
-            // mostPerWriter / parts <= 1.25 / writers, in integers
-            if (parts >= writers && 4 * mostPerWriter * writers <= 5 * parts) {
-                return spread;
-            }
-        }
-    }
-
-    /** A non-negative int from a hash whose low bits may be poor (String.hashCode of similar names). */
-    static int spread(int hash) {
-        int h = hash * 0x9E3779B9;
-        return (h ^ (h >>> 16)) & 0x3FFFFFFF;
     }
 }

@@ -93,7 +93,7 @@ class SlotKeysTest {
             {1, 8, 8}, {6, 8, 4}, {12, 8, 2}, {48, 8, 1}, {96, 8, 1}, {20, 8, 1}, {6, 2, 1}, {3, 4, 4}, {5, 1, 1}
         };
         for (int[] row : shardsWritersSpread) {
-            assertThat(SlotKeys.spreadOf(row[0], row[1]))
+            assertThat(KeyRule.spreadOf(row[0], row[1]))
                     .as("%s shards on %s writers", row[0], row[1])
                     .isEqualTo(row[2]);
         }

@@ -1,25 +1,16 @@
 package io.kes.jobs.config;
 
-import io.kes.connector.IndexNameTemplate;
-import java.io.IOException;
 import java.io.Serializable;
-import java.net.URI;
-import java.net.URISyntaxException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
-import org.apache.avro.AvroRuntimeException;
-import org.apache.avro.Schema;
 
 /**
- * One entry of {@code routes:}: which topics go where, how a record becomes a document. Over the
- * house's 350 lines on purpose: every key of a route, read and checked against the others in one
- * place, so that each message can name the keys that conflict.
+ * One entry of {@code routes:}: which topics go where, how a record becomes a document. Read by
+ * {@link #from}: each key apart ({@link RouteKeys}), then the keys against each other
+ * ({@link RouteConflicts}), so that each message can name the keys that conflict.
  *
  * @param topics         {@code topics}: Kafka topics of this route (or use {@code topic_pattern})
  * @param topicPattern   {@code topic_pattern}: a Java regex over topic names, e.g. {@code logs-.*}
@@ -152,16 +143,16 @@ public record Route(
         int before = problems.count();
         node.allowOnly(KEYS);
         List<String> topics = node.attempt(() -> node.strings("topics"), List.of());
-        String pattern = node.attempt(() -> topicPattern(node, topics), null);
+        String pattern = node.attempt(() -> RouteKeys.topicPattern(node, topics), null);
         String dataStream = node.attempt(() -> node.string("data_stream", null), null);
         String index = node.attempt(() -> node.string("index", null), null);
         node.attempt(
                 () -> {
-                    checkTarget(node, index, dataStream);
+                    RouteKeys.checkTarget(node, index, dataStream);
                     return null;
                 },
                 null);
-        ValueFormat format = node.attempt(() -> valueFormat(node), ValueFormat.JSON);
+        ValueFormat format = node.attempt(() -> RouteKeys.valueFormat(node), ValueFormat.JSON);
         Op op = node.attempt(
                 () -> node.choice(
                         "op",
@@ -169,7 +160,7 @@ public record Route(
                         s -> Op.valueOf(s.toUpperCase().replace('-', '_')),
                         Set.of("index", "create", "upsert", "delete-on-tombstone")),
                 null);
-        IdSpec id = node.attempt(() -> idSpec(node), null);
+        IdSpec id = node.attempt(() -> RouteKeys.idSpec(node), null);
         String routing = node.attempt(() -> node.string("routing", null), null);
         Map<String, String> rename = node.attempt(
                 () -> {
@@ -186,27 +177,21 @@ public record Route(
         List<String> exclude = node.attempt(() -> node.strings("exclude"), List.of());
         IndexTemplateSettings template = node.attempt(
                 () -> IndexTemplateSettings.from(node.section("index_template"), dataStream != null), null);
-        String pipeline = node.attempt(() -> pipeline(node), null);
+        String pipeline = node.attempt(() -> RouteKeys.pipeline(node), null);
         boolean versionByOffset = node.attempt(
                         () -> node.choice("version", "none", s -> s, Set.of("none", "kafka-offset")), "none")
                 .equals("kafka-offset");
         if (versionByOffset && op != null && id != null) {
-            checkVersionByOffset(node, op, id, dataStream);
+            RouteConflicts.versionByOffset(node, op, id, dataStream);
         }
-        if (versionByOffset && (topics.size() > 1 || pattern != null)) {
-            // offsets order the records of one partition only; Kafka orders nothing across topics
-            problems.add(node.keyPath("version") + " kafka-offset needs a route of one topic: an id written from "
-                    + (pattern != null ? "the topics topic_pattern '" + pattern + "' matches" : "topics " + topics)
-                    + " carries offsets of unrelated partitions, so its newer value may carry a lower version, be"
-                    + " refused with a 409 and be lost. Give each topic a route (one route per topic, topics: [name])"
-                    + " and an index of its own, or leave version out");
+        if (versionByOffset) {
+            RouteConflicts.versionOnOneTopic(node, topics, pattern);
         }
         if (op != null && id != null) {
-            checkOpAndId(node, op, id, routing, dataStream);
+            RouteConflicts.opAndId(node, op, id, routing, dataStream);
         }
-        if (pipeline != null && op == Op.UPSERT && dataStream == null) {
-            problems.add(node.keyPath("pipeline") + " '" + pipeline + "' cannot be used with op upsert: a bulk "
-                    + "update names no pipeline; use op: index, or set index.default_pipeline on the index instead");
+        if (pipeline != null) {
+            RouteConflicts.pipelineAndOp(node, pipeline, op, dataStream);
         }
         if (problems.count() > before) {
             throw ConfigException.alreadyReported();
@@ -227,219 +212,5 @@ public record Route(
                 format,
                 pipeline,
                 versionByOffset);
-    }
-
-    /**
-     * {@code version: kafka-offset} needs writes Elasticsearch can version externally (index and
-     * delete; not create, not a bulk update) of documents whose id repeats (else there is nothing
-     * to go back in time).
-     */
-    private static void checkVersionByOffset(ConfigNode node, Op op, IdSpec id, String dataStream) {
-        if (op == Op.CREATE || op == Op.UPSERT || dataStream != null) {
-            node.problems()
-                    .add(node.keyPath("version") + " kafka-offset needs op index or delete-on-tombstone: Elasticsearch "
-                            + "versions no "
-                            + (dataStream != null
-                                    ? "data stream write (op create)"
-                                    : "op " + op.name().toLowerCase())
-                            + "; leave version out");
-        } else if (id.kind() == IdSpec.Kind.KAFKA
-                || id.kind() == IdSpec.Kind.KAFKA_CONNECT
-                || id.kind() == IdSpec.Kind.NONE) {
-            node.problems()
-                    .add(node.keyPath("version")
-                            + " kafka-offset needs ids that repeat (id: key, {field: ...} or {hash: "
-                            + "[...]}): with id " + id.kind().name().toLowerCase()
-                            + " every record is its own document, which no replay "
-                            + "takes back in time; leave version out");
-        }
-    }
-
-    private static String pipeline(ConfigNode node) {
-        String pipeline = node.string("pipeline", null);
-        if (pipeline != null && (pipeline.isBlank() || pipeline.startsWith("_"))) {
-            throw new ConfigException(
-                    node.keyPath("pipeline") + " '" + pipeline + "' is not a pipeline id: give the id of an "
-                            + "ingest pipeline (PUT _ingest/pipeline/<id>); leave pipeline out to use the index's default_pipeline");
-        }
-        return pipeline;
-    }
-
-    private static String topicPattern(ConfigNode node, List<String> topics) {
-        String pattern = node.string("topic_pattern", null);
-        if (topics.isEmpty() == (pattern == null)) {
-            if (node.misspelt("topics") || node.misspelt("topic_pattern")) {
-                throw ConfigException.alreadyReported();
-            }
-            throw new ConfigException(node.path()
-                    + " needs exactly one of topics (a list) or topic_pattern (a regex), e.g. topics: [app-logs]");
-        }
-        if (pattern != null) {
-            try {
-                Pattern.compile(pattern);
-            } catch (PatternSyntaxException e) {
-                throw new ConfigException(node.keyPath("topic_pattern") + " '" + pattern + "' is not a valid regex: "
-                        + e.getDescription());
-            }
-        }
-        return pattern;
-    }
-
-    private static void checkTarget(ConfigNode node, String index, String dataStream) {
-        if ((index == null) == (dataStream == null)) {
-            if (node.misspelt("index") || node.misspelt("data_stream")) {
-                throw ConfigException.alreadyReported();
-            }
-            throw new ConfigException(
-                    node.path() + " needs exactly one of index (an index, alias or name template) or data_stream");
-        }
-        String target = dataStream != null ? dataStream : index;
-        String key = node.keyPath(dataStream != null ? "data_stream" : "index");
-        IndexNameTemplate template;
-        try {
-            template = IndexNameTemplate.parse(target);
-        } catch (IllegalArgumentException e) {
-            throw new ConfigException(key + " " + e.getMessage());
-        }
-        String literal = template.fill("x");
-        if (!literal.equals(literal.toLowerCase())
-                || literal.startsWith("_")
-                || literal.startsWith("-")
-                || literal.contains(" ")
-                || literal.contains(",")
-                || literal.contains("*")) {
-            throw new ConfigException(
-                    key + " '" + target
-                            + "' is not a valid Elasticsearch index name: use lowercase, no spaces, commas or *, not starting with _ or -");
-        }
-    }
-
-    private static void checkOpAndId(ConfigNode node, Op op, IdSpec id, String routing, String dataStream) {
-        if (dataStream != null && op != Op.INDEX && op != Op.CREATE) {
-            node.problems()
-                    .add(node.keyPath("op") + " " + op.name().toLowerCase() + " is not possible on a data stream: "
-                            + "data streams only take create (kes uses create for them)");
-            return;
-        }
-        if (op == Op.DELETE_ON_TOMBSTONE && id.kind() != IdSpec.Kind.KEY) {
-            node.problems()
-                    .add(node.keyPath("id") + " must be key with op delete-on-tombstone: a tombstone has no value, "
-                            + "so only its key can name the document to delete");
-            return;
-        }
-        if (op == Op.DELETE_ON_TOMBSTONE && routing != null) {
-            // A delete sent without the routing its document was indexed with goes to another shard: Elasticsearch
-            // answers 404, which counts as done, and the document stays. Routing by the key instead would change
-            // nothing: with id: key the default routing is the _id, which is the key.
-            node.problems()
-                    .add(node.keyPath("routing") + " cannot be used with op delete-on-tombstone: a tombstone "
-                            + "has no value to read the routing field '" + routing
-                            + "' from, so its delete would go to the wrong "
-                            + "shard (Elasticsearch answers 404) and the document would stay; remove routing (with id: key, "
-                            + "Elasticsearch already places each document by its key), or keep routing and use op: index or upsert "
-                            + "without deletes");
-            return;
-        }
-        if ((op == Op.UPSERT || op == Op.DELETE_ON_TOMBSTONE) && id.kind() == IdSpec.Kind.NONE) {
-            node.problems()
-                    .add(node.keyPath("id") + " none cannot " + (op == Op.UPSERT ? "upsert" : "delete")
-                            + ": those need the document's id; use id: key, {field: ...} or {hash: [...]}");
-        }
-    }
-
-    private static ValueFormat valueFormat(ConfigNode node) {
-        ValueFormat.Kind kind = node.choice(
-                "format",
-                ValueFormat.Kind.JSON,
-                s -> ValueFormat.Kind.valueOf(s.toUpperCase().replace('-', '_')),
-                Set.of("json", "avro", "confluent-avro"));
-        if (kind != ValueFormat.Kind.AVRO && node.has("avro_schema_file")) {
-            throw new ConfigException(
-                    node.keyPath("avro_schema_file") + " only applies to format: avro (this route's format is "
-                            + kind.name().toLowerCase().replace('_', '-') + ")");
-        }
-        if (kind != ValueFormat.Kind.CONFLUENT_AVRO && node.has("schema_registry_url")) {
-            throw new ConfigException(node.keyPath("schema_registry_url")
-                    + " only applies to format: confluent-avro (this route's format is "
-                    + kind.name().toLowerCase().replace('_', '-') + ")");
-        }
-        switch (kind) {
-            case AVRO -> {
-                Path file = Path.of(node.requiredString(
-                        "avro_schema_file", "schemas/order.avsc (the writer schema of the values)"));
-                String schemaJson;
-                try {
-                    schemaJson = Files.readString(file);
-                } catch (IOException e) {
-                    throw new ConfigException(
-                            node.keyPath("avro_schema_file") + " " + file.toAbsolutePath() + " cannot be read: " + e);
-                }
-                Schema schema;
-                try {
-                    schema = new Schema.Parser().parse(schemaJson);
-                } catch (AvroRuntimeException e) {
-                    throw new ConfigException(node.keyPath("avro_schema_file") + " " + file
-                            + " is not a valid Avro schema: " + e.getMessage());
-                }
-                if (schema.getType() != Schema.Type.RECORD && schema.getType() != Schema.Type.MAP) {
-                    throw new ConfigException(
-                            node.keyPath("avro_schema_file") + " " + file + " must define a record (documents are "
-                                    + "JSON objects), got a " + schema.getType().getName());
-                }
-                return new ValueFormat(kind, schemaJson, null);
-            }
-            case CONFLUENT_AVRO -> {
-                String url = node.requiredString("schema_registry_url", "http://registry:8081");
-                URI uri;
-                try {
-                    uri = new URI(url.trim());
-                } catch (URISyntaxException e) {
-                    uri = null;
-                }
-                if (uri == null
-                        || !("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))
-                        || uri.getHost() == null) {
-                    throw new ConfigException(node.keyPath("schema_registry_url") + " '" + url
-                            + "' must be an http:// or https:// URL, e.g. http://registry:8081");
-                }
-                return new ValueFormat(kind, null, url.trim());
-            }
-            default -> {
-                return ValueFormat.JSON;
-            }
-        }
-    }
-
-    private static IdSpec idSpec(ConfigNode node) {
-        if (!node.has("id")) {
-            return new IdSpec(IdSpec.Kind.KAFKA, List.of());
-        }
-        ConfigNode id = node.section("id");
-        if (id.keys().isEmpty()) {
-            String raw = node.string("id", "").trim();
-            List<String> known = List.of("kafka", "kafka-connect", "key", "none");
-            if (!known.contains(raw)) {
-                String hint = DidYouMean.closest(raw, known)
-                        .map(k -> " Did you mean '" + k + "'?")
-                        .orElse("");
-                throw new ConfigException(
-                        node.keyPath("id") + " must be one of kafka, kafka-connect, key, none, {field: path} or "
-                                + "{hash: [paths]}, got '"
-                                + raw + "'." + hint);
-            }
-            return new IdSpec(IdSpec.Kind.valueOf(raw.toUpperCase().replace('-', '_')), List.of());
-        }
-        id.allowOnly(Set.of("field", "hash"));
-        if (!id.has("field") && !id.has("hash")) {
-            throw ConfigException.alreadyReported(); // only unknown keys, each reported by allowOnly
-        }
-        if (id.has("field")) {
-            return new IdSpec(IdSpec.Kind.FIELD, List.of(id.requiredString("field", "order.id")));
-        }
-        List<String> fields = id.strings("hash");
-        if (fields.isEmpty()) {
-            throw new ConfigException(id.keyPath("hash") + " needs the fields to hash, e.g. hash: [user_id, order_id]");
-        }
-        return new IdSpec(IdSpec.Kind.HASH, List.copyOf(fields));
     }
 }
