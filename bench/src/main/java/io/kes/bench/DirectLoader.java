@@ -3,13 +3,11 @@ package io.kes.bench;
 import io.kes.connector.KafkaCoordinateId;
 import io.kes.connector.routing.IndexRouting;
 import io.kes.jobs.quickstart.SampleLogs;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -86,13 +84,10 @@ final class DirectLoader {
             int docsPerBulk,
             IndexRouting routing) {
         int shards = routing == null ? 1 : routing.numberOfShards();
+        ShardBulks open = new ShardBulks(shards, docsPerBulk);
         List<List<byte[]>> perShard = new ArrayList<>();
-        List<ByteArrayOutputStream> open = new ArrayList<>();
-        List<Integer> openCount = new ArrayList<>();
         for (int s = 0; s < shards; s++) {
             perShard.add(new ArrayList<>());
-            open.add(new ByteArrayOutputStream(docsPerBulk * 600));
-            openCount.add(0);
         }
         long included = 0;
         for (long i = first; i < end; i++) {
@@ -102,23 +97,13 @@ final class DirectLoader {
             }
             included++;
             String id = KafkaCoordinateId.of(topic, partition, i / partitions);
-            int shard = routing == null ? 0 : routing.shardOf(id, null);
-            ByteArrayOutputStream out = open.get(shard);
-            out.writeBytes(("{\"index\":{\"_id\":\"" + id + "\"}}\n").getBytes(StandardCharsets.UTF_8));
-            out.writeBytes(logs.record(i));
-            out.write('\n');
-            int n = openCount.get(shard) + 1;
-            if (n == docsPerBulk) {
-                perShard.get(shard).add(out.toByteArray());
-                out.reset();
-                n = 0;
+            ShardBulks.Bulk full = open.add(routing == null ? 0 : routing.shardOf(id, null), id, logs.record(i));
+            if (full != null) {
+                perShard.get(full.shard()).add(full.body());
             }
-            openCount.set(shard, n);
         }
-        for (int s = 0; s < shards; s++) {
-            if (openCount.get(s) > 0) {
-                perShard.get(s).add(open.get(s).toByteArray());
-            }
+        for (ShardBulks.Bulk left : open.drain()) {
+            perShard.get(left.shard()).add(left.body());
         }
         // Interleave the shards (s0 b0, s1 b0, ..., s0 b1, ...) so every shard is written all along.
         List<byte[]> bodies = new ArrayList<>();
@@ -194,8 +179,11 @@ final class DirectLoader {
         return new Result(seconds, millis);
     }
 
-    /** One bulk; on item errors (429s) the whole bulk is sent again after a pause: ids make that an overwrite. */
-    private static void send(String url, String index, byte[] body) throws IOException, InterruptedException {
+    /**
+     * One bulk; on item errors (429s) the whole bulk is sent again after a pause: ids make that an
+     * overwrite. The topic-reading loader ({@link TopicLoader}) sends through here too.
+     */
+    static void send(String url, String index, byte[] body) throws IOException, InterruptedException {
         HttpRequest request = HttpRequest.newBuilder(
                         URI.create(url + "/" + index + "/_bulk?filter_path=errors,items.*.error.type"))
                 .timeout(Duration.ofSeconds(120))

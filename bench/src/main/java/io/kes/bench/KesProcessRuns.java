@@ -30,24 +30,15 @@ final class KesProcessRuns {
     /**
      * One run.
      *
-     * @param seconds            process start to exit
-     * @param startupSeconds     process start to the first document indexed (JVM, preflight, MiniCluster, job start)
-     * @param steadyDocsPerSecond the middle half of the documents (25% to 75% indexed) over the time it took
-     * @param clientCpuSeconds   the kes process (last reading before it exited, at most 100 ms old) plus the Kafka broker
-     * @param steadyClientCpuSeconds the same from 25% to 75% of the documents indexed (the steady window)
+     * @param timed              the process as {@link ProcessClock} times it: start to exit, start-up, steady window, CPU
      * @param peakHeapMb         largest heap occupancy before a GC, from the GC log; NaN with no GC
      * @param liveHeapMb         largest heap occupancy after a GC
      */
-    record Result(
-            double seconds,
-            double startupSeconds,
-            double steadyDocsPerSecond,
-            double clientCpuSeconds,
-            double steadyClientCpuSeconds,
-            double peakHeapMb,
-            double liveHeapMb,
-            boolean outOfMemory,
-            int exitCode) {}
+    record Result(ProcessClock.Result timed, double peakHeapMb, double liveHeapMb, boolean outOfMemory) {
+        int exitCode() {
+            return timed.exitCode();
+        }
+    }
 
     private final BenchOptions options;
     private final BenchTopic topic;
@@ -88,41 +79,8 @@ final class KesProcessRuns {
                         "JAVA_TOOL_OPTIONS",
                         "-Xlog:gc:file=" + gcLog + (options.profile ? " " + profilerAgent(profile) : ""));
         long docs = topic.docsFrom(new long[options.partitions]);
-        long clientBefore = clientCpu.millis();
-        long t0 = System.nanoTime();
-        Process process = builder.start();
-        long processCpu = 0;
-        long first = 0;
-        long quarter = 0;
-        long threeQuarters = 0;
-        long cpuAtQuarter = 0;
-        long cpuAtThreeQuarters = 0;
-        try {
-            long deadline = t0 + TimeUnit.MINUTES.toNanos(20);
-            while (!process.waitFor(100, TimeUnit.MILLISECONDS)) {
-                processCpu = EsStats.treeCpuMillis(process.pid());
-                long indexed = OfficialRuns.indexTotal(es, index);
-                long now = System.nanoTime();
-                first = first == 0 && indexed > 0 ? now : first;
-                if (quarter == 0 && indexed >= docs / 4) {
-                    quarter = now;
-                    cpuAtQuarter = processCpu + clientCpu.millis();
-                }
-                if (threeQuarters == 0 && indexed >= docs * 3 / 4) {
-                    threeQuarters = now;
-                    cpuAtThreeQuarters = processCpu + clientCpu.millis();
-                }
-                if (now > deadline) {
-                    throw new IllegalStateException("bin/kes run still running after 20 minutes; console: " + console);
-                }
-            }
-        } finally {
-            if (process.isAlive()) {
-                process.descendants().forEach(ProcessHandle::destroyForcibly);
-                process.destroyForcibly();
-            }
-        }
-        long end = System.nanoTime();
+        ProcessClock.Result timed =
+                ProcessClock.time(builder, es, index, docs, clientCpu, 20, "bin/kes run (console: " + console + ")");
         if (Files.exists(profile)) {
             Files.createDirectories(options.out);
             Files.writeString(
@@ -136,19 +94,7 @@ final class KesProcessRuns {
                                     "every thread of the bin/kes run process (its main thread: start-up and the MiniCluster), process start to exit"));
         }
         String printed = Files.readString(console) + logs(dir.resolve("home/logs"));
-        double steady = threeQuarters > quarter && quarter > 0
-                ? (docs * 3 / 4 - docs / 4) / ((threeQuarters - quarter) / 1e9)
-                : Double.NaN;
-        return new Result(
-                (end - t0) / 1e9,
-                first == 0 ? Double.NaN : (first - t0) / 1e9,
-                steady,
-                (processCpu + clientCpu.millis() - clientBefore) / 1000.0,
-                threeQuarters > quarter && quarter > 0 ? (cpuAtThreeQuarters - cpuAtQuarter) / 1000.0 : Double.NaN,
-                heapMb(gcLog, 1),
-                heapMb(gcLog, 3),
-                printed.contains("OutOfMemoryError"),
-                process.exitValue());
+        return new Result(timed, heapMb(gcLog, 1), heapMb(gcLog, 3), printed.contains("OutOfMemoryError"));
     }
 
     /**
@@ -182,6 +128,34 @@ final class KesProcessRuns {
                         "  - {topics: [" + topic + "], index: " + index + ", id: kafka}",
                         ""));
         return config;
+    }
+
+    /**
+     * Waits (up to 3 minutes) until bin/kes's class archive for {@code run} is built: a first run lists
+     * its classes and builds the archive in the background once the list stops growing. Says what it found.
+     */
+    static String awaitClassArchive() throws InterruptedException, IOException {
+        Path dir = Path.of("jobs/target/cds");
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+        while (System.nanoTime() < deadline) {
+            Path newestList;
+            try (var files = Files.list(dir)) {
+                newestList = files.filter(f -> f.getFileName().toString().matches("run-.*\\.classlist"))
+                        .max(java.util.Comparator.comparing(f -> f.toFile().lastModified()))
+                        .orElse(null);
+            } catch (java.nio.file.NoSuchFileException e) {
+                newestList = null;
+            }
+            if (newestList == null) {
+                return "no class archive (KES_CDS=off, or the job's classes are newer than its jar)";
+            }
+            String base = newestList.toString().replaceFirst("\\.classlist$", "");
+            if (Files.exists(Path.of(base + ".jsa"))) {
+                return "class archive ready";
+            }
+            Thread.sleep(1000);
+        }
+        return "class archive not built within 3 minutes: the measured runs start without it";
     }
 
     /**

@@ -13,7 +13,8 @@ import java.util.Map;
 /**
  * {@code bin/kes bench --scenario users-path}: kes the way users run it, {@code bin/kes run} as a
  * process of its own timed from start to exit ({@link KesProcessRuns}), beside the official sink
- * (its own JVM, 1 GB heap) and the direct loader, alternated over rounds, per setup: 6 shards at
+ * (its own JVM, 1 GB heap) and two loaders (the topic-reading one, a process timed as kes's is, and
+ * the pre-serialized sender ceiling), alternated over rounds, per setup: 6 shards at
  * parallelism 2 (4 partitions), and 48 and 96 shards at parallelism 8 (8 partitions), where the
  * two writer topologies differ most (keyed: one buffer per shard; chained: one per shard in every
  * writer). Results: {@code users-path.md} and {@code users-path.csv} in {@code --out}.
@@ -34,8 +35,19 @@ final class UsersPathScenario {
      */
     static final String KEYED_LONG_LINGER = "kes-keyed-linger5s";
 
+    /**
+     * The loader that does what kes does without Flink: reads the topic, builds kes's ids and
+     * single-shard bulks, sends them ({@link TopicLoader}), as a process timed as {@code bin/kes run}
+     * is. The report's "x loader" ratios and targets compare against it when it ran.
+     */
+    static final String TOPIC_LOADER = "loader-topic";
+
+    /** The sender ceiling: bulks pre-serialized before its clock starts, sent from the bench JVM ({@link DirectLoader}). */
+    static final String SENDER_LOADER = "loader";
+
     /** Every mode of this scenario; {@code --modes} picks some of them. */
-    static final List<String> MODES = List.of("kes-keyed", KEYED_LONG_LINGER, "kes-chained", "official", "loader");
+    static final List<String> MODES =
+            List.of("kes-keyed", KEYED_LONG_LINGER, "kes-chained", "official", TOPIC_LOADER, SENDER_LOADER);
 
     /** The writer topology a kes mode runs with. */
     static String topology(String mode) {
@@ -50,15 +62,16 @@ final class UsersPathScenario {
     /** The setups, by shard count. At 6 shards only the default topology: the target is about what users get. */
     static Setup setup(int shards) {
         return shards == Bench.SHARDS
-                ? new Setup(shards, 2, 4, List.of("kes-keyed", "official", "loader"))
+                ? new Setup(shards, 2, 4, List.of("kes-keyed", "official", TOPIC_LOADER, SENDER_LOADER))
                 : new Setup(shards, 8, 8, MODES);
     }
 
     /**
      * One measured run.
      *
-     * @param seconds        kes: process start to exit; official: process start to its job's end; loader: first request to count
-     * @param steadyDocsPerSecond the middle half of the documents over the time it took (the loader: its whole run)
+     * @param seconds        kes and loader-topic: process start to exit; official: process start to its job's end;
+     *                       loader: first request to count
+     * @param steadyDocsPerSecond the middle half of the documents over the time it took (loader: its whole run)
      * @param indexTotal     index operations on the primaries: above {@code docs} when a document was written twice
      * @param bulks          {@code _bulk} HTTP requests the node received
      * @param shardOps       shard-level bulk operations ({@code _stats/bulk total_operations})
@@ -109,6 +122,7 @@ final class UsersPathScenario {
         EsStats stats = new EsStats(stack.esUrl(), stack.local());
         ClientCpu clientCpu = new ClientCpu(servers::broker);
         boolean warm = false;
+        boolean kesWarm = false;
         for (int shards : options.usersPathShards) {
             Setup all = setup(shards);
             Setup setup = new Setup(
@@ -144,6 +158,17 @@ final class UsersPathScenario {
                 warm = true;
             }
             KesProcessRuns kes = new KesProcessRuns(o, topic, es, stack.esUrl(), clientCpu);
+            if (!kesWarm && setup.modes().stream().anyMatch(m -> m.startsWith("kes"))) {
+                // untimed: a user's bin/kes run starts from the class archive its first run built (bin/kes,
+                // cds_archive); measured runs are later runs, the first run's cost is docs/benchmark.md's
+                BenchElasticsearch.createIndex(es, "kes-bench-warmup-kes", "async", shards);
+                KesProcessRuns.Result first = kes.run("kes-bench-warmup-kes", topology("kes-keyed"), 1.0, "1g");
+                es.send("DELETE", "/kes-bench-warmup-kes", null);
+                System.out.printf(
+                        "  (untimed kes run, exit %d) %s%n", first.exitCode(), KesProcessRuns.awaitClassArchive());
+                kesWarm = true;
+            }
+            TopicLoaderRuns topicLoader = new TopicLoaderRuns(o, topic, es, stack.esUrl(), clientCpu);
             try (OfficialRuns official = new OfficialRuns(o, topic, clientCpu, "1g")) {
                 servers.closeFirst(official); // also on Ctrl-C
                 for (int round = 1; round <= options.rounds; round++) {
@@ -154,7 +179,10 @@ final class UsersPathScenario {
                         BenchElasticsearch.createIndex(es, index, "async", shards);
                         try {
                             PathRun run = switch (mode) {
-                                case "loader" -> loader(setup, round, index, es, stats, loader, bulks, stack.esUrl());
+                                case SENDER_LOADER ->
+                                    loader(setup, round, index, es, stats, loader, bulks, stack.esUrl());
+                                case TOPIC_LOADER ->
+                                    topicLoader(setup, round, index, es, stats, topicLoader, routing, topic);
                                 case "official" ->
                                     official(setup, round, index, es, stats, official, topic, stack.esUrl());
                                 default -> kes(setup, mode, round, index, es, stats, kes, topic);
@@ -216,6 +244,54 @@ final class UsersPathScenario {
                     "bin/kes run exited with " + r.exitCode() + (r.outOfMemory() ? " after an OutOfMemoryError" : "")
                             + " (console: " + options.work.resolve("kes-run-" + index) + ")");
         }
+        return timedRun(
+                setup,
+                mode,
+                round,
+                docs,
+                index,
+                es,
+                stats,
+                delta,
+                r.timed(),
+                r.peakHeapMb(),
+                r.liveHeapMb(),
+                r.outOfMemory());
+    }
+
+    /** The topic-reading loader as a process, measured as {@link #kes} measures {@code bin/kes run}. */
+    private PathRun topicLoader(
+            Setup setup,
+            int round,
+            String index,
+            Http es,
+            EsStats stats,
+            TopicLoaderRuns topicLoader,
+            IndexRouting routing,
+            BenchTopic topic)
+            throws Exception {
+        long docs = topic.docsFrom(new long[setup.partitions()]);
+        EsStats.Snapshot before = stats.snapshot();
+        ProcessClock.Result r = topicLoader.run(index, routing, "1g");
+        EsStats.Snapshot delta = stats.snapshot().minus(before);
+        return timedRun(setup, TOPIC_LOADER, round, docs, index, es, stats, delta, r, Double.NaN, Double.NaN, false);
+    }
+
+    /** A run of a process {@link ProcessClock} timed, with the index's counts and the node's share. */
+    private static PathRun timedRun(
+            Setup setup,
+            String mode,
+            int round,
+            long docs,
+            String index,
+            Http es,
+            EsStats stats,
+            EsStats.Snapshot delta,
+            ProcessClock.Result r,
+            double peakHeapMb,
+            double liveHeapMb,
+            boolean outOfMemory)
+            throws Exception {
         return new PathRun(
                 setup,
                 mode,
@@ -231,9 +307,9 @@ final class UsersPathScenario {
                 delta.cpuMillis() / 1000.0,
                 r.clientCpuSeconds(),
                 r.steadyClientCpuSeconds(),
-                r.peakHeapMb(),
-                r.liveHeapMb(),
-                r.outOfMemory());
+                peakHeapMb,
+                liveHeapMb,
+                outOfMemory);
     }
 
     /**
@@ -287,11 +363,11 @@ final class UsersPathScenario {
             DirectLoader.Bulks bulks,
             String esUrl)
             throws Exception {
-        Run r = loader.run("loader", round, index, bulks, List.of(esUrl), null);
+        Run r = loader.run(SENDER_LOADER, round, index, bulks, List.of(esUrl), null);
         long shardOps = stats.shardBulkOperations(index);
         return new PathRun(
                 setup,
-                "loader",
+                SENDER_LOADER,
                 round,
                 r.docs(),
                 r.counted(),

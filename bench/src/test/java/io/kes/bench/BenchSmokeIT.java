@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A tiny smoke of {@code bin/kes bench}: its own Kafka and Elasticsearch, 20,000 records, one round
- * of every single-node mode but the official sink's. Not a measurement: it checks that every mode
+ * of every single-node mode but the official sink's, and the users-path scenario's loaders. Not a measurement: it checks that every mode
  * indexes exactly the topic's records and that the table and the chart are written.
  *
  * <p>The official sink is left out to keep the smoke near a minute: its own JVM, MiniCluster and run
@@ -53,5 +53,50 @@ class BenchSmokeIT {
         assertThat(out.resolve("latest.png")).isNotEmptyFile();
         assertThat(out.resolve("rounds.csv")).isNotEmptyFile();
         assertThat(Files.readAllLines(out.resolve("rounds.csv"))).hasSize(1 + MODES.size());
+    }
+
+    /**
+     * The users-path scenario's two loaders, one round at 6 shards: the topic-reading one as a
+     * process of its own (read, ids, routing, bulks, sends, exit 0) and the sender ceiling. kes's
+     * own mode there is {@code bin/kes run}, which runs from the repository's root, not from a
+     * module's tests; its timing is the same {@link ProcessClock} the topic loader's goes through.
+     */
+    @Test
+    void usersPathTopicLoaderIndexesEveryRecordOnceAndIsTheLoaderKesIsHeldAgainst() throws Exception {
+        Path out = Path.of("target/bench-smoke/users-path");
+        BenchOptions options = BenchOptions.parse(new String[] {
+            "--scenario",
+            "users-path",
+            "--quick",
+            "--records",
+            "20000",
+            "--shards",
+            "6",
+            "--modes",
+            UsersPathScenario.TOPIC_LOADER + "," + UsersPathScenario.SENDER_LOADER,
+            "--out",
+            out.toString(),
+            "--work",
+            "target/bench-smoke/users-path-run"
+        });
+
+        boolean countsMatch = new Bench(options).run();
+
+        assertThat(countsMatch)
+                .as("both loaders indexed exactly the topic's records, none twice")
+                .isTrue();
+        String table = Files.readString(out.resolve("users-path.md"));
+        assertThat(table).contains("| loader-topic |").contains("| loader |");
+        assertThat(table).contains("kes / loader-topic (docs/s)");
+        List<String> csv = Files.readAllLines(out.resolve("users-path.csv"));
+        assertThat(csv).hasSize(3);
+        String[] topicRun = csv.stream()
+                .filter(l -> l.contains(",loader-topic,"))
+                .findFirst()
+                .orElseThrow()
+                .split(",");
+        assertThat(Long.parseLong(topicRun[4])).as("counted").isEqualTo(20_000);
+        assertThat(Long.parseLong(topicRun[5])).as("index_total").isEqualTo(20_000);
+        assertThat(Double.parseDouble(topicRun[12])).as("client CPU s").isPositive();
     }
 }

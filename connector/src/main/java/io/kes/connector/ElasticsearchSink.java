@@ -80,7 +80,7 @@ public final class ElasticsearchSink implements Sink<DocumentOperation>, Support
     public DataStream<DocumentOperation> addPreWriteTopology(DataStream<DocumentOperation> input) {
         // Stateless, so no uids: Flink would then demand one on every sink that uses this one, and
         // a checkpoint of either topology restores into the other.
-        return SlotExchange.writers(input, settings, failureHandler);
+        return SlotExchange.writerTopology(input, settings, failureHandler);
     }
 
     /** Receives nothing: {@code kes: bulk writer} in the pre-write topology writes and emits no record. */

@@ -31,7 +31,7 @@ class AbandonedBulksIT {
     private static final int RECORDS = 1_000;
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.kes.stack.junit.SearchTarget#all")
+    @MethodSource("io.kes.stack.junit.SearchTarget#newestOrAll")
     void aBulkAppliedAfterKesGaveUpOnItDoesNotOverwriteNewerWrites(SearchTarget target) throws Exception {
         SearchNode node = target.node();
         Http http = node.http();

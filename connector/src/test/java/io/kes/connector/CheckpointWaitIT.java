@@ -96,7 +96,7 @@ class CheckpointWaitIT {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.kes.stack.junit.SearchTarget#all")
+    @MethodSource("io.kes.stack.junit.SearchTarget#newestOrAll")
     void theFenceWaitsForTheTranslogsOwnSyncInsteadOfFlushing(SearchTarget target) throws Exception {
         long flushes = flushesWhileWriting(target.node(), "fence-sync", "1s", 20_000);
 
@@ -112,7 +112,7 @@ class CheckpointWaitIT {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.kes.stack.junit.SearchTarget#all")
+    @MethodSource("io.kes.stack.junit.SearchTarget#newestOrAll")
     void anIndexThatSyncsLessOftenThanTheFenceWaitsIsFlushed(SearchTarget target) throws Exception {
         long flushes = flushesWhileWriting(target.node(), "fence-flush", "60s", 5_000);
 

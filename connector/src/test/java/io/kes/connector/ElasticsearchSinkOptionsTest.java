@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.reflect.Modifier;
+import java.time.Duration;
 import java.util.Arrays;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
@@ -31,6 +32,28 @@ class ElasticsearchSinkOptionsTest {
     void meaningIsTheDescriptionAsWritten() {
         assertThat(ElasticsearchSinkOptions.meaning(ElasticsearchSinkOptions.RETRY_MAX_BACKOFF))
                 .isEqualTo("Longest wait between two retries.");
+    }
+
+    /** Descriptions are the reference's Markdown; a message carries none: code is plain text, a link its text and page. */
+    @Test
+    void meaningIsTheDescriptionWithoutMarkdown() {
+        assertThat(ElasticsearchSinkOptions.meaning(ElasticsearchSinkOptions.BULK_COALESCE))
+                .contains("(under load bulks fill by backpressure; Freshness "
+                        + "(docs/operations.md#freshness-when-a-buffer-goes)). 0: at once; the value of bulk.linger:");
+    }
+
+    /** A surface with its own names (a SQL table) declares an option again: same type, default and description. */
+    @Test
+    void anOptionUnderAnotherKeyIsTheSameDeclaration() {
+        ConfigOption<Duration> linger =
+                ElasticsearchSinkOptions.underKey(ElasticsearchSinkOptions.BULK_LINGER, "x.linger");
+        assertThat(linger.key()).isEqualTo("x.linger");
+        assertThat(linger.defaultValue()).isEqualTo(ElasticsearchSinkOptions.BULK_LINGER.defaultValue());
+        assertThat(ElasticsearchSinkOptions.meaning(linger))
+                .isEqualTo(ElasticsearchSinkOptions.meaning(ElasticsearchSinkOptions.BULK_LINGER));
+        Configuration c = new Configuration();
+        c.setString("x.linger", "250ms");
+        assertThat(c.get(linger)).isEqualTo(Duration.ofMillis(250));
     }
 
     @Test

@@ -42,7 +42,7 @@ class LateCopiesIT {
     private static final int RECORDS = 21 * KEYS;
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.kes.stack.junit.SearchTarget#all")
+    @MethodSource("io.kes.stack.junit.SearchTarget#newestOrAll")
     void aGatewayTimeoutWhileElasticsearchStillRunsTheBulkIsWaitedFor(SearchTarget target) throws Exception {
         SearchNode node = target.node();
         Http http = node.http();
@@ -65,7 +65,7 @@ class LateCopiesIT {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.kes.stack.junit.SearchTarget#all")
+    @MethodSource("io.kes.stack.junit.SearchTarget#newestOrAll")
     void aTimedOutBulkIsNotSentToTheNextConfiguredHostBehindKessBack(SearchTarget target) throws Exception {
         SearchNode node = target.node();
         Http http = node.http();

@@ -26,7 +26,7 @@ class SingleShardBulksIT {
     private static final int DOCS = 30_000;
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.kes.stack.junit.SearchTarget#all")
+    @MethodSource("io.kes.stack.junit.SearchTarget#newestOrAll")
     void everyBulkTouchesExactlyOneShardWithGrouping(SearchTarget target) throws Exception {
         Ratio ratio = run(target.node(), "single-shard-bulks", true);
         assertThat(ratio.bulkRequests).isGreaterThan(DOCS / 1000);
@@ -35,7 +35,7 @@ class SingleShardBulksIT {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.kes.stack.junit.SearchTarget#all")
+    @MethodSource("io.kes.stack.junit.SearchTarget#newestOrAll")
     void mixedBulksTouchAboutEveryShardWithoutGrouping(SearchTarget target) throws Exception {
         Ratio ratio = run(target.node(), "mixed-bulks", false);
         assertThat((double) ratio.shardOperations / ratio.bulkRequests).isGreaterThan(5.0);

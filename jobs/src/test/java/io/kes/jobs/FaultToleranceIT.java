@@ -2,9 +2,9 @@ package io.kes.jobs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kes.jobs.checkpoint.Checkpoints;
+import io.kes.jobs.cli.ProgressReporter;
 import io.kes.jobs.config.KesConfig;
-import io.kes.jobs.quickstart.ProgressReporter;
+import io.kes.jobs.restore.Checkpoints;
 import io.kes.stack.ElasticsearchNode;
 import io.kes.stack.Http;
 import io.kes.stack.KafkaBroker;

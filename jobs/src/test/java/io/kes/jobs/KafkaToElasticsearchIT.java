@@ -22,7 +22,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class KafkaToElasticsearchIT {
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.kes.stack.junit.SearchTarget#all")
+    @MethodSource("io.kes.stack.junit.SearchTarget#newestOrAll")
     void everyRecordOfTheTopicBecomesExactlyOneDocumentAndAReplayDuplicatesNothing(SearchTarget target)
             throws Exception {
         SearchNode es = target.node();
@@ -72,7 +72,7 @@ class KafkaToElasticsearchIT {
      * the same on every target: the data stream's backing index has the template's shards.
      */
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.kes.stack.junit.SearchTarget#all")
+    @MethodSource("io.kes.stack.junit.SearchTarget#newestOrAll")
     void aDataStreamGetsItsRoutesIndexTemplate(SearchTarget target) throws Exception {
         SearchNode es = target.node();
         String topic = produceOnce("it-templated", target, 300);

@@ -9,6 +9,7 @@ import io.kes.torture.FaultPlan.Fault;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
@@ -17,11 +18,14 @@ import java.util.TreeMap;
 /**
  * Injects one fault of a plan and returns when it is over: a killed Elasticsearch is running
  * again, a paused one resumed (always, even on failure), a storm has passed, a killed job started
- * again with {@code --restore-latest}.
+ * again with {@code --restore-latest}, a rescaled one checkpointed at its new parallelism.
  */
 final class FaultInjector {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** How long a rescale waits for the restored job's first checkpoint at its new parallelism. */
+    private static final Duration RESCALED_CHECKPOINT_WAIT = Duration.ofSeconds(90);
 
     private final TortureServers servers;
     private final PrintStream out;
@@ -67,6 +71,7 @@ final class FaultInjector {
                 job.kill();
                 job.start(true);
             }
+            case RESCALE -> rescale(job, fault.amount());
             case REJECTION_STORM -> {
                 proxy.rejectBulksFor(Duration.ofSeconds(fault.amount()));
                 Thread.sleep(fault.amount() * 1000L);
@@ -101,6 +106,36 @@ final class FaultInjector {
                 rolledShards[0] = next;
             }
         }
+    }
+
+    /**
+     * Issue 37 item 7, as users scale a job: kill -9 of the job, restored with {@code
+     * --restore-latest} at {@code parallelism} while records keep arriving. Returns once the job
+     * completed a checkpoint at the new parallelism (up to 90 s), so that the next rescale, the way
+     * back, restores a checkpoint this one took: a restore from 4 writers to 2, not from 2 to 2.
+     */
+    private void rescale(JobProcess job, int parallelism) throws InterruptedException {
+        int from = job.parallelism();
+        Instant gone = job.restartAt(parallelism);
+        long deadline = System.nanoTime() + RESCALED_CHECKPOINT_WAIT.toNanos();
+        while (job.newestCheckpoint().filter(t -> t.isAfter(gone)).isEmpty()) {
+            if (!job.isAlive()) {
+                out.printf(
+                        "  (rescale: %d -> %d writers: the job exited with code %d before its first checkpoint; see %s)%n",
+                        from, parallelism, job.exitValue(), job.log());
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                out.printf(
+                        "  (rescale: %d -> %d writers: no checkpoint within %d s of the restore, went on)%n",
+                        from, parallelism, RESCALED_CHECKPOINT_WAIT.toSeconds());
+                return;
+            }
+            Thread.sleep(250);
+        }
+        out.printf(
+                "  (rescale: %d -> %d writers, its first checkpoint %.1f s after the kill)%n",
+                from, parallelism, Duration.between(gone, Instant.now()).toMillis() / 1000.0);
     }
 
     /**

@@ -26,7 +26,12 @@ public enum FaultKind {
             "proxy-504",
             0,
             "a bulk of the deletes route held inside Elasticsearch while the proxy answers it 504 after 2 s, as a load"
-                    + " balancer does, and applied after kes got the 504");
+                    + " balancer does, and applied after kes got the 504"),
+    RESCALE(
+            "rescale",
+            2,
+            "kill -9 of the job's JVM, restarted with --restore-latest at another parallelism (2 -> 4 writers, then back),"
+                    + " as users scale a job; drawn in pairs, there and back");
 
     private final String label;
     private final OptionalInt turn;
@@ -36,13 +41,23 @@ public enum FaultKind {
      * The kinds a schedule on {@code nodes} search nodes can inject. One node: all but
      * {@link #NODE_STALL}. A cluster: kes sends its bulks straight to the primaries' nodes, around
      * the fault proxy, so the proxy's kinds would touch almost nothing and are left out; the node
-     * kinds hit the first node, the one kes's configured host (the proxy) leads to.
+     * kinds hit the first node, the one kes's configured host (the proxy) leads to; the job's own
+     * kinds (job-kill, rescale) are the same on both.
      */
     static List<FaultKind> forNodes(int nodes) {
         if (nodes == 1) {
             return Arrays.stream(values()).filter(k -> k != NODE_STALL).toList();
         }
-        return List.of(ES_KILL, JOB_KILL, KAFKA_RESTART, ES_PAUSE, ROLLOVER, NODE_STALL);
+        return List.of(ES_KILL, JOB_KILL, KAFKA_RESTART, ES_PAUSE, ROLLOVER, NODE_STALL, RESCALE);
+    }
+
+    /** The kind printed as {@code label}; a message listing every label when there is none. */
+    static FaultKind byLabel(String label) {
+        return Arrays.stream(values())
+                .filter(k -> k.label.equals(label))
+                .findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no fault kind '" + label + "': the kinds are "
+                        + Arrays.stream(values()).map(FaultKind::label).toList()));
     }
 
     /** A kind a schedule injects in its turn: {@code turn} is its place in {@link FaultPlan#TURNS}, fixed per kind. */

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Random;
+import java.util.Set;
 
 /**
  * The faults of one schedule and when they happen, drawn from the schedule's seed (the same seed
@@ -15,7 +16,8 @@ import java.util.Random;
  * consecutive schedules cover every kind: on one node, two or three kinds a schedule; on a cluster, where
  * every schedule stalls a node, one more. A rollover happens in every schedule (the alias route is
  * always there), and 1 to {@code maxExtras} more kinds are drawn at random from the kinds
- * {@link FaultKind#forNodes} allows.
+ * {@link FaultKind#forNodes} allows. A {@link FaultKind#RESCALE rescale} drawn is two faults: to the
+ * other parallelism and back.
  *
  * <p>Nothing here depends on the order in which {@link FaultKind} declares its kinds: the turns are
  * declared per kind, an extra is the kind whose label scores highest against the draw (rendezvous
@@ -29,7 +31,10 @@ record FaultPlan(List<Fault> faults) {
     /** Every kind that takes turns comes up once in any this many consecutive schedules. */
     static final int TURNS = 4;
 
-    /** One fault: at {@code atMillis} into the window; {@code amount} is seconds or a count, per kind. */
+    /**
+     * One fault: at {@code atMillis} into the window; {@code amount} is seconds or a count, per kind,
+     * or the parallelism a rescale restarts the job at.
+     */
     record Fault(long atMillis, FaultKind kind, int amount) {
         @Override
         public String toString() {
@@ -48,34 +53,73 @@ record FaultPlan(List<Fault> faults) {
     record Selection(List<String> inTurn, List<String> extras) {}
 
     static FaultPlan draw(Random random, int scheduleIndex, long windowMillis, int maxExtras, int nodes) {
+        return draw(random, scheduleIndex, windowMillis, maxExtras, nodes, Set.of());
+    }
+
+    /**
+     * @param only the kinds to inject ({@code --kinds}); empty: every kind {@link FaultKind#forNodes}
+     *     allows, in turn as above. Otherwise each of them is in every schedule, and the extras are
+     *     drawn among them: no other kind, not even the rollover, unless listed.
+     */
+    static FaultPlan draw(
+            Random random, int scheduleIndex, long windowMillis, int maxExtras, int nodes, Set<FaultKind> only) {
         if (maxExtras < 0) {
             return new FaultPlan(List.of());
         }
-        List<FaultKind> allowed = FaultKind.forNodes(nodes);
+        List<FaultKind> allowed = FaultKind.forNodes(nodes).stream()
+                .filter(k -> only.isEmpty() || only.contains(k))
+                .toList();
+        OptionalInt thisTurn = OptionalInt.of(scheduleIndex % TURNS);
         Selection selection = select(
-                random, scheduleIndex, maxExtras, allowed.stream().map(Kind::of).toList());
+                random,
+                scheduleIndex,
+                maxExtras,
+                allowed.stream()
+                        .map(k -> only.isEmpty() ? Kind.of(k) : new Kind(k.label(), thisTurn))
+                        .toList());
         long base = random.nextLong();
         List<String> chosen = new ArrayList<>();
-        if (allowed.contains(FaultKind.NODE_STALL)) {
-            chosen.add(FaultKind.NODE_STALL.label());
+        if (only.isEmpty()) {
+            if (allowed.contains(FaultKind.NODE_STALL)) {
+                chosen.add(FaultKind.NODE_STALL.label());
+            }
+            chosen.add(FaultKind.ROLLOVER.label());
         }
         chosen.addAll(selection.inTurn());
-        chosen.add(FaultKind.ROLLOVER.label());
         chosen.addAll(selection.extras());
         Map<String, Integer> occurrences = new HashMap<>();
         List<Fault> faults = new ArrayList<>();
         for (String label : chosen) {
-            FaultKind kind = allowed.stream()
-                    .filter(k -> k.label().equals(label))
-                    .findFirst()
-                    .orElseThrow();
-            int occurrence = occurrences.merge(label, 1, Integer::sum);
-            Random own = new Random(mix(base ^ mix(label.hashCode() + 31L * occurrence)));
-            long at = (long) (windowMillis * (0.05 + 0.85 * own.nextDouble()));
-            faults.add(new Fault(at, kind, amount(kind, own)));
+            FaultKind kind = FaultKind.byLabel(label);
+            // a rescale goes there and back: two faults, each at a moment of its own
+            for (int i = 0; i < (kind == FaultKind.RESCALE ? 2 : 1); i++) {
+                int occurrence = occurrences.merge(label, 1, Integer::sum);
+                Random own = new Random(mix(base ^ mix(label.hashCode() + 31L * occurrence)));
+                long at = (long) (windowMillis * (0.05 + 0.85 * own.nextDouble()));
+                faults.add(new Fault(at, kind, amount(kind, own)));
+            }
         }
         faults.sort(Comparator.comparingLong(Fault::atMillis));
-        return new FaultPlan(List.copyOf(faults));
+        return new FaultPlan(withRescaleTargets(faults));
+    }
+
+    /**
+     * A rescale's amount is the parallelism the job restarts at: the other one of {@link
+     * JobFiles#PARALLELISM} and {@link JobFiles#RESCALED_PARALLELISM} than it runs at by then. Rescales
+     * come in pairs, so the first goes up, the next comes back, and a schedule ends where it began.
+     */
+    private static List<Fault> withRescaleTargets(List<Fault> faults) {
+        List<Fault> planned = new ArrayList<>();
+        int parallelism = JobFiles.PARALLELISM;
+        for (Fault f : faults) {
+            if (f.kind() == FaultKind.RESCALE) {
+                parallelism =
+                        parallelism == JobFiles.PARALLELISM ? JobFiles.RESCALED_PARALLELISM : JobFiles.PARALLELISM;
+                f = new Fault(f.atMillis(), f.kind(), parallelism);
+            }
+            planned.add(f);
+        }
+        return List.copyOf(planned);
     }
 
     /**

@@ -16,6 +16,15 @@ final class JobFiles {
      */
     static final Duration SOCKET_TIMEOUT = Duration.ofSeconds(5);
 
+    /** {@code job.parallelism} a schedule's job starts at. */
+    static final int PARALLELISM = 2;
+
+    /**
+     * The parallelism a {@link FaultKind#RESCALE rescale} restores the job at, and back from: with
+     * {@code bulk.topology: auto}, chained at {@link #PARALLELISM}, keyed here.
+     */
+    static final int RESCALED_PARALLELISM = 4;
+
     private static final Pattern NAMED_TOPOLOGY = Pattern.compile("topology\\s*:\\s*([a-z]+)");
 
     private JobFiles() {}
@@ -29,9 +38,11 @@ final class JobFiles {
      * Default bulk settings except {@code max_docs: 250} (unless {@code --bulk} says otherwise),
      * lowered so that this small stream still makes many concurrent bulks. {@code topology}: the
      * writers' ({@code bulk.topology}) unless {@code --bulk} names one; schedules alternate, so both
-     * are tortured.
+     * are tortured. {@code job.parallelism}: {@code parallelism}, written over the file at each start
+     * as a user scaling a job edits it before restoring ({@link FaultKind#RESCALE}).
      */
-    static Path writeJobConfig(Path dir, Names names, TortureServers servers, String bulk, String topology)
+    static Path writeJobConfig(
+            Path dir, Names names, TortureServers servers, String bulk, String topology, int parallelism)
             throws IOException {
         if (namedTopology(bulk) == null) { // else it names this very topology
             String inner = bulk.trim().replaceAll("^\\{|\\}$", "").trim();
@@ -77,7 +88,7 @@ final class JobFiles {
                 "  max_backoff: 2s",
                 "job:",
                 "  name: " + names.prefix(),
-                "  parallelism: 2",
+                "  parallelism: " + parallelism,
                 "");
         Path file = dir.resolve("job.yaml");
         Files.writeString(file, yaml);

@@ -5,8 +5,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -17,17 +19,24 @@ import java.util.stream.Stream;
  */
 final class JobProcess {
 
+    /** The job's config file at a parallelism, written before each start. */
+    interface Config {
+        Path at(int parallelism) throws IOException;
+    }
+
     private final Path root;
-    private final Path config;
+    private final Config config;
     private final Path flinkConf;
     private final Path checkpoints;
     private final Path log;
     private Process process;
     private int starts;
+    private int parallelism;
 
-    JobProcess(Path root, Path config, Path flinkConf, Path checkpoints, Path log) {
+    JobProcess(Path root, Config config, int parallelism, Path flinkConf, Path checkpoints, Path log) {
         this.root = root;
         this.config = config;
+        this.parallelism = parallelism;
         this.flinkConf = flinkConf;
         this.checkpoints = checkpoints;
         this.log = log;
@@ -35,8 +44,17 @@ final class JobProcess {
         Runtime.getRuntime().addShutdownHook(new Thread(this::kill, "kes-torture-kill-job"));
     }
 
-    /** Starts the job; from this job's newest completed checkpoint when there is one and {@code restore} says so. */
+    /**
+     * Starts the job at its current parallelism; from this job's newest completed checkpoint when
+     * there is one and {@code restore} says so.
+     */
     synchronized void start(boolean restore) {
+        Path configFile;
+        try {
+            configFile = config.at(parallelism);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not write the job's config at parallelism " + parallelism, e);
+        }
         List<String> command = new ArrayList<>(List.of(javaExecutable(), "-Xmx1g", "-XX:+UseSerialGC"));
         command.addAll(JvmFlags.forFlink());
         command.addAll(List.of(
@@ -51,7 +69,7 @@ final class JobProcess {
                 classpath(),
                 "io.kes.jobs.KesJob",
                 "--config",
-                config.toString(),
+                configFile.toString(),
                 "--flink-conf",
                 flinkConf.toString(),
                 // faults are injected around starts on purpose: no preflight to refuse them, no progress lines in the
@@ -64,8 +82,8 @@ final class JobProcess {
         try {
             Files.writeString(
                     log,
-                    "\n==== start " + (++starts) + ": "
-                            + String.join(" ", command.subList(command.size() - 5, command.size())) + "\n",
+                    "\n==== start " + (++starts) + " at parallelism " + parallelism + ": "
+                            + String.join(" ", command.subList(command.indexOf("--config"), command.size())) + "\n",
                     java.nio.file.StandardOpenOption.CREATE,
                     java.nio.file.StandardOpenOption.APPEND);
             process = new ProcessBuilder(command)
@@ -75,6 +93,23 @@ final class JobProcess {
         } catch (IOException e) {
             throw new UncheckedIOException("could not start the kes job: " + String.join(" ", command), e);
         }
+    }
+
+    /**
+     * A user scaling the job: SIGKILL (as a crash would: the job must restore exact from its
+     * newest checkpoint whatever it was doing), then a start at {@code newParallelism} from that
+     * checkpoint. Returns when the old process was gone.
+     */
+    synchronized Instant restartAt(int newParallelism) {
+        kill();
+        Instant gone = Instant.now(); // a checkpoint written after this is the new run's
+        parallelism = newParallelism;
+        start(true);
+        return gone;
+    }
+
+    synchronized int parallelism() {
+        return parallelism;
     }
 
     /** SIGKILL, as a crash or an OOM killer would. */
@@ -109,14 +144,33 @@ final class JobProcess {
     }
 
     boolean hasCompletedCheckpoint() {
+        return newestCheckpoint().isPresent();
+    }
+
+    /**
+     * When this job's newest completed checkpoint was written (its {@code _metadata}, which Flink
+     * writes last); empty when it has none.
+     */
+    Optional<Instant> newestCheckpoint() {
         if (!Files.isDirectory(checkpoints)) {
-            return false;
+            return Optional.empty();
         }
         try (Stream<Path> files = Files.walk(checkpoints, 5)) { // <dir>/<job name>/<job id>/chk-N/_metadata
-            return files.anyMatch(p -> p.getFileName().toString().equals("_metadata")
-                    && p.getParent().getFileName().toString().startsWith("chk-"));
+            return files.filter(p -> p.getFileName().toString().equals("_metadata")
+                            && p.getParent().getFileName().toString().startsWith("chk-"))
+                    .map(JobProcess::modified)
+                    .flatMap(Optional::stream)
+                    .max(Instant::compareTo);
         } catch (IOException | UncheckedIOException raceWithFlinkDeletingOldOnes) {
-            return false;
+            return Optional.empty();
+        }
+    }
+
+    private static Optional<Instant> modified(Path file) {
+        try {
+            return Optional.of(Files.getLastModifiedTime(file).toInstant());
+        } catch (IOException deletedMeanwhile) {
+            return Optional.empty();
         }
     }
 

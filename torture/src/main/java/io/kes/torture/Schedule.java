@@ -71,8 +71,9 @@ final class Schedule {
         long streamSeed = random.nextLong();
         Names names = new Names("torture-" + Long.toString(seed & 0xffffffffL, 36) + "-" + index);
         long windowMillis = options.window().toMillis();
-        FaultPlan plan = FaultPlan.draw(random, index, windowMillis, options.extraFaults(), servers.nodes.size());
-        String topology = JobFiles.topology(options.bulk(), TOPOLOGIES[index % 2]);
+        FaultPlan plan = FaultPlan.draw(
+                random, index, windowMillis, options.extraFaults(), servers.nodes.size(), options.kinds());
+        String topology = JobFiles.topology(options.bulk(), topologyFor(index, plan));
         out.printf(
                 "schedule %d seed %d (%s, %s writers): plan %s%n",
                 index, seed, names.prefix(), topology, plan.faults());
@@ -87,7 +88,8 @@ final class Schedule {
         createDeletesPipeline(names);
         JobProcess job = new JobProcess(
                 root,
-                JobFiles.writeJobConfig(dir, names, servers, options.bulk(), topology),
+                parallelism -> JobFiles.writeJobConfig(dir, names, servers, options.bulk(), topology, parallelism),
+                JobFiles.PARALLELISM,
                 JobFiles.writeFlinkConf(dir),
                 dir.resolve("checkpoints"),
                 dir.resolve("job.log"));
@@ -165,6 +167,16 @@ final class Schedule {
                 check.mismatches,
                 notes,
                 Duration.ofNanos(System.nanoTime() - started));
+    }
+
+    /**
+     * {@code bulk.topology} of schedule {@code index} unless {@code --bulk} names one: {@code auto}
+     * when it rescales, as users who scale run it (chained at 2 writers, keyed at 4: a restore
+     * crosses topologies both ways), else alternately keyed and chained.
+     */
+    private static String topologyFor(int index, FaultPlan plan) {
+        boolean rescales = plan.faults().stream().anyMatch(f -> f.kind() == FaultKind.RESCALE);
+        return rescales ? "auto" : TOPOLOGIES[index % 2];
     }
 
     /** Waits until {@code atMillis} into the window, restarting a job that died on its own (and saying so). */

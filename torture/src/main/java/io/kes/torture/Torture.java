@@ -38,7 +38,7 @@ public final class Torture {
     static List<Schedule.Result> run(TortureOptions options, PrintStream out) throws Exception {
         Path root = JobProcess.findRoot();
         out.printf(
-                "kes torture: %d schedules on %s%s from seed %d, %d keys, %d updates, fault window %d s; work dir %s%n",
+                "kes torture: %d schedules on %s%s from seed %d, %d keys, %d updates, fault window %d s%s; work dir %s%n",
                 options.schedules(),
                 options.engine().displayName(),
                 options.nodes() > 1 ? " (" + options.nodes() + " nodes)" : "",
@@ -46,6 +46,10 @@ public final class Torture {
                 options.keys(),
                 options.updates(),
                 options.window().toSeconds(),
+                options.kinds().isEmpty()
+                        ? ""
+                        : ", only "
+                                + options.kinds().stream().map(FaultKind::label).toList(),
                 options.workDir());
         List<Schedule.Result> results = new ArrayList<>();
         try (TortureServers servers = TortureServers.start(options.engine(), options.esHeap(), options.nodes())) {

@@ -3,6 +3,10 @@ package io.kes.torture;
 import io.kes.stack.Engine;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
 
 /**
  * What {@code bin/kes torture} runs.
@@ -23,6 +27,8 @@ import java.time.Duration;
  *                    machine runs)
  * @param nodes       search nodes: 1, or a cluster of several, where kes sends bulks straight to the primaries'
  *                    nodes and a node is stalled while its primaries move ({@link FaultKind#NODE_STALL})
+ * @param kinds       {@code --kinds}: the only kinds to inject, each in every schedule (extras drawn among them, no
+ *                    rollover unless listed), to work one kind hard; empty: every kind, in turn
  * @param workDir     configs, job logs and checkpoints of each schedule
  */
 record TortureOptions(
@@ -38,12 +44,13 @@ record TortureOptions(
         int extraFaults,
         Engine engine,
         int nodes,
+        Set<FaultKind> kinds,
         Path workDir) {
 
     static final String USAGE =
             "usage: bin/kes torture [--schedules N] [--seed S] [--first I] [--keys K] [--updates U] "
                     + "[--window SECONDS] [--catch-up SECONDS] [--bulk '{max_docs: 250}'] [--es-heap 768m] [--extra-faults 2 | --no-faults] "
-                    + "[--engine elasticsearch|opensearch] [--nodes 1|3] [--work-dir DIR]";
+                    + "[--engine elasticsearch|opensearch] [--nodes 1|3] [--kinds rescale,job-kill] [--work-dir DIR]";
 
     static TortureOptions defaults(Path workDir) {
         return new TortureOptions(
@@ -59,6 +66,7 @@ record TortureOptions(
                 2,
                 Engine.ELASTICSEARCH,
                 1,
+                Set.of(),
                 workDir);
     }
 
@@ -90,6 +98,7 @@ record TortureOptions(
                 case "--extra-faults" -> o.extraFaults = Integer.parseInt(v);
                 case "--engine" -> o.engine = Engine.parse(v);
                 case "--nodes" -> o.nodes = Integer.parseInt(v);
+                case "--kinds" -> o.kinds = kinds(v);
                 case "--work-dir" -> o.workDir = Path.of(v);
                 default -> throw new IllegalArgumentException("unknown option '" + flag + "'. " + USAGE);
             }
@@ -102,7 +111,30 @@ record TortureOptions(
             throw new IllegalArgumentException("--nodes " + o.nodes + ": 1 (one node behind the fault proxy), or 3 or"
                     + " more (a cluster: the nodes left when one is stalled must still elect a master)");
         }
+        List<FaultKind> notHere = o.kinds.stream()
+                .filter(k -> !FaultKind.forNodes(o.nodes).contains(k))
+                .toList();
+        if (!notHere.isEmpty()) {
+            throw new IllegalArgumentException("--kinds "
+                    + notHere.stream().map(FaultKind::label).toList()
+                    + " cannot be injected with --nodes " + o.nodes + ": the kinds there are "
+                    + FaultKind.forNodes(o.nodes).stream().map(FaultKind::label).toList());
+        }
         return o.build();
+    }
+
+    /** {@code rescale,job-kill}: kinds by label, each at most once. */
+    private static Set<FaultKind> kinds(String labels) {
+        Set<FaultKind> kinds = EnumSet.noneOf(FaultKind.class);
+        for (String label : labels.split(",")) {
+            if (!label.isBlank()) {
+                kinds.add(FaultKind.byLabel(label.trim()));
+            }
+        }
+        if (kinds.isEmpty()) {
+            throw new IllegalArgumentException("--kinds needs at least one kind, e.g. --kinds rescale");
+        }
+        return Collections.unmodifiableSet(kinds);
     }
 
     /** The options while the command line is read, one field per flag. */
@@ -119,6 +151,7 @@ record TortureOptions(
         int extraFaults;
         Engine engine;
         int nodes;
+        Set<FaultKind> kinds;
         Path workDir;
 
         Parsed(TortureOptions o) {
@@ -134,6 +167,7 @@ record TortureOptions(
             extraFaults = o.extraFaults;
             engine = o.engine;
             nodes = o.nodes;
+            kinds = o.kinds;
             workDir = o.workDir;
         }
 
@@ -151,6 +185,7 @@ record TortureOptions(
                     extraFaults,
                     engine,
                     nodes,
+                    kinds,
                     workDir);
         }
     }

@@ -8,6 +8,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.Random;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class FaultPlanTest {
@@ -102,6 +103,63 @@ class FaultPlanTest {
             assertThat(again)
                     .as("schedule %d and %d: other kinds in turn, the same rollover", i, i + 1)
                     .isEqualTo(rollover);
+        }
+    }
+
+    /**
+     * Issue 37 item 7: a rescale is a kill -9 of the job restored at the other parallelism, drawn as
+     * a pair so that every schedule with one scales up and back: the first restarts at 4 writers
+     * (from the 2 every schedule starts at), the next at 2, and so on, whichever kinds come between.
+     */
+    @Test
+    void aRescaleGoesToTheOtherParallelismAndBackInEveryScheduleThatHasOne() {
+        int withRescales = 0;
+        for (int nodes : new int[] {1, 3}) {
+            for (long seed = 0; seed < 40; seed++) {
+                for (int i = 0; i < 8; i++) {
+                    List<Integer> parallelisms = FaultPlan.draw(new Random(seed), i, 30_000, 2, nodes).faults().stream()
+                            .filter(f -> f.kind() == FaultKind.RESCALE)
+                            .map(FaultPlan.Fault::amount)
+                            .toList();
+                    if (i % FaultPlan.TURNS == FaultKind.RESCALE.turn().getAsInt()) {
+                        assertThat(parallelisms)
+                                .as("nodes %d seed %d schedule %d: its turn", nodes, seed, i)
+                                .isNotEmpty();
+                    }
+                    assertThat(parallelisms.size() % 2)
+                            .as("nodes %d seed %d schedule %d: pairs %s", nodes, seed, i, parallelisms)
+                            .isZero();
+                    for (int j = 0; j < parallelisms.size(); j++) {
+                        assertThat(parallelisms.get(j))
+                                .as("nodes %d seed %d schedule %d: rescale %d of %s", nodes, seed, i, j, parallelisms)
+                                .isEqualTo(j % 2 == 0 ? JobFiles.RESCALED_PARALLELISM : JobFiles.PARALLELISM);
+                    }
+                    withRescales += parallelisms.isEmpty() ? 0 : 1;
+                }
+            }
+        }
+        assertThat(withRescales).as("schedules with a rescale").isGreaterThan(2 * 40 * 2);
+    }
+
+    /** {@code --kinds}: only the kinds listed, each in every schedule, no rollover unless listed. */
+    @Test
+    void onlyTheListedKindsAreDrawnAndEachInEverySchedule() {
+        for (int i = 0; i < 8; i++) {
+            List<FaultKind> rescalesOnly =
+                    FaultPlan.draw(new Random(i), i, 30_000, 2, 1, Set.of(FaultKind.RESCALE)).faults().stream()
+                            .map(FaultPlan.Fault::kind)
+                            .toList();
+            assertThat(rescalesOnly).as("schedule %d", i).isNotEmpty().containsOnly(FaultKind.RESCALE);
+
+            List<FaultKind> two = FaultPlan.draw(
+                            new Random(i), i, 30_000, 0, 3, Set.of(FaultKind.RESCALE, FaultKind.JOB_KILL))
+                    .faults()
+                    .stream()
+                    .map(FaultPlan.Fault::kind)
+                    .toList();
+            assertThat(two)
+                    .as("schedule %d on a cluster, no extras", i)
+                    .containsExactlyInAnyOrder(FaultKind.RESCALE, FaultKind.RESCALE, FaultKind.JOB_KILL);
         }
     }
 

@@ -1,7 +1,7 @@
 package io.kes.connector.bulk;
 
 import io.kes.connector.bulk.EarlierWrites.TaggedBulks;
-import io.kes.connector.internal.StatusPolicy;
+import io.kes.connector.cluster.StatusPolicy;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.IntConsumer;

@@ -2,7 +2,7 @@ package io.kes.connector.bulk;
 
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.OpType;
-import io.kes.connector.routing.ShardPrediction;
+import io.kes.connector.routing.PredictedShard;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
@@ -39,7 +39,7 @@ final class BulkBody {
     private final List<DocumentOperation> operations = new ArrayList<>();
     private int[] itemStarts = new int[64];
     /** Where each item was predicted to land; what the checkpoint fence holds its write against. */
-    private ShardPrediction[] predictions = new ShardPrediction[64];
+    private PredictedShard[] predictions = new PredictedShard[64];
 
     private byte[] actionPrefix;
     private OpType actionPrefixOpType;
@@ -49,7 +49,7 @@ final class BulkBody {
         this.bytes = new byte[Math.max(initialCapacity, 256)];
     }
 
-    void add(DocumentOperation op, ShardPrediction prediction) {
+    void add(DocumentOperation op, PredictedShard prediction) {
         startItem(prediction);
         operations.add(op);
         retainedBytes += retainedBy(op);
@@ -73,7 +73,7 @@ final class BulkBody {
         size += end - start;
     }
 
-    private void startItem(ShardPrediction prediction) {
+    private void startItem(PredictedShard prediction) {
         if (operations.size() == itemStarts.length) {
             itemStarts = Arrays.copyOf(itemStarts, itemStarts.length * 2);
             predictions = Arrays.copyOf(predictions, predictions.length * 2);
@@ -265,7 +265,7 @@ final class BulkBody {
         return operations.isEmpty();
     }
 
-    ShardPrediction prediction(int item) {
+    PredictedShard prediction(int item) {
         return predictions[item];
     }
 
@@ -283,7 +283,7 @@ final class BulkBody {
 
     /** Shards the documents were predicted for; 0 when some are not predicted. */
     int distinctShards() {
-        ShardPrediction first = predictions[0];
+        PredictedShard first = predictions[0];
         boolean single = first.knowsShard();
         for (int i = 1; single && i < itemCount(); i++) {
             single = predictions[i] == first;
@@ -291,7 +291,7 @@ final class BulkBody {
         if (single) {
             return 1;
         }
-        Set<ShardPrediction> shards = Collections.newSetFromMap(new IdentityHashMap<>());
+        Set<PredictedShard> shards = Collections.newSetFromMap(new IdentityHashMap<>());
         for (int i = 0; i < itemCount(); i++) {
             if (!predictions[i].knowsShard()) {
                 return 0;

@@ -4,8 +4,8 @@ import io.kes.connector.SinkSettings;
 import io.kes.connector.bulk.EarlierWrites.TaggedBulks;
 import io.kes.connector.cluster.NodeClients;
 import io.kes.connector.cluster.PrimaryNodes;
+import io.kes.connector.cluster.StatusPolicy;
 import io.kes.connector.cluster.TargetNodeSelector;
-import io.kes.connector.internal.StatusPolicy;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -23,7 +23,7 @@ import org.elasticsearch.client.ResponseListener;
 import org.elasticsearch.client.RestClient;
 
 /**
- * Sends a batch's current body as one {@code _bulk}, to the node that holds its shard's primary
+ * Sends a bulk's current body as one {@code _bulk}, to the node that holds its shard's primary
  * where that is known, else to one configured host, and to that node only; hands the parsed
  * response (or the failure) to the task thread. The response is parsed on the REST client's I/O
  * thread; nothing else happens there.
@@ -43,8 +43,6 @@ final class BulkDispatcher implements BulkTransport {
     private final Duration socketTimeout;
     /** To ask one node for its own tasks: the shared client may hand the question to another node. */
     private final NodeClients nodeClients;
-
-    private Outcomes outcomes;
 
     BulkDispatcher(
             SinkSettings settings,
@@ -75,16 +73,12 @@ final class BulkDispatcher implements BulkTransport {
     }
 
     @Override
-    public void outcomesTo(Outcomes outcomes) {
-        this.outcomes = outcomes;
-    }
-
-    @Override
-    public void dispatch(Batch batch) {
+    public HttpHost dispatch(BulkInFlight bulk, Outcomes outcomes) {
         Request request = new Request("POST", "/_bulk");
         request.addParameter("filter_path", BulkResponse.FILTER_PATH);
-        byte[] bytes = batch.body.array();
-        int length = batch.body.sizeInBytes();
+        BulkBody sent = bulk.body;
+        byte[] bytes = sent.array();
+        int length = sent.sizeInBytes();
         if (gzip) {
             bytes = gzip(bytes, length);
             length = bytes.length;
@@ -95,16 +89,15 @@ final class BulkDispatcher implements BulkTransport {
         request.setEntity(new NByteArrayEntity(bytes, 0, length, NDJSON));
         metrics.bulksSent.inc();
         metrics.bytesOut.inc(length);
-        batch.sentNanos = System.nanoTime();
-        ResponseListener listener = listenerFor(batch, batch.body);
-        HttpHost primary = nodeOf(batch.slot);
+        ResponseListener listener = listenerFor(bulk, sent, outcomes);
+        HttpHost primary = nodeOf(bulk.slot);
         if (primary != null) {
             metrics.bulksToPrimaryNode.inc();
         }
         // One node per attempt, and the one it really went to (a configured host when the primary
         // is not known or not living): the client's own failover would send a second copy behind
         // kes's back, and a wait for a late copy must ask the node that holds it.
-        batch.sentTo = selector.sendTo(primary, () -> client.performRequestAsync(request, listener));
+        return selector.sendTo(primary, () -> client.performRequestAsync(request, listener));
     }
 
     /**
@@ -150,12 +143,12 @@ final class BulkDispatcher implements BulkTransport {
                                 "kes bulk tasks listed by " + node.toHostString()));
     }
 
-    private ResponseListener listenerFor(Batch batch, BulkBody sent) {
+    private ResponseListener listenerFor(BulkInFlight bulk, BulkBody sent, Outcomes outcomes) {
         int expectedItems = sent.itemCount();
         return onTaskThread(
                 in -> BulkResponse.parse(in, expectedItems),
-                parsed -> outcomes.onResponse(batch, sent, parsed),
-                failure -> outcomes.onRequestFailure(batch, sent, failure),
+                parsed -> outcomes.onResponse(bulk, sent, parsed),
+                failure -> outcomes.onRequestFailure(bulk, sent, failure),
                 "kes bulk response");
     }
 

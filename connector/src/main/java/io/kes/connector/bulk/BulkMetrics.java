@@ -40,7 +40,7 @@ final class BulkMetrics {
     final Histogram fenceMillis;
     final Histogram checkpointWaitMillis;
 
-    BulkMetrics(MetricGroup operatorGroup, BulkWriter writer, NodeBudgets budgets) {
+    BulkMetrics(MetricGroup operatorGroup, SlotBuffers buffers, WriterRouting predictor, NodeBudgets budgets) {
         MetricGroup g = operatorGroup.addGroup("kes");
         docsOut = operatorGroup.counter("numRecordsSend");
         bytesOut = operatorGroup.counter("numBytesSend");
@@ -65,13 +65,13 @@ final class BulkMetrics {
         // adds to the checkpoint's asynchronous part (the task keeps writing meanwhile).
         checkpointWaitMillis = g.histogram("checkpointWaitMs", new DescriptiveStatisticsHistogram(HISTOGRAM_WINDOW));
         g.gauge("inFlightBulks", budgets::inFlight);
-        g.gauge("bufferedDocs", writer::bufferedDocs);
+        g.gauge("bufferedDocs", buffers::bufferedDocs);
         // Full buffers waiting for their node's in-flight budget (a stalled node's pile), and how
         // often adaptive concurrency cut a node's limit.
         g.gauge("queuedBytes", budgets::queuedBytes);
         g.gauge("concurrencyCuts", budgets::cuts);
         // Bulks that queued behind their slot's earlier bulks for the node its primary left (order kept).
         g.gauge("bulksQueuedBehindMovedPrimary", budgets::behindMovedPrimary);
-        g.gauge("unpredictableIndices", writer::unpredictableIndices);
+        g.gauge("unpredictableIndices", predictor::unpredictableIndices);
     }
 }

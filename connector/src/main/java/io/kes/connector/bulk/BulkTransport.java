@@ -7,24 +7,27 @@ import java.util.function.IntConsumer;
 import org.apache.http.HttpHost;
 
 /**
- * The writer's way to Elasticsearch: sends a batch's body as one {@code _bulk} and hands the
- * outcome back on the task thread. {@link BulkDispatcher} over the REST client in production; a
+ * The writer's way to Elasticsearch: sends a bulk's current body as one {@code _bulk} and hands the
+ * outcome back on the task thread, to the {@link Outcomes} given with that send. {@link BulkDispatcher} over the REST client in production; a
  * fake in the writer's unit tests, which answer each bulk when and how they choose.
  */
 interface BulkTransport extends AutoCloseable {
 
     /** What the task thread does with a sent body's outcome. */
     interface Outcomes {
-        void onResponse(Batch batch, BulkBody sent, BulkResponse response);
+        void onResponse(BulkInFlight bulk, BulkBody sent, BulkResponse response);
 
-        void onRequestFailure(Batch batch, BulkBody sent, Exception failure);
+        void onRequestFailure(BulkInFlight bulk, BulkBody sent, Exception failure);
     }
 
-    /** Where outcomes go; set once, before the first {@link #dispatch}. */
-    void outcomesTo(Outcomes outcomes);
-
-    /** Sends the batch's current body; its outcome comes back through {@link Outcomes} on the task thread. */
-    void dispatch(Batch batch);
+    /**
+     * Sends the bulk's current body, to one node only; its outcome comes back to {@code outcomes}
+     * on the task thread. Changes nothing of the bulk.
+     *
+     * @return the node it went to (its shard's primary, or the configured host the client picked),
+     *         or null when it failed before it left (the client found no node)
+     */
+    HttpHost dispatch(BulkInFlight bulk, Outcomes outcomes);
 
     /** The node a bulk of {@code slot} goes to (its shard's primary), or null: the configured hosts. */
     HttpHost nodeOf(Slot slot);

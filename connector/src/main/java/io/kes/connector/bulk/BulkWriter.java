@@ -11,15 +11,11 @@ import io.kes.connector.fence.EpochFinisher;
 import io.kes.connector.fence.Epochs;
 import io.kes.connector.internal.Backoff;
 import io.kes.connector.internal.Housekeeping;
-import io.kes.connector.routing.ShardPrediction;
+import io.kes.connector.routing.PredictedShard;
 import io.kes.connector.routing.ShardPredictor;
-import java.util.Collections;
-import java.util.HashSet;
-import java.util.IdentityHashMap;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
-import java.util.function.LongSupplier;
 import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.common.operators.ProcessingTimeService;
@@ -49,17 +45,15 @@ import org.elasticsearch.client.RestClient;
  * input waits on the task thread ({@link #drainAndMakeDurable()}).
  *
  * <p>The pieces: {@link SlotBuffers} fills the per-shard buffers and says when one is ready
- * ({@link PartialSends}: one that is not full as soon as its node has room);
- * {@link NodeBudgets} queues them per node and says which may go; a {@link BulkTransport}
- * ({@link BulkDispatcher}) sends a body to its node and hands the answer to {@link BulkAnswers},
- * which decides what each item's answer does ({@link ItemOutcomes}, 413 splits, the failure
- * handler); {@link Retries} sends failed items again after their backoff, a bulk without answer
- * only once Elasticsearch no longer runs it ({@link AbandonedBulks}); {@link CheckpointDrain}
- * puts each bulk in an epoch and finishes an epoch once its bulks are done; {@link WriteFailures}
- * words the errors. This class owns the task-thread state they share: the buffers, the ids in
- * flight, the node budgets and the first failure; and it sends, ends and gives up batches. The
- * transport, the predictions, the mailbox, the timers and the clock come from outside, so that
- * {@code BulkWriterTest} drives every order guarantee with fakes.
+ * ({@link PartialSends}: one that is not full as soon as its node has room); {@link BulkLifecycle}
+ * owns every bulk from then on: it queues it per node ({@link NodeBudgets}), sends it through a
+ * {@link BulkTransport} ({@link BulkDispatcher}), and applies what the pure deciders say its answer
+ * does: {@link ItemOutcomes} per item, {@link BulkAnswers} for the bulk (retry, 413 split, the
+ * failure handler, give up, wait for its node: {@link AbandonedBulks}), {@link Retries} when it
+ * goes again. {@link CheckpointDrain} puts each bulk in an epoch and finishes an epoch once its
+ * bulks are done; {@link WriteFailures} words the errors. This class predicts, buffers and closes
+ * epochs. The transport, the predictions, the mailbox, the timers and the clock come from outside,
+ * so that {@code BulkWriterTest} drives every order guarantee with fakes.
  *
  * <p>Threading: requests complete on the REST client's I/O threads, which only parse the response
  * and hand it to the task's mailbox; every state change (buffers, in-flight count, epochs,
@@ -75,36 +69,21 @@ import org.elasticsearch.client.RestClient;
  * kept and rethrown from {@link #write}, and fails every checkpoint still waiting, so a checkpoint
  * never completes over a lost write.
  */
-final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, NodeBudgets.Dispatch, BulkAnswers.Writer {
+final class BulkWriter implements AutoCloseable {
 
-    private final SinkSettings settings;
-    private final ShardPredictions predictor;
+    private final WriterRouting predictor;
     private final TaskMailbox mailbox;
     private final ProcessingTimeService time;
-    private final LongSupplier nanoTime;
-    private final FailureHandler failureHandler;
     private final BulkMetrics metrics;
     private final SlotBuffers buffers;
-    private final PartialSends partialSends;
-    private final BulkTransport dispatcher;
-    private final InFlightIds inFlightIds = new InFlightIds();
+    private final BulkTransport transport;
+    private final BulkLifecycle bulks;
+    private final CheckpointDrain drain;
 
     @VisibleForTesting
     final NodeBudgets budgets;
 
-    private final Retries retries;
-    private final CheckpointDrain drain;
-
-    /** How many sends are waiting (backpressure, or an old layout's buffer that must leave first). */
-    private int waitingSends;
-
-    /** Batches that went out and are not over: at close, their nodes may still run them. */
-    private final Set<Batch> unfinished = Collections.newSetFromMap(new IdentityHashMap<>());
-    /** Nodes of bulks given up on without an answer: they may still run them. */
-    private final Set<HttpHost> givenUpOn = new HashSet<>();
-
     private long lastForgetMillis;
-    private RuntimeException asyncFailure;
 
     /**
      * The writer of one subtask, on the REST client: single-shard bulks through {@link BulkDispatcher}
@@ -129,194 +108,80 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, NodeBudgets
         TaskMailbox taskMailbox = new TaskMailbox(mailbox);
         return new BulkWriter(
                 settings,
-                ShardPredictions.of(predictor),
+                WriterRouting.of(predictor),
                 metrics -> new BulkDispatcher(settings, client, selector, taskMailbox, metrics, subtaskIndex, opaqueId),
-                taskMailbox,
-                time,
-                System::nanoTime,
-                metricGroup,
-                subtaskIndex,
-                failureHandler,
+                new TaskThread(taskMailbox, time, System::nanoTime),
+                new Reporting(metricGroup, subtaskIndex, failureHandler),
                 client);
     }
 
+    /** Where the writer reports: its metrics, its subtask (thread names), and documents that will not be written. */
+    record Reporting(MetricGroup metricGroup, int subtaskIndex, FailureHandler failureHandler) {}
+
     /**
      * The parts a unit test replaces: the transport (built from the writer's metrics), predictions,
-     * the mailbox, timers and the clock.
+     * and the task thread's mailbox, timers and clock.
      *
      * @param fenceClient what the checkpoint fence asks, with {@link Durability#CHECKPOINT_FENCE}; with
      *                    any other durability a checkpoint waits for acknowledgements only and this may be null
      */
     BulkWriter(
             SinkSettings settings,
-            ShardPredictions predictor,
+            WriterRouting predictor,
             Function<BulkMetrics, BulkTransport> transport,
-            TaskMailbox mailbox,
-            ProcessingTimeService time,
-            LongSupplier nanoTime,
-            MetricGroup metricGroup,
-            int subtaskIndex,
-            FailureHandler failureHandler,
+            TaskThread task,
+            Reporting reporting,
             RestClient fenceClient)
             throws Exception {
-        this.settings = settings;
         this.predictor = predictor;
-        this.mailbox = mailbox;
-        this.time = time;
-        this.nanoTime = nanoTime;
-        this.failureHandler = failureHandler;
-        // retry.initial_backoff and retry.max_backoff pace the writes' retries and the fence's alike.
-        Backoff backoff = new Backoff(settings.initialBackoff(), settings.maxBackoff());
+        this.mailbox = task.mailbox();
+        this.time = task.time();
         this.budgets = new NodeBudgets(
                 settings.maxInFlight(),
                 settings.adaptiveConcurrency(),
                 settings.hosts().size() == 1 ? RestClients.hosts(settings)[0] : null);
-        this.metrics = new BulkMetrics(metricGroup, this, budgets);
         this.buffers = new SlotBuffers(
                 settings.shardGrouping(),
                 settings.maxDocs(),
                 settings.maxBytes(),
                 settings.maxBufferedBytes(),
                 time::getCurrentProcessingTime);
-        this.dispatcher = transport.apply(metrics);
-        this.partialSends = new PartialSends(
-                time,
-                buffers,
-                this,
-                budgets.room(dispatcher::nodeOf),
-                settings.coalesce().toMillis(),
-                settings.linger().toMillis(),
-                () -> waitingSends > 0);
-        this.retries = new Retries(
-                settings.maxRetryTime(), backoff, time, nanoTime, dispatcher, inFlightIds, metrics, this::giveUp);
-        dispatcher.outcomesTo(new BulkAnswers(
-                nanoTime, metrics, budgets, inFlightIds, predictor, failureHandler, dispatcher, retries, this));
+        this.metrics = new BulkMetrics(reporting.metricGroup(), buffers, predictor, budgets);
+        this.transport = transport.apply(metrics);
+        // retry.initial_backoff and retry.max_backoff pace the writes' retries and the fence's alike.
         CheckpointFence fence = settings.durability() == Durability.CHECKPOINT_FENCE
-                ? new CheckpointFence(fenceClient, backoff, settings.maxRetryTime(), settings.fenceSyncWait())
+                ? new CheckpointFence(
+                        fenceClient,
+                        new Backoff(settings.initialBackoff(), settings.maxBackoff()),
+                        settings.maxRetryTime(),
+                        settings.fenceSyncWait())
                 : null;
         this.drain = new CheckpointDrain(
                 new EpochFinisher(
                         fence,
-                        failureHandler,
+                        reporting.failureHandler(),
                         metrics.fenceFailures,
                         metrics.fenceMillis,
                         mailbox::wake,
-                        "kes-checkpoint-fence-" + subtaskIndex),
+                        "kes-checkpoint-fence-" + reporting.subtaskIndex()),
                 mailbox,
-                nanoTime,
-                metrics.checkpointWaitMillis,
-                () -> asyncFailure);
+                task.nanoTime(),
+                metrics.checkpointWaitMillis);
+        this.bulks = new BulkLifecycle(
+                settings,
+                task,
+                new BulkLifecycle.Parts(this.transport, budgets, buffers, drain, metrics, predictor),
+                reporting.failureHandler());
     }
 
     public void write(DocumentOperation op) throws InterruptedException {
-        rethrowAsyncFailure();
-        ShardPrediction prediction = predictor.predict(op);
+        bulks.rethrowFailure();
+        PredictedShard prediction = predictor.predict(op);
         if (!prediction.knowsShard()) {
             metrics.docsWithUnknownShard.inc();
         }
-        if (buffers.add(op, prediction, this)) {
-            partialSends.bufferStarted();
-        }
-    }
-
-    /**
-     * Sends a buffer: queues it for its node, in the current epoch, and sends what may go. It goes
-     * out once its node's budget has room and none of its documents has an earlier write still in
-     * flight (that one must be applied first, {@link InFlightIds}). Waits (backpressure) only while
-     * the queued bytes pass {@code bulk.max_queued_bytes}, or until an old layout's buffer is out.
-     */
-    @Override
-    public void send(Slot slot, BulkBody body, boolean beforeAnyLater) throws InterruptedException {
-        metrics.docsPerBulk.update(body.itemCount());
-        metrics.shardsPerBulk.update(body.distinctShards());
-        Batch batch = new Batch(body, slot, drain.bulkQueued());
-        budgets.enqueue(batch, dispatcher.nodeOf(slot));
-        pump();
-        waitingSends++;
-        try {
-            while (beforeAnyLater ? !batch.sent : budgets.queuedBytes() > settings.maxQueuedBytes()) {
-                mailbox.yield();
-                rethrowAsyncFailure();
-            }
-        } finally {
-            waitingSends--;
-        }
-    }
-
-    @Override
-    public void awaitQueued(Slot slot) throws InterruptedException {
-        waitingSends++;
-        try {
-            while (slot.queued > 0) {
-                mailbox.yield();
-                rethrowAsyncFailure();
-            }
-        } finally {
-            waitingSends--;
-        }
-    }
-
-    /** Sends what may go now; after a failure, drops what waits instead (a restart replays it). */
-    @Override
-    public void pump() {
-        if (asyncFailure == null) {
-            budgets.pump(this);
-            return;
-        }
-        for (Batch dropped : budgets.dropQueued()) {
-            drain.bulkDone(dropped.epoch);
-        }
-    }
-
-    @Override
-    public boolean mayGo(Batch batch) {
-        return !inFlightIds.anyHeld(batch.body);
-    }
-
-    @Override
-    public void go(Batch batch) {
-        inFlightIds.holdAll(batch.body);
-        batch.sent = true;
-        batch.firstSentNanos = nanoTime.getAsLong();
-        unfinished.add(batch);
-        dispatcher.dispatch(batch);
-    }
-
-    @Override
-    public void done(Batch batch) {
-        unfinished.remove(batch);
-        budgets.done(batch);
-        drain.bulkDone(batch.epoch);
-        pump(); // room in its node's budget
-        if (asyncFailure == null) {
-            partialSends.bulkEnded(); // a buffer that waited for that room may go
-        }
-    }
-
-    @Override
-    public void giveUp(Batch batch, RuntimeException failure) {
-        fail(failure);
-        if (batch.sentTo != null) {
-            givenUpOn.add(batch.sentTo); // perhaps it got no answer: the node may still apply it
-        }
-        inFlightIds.releaseAll(batch.body);
-        batch.laterParts.forEach(inFlightIds::releaseAll);
-        batch.laterParts.clear();
-        done(batch);
-    }
-
-    @Override
-    public void fail(RuntimeException failure) {
-        if (asyncFailure == null) {
-            asyncFailure = failure;
-        } else if (asyncFailure != failure) {
-            asyncFailure.addSuppressed(failure);
-        }
-    }
-
-    private void rethrowAsyncFailure() {
-        if (asyncFailure != null) {
-            throw asyncFailure;
+        if (buffers.add(op, prediction, bulks)) {
+            bulks.bufferStarted();
         }
     }
 
@@ -328,8 +193,8 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, NodeBudgets
      * write failure, or the fence's. Wait on it off the task thread.
      */
     public CompletableFuture<Void> checkpoint() throws InterruptedException {
-        rethrowAsyncFailure();
-        buffers.sendAll(this);
+        bulks.rethrowFailure();
+        buffers.sendAll(bulks);
         long now = time.getCurrentProcessingTime();
         if (now - lastForgetMillis > Housekeeping.FORGET_IDLE_TARGETS_MILLIS) {
             lastForgetMillis = now;
@@ -350,35 +215,16 @@ final class BulkWriter implements AutoCloseable, SlotBuffers.Sender, NodeBudgets
         drain.awaitOnTaskThread(checkpoint());
     }
 
-    /**
-     * The nodes that may still run one of this writer's bulks: those it sent and has no final
-     * answer for, and those it gave up on. Bulks sent to the configured hosts are not named: the
-     * cluster's task listing covers those hosts while they are in the cluster.
-     */
+    /** See {@link BulkLifecycle#nodesThatMayRunItsBulks()}. */
     Set<HttpHost> nodesThatMayRunItsBulks() {
-        Set<HttpHost> nodes = new HashSet<>(givenUpOn);
-        for (Batch batch : unfinished) {
-            if (batch.sentTo != null) {
-                nodes.add(batch.sentTo);
-            }
-        }
-        return nodes;
-    }
-
-    int bufferedDocs() {
-        return buffers.bufferedDocs();
-    }
-
-    int unpredictableIndices() {
-        return predictor.unpredictableIndices();
+        return bulks.nodesThatMayRunItsBulks();
     }
 
     @Override
     public void close() throws Exception {
-        retries.close();
-        partialSends.close();
+        bulks.close();
         mailbox.close();
         drain.close();
-        dispatcher.close(); // the failure handler is its opener's to close (BulkWriterOperator)
+        transport.close(); // the failure handler is its opener's to close (BulkWriterOperator)
     }
 }

@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.function.LongSupplier;
-import java.util.function.Supplier;
 import org.apache.flink.metrics.Histogram;
 
 /**
@@ -27,20 +26,22 @@ final class CheckpointDrain implements AutoCloseable {
     private final TaskMailbox mailbox;
     private final LongSupplier nanoTime;
     private final Histogram checkpointWaitMillis;
-    private final Supplier<RuntimeException> firstFailure;
+    /** The writer's first asynchronous failure, null while there is none. */
+    private RuntimeException firstFailure;
 
-    /** @param firstFailure the writer's first asynchronous failure, null while there is none */
     CheckpointDrain(
-            EpochFinisher finisher,
-            TaskMailbox mailbox,
-            LongSupplier nanoTime,
-            Histogram checkpointWaitMillis,
-            Supplier<RuntimeException> firstFailure) {
+            EpochFinisher finisher, TaskMailbox mailbox, LongSupplier nanoTime, Histogram checkpointWaitMillis) {
         this.finisher = finisher;
         this.mailbox = mailbox;
         this.nanoTime = nanoTime;
         this.checkpointWaitMillis = checkpointWaitMillis;
-        this.firstFailure = firstFailure;
+    }
+
+    /** The writer failed: every epoch that drains from now on fails with {@code first}. */
+    void writerFailed(RuntimeException first) {
+        if (firstFailure == null) {
+            firstFailure = first;
+        }
     }
 
     /** The epoch a bulk queued now belongs to, for good: its retries and parts stay in it. */
@@ -94,9 +95,8 @@ final class CheckpointDrain implements AutoCloseable {
 
     private void finishDrained(List<Epoch> drained) {
         for (Epoch epoch : drained) {
-            RuntimeException failure = firstFailure.get();
-            if (failure != null) {
-                epoch.durable.completeExceptionally(failure);
+            if (firstFailure != null) {
+                epoch.durable.completeExceptionally(firstFailure);
             } else {
                 finisher.finish(epoch);
             }

@@ -2,15 +2,15 @@ package io.kes.connector.bulk;
 
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.FailedOperation;
-import io.kes.connector.internal.StatusPolicy;
-import io.kes.connector.internal.StatusPolicy.Action;
+import io.kes.connector.cluster.StatusPolicy;
+import io.kes.connector.cluster.StatusPolicy.Action;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
 /**
- * A bulk response's items sorted by what happens to them next ({@link StatusPolicy#ofItem}): done,
+ * A bulk response's items classified by what happens to them next ({@link StatusPolicy#ofItem}): done,
  * sent again, or handed to the failure handler (which stops the job for a {@link Action#STOP}).
  * Pure: the writer applies the result.
  */
@@ -37,8 +37,8 @@ final class ItemOutcomes {
         byItem = new Action[items];
     }
 
-    static ItemOutcomes sort(BulkBody sent, BulkResponse response) {
-        ItemOutcomes sorted = new ItemOutcomes(response.size());
+    static ItemOutcomes classify(BulkBody sent, BulkResponse response) {
+        ItemOutcomes classified = new ItemOutcomes(response.size());
         Set<String> retriedIds = null;
         for (int i = 0; i < response.size(); i++) {
             DocumentOperation op = sent.operation(i);
@@ -55,23 +55,23 @@ final class ItemOutcomes {
                 outcome = Action.RETRY;
             } else if (outcome == Action.RETRY) {
                 boolean rejected = StatusPolicy.rejected(status, response.errorType[i]);
-                sorted.retryCause = (rejected ? "rejected" : "unavailable") + " (" + status + " "
+                classified.retryCause = (rejected ? "rejected" : "unavailable") + " (" + status + " "
                         + response.errorType[i] + ": " + response.errorReason[i] + ")";
                 if (rejected) {
-                    sorted.retriesRejected++;
+                    classified.retriesRejected++;
                 } else {
-                    sorted.retriesUnavailable++;
+                    classified.retriesUnavailable++;
                 }
             }
-            sorted.byItem[i] = outcome;
+            classified.byItem[i] = outcome;
             switch (outcome) {
                 case DONE -> {
-                    sorted.succeeded++;
+                    classified.succeeded++;
                     if (status == 409) {
-                        sorted.replaysAccepted++;
+                        classified.replaysAccepted++;
                     }
                     if (response.failureStored[i]) {
-                        sorted.failureStored.add(new FailedOperation(
+                        classified.failureStored.add(new FailedOperation(
                                 op,
                                 status,
                                 FAILURE_STORE,
@@ -81,10 +81,10 @@ final class ItemOutcomes {
                     }
                 }
                 case RETRY -> {
-                    if (sorted.retry == null) {
-                        sorted.retry = new BulkBody(sent.sizeInBytes());
+                    if (classified.retry == null) {
+                        classified.retry = new BulkBody(sent.sizeInBytes());
                     }
-                    sorted.retry.addEncoded(sent, i);
+                    classified.retry.addEncoded(sent, i);
                     if (op.id() != null) {
                         if (retriedIds == null) {
                             retriedIds = new HashSet<>();
@@ -93,12 +93,12 @@ final class ItemOutcomes {
                     }
                 }
                 case PERMANENT, STOP ->
-                    sorted.permanent.add( // STOP: the failure handler's UnauthorizedWrites ends the job
+                    classified.permanent.add( // STOP: the failure handler's UnauthorizedWrites ends the job
                             new FailedOperation(op, status, response.errorType[i], response.errorReason[i]));
                 case SPLIT -> throw new IllegalStateException("an item cannot be split: " + status);
             }
         }
-        return sorted;
+        return classified;
     }
 
     private static String idKey(DocumentOperation op) {

@@ -33,18 +33,19 @@ final class NodeBudgets {
 
     private static final Logger LOG = LoggerFactory.getLogger(NodeBudgets.class);
 
-    /** What the writer does when a queue's head may go. */
+    /** What the bulks' owner ({@link BulkLifecycle}) does when a queue's head may go. */
     interface Dispatch {
-        /** Whether the batch may go now (none of its ids has an earlier write in flight). */
-        boolean mayGo(Batch batch);
+        /** Whether the bulk may go now (none of its ids has an earlier write in flight). */
+        boolean mayGo(BulkInFlight bulk);
 
-        void go(Batch batch);
+        /** Sends the bulk, which takes a place in {@code budget} until {@link #done}. */
+        void go(BulkInFlight bulk, Budget budget);
     }
 
     /** One node's (or the configured hosts') in-flight budget and queue. */
     static final class Budget {
         final HttpHost node;
-        final ArrayDeque<Batch> queue = new ArrayDeque<>();
+        final ArrayDeque<BulkInFlight> queue = new ArrayDeque<>();
         /** Null: a fixed limit of {@link #ceiling}. */
         final AdaptiveConcurrency adaptive;
 
@@ -93,14 +94,14 @@ final class NodeBudgets {
     }
 
     /**
-     * Queues {@code batch} for {@code node} (null: not known), or behind its slot's queued buffers.
+     * Queues {@code bulk} for {@code node} (null: not known), or behind its slot's queued buffers.
      * When the slot's buffers wait in the configured hosts' queue (queued before its primary was
      * located) and its node is now known, they move to that node's queue first, in order: left
      * there, they would wait behind any bulk of that shared queue, one that hangs on a stalled node
      * included, while their own node is healthy.
      */
-    void enqueue(Batch batch, HttpHost node) {
-        Slot slot = batch.slot;
+    void enqueue(BulkInFlight bulk, HttpHost node) {
+        Slot slot = bulk.slot;
         Budget own =
                 byNode.computeIfAbsent(node != null ? node : unknownNode, n -> new Budget(n, maxInFlight, adaptive));
         Budget budget = own;
@@ -124,16 +125,15 @@ final class NodeBudgets {
         }
         slot.queued++;
         slot.queuedIn = budget;
-        batch.budget = budget;
-        budget.queue.add(batch);
-        queuedBytes += batch.body.heapBytes();
+        budget.queue.add(bulk);
+        queuedBytes += bulk.body.heapBytes();
         queuedBulks++;
     }
 
     /** Sends every queue's head that may go, as long as its budget allows. */
     void pump(Dispatch dispatch) {
         for (Budget budget : byNode.values()) {
-            Batch head;
+            BulkInFlight head;
             while (budget.inFlight < budget.limit() && (head = budget.queue.peek()) != null && dispatch.mayGo(head)) {
                 dequeue(budget);
                 head.slot.inFlight++;
@@ -142,24 +142,24 @@ final class NodeBudgets {
                 if (budget.adaptive != null) {
                     budget.adaptive.started(budget.inFlight);
                 }
-                dispatch.go(head);
+                dispatch.go(head, budget);
             }
         }
     }
 
-    /** An attempt of a sent batch ended; see {@link AdaptiveConcurrency#ended}. */
-    void attemptEnded(Batch batch, long nowNanos, long rttNanos, boolean backPressure) {
-        if (batch.budget.adaptive != null) {
-            long before = batch.budget.adaptive.cuts();
-            batch.budget.adaptive.ended(nowNanos, rttNanos, backPressure);
-            cuts += batch.budget.adaptive.cuts() - before;
+    /** An attempt of a sent bulk ended; see {@link AdaptiveConcurrency#ended}. */
+    void attemptEnded(BulkInFlight bulk, long nowNanos, long rttNanos, boolean backPressure) {
+        if (bulk.budget.adaptive != null) {
+            long before = bulk.budget.adaptive.cuts();
+            bulk.budget.adaptive.ended(nowNanos, rttNanos, backPressure);
+            cuts += bulk.budget.adaptive.cuts() - before;
         }
     }
 
-    /** A sent batch is over: its budget has room again. */
-    void done(Batch batch) {
-        batch.slot.inFlight--;
-        batch.budget.inFlight--;
+    /** A sent bulk is over: its budget has room again. */
+    void done(BulkInFlight bulk) {
+        bulk.slot.inFlight--;
+        bulk.budget.inFlight--;
         inFlight--;
     }
 
@@ -191,8 +191,8 @@ final class NodeBudgets {
     }
 
     /** Empties every queue (the writer failed: nothing more is sent); returns what was queued. */
-    List<Batch> dropQueued() {
-        List<Batch> dropped = new ArrayList<>();
+    List<BulkInFlight> dropQueued() {
+        List<BulkInFlight> dropped = new ArrayList<>();
         for (Budget budget : byNode.values()) {
             while (!budget.queue.isEmpty()) {
                 dropped.add(budget.queue.peek());
@@ -245,21 +245,20 @@ final class NodeBudgets {
 
     private static void moveQueued(Slot slot, Budget from, Budget to) {
         for (var it = from.queue.iterator(); it.hasNext(); ) {
-            Batch queued = it.next();
+            BulkInFlight queued = it.next();
             if (queued.slot == slot) {
                 it.remove();
-                queued.budget = to;
                 to.queue.add(queued);
             }
         }
     }
 
     private void dequeue(Budget budget) {
-        Batch batch = budget.queue.poll();
-        queuedBytes -= batch.body.heapBytes();
+        BulkInFlight bulk = budget.queue.poll();
+        queuedBytes -= bulk.body.heapBytes();
         queuedBulks--;
-        if (--batch.slot.queued == 0) {
-            batch.slot.behindMovedPrimary = false;
+        if (--bulk.slot.queued == 0) {
+            bulk.slot.behindMovedPrimary = false;
         }
     }
 

@@ -1,7 +1,7 @@
 package io.kes.connector.bulk;
 
 import io.kes.connector.DocumentOperation;
-import io.kes.connector.routing.ShardPrediction;
+import io.kes.connector.routing.PredictedShard;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.LongSupplier;
@@ -71,7 +71,7 @@ final class SlotBuffers {
      * once it is full. Returns whether the document started a new buffer ({@link PartialSends} looks
      * at it later).
      */
-    boolean add(DocumentOperation op, ShardPrediction prediction, Sender sender) throws InterruptedException {
+    boolean add(DocumentOperation op, PredictedShard prediction, Sender sender) throws InterruptedException {
         Slot slot = slots.slotFor(op.index(), prediction, superseded);
         if (!superseded.isEmpty()) {
             List<Slot> first = new ArrayList<>(superseded);

@@ -1,6 +1,6 @@
 package io.kes.connector.bulk;
 
-import io.kes.connector.routing.ShardPrediction;
+import io.kes.connector.routing.PredictedShard;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -13,7 +13,7 @@ import java.util.Set;
  *
  * <p>It keeps one promise the per-id order rests on: a document id is buffered in at most one slot
  * at a time. Within one layout of a target an id always maps to the same slot: the slot follows
- * {@link ShardPrediction#batchShard()}, which depends on the layout, the id and the routing only
+ * {@link PredictedShard#batchShard()}, which depends on the layout, the id and the routing only
  * (not on the op type or on what kes thinks of a pipeline). When the layout
  * changes (a rollover, a re-created or resharded index, the first successful metadata read), the
  * same id could map to another slot; so the target's slots of the old layout are handed back to be
@@ -29,7 +29,7 @@ final class SlotTable {
 
     private final boolean shardGrouping;
     private final Map<String, TargetSlots> byTarget = new HashMap<>();
-    private final Slot mixed = new Slot(null, ShardPrediction.UNKNOWN_SHARD);
+    private final Slot mixed = new Slot(null, PredictedShard.UNKNOWN_SHARD);
     /** Slots holding documents, in the order they got their first one. */
     final Set<Slot> nonEmpty = new LinkedHashSet<>();
 
@@ -43,7 +43,7 @@ final class SlotTable {
      * {@code sendFirst}, and removed from {@link #nonEmpty}: the caller sends them (or waits until
      * their queued bulks are sent) before it buffers the document.
      */
-    Slot slotFor(String target, ShardPrediction prediction, List<Slot> sendFirst) {
+    Slot slotFor(String target, PredictedShard prediction, List<Slot> sendFirst) {
         if (!shardGrouping) {
             return mixed;
         }
@@ -63,7 +63,7 @@ final class SlotTable {
         int shard = prediction.batchShard();
         if (shard < 0) {
             if (slots.anyShard == null) {
-                slots.anyShard = new Slot(target, ShardPrediction.UNKNOWN_SHARD);
+                slots.anyShard = new Slot(target, PredictedShard.UNKNOWN_SHARD);
             }
             return slots.anyShard;
         }

@@ -5,8 +5,8 @@ import io.kes.connector.FailedOperation;
 import io.kes.connector.FailureHandler;
 import io.kes.connector.NonRecoverable;
 import io.kes.connector.cluster.PrivilegeCheck;
-import io.kes.connector.internal.StatusPolicy;
-import io.kes.connector.internal.StatusPolicy.Action;
+import io.kes.connector.cluster.StatusPolicy;
+import io.kes.connector.cluster.StatusPolicy.Action;
 import java.util.List;
 
 /**

@@ -31,7 +31,7 @@ final class WriteFailures {
                 cause);
     }
 
-    static RuntimeException retriesExhausted(Batch batch, long elapsedMillis, String lastCause) {
+    static RuntimeException retriesExhausted(BulkInFlight batch, long elapsedMillis, String lastCause) {
         return new IllegalStateException(
                 batch.itemsLeft() + " documents (" + batch.slot + ") still failed after " + batch.attempt
                         + " attempts over " + elapsedMillis + " ms, last cause: " + lastCause

@@ -40,7 +40,11 @@ public final class SlotExchange {
 
     private SlotExchange() {}
 
-    public static DataStream<DocumentOperation> writers(
+    /**
+     * Builds the writer topology on {@code input}, keyed by shard slot or chained as
+     * {@link #keyed} decides, and returns the bulk writers' stream (it carries no records).
+     */
+    public static DataStream<DocumentOperation> writerTopology(
             DataStream<DocumentOperation> input, SinkSettings settings, FailureHandler failureHandler) {
         int parallelism = input.getParallelism();
         if (!keyed(

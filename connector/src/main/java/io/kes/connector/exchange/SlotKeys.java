@@ -3,7 +3,7 @@ package io.kes.connector.exchange;
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.routing.IndexLayout;
 import io.kes.connector.routing.IndexRouting;
-import io.kes.connector.routing.ShardPrediction;
+import io.kes.connector.routing.PredictedShard;
 import io.kes.connector.routing.ShardPredictor;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -86,7 +86,7 @@ final class SlotKeys {
         /** How many writers share each of the index's slots (by the id's hash). */
         final int spread;
 
-        Rule(Target owner, ShardPrediction prediction, int writers) {
+        Rule(Target owner, PredictedShard prediction, int writers) {
             IndexLayout layout = prediction.layout();
             boolean slots = layout != null && layout.routing() != null;
             this.owner = owner;
@@ -104,7 +104,7 @@ final class SlotKeys {
         }
 
         /** The key of {@code op}, predicted as {@code prediction} under this rule's layout. */
-        int key(DocumentOperation op, ShardPrediction prediction, SlotKeys keys) {
+        int key(DocumentOperation op, PredictedShard prediction, SlotKeys keys) {
             return prediction.batchShard() >= 0 && routing != null
                     ? slotKey(prediction.batchShard(), op)
                     : keys.byId(op);
@@ -165,7 +165,7 @@ final class SlotKeys {
     }
 
     /** The key of {@code op}, whose shard its router predicted as {@code prediction}. */
-    int keyOf(DocumentOperation op, ShardPrediction prediction) {
+    int keyOf(DocumentOperation op, PredictedShard prediction) {
         Target target = byTarget.get(op.index());
         if (target == null) {
             target = new Target(spread(targetsMade++));
@@ -191,7 +191,7 @@ final class SlotKeys {
     }
 
     /** A new layout of {@code target}: its switch begins (a change during a switch waits for its end). */
-    private void change(Target target, ShardPrediction prediction) {
+    private void change(Target target, PredictedShard prediction) {
         Rule next = new Rule(target, prediction, writers);
         if (next.routing == null && target.rule.routing == null) {
             target.rule = next; // both key by id: no id changes writer

@@ -2,7 +2,7 @@ package io.kes.connector.fence;
 
 import io.kes.connector.cluster.IndexMetadata;
 import io.kes.connector.routing.IndexLayout;
-import io.kes.connector.routing.ShardPrediction;
+import io.kes.connector.routing.PredictedShard;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
@@ -146,7 +146,7 @@ public final class AcknowledgedWrites {
      * @param predicted   where the writer predicted it
      * @param appliedTerm the primary term it was applied under, or -1 when the response does not say
      */
-    public void record(String index, ShardPrediction predicted, long appliedTerm) {
+    public void record(String index, PredictedShard predicted, long appliedTerm) {
         IndexWrites writes = byIndex.computeIfAbsent(index, i -> new IndexWrites());
         IndexLayout layout = predicted.layout();
         if (layout != null && layout.index().equals(index)) {

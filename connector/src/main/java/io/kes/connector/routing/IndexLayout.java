@@ -27,9 +27,9 @@ public final class IndexLayout {
     private final long[] baselineTerms;
     private final IndexRouting routing;
     private final Object generation;
-    private final ShardPrediction[] shards;
-    private final ShardPrediction[] mayMoveFrom;
-    private final ShardPrediction anyShard;
+    private final PredictedShard[] shards;
+    private final PredictedShard[] mayMoveFrom;
+    private final PredictedShard anyShard;
 
     IndexLayout(IndexMetadata metadata, IndexRouting routing, Object generation) {
         this.index = metadata.name();
@@ -42,13 +42,13 @@ public final class IndexLayout {
         }
         this.routing = routing;
         this.generation = generation;
-        this.shards = new ShardPrediction[numberOfShards];
-        this.mayMoveFrom = new ShardPrediction[numberOfShards];
+        this.shards = new PredictedShard[numberOfShards];
+        this.mayMoveFrom = new PredictedShard[numberOfShards];
         for (int s = 0; s < numberOfShards; s++) {
-            shards[s] = new ShardPrediction(this, s);
-            mayMoveFrom[s] = new ShardPrediction(this, ShardPrediction.UNKNOWN_SHARD, s);
+            shards[s] = new PredictedShard(this, s);
+            mayMoveFrom[s] = new PredictedShard(this, PredictedShard.UNKNOWN_SHARD, s);
         }
-        this.anyShard = new ShardPrediction(this, ShardPrediction.UNKNOWN_SHARD);
+        this.anyShard = new PredictedShard(this, PredictedShard.UNKNOWN_SHARD);
     }
 
     /** For tests of what is built on layouts. */
@@ -99,7 +99,7 @@ public final class IndexLayout {
     }
 
     /** A document predicted for {@code shard} of this index. */
-    public ShardPrediction shard(int shard) {
+    public PredictedShard shard(int shard) {
         return shards[shard];
     }
 
@@ -108,12 +108,12 @@ public final class IndexLayout {
      * elsewhere: buffered with {@code shard}'s documents (with its id's other writes), fenced on
      * every shard of the index.
      */
-    public ShardPrediction mayMoveFrom(int shard) {
+    public PredictedShard mayMoveFrom(int shard) {
         return mayMoveFrom[shard];
     }
 
     /** A document for this index whose shard is not predicted. */
-    public ShardPrediction anyShard() {
+    public PredictedShard anyShard() {
         return anyShard;
     }
 

@@ -21,7 +21,7 @@ import org.elasticsearch.client.RestClient;
  * the two on a partitioned index get the layout's "any shard"; documents naming an ingest pipeline
  * that may move them are fenced as "any shard" but batched with their routing's shard
  * ({@link IndexLayout#mayMoveFrom}); documents for indices that do not exist yet get
- * {@link ShardPrediction#UNKNOWN}.
+ * {@link PredictedShard#UNKNOWN}.
  */
 @Internal
 public final class ShardPredictor implements AutoCloseable {
@@ -81,10 +81,10 @@ public final class ShardPredictor implements AutoCloseable {
         }
     }
 
-    public ShardPrediction predict(DocumentOperation op) {
+    public PredictedShard predict(DocumentOperation op) {
         Optional<IndexLayout> found = table.layoutFor(op.index());
         if (found.isEmpty()) {
-            return ShardPrediction.UNKNOWN;
+            return PredictedShard.UNKNOWN;
         }
         IndexLayout layout = found.get();
         int shard = shardOf(layout.routing(), op);
@@ -107,7 +107,7 @@ public final class ShardPredictor implements AutoCloseable {
         if (routing == null
                 || (op.id() == null && op.routing() == null)
                 || (routing.partitioned() && (op.id() == null || op.routing() == null))) {
-            return ShardPrediction.UNKNOWN_SHARD;
+            return PredictedShard.UNKNOWN_SHARD;
         }
         return routing.shardOf(op.id(), op.routing());
     }
@@ -124,7 +124,7 @@ public final class ShardPredictor implements AutoCloseable {
      * @param storedIn the {@code _index} of the document's bulk item response (null: not given)
      * @return whether the document was moved
      */
-    public boolean movedByPipeline(DocumentOperation op, ShardPrediction predicted, String storedIn) {
+    public boolean movedByPipeline(DocumentOperation op, PredictedShard predicted, String storedIn) {
         IndexLayout layout = predicted.layout();
         if (storedIn == null || !predicted.knowsShard() || storedIn.equals(layout.index())) {
             return false;
@@ -159,7 +159,7 @@ public final class ShardPredictor implements AutoCloseable {
      * Without a layout (the index cannot be read), the document is fenced as predicted, against the
      * lowest term written.
      */
-    public ShardPrediction fenceAs(ShardPrediction predicted, String storedIn) {
+    public PredictedShard fenceAs(PredictedShard predicted, String storedIn) {
         IndexLayout layout = predicted.layout();
         if (storedIn == null || (layout != null && storedIn.equals(layout.index()))) {
             return predicted;

@@ -1,31 +1,24 @@
 package io.kes.connector.table;
 
-import static io.kes.connector.ElasticsearchSinkOptions.*;
-
 import io.kes.connector.ElasticsearchSinkOptions;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.FallbackKey;
-import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.table.factories.FactoryUtil;
 
 /**
- * Every option of a {@code 'connector' = 'kes'} table, declared once, in Flink SQL's dotted style.
- * The options of the sink itself ({@link #SINK_OPTIONS}) take their defaults and meaning from
- * {@link io.kes.connector.ElasticsearchSinkOptions}, so the SQL table and the DataStream sink cannot
- * drift apart; the rest say how a row becomes a document.
+ * Every option of a {@code 'connector' = 'kes'} table, in Flink SQL's dotted style. Those that say
+ * how a row becomes a document are declared here; the sink's own ({@link #SINK_OPTIONS}) are the
+ * declarations of {@link ElasticsearchSinkOptions} under their SQL names ({@link SqlNames}), with
+ * the same type, default and description, so the SQL table and the DataStream sink cannot drift
+ * apart. Descriptions are written in the Markdown of docs/config-reference.md, which shows them.
  */
 @PublicEvolving
 public final class KesTableOptions {
@@ -47,10 +40,10 @@ public final class KesTableOptions {
     public static final ConfigOption<String> INDEX = ConfigOptions.key("index")
             .stringType()
             .noDefaultValue()
-            .withDescription(
-                    "Target index or alias, or a name template over the table's columns: logs-{service} takes a "
-                            + "column's value, logs-{ts|yyyy.MM.dd} formats a DATE, TIME, TIMESTAMP or TIMESTAMP_LTZ column (UTC), "
-                            + "logs-{now()|yyyy.MM.dd} the system time (UTC; append-only). Names are lowercased. Required.");
+            .withDescription("Target index or alias, or a name template over the table's columns: `logs-{service}` "
+                    + "takes a column's value, `logs-{ts|yyyy.MM.dd}` formats a DATE, TIME, TIMESTAMP or TIMESTAMP_LTZ "
+                    + "column in UTC (`{ts|}` takes the official connectors' default pattern of the type), "
+                    + "`logs-{now()|yyyy.MM.dd}` the system time (UTC; append-only tables). Names are lowercased.");
 
     public static final ConfigOption<String> KEY_DELIMITER = ConfigOptions.key("document-id.key-delimiter")
             .stringType()
@@ -61,40 +54,45 @@ public final class KesTableOptions {
     public static final ConfigOption<Boolean> KEY_ESCAPE = ConfigOptions.key("document-id.key-escape")
             .booleanType()
             .defaultValue(false)
-            .withDescription(
-                    "With a PRIMARY KEY of several columns: escape a backslash and the delimiter's first character "
-                            + "inside each value with a backslash, so that two different keys never make the same id (joined as is, "
-                            + "('a_b', 'c') and ('a', 'b_c') both make a_b_c). Off by default: the ids are then those of Flink's "
-                            + "Elasticsearch and OpenSearch connectors. Turning it on changes the ids of keys whose values contain "
-                            + "the delimiter's first character or a backslash.");
+            .withDescription("With a PRIMARY KEY of several columns: escape a backslash and the delimiter's first "
+                    + "character inside each value with a backslash, so that two different keys never share an id "
+                    + "(joined as is, `('a_b', 'c')` and `('a', 'b_c')` both make `a_b_c`, and one row overwrites the "
+                    + "other). Off by default: the ids are then those of Flink's Elasticsearch and OpenSearch "
+                    + "connectors, so a job moved from them overwrites its documents. Turning it on for an existing "
+                    + "index changes the ids of keys whose values contain the delimiter's first character or a "
+                    + "backslash: write such an index anew.");
 
     public static final ConfigOption<String> ROUTING = ConfigOptions.key("routing")
             .stringType()
             .noDefaultValue()
-            .withDescription("A column whose value is the document's _routing (kes predicts the shard from it). "
-                    + "A row whose routing column is null is routed by its id.");
+            .withDescription("A column whose value is the document's `_routing` (kes predicts the shard from it); a "
+                    + "row whose routing column is null is routed by its id.");
 
     public static final ConfigOption<Op> OP = ConfigOptions.key("op")
             .enumType(Op.class)
             .defaultValue(Op.INDEX)
-            .withDescription("What INSERT and UPDATE_AFTER rows do: index (create or overwrite), create (append-only; "
-                    + "existing ids keep their first value) or upsert (merge the row's fields into the document; needs a "
-                    + "PRIMARY KEY). DELETE rows delete their document, and so do the UPDATE_BEFORE rows the planner sends where the "
-                    + "query needs them (a filter over an updating result): the only sign that a key left the result.");
+            .withDescription("What INSERT and UPDATE_AFTER rows do: `index` (create or overwrite), `create` "
+                    + "(append-only; the first value of an id stays) or `upsert` (merge the row's fields into the "
+                    + "document, `doc_as_upsert`; needs a PRIMARY KEY). DELETE rows delete their document, and so do "
+                    + "the UPDATE_BEFORE rows the planner sends where the query needs them (a filter over an updating "
+                    + "result): the only sign that a key left the result.");
 
     public static final ConfigOption<String> FORMAT = ConfigOptions.key("format")
             .stringType()
             .defaultValue("json")
-            .withDescription(
-                    "How a row is serialized into its document: json (Flink's JSON format; its json.* options apply).");
+            .withDescription("How a row becomes its document: `json`, Flink's JSON format; its `json.*` options apply "
+                    + "(e.g. `'json.timestamp-format.standard' = 'ISO-8601'`, which Elasticsearch's date detection "
+                    + "recognizes).");
 
     public static final ConfigOption<String> PIPELINE = ConfigOptions.key("pipeline")
             .stringType()
             .noDefaultValue()
             .withDescription(
-                    "The ingest pipeline every row's document goes through (named in each bulk item; DELETE rows run none, as "
-                            + "in Elasticsearch; not with 'op' = 'upsert', whose bulk updates run none). Without it the index's index.default_pipeline applies. A pipeline "
-                            + "that may set _index, _routing or _id is detected: its index is written in ordinary bulks, fenced index-wide.");
+                    "The ingest pipeline every row's document goes through (named in each bulk item; DELETE "
+                            + "rows run none, as in Elasticsearch; not with `'op' = 'upsert'`, whose bulk updates run none); "
+                            + "without it the index's `index.default_pipeline` applies. A pipeline that may set `_index`, "
+                            + "`_routing` or `_id` is detected, as for the job's `routes[].pipeline`: its index is written in "
+                            + "ordinary bulks, fenced index-wide ([Ingest pipelines](order-and-durability.md#ingest-pipelines)).");
 
     /** {@code failure-handler} value: the job fails on a refused row. */
     public static final String FAIL = "fail";
@@ -104,176 +102,45 @@ public final class KesTableOptions {
     public static final ConfigOption<String> FAILURE_HANDLER = ConfigOptions.key("failure-handler")
             .stringType()
             .defaultValue(FAIL)
-            .withDescription(
-                    "What happens to a row Elasticsearch refuses for good (mapping conflict, unparsable value, strict "
-                            + "mapping): fail, the job fails naming the row; dead-letter, the row's JSON goes to the Kafka topic "
-                            + "failure-handler.dead-letter.topic with kes.* headers saying why, and the job goes on (a checkpoint completes "
-                            + "only once its dead letters are in Kafka).");
+            .withDescription("What happens to a row Elasticsearch refuses for good (mapping conflict, unparsable "
+                    + "value, strict mapping; a 4xx item): `fail`, the job fails naming the row and the reason; "
+                    + "`dead-letter`, the row's JSON goes to the Kafka topic `failure-handler.dead-letter.topic` with "
+                    + "the job's `kes.*` headers (stage `index`, error type, status, reason, and the Kafka coordinates "
+                    + "when the table declares them) and the job goes on; a checkpoint completes only once its dead "
+                    + "letters are acknowledged by Kafka.");
 
     public static final ConfigOption<String> DEAD_LETTER_TOPIC = ConfigOptions.key("failure-handler.dead-letter.topic")
             .stringType()
             .noDefaultValue()
-            .withDescription(
-                    "With 'failure-handler' = 'dead-letter': the Kafka topic refused rows go to. Required then.");
+            .withDescription("With `'failure-handler' = 'dead-letter'`: the Kafka topic refused rows go to; required "
+                    + "then (create it beforehand where brokers do not auto-create topics).");
 
     public static final ConfigOption<String> DEAD_LETTER_BOOTSTRAP_SERVERS = ConfigOptions.key(
                     "failure-handler.dead-letter.bootstrap-servers")
             .stringType()
             .noDefaultValue()
-            .withDescription("With 'failure-handler' = 'dead-letter': the Kafka brokers of the dead-letter topic, e.g. "
-                    + "kafka1:9092,kafka2:9092. Required then. Producer settings (security: security.protocol, sasl.*, ssl.*) go in "
-                    + "failure-handler.dead-letter.properties.<kafka key>.");
+            .withDescription("With `'failure-handler' = 'dead-letter'`: the Kafka brokers of the dead-letter topic, "
+                    + "e.g. `kafka1:9092,kafka2:9092`; required then.");
 
     /** Prefix of the dead-letter producer's Kafka client settings. */
     public static final String DEAD_LETTER_PROPERTIES_PREFIX = "failure-handler.dead-letter.properties.";
 
-    // The sink's own options: the same meaning and defaults as the DataStream sink's.
-
-    public static final ConfigOption<List<String>> TABLE_HOSTS = ConfigOptions.key("hosts")
-            .stringType()
-            .asList()
-            .noDefaultValue()
-            .withDescription(
-                    "Elasticsearch HTTP endpoints, separated by ';', e.g. http://es1:9200;http://es2:9200. Required.");
-
-    public static final ConfigOption<String> TABLE_USERNAME =
-            ConfigOptions.key("username").stringType().noDefaultValue().withDescription(USERNAME.description());
-
-    public static final ConfigOption<String> TABLE_PASSWORD =
-            ConfigOptions.key("password").stringType().noDefaultValue().withDescription(PASSWORD.description());
-
-    public static final ConfigOption<String> TABLE_API_KEY =
-            ConfigOptions.key("api-key").stringType().noDefaultValue().withDescription(API_KEY.description());
-
-    public static final ConfigOption<String> TABLE_SSL_CA_FILE =
-            ConfigOptions.key("ssl.ca-file").stringType().noDefaultValue().withDescription(TLS_CA_FILE.description());
-
-    public static final ConfigOption<String> TABLE_SSL_FINGERPRINT = ConfigOptions.key("ssl.certificate-fingerprint")
+    /** Not read by key (the factory takes every key under the prefix): declared for its row in the reference. */
+    static final ConfigOption<String> DEAD_LETTER_PROPERTIES = ConfigOptions.key(DEAD_LETTER_PROPERTIES_PREFIX + "*")
             .stringType()
             .noDefaultValue()
-            .withDescription(TLS_FINGERPRINT.description());
+            .withDescription("With `'failure-handler' = 'dead-letter'`: any Kafka producer setting, passed through, "
+                    + "e.g. `failure-handler.dead-letter.properties.security.protocol` = `SASL_SSL`, "
+                    + "`...properties.sasl.jaas.config` (kes sets `bootstrap.servers`, the serializers, `acks=all` and "
+                    + "idempotence). `kes-sql-connector.jar` carries `kafka-clients` unrelocated (JAAS lines name the "
+                    + "usual login modules) without its compression codecs: leave `compression.type` unset.");
 
-    public static final ConfigOption<String> TABLE_PATH_PREFIX = ConfigOptions.key("path-prefix")
-            .stringType()
-            .noDefaultValue()
-            .withFallbackKeys("connection.path-prefix")
-            .withDescription(PATH_PREFIX.description());
-
-    public static final ConfigOption<Boolean> TABLE_GZIP = ConfigOptions.key("gzip")
-            .booleanType()
-            .defaultValue(GZIP.defaultValue())
-            .withDescription(GZIP.description());
-
-    /** Text, handed to the sink as text: the sink's parse takes the same spellings and says the same as for the job's YAML. */
-    public static final ConfigOption<String> TABLE_DURABILITY = ConfigOptions.key("durability")
-            .stringType()
-            .defaultValue(DURABILITY.defaultValue().value())
-            .withDescription(DURABILITY.description());
-
-    public static final ConfigOption<Duration> TABLE_FENCE_SYNC_WAIT = ConfigOptions.key("durability.fence-sync-wait")
-            .durationType()
-            .defaultValue(FENCE_SYNC_WAIT.defaultValue())
-            .withDescription(FENCE_SYNC_WAIT.description());
-
-    public static final ConfigOption<Boolean> TABLE_PRIMARY_NODE_ROUTING = ConfigOptions.key("primary-node-routing")
-            .booleanType()
-            .defaultValue(PRIMARY_NODE_ROUTING.defaultValue())
-            .withDescription(PRIMARY_NODE_ROUTING.description());
-
-    public static final ConfigOption<Duration> TABLE_CONNECT_TIMEOUT = ConfigOptions.key("connect-timeout")
-            .durationType()
-            .defaultValue(CONNECT_TIMEOUT.defaultValue())
-            .withFallbackKeys("connection.timeout")
-            .withDescription(CONNECT_TIMEOUT.description());
-
-    public static final ConfigOption<Duration> TABLE_SOCKET_TIMEOUT = ConfigOptions.key("socket-timeout")
-            .durationType()
-            .defaultValue(SOCKET_TIMEOUT.defaultValue())
-            .withFallbackKeys("socket.timeout")
-            .withDescription(SOCKET_TIMEOUT.description());
-
-    public static final ConfigOption<Integer> TABLE_BULK_MAX_DOCS = ConfigOptions.key("bulk.max-docs")
-            .intType()
-            .defaultValue(BULK_MAX_DOCS.defaultValue())
-            .withFallbackKeys("sink.bulk-flush.max-actions")
-            .withDescription(BULK_MAX_DOCS.description());
-
-    public static final ConfigOption<MemorySize> TABLE_BULK_MAX_BYTES = ConfigOptions.key("bulk.max-bytes")
-            .memoryType()
-            .defaultValue(BULK_MAX_BYTES.defaultValue())
-            .withFallbackKeys("sink.bulk-flush.max-size")
-            .withDescription(BULK_MAX_BYTES.description());
-
-    public static final ConfigOption<Duration> TABLE_BULK_LINGER = ConfigOptions.key("bulk.linger")
-            .durationType()
-            .defaultValue(BULK_LINGER.defaultValue())
-            .withFallbackKeys("sink.bulk-flush.interval")
-            .withDescription(BULK_LINGER.description());
-
-    public static final ConfigOption<Duration> TABLE_BULK_COALESCE = ConfigOptions.key("bulk.coalesce")
-            .durationType()
-            .defaultValue(BULK_COALESCE.defaultValue())
-            .withDescription(BULK_COALESCE.description());
-
-    public static final ConfigOption<Integer> TABLE_BULK_MAX_IN_FLIGHT = ConfigOptions.key("bulk.max-in-flight")
-            .intType()
-            .defaultValue(BULK_MAX_IN_FLIGHT.defaultValue())
-            .withFallbackKeys("sink.bulk-flush.max-in-flight-actions")
-            .withDescription(BULK_MAX_IN_FLIGHT.description());
-
-    public static final ConfigOption<MemorySize> TABLE_BULK_MAX_QUEUED_BYTES = ConfigOptions.key(
-                    "bulk.max-queued-bytes")
-            .memoryType()
-            .defaultValue(BULK_MAX_QUEUED_BYTES.defaultValue())
-            .withDescription(BULK_MAX_QUEUED_BYTES.description());
-
-    public static final ConfigOption<MemorySize> TABLE_BULK_MAX_BUFFERED_BYTES = ConfigOptions.key(
-                    "bulk.max-buffered-bytes")
-            .memoryType()
-            .defaultValue(BULK_MAX_BUFFERED_BYTES.defaultValue())
-            .withDescription(BULK_MAX_BUFFERED_BYTES.description());
-
-    public static final ConfigOption<Boolean> TABLE_BULK_ADAPTIVE_CONCURRENCY = ConfigOptions.key(
-                    "bulk.adaptive-concurrency")
-            .booleanType()
-            .defaultValue(BULK_ADAPTIVE_CONCURRENCY.defaultValue())
-            .withDescription(BULK_ADAPTIVE_CONCURRENCY.description());
-
-    public static final ConfigOption<Boolean> TABLE_BULK_SHARD_GROUPING = ConfigOptions.key("bulk.shard-grouping")
-            .booleanType()
-            .defaultValue(SHARD_GROUPING.defaultValue())
-            .withDescription(SHARD_GROUPING.description());
-
-    public static final ConfigOption<ElasticsearchSinkOptions.Topology> TABLE_BULK_TOPOLOGY = ConfigOptions.key(
-                    "bulk.topology")
-            .enumType(ElasticsearchSinkOptions.Topology.class)
-            .defaultValue(TOPOLOGY.defaultValue())
-            .withDescription(TOPOLOGY.description());
-
-    public static final ConfigOption<Duration> TABLE_RETRY_INITIAL_BACKOFF = ConfigOptions.key("retry.initial-backoff")
-            .durationType()
-            .defaultValue(RETRY_INITIAL_BACKOFF.defaultValue())
-            .withFallbackKeys("sink.bulk-flush.backoff.delay")
-            .withDescription(RETRY_INITIAL_BACKOFF.description());
-
-    public static final ConfigOption<Duration> TABLE_RETRY_MAX_BACKOFF = ConfigOptions.key("retry.max-backoff")
-            .durationType()
-            .defaultValue(RETRY_MAX_BACKOFF.defaultValue())
-            .withDescription(RETRY_MAX_BACKOFF.description());
-
-    public static final ConfigOption<Duration> TABLE_RETRY_MAX_TIME = ConfigOptions.key("retry.max-time")
-            .durationType()
-            .defaultValue(RETRY_MAX_TIME.defaultValue())
-            .withDescription(RETRY_MAX_TIME.description());
-
-    /**
-     * How many writers the table runs (Flink's standard option). Unset: its input's parallelism,
-     * so that without a PRIMARY KEY the writer is chained to its input (no shuffle). With a PRIMARY
-     * KEY the rows are hash-partitioned by id to the writers either way; without one, a parallelism
-     * other than the input's puts a round-robin shuffle in between (every row is its own document,
-     * so no order is lost).
-     */
-    public static final ConfigOption<Integer> SINK_PARALLELISM = FactoryUtil.SINK_PARALLELISM;
+    /** How many writers the table runs: Flink's standard option, with what it means for a kes table. */
+    public static final ConfigOption<Integer> SINK_PARALLELISM = FactoryUtil.SINK_PARALLELISM.withDescription(
+            "Writers of the table (Flink's standard option); unset: the input's parallelism, the writer chained to "
+                    + "it (no shuffle). With a PRIMARY KEY the rows reach the writers by id either way; without one, "
+                    + "another parallelism adds a round-robin shuffle (each row is its own document, so no order is "
+                    + "lost).");
 
     /** A table option and the sink option it sets. */
     public record SinkOption<T>(ConfigOption<T> table, ConfigOption<T> sink) {
@@ -295,36 +162,25 @@ public final class KesTableOptions {
         }
     }
 
-    /** Every option of {@link io.kes.connector.ElasticsearchSinkOptions}, under its SQL name. */
-    public static final List<SinkOption<?>> SINK_OPTIONS = List.of(
-            new SinkOption<>(TABLE_HOSTS, HOSTS),
-            new SinkOption<>(TABLE_USERNAME, USERNAME),
-            new SinkOption<>(TABLE_PASSWORD, PASSWORD),
-            new SinkOption<>(TABLE_API_KEY, API_KEY),
-            new SinkOption<>(TABLE_SSL_CA_FILE, TLS_CA_FILE),
-            new SinkOption<>(TABLE_SSL_FINGERPRINT, TLS_FINGERPRINT),
-            new SinkOption<>(TABLE_PATH_PREFIX, PATH_PREFIX),
-            new SinkOption<>(TABLE_GZIP, GZIP),
-            new SinkOption<>(
-                    TABLE_DURABILITY,
-                    ConfigOptions.key(DURABILITY.key()).stringType().noDefaultValue()),
-            new SinkOption<>(TABLE_FENCE_SYNC_WAIT, FENCE_SYNC_WAIT),
-            new SinkOption<>(TABLE_PRIMARY_NODE_ROUTING, PRIMARY_NODE_ROUTING),
-            new SinkOption<>(TABLE_CONNECT_TIMEOUT, CONNECT_TIMEOUT),
-            new SinkOption<>(TABLE_SOCKET_TIMEOUT, SOCKET_TIMEOUT),
-            new SinkOption<>(TABLE_BULK_MAX_DOCS, BULK_MAX_DOCS),
-            new SinkOption<>(TABLE_BULK_MAX_BYTES, BULK_MAX_BYTES),
-            new SinkOption<>(TABLE_BULK_LINGER, BULK_LINGER),
-            new SinkOption<>(TABLE_BULK_COALESCE, BULK_COALESCE),
-            new SinkOption<>(TABLE_BULK_MAX_IN_FLIGHT, BULK_MAX_IN_FLIGHT),
-            new SinkOption<>(TABLE_BULK_MAX_QUEUED_BYTES, BULK_MAX_QUEUED_BYTES),
-            new SinkOption<>(TABLE_BULK_MAX_BUFFERED_BYTES, BULK_MAX_BUFFERED_BYTES),
-            new SinkOption<>(TABLE_BULK_ADAPTIVE_CONCURRENCY, BULK_ADAPTIVE_CONCURRENCY),
-            new SinkOption<>(TABLE_BULK_SHARD_GROUPING, SHARD_GROUPING),
-            new SinkOption<>(TABLE_BULK_TOPOLOGY, TOPOLOGY),
-            new SinkOption<>(TABLE_RETRY_INITIAL_BACKOFF, RETRY_INITIAL_BACKOFF),
-            new SinkOption<>(TABLE_RETRY_MAX_BACKOFF, RETRY_MAX_BACKOFF),
-            new SinkOption<>(TABLE_RETRY_MAX_TIME, RETRY_MAX_TIME));
+    /** Every option of {@link ElasticsearchSinkOptions}, under its SQL name ({@link SqlNames}). */
+    public static final List<SinkOption<?>> SINK_OPTIONS = SqlNames.sinkOptions();
+
+    /**
+     * The table's option for a sink option whose type it keeps (every one but those {@link SqlNames}
+     * takes as text, which the factory never reads itself).
+     */
+    @SuppressWarnings("unchecked")
+    static <T> ConfigOption<T> sqlOption(ConfigOption<T> sinkOption) {
+        return (ConfigOption<T>) SINK_OPTIONS.stream()
+                .filter(o -> o.sink() == sinkOption)
+                .findFirst()
+                .orElseThrow(() -> new IllegalArgumentException(
+                        sinkOption.key() + " has no typed SQL option: the table takes it as text"))
+                .table();
+    }
+
+    /** The one sink option a table must set. */
+    static final ConfigOption<List<String>> HOSTS = sqlOption(ElasticsearchSinkOptions.HOSTS);
 
     /**
      * Every option of a kes table, in the order docs/config-reference.md lists them: how rows become
@@ -333,7 +189,7 @@ public final class KesTableOptions {
      */
     static List<ConfigOption<?>> all() {
         List<ConfigOption<?>> all = new ArrayList<>(List.of(
-                TABLE_HOSTS,
+                HOSTS,
                 INDEX,
                 KEY_DELIMITER,
                 KEY_ESCAPE,
@@ -347,7 +203,7 @@ public final class KesTableOptions {
                 SINK_PARALLELISM));
         SINK_OPTIONS.stream()
                 .map(SinkOption::table)
-                .filter(option -> option != TABLE_HOSTS)
+                .filter(option -> option != HOSTS)
                 .forEach(all::add);
         return all;
     }
@@ -369,11 +225,6 @@ public final class KesTableOptions {
     static String inTableTerms(String sinkMessage, Map<String, String> written) {
         Map<String, String> names = new HashMap<>();
         SINK_OPTIONS.forEach(o -> names.put(o.sink().key(), o.writtenKey(written)));
-        // One pass, longest key first: no key is replaced inside another's replacement.
-        Pattern keys = Pattern.compile(names.keySet().stream()
-                .sorted(Comparator.comparingInt(String::length).reversed())
-                .map(Pattern::quote)
-                .collect(Collectors.joining("|")));
-        return keys.matcher(sinkMessage).replaceAll(m -> Matcher.quoteReplacement(names.get(m.group())));
+        return SqlNames.replaceKeys(sinkMessage, names);
     }
 }

@@ -54,7 +54,7 @@ public final class KesTableSinkFactory implements DynamicTableSinkFactory {
 
     @Override
     public Set<ConfigOption<?>> requiredOptions() {
-        return Set.of(INDEX, TABLE_HOSTS);
+        return Set.of(INDEX, HOSTS);
     }
 
     @Override

@@ -1,10 +1,10 @@
 package io.kes.connector.table;
 
-import static io.kes.connector.table.KesTableOptions.TABLE_RETRY_INITIAL_BACKOFF;
-import static io.kes.connector.table.KesTableOptions.TABLE_RETRY_MAX_BACKOFF;
-import static io.kes.connector.table.KesTableOptions.TABLE_RETRY_MAX_TIME;
+import static io.kes.connector.ElasticsearchSinkOptions.RETRY_INITIAL_BACKOFF;
+import static io.kes.connector.ElasticsearchSinkOptions.RETRY_MAX_BACKOFF;
+import static io.kes.connector.ElasticsearchSinkOptions.RETRY_MAX_TIME;
+import static io.kes.connector.table.KesTableOptions.sqlOption;
 
-import io.kes.connector.ElasticsearchSinkOptions;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,7 +25,7 @@ import org.apache.flink.table.types.logical.LogicalType;
  * {@code opensearch}) that kes has no key of its own for, so that a table written for one of them
  * plans with only {@code 'connector'} changed to {@code 'kes'}. Where kes has the option under
  * another key (e.g. {@code sink.bulk-flush.max-actions}, {@code bulk.max-docs}), the official key
- * is a fallback key of kes's option in {@link KesTableOptions}, declared once. The options here
+ * is a fallback key of kes's option, named in {@link SqlNames}. The options here
  * are taken where kes always behaves as their value asks, translated where kes measures the same
  * thing in other units ({@code sink.bulk-flush.backoff.max-retries}), accepted with one logged
  * line where kes keeps their promise its own way ({@link #KEPT_BY_KES}, and values that promise
@@ -43,40 +43,39 @@ final class OfficialOptions {
     static final ConfigOption<String> DOCUMENT_TYPE = ConfigOptions.key("document-type")
             .stringType()
             .noDefaultValue()
-            .withDescription(
-                    "elasticsearch-6's mapping type. Accepted and ignored: Elasticsearch 8 and 9 and OpenSearch 2 and 3 "
-                            + "have no mapping types; every document is _doc.");
+            .withDescription("Ignored (elasticsearch-6's mapping type): Elasticsearch 8 and 9 and OpenSearch 2 and 3 "
+                    + "have no mapping types, every document is `_doc`; a value other than `_doc` is logged.");
 
     static final ConfigOption<Boolean> FLUSH_ON_CHECKPOINT = ConfigOptions.key("sink.flush-on-checkpoint")
             .booleanType()
             .defaultValue(true)
-            .withDescription(
-                    "Flink's legacy Elasticsearch sink: wait at a checkpoint for the pending writes. kes always does "
-                            + "(the checkpoint fence); false, which promises nothing kes breaks, is accepted and logged.");
+            .withDescription("`true` is what kes always does (the checkpoint fence); `false`, which promises nothing "
+                    + "kes breaks, is accepted and logged: kes still fences every checkpoint.");
 
     static final ConfigOption<String> BACKOFF_STRATEGY = ConfigOptions.key("sink.bulk-flush.backoff.strategy")
             .stringType()
             .noDefaultValue()
-            .withDescription("EXPONENTIAL is what kes does (retry.initial-backoff doubling up to retry.max-backoff); "
-                    + "CONSTANT and NONE (DISABLED) are refused.");
+            .withDescription("`EXPONENTIAL` is what kes does (`retry.initial-backoff` doubling up to "
+                    + "`retry.max-backoff`); `CONSTANT` and `NONE` (`DISABLED`) are refused.");
 
     static final ConfigOption<Integer> BACKOFF_MAX_RETRIES = ConfigOptions.key("sink.bulk-flush.backoff.max-retries")
             .intType()
             .noDefaultValue()
-            .withDescription(
-                    "Retries of a rejected bulk before the job fails. kes bounds retries by time: unless retry.max-time "
-                            + "is set, it becomes the time kes's own backoff takes for this many retries.");
+            .withDescription("Retries before the job fails. kes bounds retries by time: unless `retry.max-time` is "
+                    + "set, it becomes the time kes's own backoff takes for that many retries (`retry.initial-backoff` "
+                    + "doubling, each wait at most `retry.max-backoff`), e.g. 3: 700ms with the defaults.");
 
     static final ConfigOption<String> DELIVERY_GUARANTEE = ConfigOptions.key("sink.delivery-guarantee")
             .stringType()
             .defaultValue("at-least-once")
-            .withDescription("at-least-once is what kes does; none, which promises nothing kes breaks, is accepted "
-                    + "and logged; exactly-once is refused.");
+            .withDescription("`at-least-once` is what kes does; `none`, which promises nothing kes breaks, is accepted "
+                    + "and logged (kes still loses no row); `exactly-once` is refused.");
 
     static final ConfigOption<Boolean> ALLOW_INSECURE = ConfigOptions.key("allow-insecure")
             .booleanType()
             .defaultValue(false)
-            .withDescription("OpenSearch connector: trust any certificate. kes always verifies; true is refused.");
+            .withDescription("(OpenSearch) trust any certificate. kes always verifies: `false` is what kes does; "
+                    + "`true` is refused: pin the certificate with `ssl.certificate-fingerprint` or `ssl.ca-file`.");
 
     /**
      * Options whose promise kes keeps by construction, whatever their value: accepted, and the
@@ -140,7 +139,7 @@ final class OfficialOptions {
         KEPT_BY_KES.forEach((k, what) -> options.add(ConfigOptions.key(k)
                 .stringType()
                 .noDefaultValue()
-                .withDescription("Accepted, any value: " + what + ".")));
+                .withDescription("Accepted and logged, any value: " + what + ".")));
         WITHOUT_EQUIVALENT.forEach((k, what) -> options.add(
                 ConfigOptions.key(k).stringType().noDefaultValue().withDescription("Refused: " + what + ".")));
         return options;
@@ -252,13 +251,14 @@ final class OfficialOptions {
      */
     static void translate(ReadableConfig options, Configuration sink) {
         Optional<Integer> retries = options.getOptional(BACKOFF_MAX_RETRIES);
-        if (retries.isPresent() && options.getOptional(TABLE_RETRY_MAX_TIME).isEmpty()) {
+        if (retries.isPresent()
+                && options.getOptional(sqlOption(RETRY_MAX_TIME)).isEmpty()) {
             sink.set(
-                    ElasticsearchSinkOptions.RETRY_MAX_TIME,
+                    RETRY_MAX_TIME,
                     retryTime(
                             retries.get(),
-                            options.get(TABLE_RETRY_INITIAL_BACKOFF),
-                            options.get(TABLE_RETRY_MAX_BACKOFF)));
+                            options.get(sqlOption(RETRY_INITIAL_BACKOFF)),
+                            options.get(sqlOption(RETRY_MAX_BACKOFF))));
         }
     }
 

@@ -25,9 +25,10 @@ import org.apache.flink.annotation.Internal;
 import org.apache.flink.annotation.PublicEvolving;
 
 /**
- * The connector's layering, as docs/architecture.md draws it: the API package on top, the write
- * path below it (bulk), then the stages it uses (fence, routing, cluster), then internal helpers.
- * An arrow never runs back up, and every public class says whether users may depend on it.
+ * The connector's layering, as docs/architecture.md draws it: the API package on top, the exchange
+ * that builds the writer topology (exchange), the write path below it (bulk), then the stages it
+ * uses (fence, routing, cluster), then internal helpers. An arrow never runs back up, and every
+ * public class says whether users may depend on it.
  */
 @AnalyzeClasses(packages = "io.kes.connector", importOptions = ImportOption.DoNotIncludeTests.class)
 class ConnectorArchitectureTest {
@@ -148,6 +149,24 @@ class ConnectorArchitectureTest {
             .should()
             .dependOnClassesThat()
             .resideInAnyPackage("io.kes.jobs..", "io.kes.stack..", "io.kes.bench..", "io.kes.torture..");
+
+    /** The exchange is built by the sink and builds the writers: nothing below it knows it. */
+    @ArchTest
+    static final ArchRule onlyTheSinkKnowsTheExchange = noClasses()
+            .that()
+            .resideInAnyPackage(
+                    "io.kes.connector.bulk..",
+                    "io.kes.connector.fence..",
+                    "io.kes.connector.routing..",
+                    "io.kes.connector.cluster..",
+                    "io.kes.connector.internal..",
+                    "io.kes.connector.deadletter..",
+                    "io.kes.connector.table..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage("io.kes.connector.exchange..")
+            .because("the exchange sits between the sink's API and the bulk writers: documents reach the writers "
+                    + "through it, and no stage below reaches back");
 
     @ArchTest
     static final ArchRule routingDoesNotKnowTheWritePathOrTheFence = noClasses()

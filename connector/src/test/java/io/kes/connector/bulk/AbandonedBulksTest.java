@@ -3,7 +3,7 @@ package io.kes.connector.bulk;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kes.connector.bulk.EarlierWrites.TaggedBulks;
-import io.kes.connector.internal.StatusPolicy;
+import io.kes.connector.cluster.StatusPolicy;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.OpType;
-import io.kes.connector.routing.ShardPrediction;
+import io.kes.connector.routing.PredictedShard;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
@@ -25,9 +25,9 @@ class BulkBodyTest {
     @Test
     void writesOneActionLineAndTheUntouchedSourcePerDocument() {
         BulkBody body = new BulkBody(16);
-        body.add(op(OpType.INDEX, "a1", null, "{\"x\":1}"), ShardPrediction.UNKNOWN);
-        body.add(op(OpType.CREATE, "a2", "r", "{\"x\":2}"), ShardPrediction.UNKNOWN);
-        body.add(op(OpType.DELETE, "a3", null, null), ShardPrediction.UNKNOWN);
+        body.add(op(OpType.INDEX, "a1", null, "{\"x\":1}"), PredictedShard.UNKNOWN);
+        body.add(op(OpType.CREATE, "a2", "r", "{\"x\":2}"), PredictedShard.UNKNOWN);
+        body.add(op(OpType.DELETE, "a3", null, null), PredictedShard.UNKNOWN);
         assertThat(text(body))
                 .isEqualTo("{\"index\":{\"_index\":\"logs\",\"_id\":\"a1\"}}\n{\"x\":1}\n"
                         + "{\"create\":{\"_index\":\"logs\",\"_id\":\"a2\",\"routing\":\"r\"}}\n{\"x\":2}\n"
@@ -45,8 +45,8 @@ class BulkBodyTest {
                         .source("{}".getBytes(StandardCharsets.UTF_8))
                         .pipeline("enrich \"v2\"")
                         .build(),
-                ShardPrediction.UNKNOWN);
-        body.add(op(OpType.INDEX, "a2", null, "{}"), ShardPrediction.UNKNOWN);
+                PredictedShard.UNKNOWN);
+        body.add(op(OpType.INDEX, "a2", null, "{}"), PredictedShard.UNKNOWN);
         assertThat(text(body))
                 .isEqualTo(
                         "{\"index\":{\"_index\":\"logs\",\"_id\":\"a1\",\"routing\":\"r\",\"pipeline\":\"enrich \\\"v2\\\"\"}}\n{}\n"
@@ -62,13 +62,13 @@ class BulkBodyTest {
                         .source("{}".getBytes(StandardCharsets.UTF_8))
                         .version(41)
                         .build(),
-                ShardPrediction.UNKNOWN);
+                PredictedShard.UNKNOWN);
         body.add(
                 DocumentOperation.write(OpType.DELETE, "logs")
                         .id("k")
                         .version(42)
                         .build(),
-                ShardPrediction.UNKNOWN);
+                PredictedShard.UNKNOWN);
         assertThat(text(body))
                 .isEqualTo(
                         "{\"index\":{\"_index\":\"logs\",\"_id\":\"k\",\"version\":41,\"version_type\":\"external_gte\"}}\n{}\n"
@@ -78,7 +78,7 @@ class BulkBodyTest {
     @Test
     void upsertWrapsTheSourceAsDocWithDocAsUpsert() {
         BulkBody body = new BulkBody(16);
-        body.add(op(OpType.UPSERT, "u", null, "{\"n\":1}"), ShardPrediction.UNKNOWN);
+        body.add(op(OpType.UPSERT, "u", null, "{\"n\":1}"), PredictedShard.UNKNOWN);
         assertThat(text(body))
                 .isEqualTo("{\"update\":{\"_index\":\"logs\",\"_id\":\"u\",\"retry_on_conflict\":3}}\n"
                         + "{\"doc\":{\"n\":1},\"doc_as_upsert\":true}\n");
@@ -87,14 +87,14 @@ class BulkBodyTest {
     @Test
     void escapesIdsAndKeepsNonAsciiAndEmojiAsUtf8() {
         BulkBody body = new BulkBody(16);
-        body.add(op(OpType.INDEX, "q\"b\\s\u0001 é 😀", null, "{}"), ShardPrediction.UNKNOWN);
+        body.add(op(OpType.INDEX, "q\"b\\s\u0001 é 😀", null, "{}"), PredictedShard.UNKNOWN);
         assertThat(text(body)).startsWith("{\"index\":{\"_index\":\"logs\",\"_id\":\"q\\\"b\\\\s\\u0001 é 😀\"}}\n");
     }
 
     @Test
     void prettyPrintedSourceBecomesOneLineWithoutChangingItsJson() {
         BulkBody body = new BulkBody(16);
-        body.add(op(OpType.INDEX, "p", null, "{\n  \"a\": 1,\r\n  \"b\": [1,\n2]\n}"), ShardPrediction.UNKNOWN);
+        body.add(op(OpType.INDEX, "p", null, "{\n  \"a\": 1,\r\n  \"b\": [1,\n2]\n}"), PredictedShard.UNKNOWN);
         assertThat(text(body)).endsWith("\n{   \"a\": 1,    \"b\": [1, 2] }\n");
     }
 
@@ -126,9 +126,9 @@ class BulkBodyTest {
     @Test
     void retryBodyCarriesExactlyTheChosenItems() {
         BulkBody body = new BulkBody(16);
-        body.add(op(OpType.INDEX, "1", null, "{\"i\":1}"), ShardPrediction.UNKNOWN);
-        body.add(op(OpType.DELETE, "2", null, null), ShardPrediction.UNKNOWN);
-        body.add(op(OpType.INDEX, "3", null, "{\"i\":3}"), ShardPrediction.UNKNOWN);
+        body.add(op(OpType.INDEX, "1", null, "{\"i\":1}"), PredictedShard.UNKNOWN);
+        body.add(op(OpType.DELETE, "2", null, null), PredictedShard.UNKNOWN);
+        body.add(op(OpType.INDEX, "3", null, "{\"i\":3}"), PredictedShard.UNKNOWN);
         BulkBody retry = new BulkBody(16);
         retry.addEncoded(body, 1);
         retry.addEncoded(body, 2);

@@ -10,7 +10,7 @@ import io.kes.connector.FailedOperation;
 import io.kes.connector.bulk.EarlierWrites.TaggedBulks;
 import io.kes.connector.internal.Housekeeping;
 import io.kes.connector.routing.IndexLayout;
-import io.kes.connector.routing.ShardPrediction;
+import io.kes.connector.routing.PredictedShard;
 import io.kes.connector.testing.CannedElasticsearch;
 import io.kes.connector.testing.CannedElasticsearch.Answer;
 import java.io.ByteArrayInputStream;
@@ -379,7 +379,7 @@ class BulkWriterTest {
         final FakeMailbox mailbox = new FakeMailbox();
         final FakeTime time = new FakeTime();
         final AtomicLong nanos = new AtomicLong();
-        final List<Batch> batches = new ArrayList<>();
+        final List<BulkInFlight> batches = new ArrayList<>();
         final List<BulkBody> bodies = new ArrayList<>();
         /** What the task listing answers, in turn; no tasks once used up. */
         final Deque<Set<String>> runningTasks = new ArrayDeque<>();
@@ -400,14 +400,14 @@ class BulkWriterTest {
                     .build()
                     .settings();
             IndexLayout layout = IndexLayout.of("logs", "uuid", new long[] {1}, null); // one shard: one slot
-            ShardPredictions predictions = new ShardPredictions() {
+            WriterRouting predictions = new WriterRouting() {
                 @Override
-                public ShardPrediction predict(DocumentOperation op) {
+                public PredictedShard predict(DocumentOperation op) {
                     return layout.shard(0);
                 }
 
                 @Override
-                public boolean movedByPipeline(DocumentOperation op, ShardPrediction predicted, String storedIn) {
+                public boolean movedByPipeline(DocumentOperation op, PredictedShard predicted, String storedIn) {
                     return false;
                 }
 
@@ -420,12 +420,8 @@ class BulkWriterTest {
                     settings,
                     predictions,
                     metrics -> new Transport(),
-                    new TaskMailbox(mailbox),
-                    time,
-                    nanos::get,
-                    new UnregisteredMetricsGroup(),
-                    0,
-                    failed::addAll,
+                    new TaskThread(new TaskMailbox(mailbox), time, nanos::get),
+                    new BulkWriter.Reporting(new UnregisteredMetricsGroup(), 0, failed::addAll),
                     null);
         }
 
@@ -477,16 +473,11 @@ class BulkWriterTest {
 
         private final class Transport implements BulkTransport {
             @Override
-            public void outcomesTo(Outcomes outcomes) {
+            public HttpHost dispatch(BulkInFlight batch, Outcomes outcomes) {
                 Harness.this.outcomes = outcomes;
-            }
-
-            @Override
-            public void dispatch(Batch batch) {
-                batch.sentNanos = nanos.get();
-                batch.sentTo = nodeOf(batch.slot); // as BulkDispatcher decides it
                 batches.add(batch);
                 bodies.add(batch.body);
+                return nodeOf(batch.slot); // as BulkDispatcher decides it
             }
 
             @Override

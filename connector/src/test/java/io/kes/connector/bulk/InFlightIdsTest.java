@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.OpType;
-import io.kes.connector.routing.ShardPrediction;
+import io.kes.connector.routing.PredictedShard;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
@@ -13,7 +13,7 @@ class InFlightIdsTest {
     private static BulkBody body(DocumentOperation... ops) {
         BulkBody body = new BulkBody(16);
         for (DocumentOperation op : ops) {
-            body.add(op, ShardPrediction.UNKNOWN);
+            body.add(op, PredictedShard.UNKNOWN);
         }
         return body;
     }

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.OpType;
-import io.kes.connector.internal.StatusPolicy.Action;
-import io.kes.connector.routing.ShardPrediction;
+import io.kes.connector.cluster.StatusPolicy.Action;
+import io.kes.connector.routing.PredictedShard;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -16,7 +16,7 @@ class ItemOutcomesTest {
     private static BulkBody body(DocumentOperation... ops) {
         BulkBody body = new BulkBody(1024);
         for (DocumentOperation op : ops) {
-            body.add(op, ShardPrediction.UNKNOWN);
+            body.add(op, PredictedShard.UNKNOWN);
         }
         return body;
     }
@@ -32,34 +32,34 @@ class ItemOutcomesTest {
                 DocumentOperation.index("i", "a", "{\"v\":1}"),
                 DocumentOperation.index("i", "b", "{\"v\":1}"),
                 DocumentOperation.index("i", "a", "{\"v\":2}"));
-        ItemOutcomes sorted = ItemOutcomes.sort(
+        ItemOutcomes classified = ItemOutcomes.classify(
                 sent,
                 response(
                         "{\"index\":{\"status\":429,\"error\":{\"type\":\"es_rejected_execution_exception\",\"reason\":\"full\"}}}",
                         "{\"index\":{\"status\":201}}",
                         "{\"index\":{\"status\":200}}"));
 
-        assertThat(sorted.byItem).containsExactly(Action.RETRY, Action.DONE, Action.RETRY);
-        assertThat(sorted.retry.operations()).containsExactly(sent.operation(0), sent.operation(2));
-        assertThat(sorted.succeeded).isEqualTo(1);
-        assertThat(sorted.retriesRejected).isEqualTo(1);
-        assertThat(sorted.retryCause).startsWith("rejected (429");
+        assertThat(classified.byItem).containsExactly(Action.RETRY, Action.DONE, Action.RETRY);
+        assertThat(classified.retry.operations()).containsExactly(sent.operation(0), sent.operation(2));
+        assertThat(classified.succeeded).isEqualTo(1);
+        assertThat(classified.retriesRejected).isEqualTo(1);
+        assertThat(classified.retryCause).startsWith("rejected (429");
     }
 
     @Test
     void refusedWritesGoToTheFailureHandlerAndAcceptedReplaysCountAsDone() throws IOException {
         BulkBody sent =
                 body(DocumentOperation.index("i", "a", "{\"v\":1}"), DocumentOperation.index("i", "b", "{\"v\":1}"));
-        ItemOutcomes sorted = ItemOutcomes.sort(
+        ItemOutcomes classified = ItemOutcomes.classify(
                 sent,
                 response(
                         "{\"index\":{\"status\":400,\"error\":{\"type\":\"document_parsing_exception\",\"reason\":\"bad\"}}}",
                         "{\"index\":{\"status\":201}}"));
 
-        assertThat(sorted.retry).isNull();
-        assertThat(sorted.permanent).hasSize(1);
-        assertThat(sorted.permanent.get(0).operation()).isSameAs(sent.operation(0));
-        assertThat(sorted.succeeded).isEqualTo(1);
+        assertThat(classified.retry).isNull();
+        assertThat(classified.permanent).hasSize(1);
+        assertThat(classified.permanent.get(0).operation()).isSameAs(sent.operation(0));
+        assertThat(classified.succeeded).isEqualTo(1);
     }
 
     /**
@@ -78,10 +78,10 @@ class ItemOutcomesTest {
                 DocumentOperation.index("i", "b", "{\"v\":1}"));
         String conflict = "{\"index\":{\"status\":409,\"error\":{\"type\":\"version_conflict_engine_exception\","
                 + "\"reason\":\"current version [42] is higher or equal to the one provided [41]\"}}}";
-        ItemOutcomes sorted = ItemOutcomes.sort(sent, response(conflict, conflict));
+        ItemOutcomes classified = ItemOutcomes.classify(sent, response(conflict, conflict));
 
-        assertThat(sorted.byItem).containsExactly(Action.DONE, Action.PERMANENT);
-        assertThat(sorted.replaysAccepted).isEqualTo(1);
+        assertThat(classified.byItem).containsExactly(Action.DONE, Action.PERMANENT);
+        assertThat(classified.replaysAccepted).isEqualTo(1);
     }
 
     /**
@@ -94,16 +94,16 @@ class ItemOutcomesTest {
         BulkBody sent = body(
                 DocumentOperation.create("logs", "a", "{\"n\":\"x\"}".getBytes(StandardCharsets.UTF_8)),
                 DocumentOperation.create("logs", "b", "{\"n\":1}".getBytes(StandardCharsets.UTF_8)));
-        ItemOutcomes sorted = ItemOutcomes.sort(
+        ItemOutcomes classified = ItemOutcomes.classify(
                 sent,
                 response(
                         "{\"create\":{\"_index\":\".fs-logs-2026.11.25-000002\",\"status\":201,\"_primary_term\":1,\"result\":\"created\","
                                 + "\"failure_store\":\"used\"}}",
                         "{\"create\":{\"_index\":\".ds-logs-2026.11.25-000001\",\"status\":201,\"_primary_term\":1,\"result\":\"created\"}}"));
 
-        assertThat(sorted.byItem).containsExactly(Action.DONE, Action.DONE);
-        assertThat(sorted.permanent).isEmpty();
-        assertThat(sorted.failureStored).singleElement().satisfies(f -> {
+        assertThat(classified.byItem).containsExactly(Action.DONE, Action.DONE);
+        assertThat(classified.permanent).isEmpty();
+        assertThat(classified.failureStored).singleElement().satisfies(f -> {
             assertThat(f.operation()).isEqualTo(sent.operation(0));
             assertThat(f.errorType()).isEqualTo("failure_store");
             assertThat(f.reason()).contains(".fs-logs-2026.11.25-000002");

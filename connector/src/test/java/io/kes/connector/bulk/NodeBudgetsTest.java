@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.fence.Epochs;
-import io.kes.connector.routing.ShardPrediction;
+import io.kes.connector.routing.PredictedShard;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -19,31 +19,31 @@ class NodeBudgetsTest {
     private static final HttpHost A = new HttpHost("a", 9200, "http");
     private static final HttpHost B = new HttpHost("b", 9200, "http");
     private final Epochs epochs = new Epochs();
-    private final List<Batch> sent = new ArrayList<>();
+    private final List<BulkInFlight> sent = new ArrayList<>();
     /** Ids with an earlier write in flight: a batch holding one may not go. */
     private final Set<String> held = new HashSet<>();
 
     private final NodeBudgets.Dispatch dispatch = new NodeBudgets.Dispatch() {
         @Override
-        public boolean mayGo(Batch batch) {
+        public boolean mayGo(BulkInFlight batch) {
             return batch.body.operations().stream().noneMatch(op -> held.contains(op.id()));
         }
 
         @Override
-        public void go(Batch batch) {
+        public void go(BulkInFlight batch, NodeBudgets.Budget budget) {
+            batch.budget = budget;
             batch.sent = true;
             sent.add(batch);
         }
     };
 
-    private Batch batch(Slot slot, String... ids) {
+    private BulkInFlight batch(Slot slot, String... ids) {
         BulkBody body = new BulkBody(64);
         for (String id : ids) {
             body.add(
-                    DocumentOperation.index("logs", id, "{}".getBytes(StandardCharsets.UTF_8)),
-                    ShardPrediction.UNKNOWN);
+                    DocumentOperation.index("logs", id, "{}".getBytes(StandardCharsets.UTF_8)), PredictedShard.UNKNOWN);
         }
-        return new Batch(body, slot, epochs.bulkSent());
+        return new BulkInFlight(body, slot, epochs.bulkSent());
     }
 
     @Test
@@ -52,10 +52,10 @@ class NodeBudgetsTest {
         Slot a0 = new Slot("logs", 0);
         Slot a1 = new Slot("logs", 1);
         Slot b2 = new Slot("logs", 2);
-        Batch first = batch(a0, "1");
-        Batch second = batch(a1, "2");
-        Batch third = batch(a0, "3");
-        Batch forB = batch(b2, "4");
+        BulkInFlight first = batch(a0, "1");
+        BulkInFlight second = batch(a1, "2");
+        BulkInFlight third = batch(a0, "3");
+        BulkInFlight forB = batch(b2, "4");
         budgets.enqueue(first, A);
         budgets.enqueue(second, A);
         budgets.enqueue(third, A);
@@ -78,17 +78,17 @@ class NodeBudgetsTest {
     void aSlotsNextBufferQueuesBehindItsWaitingOneEvenWhenItsPrimaryMoved() {
         NodeBudgets budgets = new NodeBudgets(1, false, null);
         Slot slot = new Slot("logs", 0);
-        Batch busy = batch(new Slot("logs", 1), "x");
+        BulkInFlight busy = batch(new Slot("logs", 1), "x");
         budgets.enqueue(busy, A);
         budgets.pump(dispatch);
-        Batch older = batch(slot, "k");
+        BulkInFlight older = batch(slot, "k");
         budgets.enqueue(older, A); // waits: A has no room
-        Batch newer = batch(slot, "k");
+        BulkInFlight newer = batch(slot, "k");
         budgets.enqueue(newer, B); // the primary moved to B meanwhile
         budgets.pump(dispatch);
 
         assertThat(sent).containsExactly(busy);
-        assertThat(newer.budget).isSameAs(older.budget);
+        assertThat(budgets.budgetOf(A).queue).as("behind the older one, for A").containsExactly(older, newer);
         budgets.done(busy);
         budgets.pump(dispatch);
         assertThat(sent).containsExactly(busy, older);
@@ -98,9 +98,9 @@ class NodeBudgetsTest {
     void aHeadWhoseDocumentHasAnEarlierWriteInFlightHoldsOnlyItsOwnQueue() {
         NodeBudgets budgets = new NodeBudgets(4, false, null);
         held.add("k");
-        Batch waiting = batch(new Slot("logs", 0), "k");
-        Batch behind = batch(new Slot("logs", 1), "m");
-        Batch elsewhere = batch(new Slot("logs", 2), "n");
+        BulkInFlight waiting = batch(new Slot("logs", 0), "k");
+        BulkInFlight behind = batch(new Slot("logs", 1), "m");
+        BulkInFlight elsewhere = batch(new Slot("logs", 2), "n");
         budgets.enqueue(waiting, A);
         budgets.enqueue(behind, A);
         budgets.enqueue(elsewhere, B);
@@ -115,9 +115,9 @@ class NodeBudgetsTest {
     @Test
     void bulksOfUnknownNodeShareOneBudgetOfTheirOwn() {
         NodeBudgets budgets = new NodeBudgets(1, false, null);
-        Batch unknown1 = batch(new Slot(null, -1), "1");
-        Batch unknown2 = batch(new Slot(null, -1), "2");
-        Batch forA = batch(new Slot("logs", 0), "3");
+        BulkInFlight unknown1 = batch(new Slot(null, -1), "1");
+        BulkInFlight unknown2 = batch(new Slot(null, -1), "2");
+        BulkInFlight forA = batch(new Slot("logs", 0), "3");
         budgets.enqueue(unknown1, null);
         budgets.enqueue(unknown2, null);
         budgets.enqueue(forA, A);
@@ -129,13 +129,14 @@ class NodeBudgetsTest {
     @Test
     void withOneConfiguredHostBulksOfUnknownNodeCountOnThatNodesBudget() {
         NodeBudgets budgets = new NodeBudgets(1, false, A);
-        Batch unknown = batch(new Slot(null, -1), "1");
-        Batch forA = batch(new Slot("logs", 0), "2");
+        BulkInFlight unknown = batch(new Slot(null, -1), "1");
+        BulkInFlight forA = batch(new Slot("logs", 0), "2");
         budgets.enqueue(unknown, null);
         budgets.enqueue(forA, A);
         budgets.pump(dispatch);
         assertThat(sent).containsExactly(unknown);
-        assertThat(forA.budget).isSameAs(unknown.budget);
+        assertThat(unknown.budget).isSameAs(budgets.budgetOf(A));
+        assertThat(budgets.budgetOf(A).queue).containsExactly(forA);
     }
 
     @Test
@@ -144,7 +145,7 @@ class NodeBudgetsTest {
         Slot slot = new Slot("logs", 0);
         budgets.enqueue(batch(slot, "1"), A);
         budgets.pump(dispatch);
-        Batch queued = batch(slot, "2");
+        BulkInFlight queued = batch(slot, "2");
         budgets.enqueue(queued, A);
 
         assertThat(budgets.dropQueued()).containsExactly(queued);
@@ -153,8 +154,8 @@ class NodeBudgetsTest {
     }
 
     /** One bulk sent to A whose next window ends with a 429: A's adaptive limit is cut from 2 to 1. */
-    private Batch sentAndCutOnce(NodeBudgets budgets) {
-        Batch first = batch(new Slot("logs", 0), "1");
+    private BulkInFlight sentAndCutOnce(NodeBudgets budgets) {
+        BulkInFlight first = batch(new Slot("logs", 0), "1");
         budgets.enqueue(first, A);
         budgets.pump(dispatch);
         budgets.attemptEnded(first, 50_000_000, 50_000_000, false); // the baseline
@@ -165,7 +166,7 @@ class NodeBudgetsTest {
     @Test
     void anAdaptiveBudgetSendsNoMoreThanItsCurrentLimit() {
         NodeBudgets budgets = new NodeBudgets(2, true, null);
-        Batch first = sentAndCutOnce(budgets);
+        BulkInFlight first = sentAndCutOnce(budgets);
         budgets.enqueue(batch(new Slot("logs", 1), "2"), A);
         budgets.pump(dispatch);
         assertThat(budgets.budgetOf(A).limit()).isEqualTo(1);
@@ -178,16 +179,16 @@ class NodeBudgetsTest {
         NodeBudgets budgets = new NodeBudgets(1, false, null);
         Slot onA = new Slot("logs", 0);
         Slot onB = new Slot("logs", 1);
-        Batch stuck = batch(new Slot("logs", 2), "s"); // in flight through the configured hosts to a frozen node
+        BulkInFlight stuck = batch(new Slot("logs", 2), "s"); // in flight through the configured hosts to a frozen node
         budgets.enqueue(stuck, null);
         budgets.pump(dispatch);
-        Batch earlyA = batch(onA, "a1");
-        Batch earlyB = batch(onB, "b1");
+        BulkInFlight earlyA = batch(onA, "a1");
+        BulkInFlight earlyB = batch(onB, "b1");
         budgets.enqueue(earlyA, null);
         budgets.enqueue(earlyB, null);
 
         // the primaries are located: the slots' next buffers name their nodes
-        Batch laterB = batch(onB, "b2");
+        BulkInFlight laterB = batch(onB, "b2");
         budgets.enqueue(laterB, B);
         budgets.pump(dispatch);
 
@@ -208,8 +209,8 @@ class NodeBudgetsTest {
     @Test
     void budgetsOfNodesWithNothingQueuedOrInFlightAreForgotten() {
         NodeBudgets budgets = new NodeBudgets(1, false, null);
-        Batch toA = batch(new Slot("logs", 0), "1");
-        Batch toB = batch(new Slot("logs", 1), "2");
+        BulkInFlight toA = batch(new Slot("logs", 0), "1");
+        BulkInFlight toB = batch(new Slot("logs", 1), "2");
         budgets.enqueue(toA, A);
         budgets.enqueue(toB, B);
         budgets.pump(dispatch);

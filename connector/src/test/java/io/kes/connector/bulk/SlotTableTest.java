@@ -3,7 +3,7 @@ package io.kes.connector.bulk;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kes.connector.routing.IndexLayout;
-import io.kes.connector.routing.ShardPrediction;
+import io.kes.connector.routing.PredictedShard;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -34,7 +34,7 @@ class SlotTableTest {
         List<Slot> sendFirst = new ArrayList<>();
         Slot any = table.slotFor("logs", layout.anyShard(), sendFirst);
 
-        assertThat(any.shard).isEqualTo(ShardPrediction.UNKNOWN_SHARD);
+        assertThat(any.shard).isEqualTo(PredictedShard.UNKNOWN_SHARD);
         assertThat(table.slotFor("logs", layout.anyShard(), sendFirst)).isSameAs(any);
         assertThat(table.slotFor("logs", layout.shard(0), sendFirst)).isNotSameAs(any);
     }

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.OpType;
 import io.kes.connector.RecordOrigin;
-import io.kes.connector.routing.ShardPrediction;
+import io.kes.connector.routing.PredictedShard;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -30,7 +30,7 @@ class VersionConflictsTest {
     private static BulkBody body(DocumentOperation... ops) {
         BulkBody body = new BulkBody(1024);
         for (DocumentOperation op : ops) {
-            body.add(op, ShardPrediction.UNKNOWN);
+            body.add(op, PredictedShard.UNKNOWN);
         }
         return body;
     }

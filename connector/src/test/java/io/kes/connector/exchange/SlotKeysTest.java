@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.routing.IndexLayout;
 import io.kes.connector.routing.IndexRouting;
+import io.kes.connector.routing.PredictedShard;
 import io.kes.connector.routing.RoutingFunction;
-import io.kes.connector.routing.ShardPrediction;
 import java.util.HashSet;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -21,7 +21,7 @@ class SlotKeysTest {
         return IndexLayout.of("logs", uuid, terms, new IndexRouting("logs", shards, shards, 1, RoutingFunction.MODULO));
     }
 
-    private static ShardPrediction predict(IndexLayout layout, DocumentOperation op) {
+    private static PredictedShard predict(IndexLayout layout, DocumentOperation op) {
         return layout.shard(layout.routing().shardOf(op.id(), op.routing()));
     }
 
@@ -41,7 +41,7 @@ class SlotKeysTest {
         java.util.Arrays.fill(writerOfShard, -1);
         for (int i = 0; i < 2_000; i++) {
             DocumentOperation op = doc("d" + i);
-            ShardPrediction p = predict(layout, op);
+            PredictedShard p = predict(layout, op);
             int w = writer(keys.keyOf(op, p));
             assertThat(writerOfShard[p.shard()]).as("shard %s", p.shard()).isIn(-1, w);
             writerOfShard[p.shard()] = w;
@@ -104,9 +104,8 @@ class SlotKeysTest {
         SlotKeys keys = new SlotKeys(WRITERS);
         Set<Integer> writers = new HashSet<>();
         for (int i = 0; i < 200; i++) {
-            int first = writer(keys.keyOf(doc("d" + i), ShardPrediction.UNKNOWN));
-            assertThat(writer(keys.keyOf(doc("d" + i), ShardPrediction.UNKNOWN)))
-                    .isEqualTo(first);
+            int first = writer(keys.keyOf(doc("d" + i), PredictedShard.UNKNOWN));
+            assertThat(writer(keys.keyOf(doc("d" + i), PredictedShard.UNKNOWN))).isEqualTo(first);
             writers.add(first);
         }
         assertThat(writers).hasSize(WRITERS);
@@ -126,8 +125,8 @@ class SlotKeysTest {
         keys.completed(1);
         DocumentOperation x = doc(movedBetween(null, layout, 0));
         DocumentOperation y = doc(movedBetween(null, layout, Integer.parseInt(x.id().substring(1)) + 1));
-        int byIdX = writer(keys.keyOf(x, ShardPrediction.UNKNOWN));
-        int byIdY = writer(keys.keyOf(y, ShardPrediction.UNKNOWN));
+        int byIdX = writer(keys.keyOf(x, PredictedShard.UNKNOWN));
+        int byIdY = writer(keys.keyOf(y, PredictedShard.UNKNOWN));
         int bySlotX = writerUnder(layout, x.id());
         int bySlotY = writerUnder(layout, y.id());
 
@@ -164,7 +163,7 @@ class SlotKeysTest {
             DocumentOperation op = doc("d" + i);
             int before = keys.keyOf(op, predict(first, op));
             assertThat(writer(keys.keyOf(op, predict(recreated, op)))).isEqualTo(writer(before));
-            assertThat(writer(keys.keyOf(op, ShardPrediction.UNKNOWN))).isEqualTo(writer(before));
+            assertThat(writer(keys.keyOf(op, PredictedShard.UNKNOWN))).isEqualTo(writer(before));
         }
         assertThat(keys.remembered()).as("nothing to remember before a barrier").isZero();
     }
@@ -195,7 +194,7 @@ class SlotKeysTest {
         SlotKeys keys = new SlotKeys(WRITERS);
         Set<Integer> writers = new HashSet<>();
         for (int i = 0; i < 8; i++) {
-            writers.add(writer(keys.keyOf(DocumentOperation.index("logs", null, "{}"), ShardPrediction.UNKNOWN)));
+            writers.add(writer(keys.keyOf(DocumentOperation.index("logs", null, "{}"), PredictedShard.UNKNOWN)));
         }
         assertThat(writers).hasSize(WRITERS);
     }
@@ -203,7 +202,7 @@ class SlotKeysTest {
     /** The writer a fresh router gives {@code id} under {@code layout} (null: the index is unknown). */
     private static int writerUnder(IndexLayout layout, String id) {
         DocumentOperation op = doc(id);
-        return writer(new SlotKeys(WRITERS).keyOf(op, layout == null ? ShardPrediction.UNKNOWN : predict(layout, op)));
+        return writer(new SlotKeys(WRITERS).keyOf(op, layout == null ? PredictedShard.UNKNOWN : predict(layout, op)));
     }
 
     /** The first id {@code d<i>} whose writer differs between {@code a} and {@code b}. */
@@ -426,7 +425,7 @@ class SlotKeysTest {
 
         int id(String id, IndexLayout layout) {
             DocumentOperation op = doc(id);
-            int writer = writer(keys.keyOf(op, layout == null ? ShardPrediction.UNKNOWN : predict(layout, op)));
+            int writer = writer(keys.keyOf(op, layout == null ? PredictedShard.UNKNOWN : predict(layout, op)));
             long[] before = last.get(id);
             if (before == null) {
                 last.put(id, new long[] {writer, lastBarrier});

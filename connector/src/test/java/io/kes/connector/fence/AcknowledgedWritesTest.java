@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kes.connector.cluster.IndexMetadata;
 import io.kes.connector.routing.IndexLayout;
-import io.kes.connector.routing.ShardPrediction;
+import io.kes.connector.routing.PredictedShard;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -136,7 +136,7 @@ class AcknowledgedWritesTest {
     @Test
     void clearForgetsEverything() {
         AcknowledgedWrites acked = new AcknowledgedWrites();
-        acked.record("logs", ShardPrediction.UNKNOWN, 1);
+        acked.record("logs", PredictedShard.UNKNOWN, 1);
         acked.clear();
         assertThat(acked.isEmpty()).isTrue();
         assertThat(acked.indices()).isEmpty();
@@ -150,7 +150,7 @@ class AcknowledgedWritesTest {
         AcknowledgedWrites newer = new AcknowledgedWrites();
         newer.record("logs", logs.shard(1), 2);
         newer.record("logs", logs.shard(3), 2);
-        newer.record("other", ShardPrediction.UNKNOWN, 4);
+        newer.record("other", PredictedShard.UNKNOWN, 4);
 
         older.addAll(newer);
 

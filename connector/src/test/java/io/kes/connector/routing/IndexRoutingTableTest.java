@@ -112,7 +112,7 @@ class IndexRoutingTableTest {
         assertThat(before.routing()).isNotNull();
 
         answers.put("/_cluster/state/metadata/idx", oneShard("p"));
-        clock.addAndGet(IndexRoutingTable.INDEX_TTL_MILLIS + 1);
+        clock.addAndGet(TargetNames.INDEX_TTL_MILLIS + 1);
         IndexLayout after = table.layoutFor("idx").orElseThrow();
 
         assertThat(after.routing())
@@ -134,7 +134,7 @@ class IndexRoutingTableTest {
         assertThat(before.routing()).isNotNull();
 
         answers.put("/_ingest/pipeline/p", SETS_ROUTING);
-        clock.addAndGet(IndexRoutingTable.INDEX_TTL_MILLIS + 1);
+        clock.addAndGet(TargetNames.INDEX_TTL_MILLIS + 1);
         IndexLayout after = table.layoutFor("idx").orElseThrow();
 
         assertThat(after.routing()).isNull();
@@ -175,7 +175,7 @@ class IndexRoutingTableTest {
         IndexRoutingTable table = new IndexRoutingTable(new ClusterMetadataClient(client), clock::get, refresher::add);
         BackgroundReads<String, ?> reads = table.layoutReads;
         table.layoutFor("idx");
-        clock.addAndGet(IndexRoutingTable.INDEX_TTL_MILLIS + 1);
+        clock.addAndGet(TargetNames.INDEX_TTL_MILLIS + 1);
         table.layoutFor("idx"); // expired: read again in the background
         assertThat(refresher).hasSize(1);
 
@@ -205,7 +205,7 @@ class IndexRoutingTableTest {
                 .isNull();
 
         errors.clear();
-        clock.addAndGet(IndexRoutingTable.INDEX_TTL_MILLIS + 1);
+        clock.addAndGet(TargetNames.INDEX_TTL_MILLIS + 1);
         IndexLayout after = table.layoutFor("idx").orElseThrow();
 
         assertThat(after.routing())
@@ -223,14 +223,14 @@ class IndexRoutingTableTest {
         assertThat(table.layoutFor("idx").orElseThrow().routing()).isNotNull();
 
         errors.put("/_ingest/pipeline/p", ELECTION);
-        clock.addAndGet(IndexRoutingTable.INDEX_TTL_MILLIS + 1);
+        clock.addAndGet(TargetNames.INDEX_TTL_MILLIS + 1);
         assertThat(table.layoutFor("idx").orElseThrow().routing())
                 .as("not known while the pipeline cannot be read")
                 .isNull();
 
         errors.clear();
         for (int minute = 0; minute < 2; minute++) {
-            clock.addAndGet(IndexRoutingTable.INDEX_TTL_MILLIS + 1);
+            clock.addAndGet(TargetNames.INDEX_TTL_MILLIS + 1);
             table.layoutFor("idx");
         }
         assertThat(table.layoutFor("idx").orElseThrow().routing())
@@ -251,7 +251,7 @@ class IndexRoutingTableTest {
         answers.put("/_cluster/state/metadata/dst", UNEQUAL_TERMS.replace("\"idx\"", "\"dst\""));
         ClusterMetadataClient metadata = new ClusterMetadataClient(client);
         ShardPredictor predictor = new ShardPredictor(new IndexRoutingTable(metadata, clock::get));
-        ShardPrediction predicted = predictor.predict(
+        PredictedShard predicted = predictor.predict(
                 io.kes.connector.DocumentOperation.delete("idx", "d1")); // any operation of idx with an id
 
         AcknowledgedWrites written = new AcknowledgedWrites();
@@ -270,13 +270,13 @@ class IndexRoutingTableTest {
         answers.put("/_cluster/state/metadata/dst", UNEQUAL_TERMS.replace("\"idx\"", "\"dst\""));
         ClusterMetadataClient metadata = new ClusterMetadataClient(client);
         ShardPredictor predictor = new ShardPredictor(new IndexRoutingTable(metadata, clock::get));
-        ShardPrediction predicted = predictor.predict(io.kes.connector.DocumentOperation.delete("idx", "d1"));
+        PredictedShard predicted = predictor.predict(io.kes.connector.DocumentOperation.delete("idx", "d1"));
         predictor.fenceAs(predicted, "dst"); // first appears
 
         answers.put(
                 "/_cluster/state/metadata/dst",
                 UNEQUAL_TERMS.replace("\"idx\"", "\"dst\"").replace("\"1\":3", "\"1\":4"));
-        clock.addAndGet(IndexRoutingTable.INDEX_TTL_MILLIS + 1);
+        clock.addAndGet(TargetNames.INDEX_TTL_MILLIS + 1);
         AcknowledgedWrites written = new AcknowledgedWrites();
         written.record("dst", predictor.fenceAs(predicted, "dst"), 3);
 

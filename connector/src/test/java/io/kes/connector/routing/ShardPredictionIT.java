@@ -34,7 +34,7 @@ class ShardPredictionIT {
 
     static Stream<Arguments> layouts() {
         List<Arguments> args = new ArrayList<>();
-        SearchTarget.all().forEach(target -> {
+        SearchTarget.newestOrAll().forEach(target -> {
             for (int shards : new int[] {1, 3, 5, 8, 12}) {
                 args.add(Arguments.of(target, shards, false, 1));
             }
@@ -138,14 +138,14 @@ class ShardPredictionIT {
             assertThat(table.layoutFor(index).orElseThrow())
                     .as("cached until the entry expires")
                     .isSameAs(before);
-            clock[0] += IndexRoutingTable.INDEX_TTL_MILLIS;
+            clock[0] += TargetNames.INDEX_TTL_MILLIS;
             IndexLayout after = table.layoutFor(index).orElseThrow();
             assertThat(after.uuid()).isNotEqualTo(before.uuid());
             assertThat(after.numberOfShards()).isEqualTo(6);
             assertThat(after.generation()).isNotSameAs(before.generation());
             assertThat(after.routing().numberOfShards()).isEqualTo(6);
 
-            clock[0] += IndexRoutingTable.INDEX_TTL_MILLIS;
+            clock[0] += TargetNames.INDEX_TTL_MILLIS;
             assertThat(table.layoutFor(index).orElseThrow().generation())
                     .as("same index, same calibration")
                     .isSameAs(after.generation());
@@ -198,7 +198,7 @@ class ShardPredictionIT {
                                     + "\"is_write_index\":false}},{\"add\":{\"index\":\"predict-refreshed-2\",\"alias\":\"predict-refreshed\","
                                     + "\"is_write_index\":true}}]}")
                     .requireOk("roll over");
-            clock[0] += IndexRoutingTable.ALIAS_TTL_MILLIS;
+            clock[0] += TargetNames.ALIAS_TTL_MILLIS;
             assertThat(table.layoutFor("predict-refreshed").orElseThrow())
                     .as("expired, read in the background")
                     .isSameAs(before);
@@ -240,7 +240,7 @@ class ShardPredictionIT {
 
             io.kes.connector.DocumentOperation toAlias =
                     io.kes.connector.DocumentOperation.index("predict-rolled", "a", "{}");
-            ShardPrediction aliasPrediction = predictor.predict(toAlias);
+            PredictedShard aliasPrediction = predictor.predict(toAlias);
             assertThat(aliasPrediction.knowsShard()).isTrue();
             http.send(
                             "POST",
@@ -255,7 +255,7 @@ class ShardPredictionIT {
 
             io.kes.connector.DocumentOperation doc =
                     io.kes.connector.DocumentOperation.index("predict-moved", "b", "{}");
-            ShardPrediction predicted = predictor.predict(doc);
+            PredictedShard predicted = predictor.predict(doc);
             assertThat(predicted.knowsShard()).isTrue();
             assertThat(predictor.movedByPipeline(doc, predicted, "predict-moved"))
                     .as("stored where predicted")
@@ -264,12 +264,12 @@ class ShardPredictionIT {
                     .as("stored in another index")
                     .isTrue();
             assertThat(predictor.unpredictableIndices()).isEqualTo(1);
-            ShardPrediction after =
+            PredictedShard after =
                     predictor.predict(io.kes.connector.DocumentOperation.index("predict-moved", "c", "{}"));
             assertThat(after.knowsShard()).as("any shard from then on").isFalse();
             assertThat(after.layout().generation())
                     .isNotSameAs(predicted.layout().generation());
-            clock[0] += IndexRoutingTable.INDEX_TTL_MILLIS * 3;
+            clock[0] += TargetNames.INDEX_TTL_MILLIS * 3;
             assertThat(predictor.predict(doc).knowsShard())
                     .as("still any shard after the index is read again")
                     .isFalse();

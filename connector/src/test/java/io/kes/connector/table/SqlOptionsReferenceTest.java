@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
  * The SQL tables of docs/config-reference.md are generated from the options a {@code 'connector' =
  * 'kes'} table declares: kes's own ({@link KesTableOptions#all()}, with the official connectors'
  * names of an option as its fallback keys) and the official connectors' options kes has no key for
- * ({@link OfficialOptions}), each row's key(s), type and default as declared.
+ * ({@link OfficialOptions}), each row's key(s), type, default and meaning (the description) as declared.
  */
 class SqlOptionsReferenceTest {
 
@@ -39,9 +39,9 @@ class SqlOptionsReferenceTest {
             if (option == KesTableOptions.DEAD_LETTER_BOOTSTRAP_SERVERS) {
                 // Not an option but a prefix, read by the dead-letter queue: its row follows the other dead-letter
                 // options.
-                String properties = KesTableOptions.DEAD_LETTER_PROPERTIES_PREFIX + "*";
-                kes.add(new ReferenceTables.Row(
-                        properties, "`" + properties + "`", "string", "none", "any Kafka producer setting"));
+                ConfigOption<?> properties = KesTableOptions.DEAD_LETTER_PROPERTIES;
+                kes.add(ReferenceTables.Row.of(
+                        properties, OptionCells.type(properties, "list"), OptionCells.defaultValue(properties, false)));
             }
         }
         List<ReferenceTables.Row> official = OfficialOptions.all().stream()

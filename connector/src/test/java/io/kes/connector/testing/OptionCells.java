@@ -12,9 +12,9 @@ import org.apache.flink.configuration.FallbackKey;
 import org.apache.flink.configuration.MemorySize;
 
 /**
- * The key, type and default cells of an option's row in the reference docs, as its declaration says
- * them, spelled one way for the job's YAML tables and the SQL tables alike ({@code `1s`},
- * {@code `1mb`}, {@code `chained` \| `keyed`}).
+ * The key, type and default cells of an option's row in the reference docs (its meaning is its
+ * description), as its declaration says them, spelled one way for the job's YAML tables and the
+ * SQL tables alike ({@code `1s`}, {@code `1mb`}, {@code `chained` \| `keyed`}).
  */
 public final class OptionCells {
 

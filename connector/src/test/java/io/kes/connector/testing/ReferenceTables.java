@@ -1,6 +1,6 @@
 package io.kes.connector.testing;
 
-import io.kes.connector.ElasticsearchSinkOptions;
+import io.kes.connector.internal.OptionText;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,12 +13,11 @@ import java.util.regex.Pattern;
 import org.apache.flink.configuration.ConfigOption;
 
 /**
- * Tables of a reference doc whose key, type and default cells are generated from option
- * declarations, so that the docs cannot drift from them. A table sits between
- * {@code <!-- options:NAME ... -->} and {@code <!-- /options:NAME -->}; its header is kept, its rows
- * are the declared options in order, and each row's last cell (what the option means to a user) is
- * written by hand and kept, found by the row's first key. No prose moves into Java: only a row for
- * a new option starts from the declaration's description, to be edited.
+ * Tables of a reference doc generated from option declarations, every cell of them, so that the
+ * docs cannot drift from them: key, type, default, and the meaning, which is the option's
+ * description as written (Markdown). A table sits between {@code <!-- options:NAME ... -->} and
+ * {@code <!-- /options:NAME -->}; its header is kept, its rows are the declared options in order.
+ * To change what a row says, change the option's description.
  *
  * <p>{@link #verify()} fails with each row it expected and the row it found; with
  * {@code -Dkes.docs.update=true} it writes the expected rows into the file instead.
@@ -30,23 +29,17 @@ public final class ReferenceTables {
             "./mvnw -B -o -pl connector test -Dtest='*OptionsReferenceTest' -Dkes.docs.update=true";
 
     private static final Pattern FIRST_KEY = Pattern.compile("`([^`]+)`");
-    private static final Pattern UNESCAPED_PIPE = Pattern.compile("(?<!\\\\)\\|");
 
-    /** One generated row: the key it is found by, and its generated cells. */
-    public record Row(String key, String keyCell, String type, String defaultValue, String meaningIfNew) {
+    /** One generated row: the key it is found by, and its cells. */
+    public record Row(String key, String keyCell, String type, String defaultValue, String meaning) {
 
-        /** The option's row: its keys, the given type and default, and its description as the meaning of a new row. */
+        /** The option's row: its keys, the given type and default, and its description. */
         public static Row of(ConfigOption<?> option, String type, String defaultValue) {
-            return new Row(
-                    option.key(),
-                    OptionCells.keys(option),
-                    type,
-                    defaultValue,
-                    ElasticsearchSinkOptions.meaning(option));
+            return new Row(option.key(), OptionCells.keys(option), type, defaultValue, OptionText.asWritten(option));
         }
 
-        String render(String meaning) {
-            return "| " + keyCell + " | " + type + " | " + defaultValue + " | " + meaning + " |";
+        String render() {
+            return "| " + keyCell + " | " + type + " | " + defaultValue + " | " + meaning.replace("|", "\\|") + " |";
         }
     }
 
@@ -98,12 +91,7 @@ public final class ReferenceTables {
         Map<String, String> foundByKey = new LinkedHashMap<>();
         found.forEach(row -> foundByKey.put(firstKey(row), row));
 
-        List<String> expected = new ArrayList<>();
-        for (Row row : rows) {
-            String existing = foundByKey.get(row.key());
-            String meaning = existing == null ? null : meaning(existing);
-            expected.add(row.render(meaning == null ? row.meaningIfNew() : meaning));
-        }
+        List<String> expected = rows.stream().map(Row::render).toList();
         compare(name, rows, expected, found, foundByKey);
 
         List<String> rewritten = new ArrayList<>(List.of(lines).subList(0, start + 1));
@@ -121,16 +109,15 @@ public final class ReferenceTables {
         if (Boolean.getBoolean("kes.docs.update")) {
             if (!text.equals(original)) {
                 Files.writeString(document, text);
-                System.out.println(
-                        "Rewrote the generated cells of " + document + "; review the diff (new rows take the "
-                                + "declaration's description as their meaning: write it for users).");
+                System.out.println("Rewrote the generated tables of " + document + "; review the diff.");
             }
             return;
         }
         if (!differences.isEmpty()) {
             throw new AssertionError(
-                    "The key, type and default cells of " + document + " must be what the options declare "
-                            + "(the meaning column is written by hand):\n" + String.join("\n", differences)
+                    "The option tables of " + document + " must be what the options declare (a row's meaning is "
+                            + "its option's description: to change it, change the description):\n"
+                            + String.join("\n", differences)
                             + "\nRewrite them with: " + REWRITE + " (then review the diff).");
         }
     }
@@ -164,17 +151,5 @@ public final class ReferenceTables {
     private static String firstKey(String row) {
         Matcher key = FIRST_KEY.matcher(row);
         return key.find() ? key.group(1) : row;
-    }
-
-    /** The last cell: what follows the fourth unescaped '|', up to the closing one. Null when the row has fewer cells. */
-    private static String meaning(String row) {
-        Matcher pipe = UNESCAPED_PIPE.matcher(row);
-        List<Integer> at = new ArrayList<>();
-        while (pipe.find()) {
-            at.add(pipe.start());
-        }
-        return at.size() < 5
-                ? null
-                : row.substring(at.get(3) + 1, at.get(at.size() - 1)).trim();
     }
 }

@@ -2,11 +2,10 @@ package io.kes.jobs.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.kes.jobs.check.KafkaCheck;
 import io.kes.jobs.config.KafkaSettings;
 import io.kes.jobs.config.KesConfig;
 import io.kes.jobs.config.Route;
-import io.kes.jobs.quickstart.ProgressReporter;
+import io.kes.jobs.preflight.KafkaCheck;
 import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -35,7 +34,7 @@ import org.apache.kafka.common.TopicPartition;
  * What {@code bin/kes run} prints while the job runs: at start the job, where it starts from,
  * the Flink web UI and the log file; then a line every few seconds with records read, documents
  * indexed, docs/s, lag per route, retries and rejections, dead letters, and the last checkpoint.
- * The counters are the quick start's ({@link ProgressReporter}); lag is each partition's end
+ * The counters are {@link ProgressReporter}'s, kept in memory; lag is each partition's end
  * offset (asked from Kafka) minus the next offset the source reads: after its position, or, in a
  * partition it has not read from yet, where it resumes ({@link #resumeAt}); checkpoints come from
  * the web UI's REST API.

@@ -1,8 +1,8 @@
 package io.kes.jobs.cli;
 
-import io.kes.jobs.check.CannotConnectException;
-import io.kes.jobs.check.PreflightFailed;
 import io.kes.jobs.config.ConfigException;
+import io.kes.jobs.preflight.CannotConnectException;
+import io.kes.jobs.preflight.PreflightFailed;
 import java.util.Arrays;
 import java.util.Optional;
 import java.util.function.Consumer;

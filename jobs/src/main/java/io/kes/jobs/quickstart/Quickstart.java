@@ -1,6 +1,7 @@
 package io.kes.jobs.quickstart;
 
 import io.kes.jobs.KesJob;
+import io.kes.jobs.cli.ProgressReporter;
 import io.kes.jobs.config.KesConfig;
 import io.kes.stack.Engine;
 import io.kes.stack.Http;

@@ -18,7 +18,7 @@ import org.apache.flink.annotation.Internal;
 class JobsArchitectureTest {
 
     /**
-     * kes's own operator tools, not the data path: {@code bin/kes check} ({@code check/}) and the
+     * kes's own operator tools, not the data path: {@code bin/kes check} ({@code preflight/}) and the
      * index templates put at start ({@code template/}). To say whether a route's index exists, how
      * it routes and whether kes's user may write, they read the cluster the way the connector does
      * (its REST client, metadata reads, privilege check and routing table). Those classes are
@@ -26,7 +26,7 @@ class JobsArchitectureTest {
      * the connector. So these two packages, and only they, may use the connector's {@code cluster}
      * and {@code routing} packages; a change there is a change to kes's own tools, released with it.
      */
-    private static final String[] KES_OWN_CLUSTER_TOOLS = {"io.kes.jobs.check..", "io.kes.jobs.template.."};
+    private static final String[] KES_OWN_CLUSTER_TOOLS = {"io.kes.jobs.preflight..", "io.kes.jobs.template.."};
 
     private static final String[] CLUSTER_READS = {"io.kes.connector.cluster..", "io.kes.connector.routing.."};
 
@@ -68,6 +68,19 @@ class JobsArchitectureTest {
             .dependOnClassesThat()
             .resideInAPackage("io.kes.stack..")
             .because("the job runs against any cluster; only the quick start brings its own Kafka and Elasticsearch");
+
+    /**
+     * The quick start runs the job; the job, {@code bin/kes run}'s progress and the checks never
+     * need it (its progress reporter served {@code run} from {@code quickstart/}: a package loop).
+     */
+    @ArchTest
+    static final ArchRule nothingButTheQuickStartDependsOnIt = noClasses()
+            .that()
+            .resideOutsideOfPackage("io.kes.jobs.quickstart..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage("io.kes.jobs.quickstart..")
+            .because("the quick start is built on the job, not the other way round");
 
     @ArchTest
     static final ArchRule theJobDoesNotDependOnToolsBuiltOnIt =

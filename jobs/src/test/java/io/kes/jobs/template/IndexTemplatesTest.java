@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.kes.jobs.check.CannotConnectException;
 import io.kes.jobs.config.KesConfig;
 import io.kes.jobs.config.Route;
+import io.kes.jobs.preflight.CannotConnectException;
 import java.net.ServerSocket;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

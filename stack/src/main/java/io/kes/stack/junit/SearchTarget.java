@@ -9,15 +9,16 @@ import java.util.stream.Stream;
 /**
  * One engine and version a parameterized test runs against; its node is the shared one (one per
  * version per test JVM, across test classes). Use as
- * {@code @ParameterizedTest(name = "{0}") @MethodSource("io.kes.stack.junit.SearchTarget#all")}.
+ * {@code @ParameterizedTest(name = "{0}") @MethodSource("io.kes.stack.junit.SearchTarget#newestOrAll")}.
  */
 public record SearchTarget(Engine engine, String version) {
 
     /**
-     * Elasticsearch 8.19 and 9.x, OpenSearch 2.19 and 3.x with {@code -Dkes.search.targets=all} (the
-     * full suite, as CI runs it); otherwise only {@link #newest()}, the quicker loop of a change.
+     * The {@link #newest()} line of each engine, the quicker loop of a change; with
+     * {@code -Dkes.search.targets=all} (the full suite, as CI runs it) all four: Elasticsearch 8.19
+     * and 9.x, OpenSearch 2.19 and 3.x.
      */
-    public static Stream<SearchTarget> all() {
+    public static Stream<SearchTarget> newestOrAll() {
         if (!"all".equals(System.getProperty("kes.search.targets"))) {
             return newest();
         }

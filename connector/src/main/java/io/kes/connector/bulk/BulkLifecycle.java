@@ -1,0 +1,348 @@
+package io.kes.connector.bulk;
+
+import io.kes.connector.FailureHandler;
+import io.kes.connector.SinkSettings;
+import io.kes.connector.cluster.StatusPolicy;
+import io.kes.connector.internal.Backoff;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
+import org.apache.flink.api.common.operators.ProcessingTimeService;
+import org.apache.http.HttpHost;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The life of every bulk in flight, in one place: queued for its node, sent, answered, then retried,
+ * split, done, given up, or held until its node no longer runs it. The deciders say what an answer
+ * does ({@link BulkAnswers}, {@link Retries}, {@link ItemOutcomes}); this class applies it. It is
+ * the only one that changes a {@link BulkInFlight}, takes and releases the per-id holds
+ * ({@link InFlightIds}), ends a bulk's place in its node's budget ({@link NodeBudgets#done}) and in
+ * its epoch ({@link CheckpointDrain#bulkDone}), and sends a body ({@link BulkTransport#dispatch}).
+ *
+ * <p>It also sends the slot buffers ({@link SlotBuffers.Sender}): a full buffer is queued at once;
+ * one that is not full goes when its node has room ({@link PartialSends}, looked at again whenever a
+ * bulk ends). The first failure is kept ({@link #rethrowFailure()}); after it nothing more is sent.
+ * Task thread only: answers, timers and the task listing arrive there.
+ */
+final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, BulkTransport.Outcomes, AutoCloseable {
+
+    /** What the writer builds and shares with this class: its transport, queues, buffers, epochs, metrics. */
+    record Parts(
+            BulkTransport transport,
+            NodeBudgets budgets,
+            SlotBuffers buffers,
+            CheckpointDrain drain,
+            BulkMetrics metrics,
+            WriterRouting predictor) {}
+
+    private static final Logger LOG = LoggerFactory.getLogger(BulkLifecycle.class);
+
+    private final TaskThread task;
+    private final BulkTransport transport;
+    private final NodeBudgets budgets;
+    private final CheckpointDrain drain;
+    private final BulkMetrics metrics;
+    private final long maxQueuedBytes;
+    private final Retries retries;
+    private final AbandonedBulks abandoned;
+    private final FailureHandOver handOver;
+    private final PartialSends partialSends;
+    private final InFlightIds ids = new InFlightIds();
+    private final Acknowledgements acknowledgements;
+
+    /** Bulks that went out and are not over: at close, their nodes may still run them. */
+    private final Set<BulkInFlight> unfinished = Collections.newSetFromMap(new IdentityHashMap<>());
+    /** Nodes of bulks given up on without an answer: they may still run them. */
+    private final Set<HttpHost> givenUpOn = new HashSet<>();
+
+    /** How many sends are waiting (backpressure, or an old layout's buffer that must leave first). */
+    private int waitingSends;
+
+    private RuntimeException failure;
+    private boolean closed;
+
+    BulkLifecycle(SinkSettings settings, TaskThread task, Parts parts, FailureHandler failureHandler) {
+        this.task = task;
+        this.transport = parts.transport();
+        this.budgets = parts.budgets();
+        this.drain = parts.drain();
+        this.metrics = parts.metrics();
+        this.acknowledgements = new Acknowledgements(parts.predictor(), metrics);
+        this.maxQueuedBytes = settings.maxQueuedBytes();
+        this.retries =
+                new Retries(settings.maxRetryTime(), new Backoff(settings.initialBackoff(), settings.maxBackoff()));
+        this.abandoned = new AbandonedBulks(transport::listTaggedBulks, this::after, task.nanoTime());
+        this.handOver = new FailureHandOver(failureHandler, metrics);
+        this.partialSends = new PartialSends(
+                task.time(),
+                parts.buffers(),
+                this,
+                budgets.room(transport::nodeOf),
+                settings.coalesce().toMillis(),
+                settings.linger().toMillis(),
+                () -> waitingSends > 0);
+    }
+
+    /** A buffer started filling: it goes once it coalesced and its node has room. */
+    void bufferStarted() {
+        partialSends.bufferStarted();
+    }
+
+    /**
+     * Queues a buffer for its node, in the current epoch, and sends what may go. It goes out once
+     * its node's budget has room and none of its documents has an earlier write still in flight
+     * (that one must be applied first, {@link InFlightIds}). Waits (backpressure) only while the
+     * queued bytes pass {@code bulk.max_queued_bytes}, or until an old layout's buffer is out.
+     */
+    @Override
+    public void send(Slot slot, BulkBody body, boolean beforeAnyLater) throws InterruptedException {
+        metrics.docsPerBulk.update(body.itemCount());
+        metrics.shardsPerBulk.update(body.distinctShards());
+        BulkInFlight bulk = new BulkInFlight(body, slot, drain.bulkQueued());
+        budgets.enqueue(bulk, transport.nodeOf(slot));
+        pump();
+        waitWhile(() -> beforeAnyLater ? !bulk.sent : budgets.queuedBytes() > maxQueuedBytes);
+    }
+
+    @Override
+    public void awaitQueued(Slot slot) throws InterruptedException {
+        waitWhile(() -> slot.queued > 0);
+    }
+
+    /** Runs the task's mails (answers, timers) while {@code waiting} holds; rethrows a failure meanwhile. */
+    private void waitWhile(BooleanSupplier waiting) throws InterruptedException {
+        waitingSends++;
+        try {
+            while (waiting.getAsBoolean()) {
+                task.mailbox().yield();
+                rethrowFailure();
+            }
+        } finally {
+            waitingSends--;
+        }
+    }
+
+    /** Sends what may go now; after a failure, drops what waits instead (a restart replays it). */
+    private void pump() {
+        if (failure == null) {
+            budgets.pump(this);
+            return;
+        }
+        for (BulkInFlight dropped : budgets.dropQueued()) {
+            drain.bulkDone(dropped.epoch);
+        }
+    }
+
+    @Override
+    public boolean mayGo(BulkInFlight bulk) {
+        return !ids.anyHeld(bulk.body);
+    }
+
+    @Override
+    public void go(BulkInFlight bulk, NodeBudgets.Budget budget) {
+        ids.holdAll(bulk.body);
+        bulk.budget = budget;
+        bulk.sent = true;
+        bulk.firstSentNanos = task.nanoTime().getAsLong();
+        unfinished.add(bulk);
+        dispatch(bulk);
+    }
+
+    private void dispatch(BulkInFlight bulk) {
+        bulk.sentTo = transport.dispatch(bulk, this);
+        bulk.sentNanos = task.nanoTime().getAsLong();
+    }
+
+    /**
+     * A response: each item is done (acknowledged in the bulk's epoch), sent again or handed to the
+     * failure handler, as {@link ItemOutcomes} classified it. An item's id is released once the item
+     * is over, not before: until then no later write of that id may go.
+     */
+    @Override
+    public void onResponse(BulkInFlight bulk, BulkBody sent, BulkResponse response) {
+        long now = task.nanoTime().getAsLong();
+        metrics.bulkLatencyMillis.update((now - bulk.sentNanos) / 1_000_000);
+        ItemOutcomes outcomes = ItemOutcomes.classify(sent, response);
+        budgets.attemptEnded(
+                bulk, now, outcomes.retry == null ? now - bulk.sentNanos : -1, outcomes.retriesRejected > 0);
+        acknowledgements.record(bulk, sent, response, outcomes);
+        for (int i = 0; i < response.size(); i++) {
+            if (outcomes.byItem[i] != StatusPolicy.Action.RETRY) { // done, refused, or stopping the job: over
+                ids.release(sent.operation(i));
+            }
+        }
+        if (!outcomes.permanent.isEmpty()) {
+            fail(handOver.refused(outcomes.permanent));
+        }
+        if (!outcomes.failureStored.isEmpty()) {
+            fail(handOver.failureStored(outcomes.failureStored));
+        }
+        apply(bulk, BulkAnswers.ofResponse(outcomes));
+        pump(); // ids released, maybe room in the budget
+    }
+
+    @Override
+    public void onRequestFailure(BulkInFlight bulk, BulkBody sent, Exception exception) {
+        int status = StatusPolicy.statusOf(exception);
+        budgets.attemptEnded(bulk, task.nanoTime().getAsLong(), -1, StatusPolicy.rejected(status, null));
+        NextStep next = BulkAnswers.ofRequestFailure(bulk, sent, exception);
+        if (next instanceof NextStep.Retry || next instanceof NextStep.AwaitNode) {
+            metrics.requestRetries.inc();
+        }
+        apply(bulk, next);
+    }
+
+    private void apply(BulkInFlight bulk, NextStep next) {
+        if (next instanceof NextStep.Done) {
+            partDone(bulk);
+        } else if (next instanceof NextStep.Retry retry) {
+            bulk.body = retry.left();
+            retry(bulk, retry.cause());
+        } else if (next instanceof NextStep.AwaitNode wait) {
+            awaitNode(bulk, wait.cause());
+        } else if (next instanceof NextStep.Split split) {
+            int bytes = bulk.body.sizeInBytes();
+            bulk.laterParts.addFirst(split.rest());
+            bulk.body = split.first();
+            metrics.bulksSplit.inc();
+            LOG.warn(
+                    "Elasticsearch refused a bulk of {} bytes as too large (HTTP 413, {}); sending it in parts."
+                            + " Lower bulk.max_bytes below the node's http.max_content_length.",
+                    bytes,
+                    bulk.slot);
+            dispatch(bulk);
+        } else if (next instanceof NextStep.HandOver hand) {
+            ids.release(hand.failure().operation());
+            fail(handOver.refused(List.of(hand.failure())));
+            partDone(bulk);
+        } else if (next instanceof NextStep.GiveUp giveUp) {
+            giveUp(bulk, giveUp.failure());
+        } else {
+            throw new IllegalStateException("not a step a bulk takes after an answer: " + next);
+        }
+    }
+
+    /** Sends the bulk's body again after its backoff, or gives up once {@code retry.max_time} has passed. */
+    private void retry(BulkInFlight bulk, String cause) {
+        bulk.attempt++;
+        NextStep next = retries.next(bulk, task.nanoTime().getAsLong(), cause);
+        if (!(next instanceof NextStep.RetryAfter after)) {
+            apply(bulk, next);
+            return;
+        }
+        if (bulk.attempt == 1 || bulk.attempt % 10 == 0) {
+            LOG.warn(
+                    "Retrying {} documents ({}) in {} ms, attempt {}: {}",
+                    bulk.body.itemCount(),
+                    bulk.slot,
+                    after.delayMillis(),
+                    bulk.attempt,
+                    cause);
+        }
+        after(after.delayMillis(), () -> dispatch(bulk));
+    }
+
+    /**
+     * No answer: the bulk goes out again once Elasticsearch no longer runs it, or the job fails when
+     * that is not known within {@code retry.max_time}. The bulk holds its own ids while in flight, so
+     * none held means none whose order matters (id: kafka, ids Elasticsearch makes): a late copy of
+     * them is harmless, and it is retried after its backoff at once.
+     */
+    private void awaitNode(BulkInFlight bulk, String cause) {
+        if (!ids.anyHeld(bulk.body)) {
+            retry(bulk, cause);
+            return;
+        }
+        metrics.bulksAwaitedAfterNoAnswer.inc();
+        abandoned.awaitGone(
+                bulk.sentTo,
+                retries.deadlineNanos(bulk),
+                () -> retry(bulk, cause),
+                why -> apply(bulk, retries.waitedTooLong(bulk, task.nanoTime().getAsLong(), why)));
+    }
+
+    /** The current part is over; the next part of a split bulk goes out now, or the bulk is done. */
+    private void partDone(BulkInFlight bulk) {
+        if (bulk.nextPart()) {
+            dispatch(bulk);
+        } else {
+            done(bulk);
+        }
+    }
+
+    /** The bulk is over: every item succeeded, went to the failure handler, or failed the job. */
+    private void done(BulkInFlight bulk) {
+        unfinished.remove(bulk);
+        budgets.done(bulk);
+        drain.bulkDone(bulk.epoch);
+        pump(); // room in its node's budget
+        if (failure == null) {
+            partialSends.bulkEnded(); // a buffer that waited for that room may go
+        }
+    }
+
+    /** The job fails: what is left of the bulk is no longer in flight (a restart replays it). */
+    private void giveUp(BulkInFlight bulk, RuntimeException why) {
+        fail(why);
+        if (bulk.sentTo != null) {
+            givenUpOn.add(bulk.sentTo); // perhaps it got no answer: the node may still apply it
+        }
+        ids.releaseAll(bulk.body);
+        bulk.laterParts.forEach(ids::releaseAll);
+        bulk.laterParts.clear();
+        done(bulk);
+    }
+
+    /** The job fails (null: it does not); the first failure is the one it reports, and every checkpoint waiting fails with it. */
+    private void fail(RuntimeException why) {
+        if (why == null) {
+            return;
+        }
+        if (failure == null) {
+            failure = why;
+            drain.writerFailed(why);
+        } else if (failure != why) {
+            failure.addSuppressed(why);
+        }
+    }
+
+    /** Rethrows the first asynchronous failure, if any. */
+    void rethrowFailure() {
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /**
+     * The nodes that may still run one of this writer's bulks: those it sent and has no final
+     * answer for, and those it gave up on. Bulks sent to the configured hosts are not named: the
+     * cluster's task listing covers those hosts while they are in the cluster.
+     */
+    Set<HttpHost> nodesThatMayRunItsBulks() {
+        Set<HttpHost> nodes = new HashSet<>(givenUpOn);
+        unfinished.stream().map(bulk -> bulk.sentTo).filter(Objects::nonNull).forEach(nodes::add);
+        return nodes;
+    }
+
+    /** Runs {@code action} on the task thread in {@code delayMillis}, unless the writer closed meanwhile. */
+    private void after(long delayMillis, Runnable action) {
+        ProcessingTimeService time = task.time();
+        time.registerTimer(time.getCurrentProcessingTime() + delayMillis, t -> {
+            if (!closed) {
+                action.run();
+            }
+        });
+    }
+
+    /** No retry, poll or partial send goes out any more. */
+    @Override
+    public void close() {
+        closed = true;
+        partialSends.close();
+    }
+}
