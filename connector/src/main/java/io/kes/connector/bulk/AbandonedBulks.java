@@ -1,12 +1,12 @@
 package io.kes.connector.bulk;
 
 import io.kes.connector.bulk.EarlierWrites.TaggedBulks;
+import io.kes.connector.cluster.SentTo;
 import io.kes.connector.cluster.StatusPolicy;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 import java.util.function.LongSupplier;
-import org.apache.http.HttpHost;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,7 +54,7 @@ final class AbandonedBulks {
      */
     interface TaskList {
         /** {@code node}: the node the bulk went to, asked for its own tasks too (null: not known). */
-        void list(HttpHost node, Consumer<TaggedBulks> listed, IntConsumer failedWithStatus);
+        void list(SentTo node, Consumer<TaggedBulks> listed, IntConsumer failedWithStatus);
     }
 
     /** Runs an action on the task thread after a delay. */
@@ -77,7 +77,7 @@ final class AbandonedBulks {
      * Runs {@code retry} once no bulk task of this job that ran when this was called runs any more;
      * or {@code giveUp} with the reason, when that is not known by {@code deadlineNanos}.
      */
-    void awaitGone(HttpHost sentTo, long deadlineNanos, Runnable retry, Consumer<String> giveUp) {
+    void awaitGone(SentTo sentTo, long deadlineNanos, Runnable retry, Consumer<String> giveUp) {
         tasks.list(
                 sentTo,
                 first -> {
@@ -91,7 +91,7 @@ final class AbandonedBulks {
     }
 
     private void poll(
-            HttpHost sentTo, Set<String> abandoned, long deadlineNanos, Runnable retry, Consumer<String> giveUp) {
+            SentTo sentTo, Set<String> abandoned, long deadlineNanos, Runnable retry, Consumer<String> giveUp) {
         if (nanoTime.getAsLong() - deadlineNanos > 0) {
             giveUp.accept("no answer from Elasticsearch, and it still runs " + abandoned.size()
                     + " bulk task(s) of this job that ran when "
@@ -118,7 +118,7 @@ final class AbandonedBulks {
 
     private void failedToList(
             int status,
-            HttpHost sentTo,
+            SentTo sentTo,
             Set<String> abandoned,
             long deadlineNanos,
             Runnable retry,

@@ -8,7 +8,9 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
 import org.apache.flink.annotation.Internal;
+import org.apache.http.HttpHost;
 import org.elasticsearch.client.Request;
+import org.elasticsearch.client.RestClient;
 
 /**
  * Whether the Elasticsearch process that may still run kes's bulks is gone, for a wait that asks a
@@ -29,6 +31,12 @@ import org.elasticsearch.client.Request;
  * frozen node is after it resumes). The cluster's view cannot tell that node from one replaced by
  * a new data path, so the wait goes on for it, as it did: only its own answer, or a refused
  * connection, ends it.
+ *
+ * <p>What kes knew of the node when it sent the bulk ({@link SentTo}) comes from its last read of
+ * the nodes, up to half a minute old: the node may have restarted in between and received the
+ * bulk as its new process, at the same address. So {@link #gone} also asks that the node now
+ * publishes another HTTP address, and that no node publishes the silent one: the process now
+ * holding the id listens elsewhere, so it is not the one the bulk reached at that address.
  */
 @Internal
 public final class NodeRestarts {
@@ -37,9 +45,12 @@ public final class NodeRestarts {
 
     /** Node id → ephemeral id of the nodes the cluster lists now. */
     private final Map<String, String> listed;
+    /** Node id → the HTTP address it publishes now; empty when not read. */
+    private final Map<String, HttpHost> published;
 
-    private NodeRestarts(Map<String, String> listed) {
+    private NodeRestarts(Map<String, String> listed, Map<String, HttpHost> published) {
         this.listed = Map.copyOf(listed);
+        this.published = Map.copyOf(published);
     }
 
     /** The request whose answer {@link #parse} reads: every node's ephemeral id, nothing else. */
@@ -50,8 +61,15 @@ public final class NodeRestarts {
     }
 
     public static NodeRestarts parse(InputStream clusterStateNodes) throws IOException {
+        return of(JSON.readTree(clusterStateNodes).path("nodes"), Map.of());
+    }
+
+    /**
+     * From the {@code nodes} of a cluster state read ({@code {"<id>":{"ephemeral_id":...}}}) and
+     * the HTTP addresses the nodes publish ({@code _nodes/http}).
+     */
+    static NodeRestarts of(JsonNode nodes, Map<String, HttpHost> published) {
         Map<String, String> listed = new HashMap<>();
-        JsonNode nodes = JSON.readTree(clusterStateNodes).path("nodes");
         for (Iterator<Map.Entry<String, JsonNode>> it = nodes.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> node = it.next();
             String ephemeralId = node.getValue().path("ephemeral_id").asText(null);
@@ -59,11 +77,26 @@ public final class NodeRestarts {
                 listed.put(node.getKey(), ephemeralId);
             }
         }
-        return new NodeRestarts(listed);
+        return new NodeRestarts(listed, published);
     }
 
     static NodeRestarts of(Map<String, String> listed) {
-        return new NodeRestarts(listed);
+        return new NodeRestarts(listed, Map.of());
+    }
+
+    static NodeRestarts of(Map<String, String> listed, Map<String, HttpHost> published) {
+        return new NodeRestarts(listed, published);
+    }
+
+    /**
+     * The cluster's nodes now, read through {@code client} (the configured hosts, never the silent
+     * node): their ephemeral ids and the HTTP addresses they publish, in {@code scheme}.
+     */
+    public static NodeRestarts read(RestClient client, String scheme) throws IOException {
+        Map<String, HttpHost> published = new NodePlacement(client).nodeHttpAddresses(scheme);
+        try (InputStream in = client.performRequest(request()).getEntity().getContent()) {
+            return of(JSON.readTree(in).path("nodes"), published);
+        }
     }
 
     /** The ephemeral id the cluster lists for node {@code nodeId} now, or null: not listed. */
@@ -79,5 +112,18 @@ public final class NodeRestarts {
     public boolean restarted(String nodeId, String ephemeralId) {
         String now = listed.get(nodeId);
         return now != null && !now.equals(ephemeralId);
+    }
+
+    /**
+     * Whether no process that may run a bulk sent to {@code sent} is left: its node {@link
+     * #restarted}, now publishes another HTTP address, and no node publishes the one the bulk went
+     * to. False when kes did not know the node when it sent the bulk.
+     */
+    public boolean gone(SentTo sent) {
+        if (sent.nodeId() == null || sent.ephemeralId() == null || !restarted(sent.nodeId(), sent.ephemeralId())) {
+            return false;
+        }
+        HttpHost now = published.get(sent.nodeId());
+        return now != null && !now.equals(sent.address()) && !published.containsValue(sent.address());
     }
 }

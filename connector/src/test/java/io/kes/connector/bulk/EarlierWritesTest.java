@@ -2,6 +2,7 @@ package io.kes.connector.bulk;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kes.connector.cluster.SentTo;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -69,7 +70,7 @@ class EarlierWritesTest {
 
     @Test
     void aClosedWritersNodesAreKeptForTheNextWriterOfTheSameJobOnly() {
-        HttpHost node = new HttpHost("127.0.0.3", 9200);
+        SentTo node = new SentTo(new HttpHost("127.0.0.3", 9200), "n3", "e3");
         EarlierWrites.leftOn("kes/this-test", Set.of(node));
         assertThat(EarlierWrites.leftOn("kes/this-test")).containsExactly(node);
         assertThat(EarlierWrites.leftOn("kes/another-job")).isEmpty();

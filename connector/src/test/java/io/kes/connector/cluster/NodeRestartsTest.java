@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import org.apache.http.HttpHost;
 import org.junit.jupiter.api.Test;
 
 class NodeRestartsTest {
@@ -45,5 +46,43 @@ class NodeRestartsTest {
     void theRequestAsksForTheNodesEphemeralIdsOnly() {
         assertThat(NodeRestarts.request().getEndpoint()).isEqualTo("/_cluster/state/nodes");
         assertThat(NodeRestarts.request().getParameters()).containsEntry("filter_path", "nodes.*.ephemeral_id");
+    }
+
+    private static final HttpHost OLD = new HttpHost("10.0.0.1", 9200, "http");
+    private static final HttpHost NEW = new HttpHost("10.0.0.7", 9200, "http");
+
+    @Test
+    void aNodeThatCameBackAsAnotherProcessUnderAnotherAddressIsGoneForBulksSentToTheOldOne() {
+        NodeRestarts now = NodeRestarts.of(Map.of("n1", "e1-second-start"), Map.of("n1", NEW));
+        assertThat(now.gone(new SentTo(OLD, "n1", "e1-first-start"))).isTrue();
+    }
+
+    /**
+     * What kes knew of the node when it sent the bulk is up to one refresh old: the node may have
+     * restarted in between and got the bulk as its new process, where the bulk went.
+     */
+    @Test
+    void aNodeRestartedAtTheAddressTheBulkWentToMayBeTheProcessThatGotIt() {
+        NodeRestarts now = NodeRestarts.of(Map.of("n1", "e1-second-start"), Map.of("n1", OLD));
+        assertThat(now.gone(new SentTo(OLD, "n1", "e1-first-start"))).isFalse();
+    }
+
+    @Test
+    void anotherNodeNowPublishingTheAddressMayBeTheOneThatGotTheBulk() {
+        NodeRestarts now = NodeRestarts.of(Map.of("n1", "e1-second-start", "n2", "e2"), Map.of("n1", NEW, "n2", OLD));
+        assertThat(now.gone(new SentTo(OLD, "n1", "e1-first-start"))).isFalse();
+    }
+
+    @Test
+    void theSameProcessUnderAnotherAddressOrANodeNotListedOrNotKnownAtSendIsNotGone() {
+        NodeRestarts now = NodeRestarts.of(Map.of("n1", "e1"), Map.of("n1", NEW));
+        assertThat(now.gone(new SentTo(OLD, "n1", "e1"))).as("the same process").isFalse();
+        assertThat(NodeRestarts.of(Map.of(), Map.of()).gone(new SentTo(OLD, "n1", "e1")))
+                .as("not listed: frozen or cut off")
+                .isFalse();
+        assertThat(now.gone(SentTo.address(OLD))).as("no node known at send").isFalse();
+        assertThat(NodeRestarts.of(Map.of("n1", "e1-second-start"), Map.of()).gone(new SentTo(OLD, "n1", "e1")))
+                .as("its address not read")
+                .isFalse();
     }
 }
