@@ -29,15 +29,20 @@ import org.slf4j.LoggerFactory;
  * its own tasks as well, and must answer: a node cut off from the cluster (frozen, partitioned,
  * dropped by the master) is missing from the cluster's listing without being a failure in it, yet it may still
  * hold the bulk and, once it rejoins, apply it on the shards' new primaries. A node that refuses
- * the connection runs nothing: no process listens.
+ * the connection runs nothing: no process listens. Nor does one that came back as a new process
+ * under another address (a pod's new IP): when the address the bulk went to is silent, the
+ * cluster is read through the configured hosts, and the node id kes recorded with the bulk,
+ * listed with another ephemeral id and publishing another address, counts as that address's
+ * answer ({@link io.kes.connector.cluster.NodeRestarts#gone}). A node the cluster no longer lists
+ * does not: it may be frozen or cut off and still hold the bulk.
  *
  * <p>What it cannot see: a request still on its way through the network (not yet a task), and any
  * task when kes lacks the cluster privilege {@code monitor} (then it warns once and retries at
  * once, as before). {@code version: kafka-offset} closes the gap for writes of an id whose
  * records stay in one partition: Elasticsearch refuses a late write older than the document. Not
  * for deletes past {@code index.gc_deletes} (60 s): a deleted document's version is kept only that
- * long, after which a late index of an older version is applied again. A node that does not answer the listing may still run
- * the bulk: the writer keeps asking until {@code retry.max_time}, then fails the job, whose restart
+ * long, after which a late index of an older version is applied again. A node that does not answer the listing (and
+ * did not come back elsewhere) may still run the bulk: the writer keeps asking until {@code retry.max_time}, then fails the job, whose restart
  * waits for the same tasks on the nodes that answer by then ({@link EarlierWrites} does not wait
  * for a node that does not).
  *

@@ -45,7 +45,9 @@ import org.slf4j.LoggerFactory;
  * the same job that opens later in this process (Flink restarts a failed region in place) asks
  * each of them for its own tasks, through a client of that node alone, and waits for its answer:
  * a node that does not answer may still run one. Connection refused is an answer: no process
- * listens there. A writer in another process (the job restarted from its checkpoint as a new
+ * listens there. So is a silent address whose node (as recorded with the bulk) the cluster now
+ * lists as a new process publishing another address: it came back elsewhere and runs none of the
+ * bulks sent to the old one ({@link NodeRestarts#gone}). A writer in another process (the job restarted from its checkpoint as a new
  * process, or a task placed on another TaskManager) does not know those nodes; {@code version:
  * kafka-offset} closes that gap.
  *
