@@ -1,12 +1,12 @@
 package io.kes.connector.bulk;
 
 import io.kes.connector.bulk.EarlierWrites.TaggedBulks;
+import io.kes.connector.cluster.SentTo;
 import io.kes.connector.cluster.StatusPolicy;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 import java.util.function.LongSupplier;
-import org.apache.http.HttpHost;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,15 +29,20 @@ import org.slf4j.LoggerFactory;
  * its own tasks as well, and must answer: a node cut off from the cluster (frozen, partitioned,
  * dropped by the master) is missing from the cluster's listing without being a failure in it, yet it may still
  * hold the bulk and, once it rejoins, apply it on the shards' new primaries. A node that refuses
- * the connection runs nothing: no process listens.
+ * the connection runs nothing: no process listens. Nor does one that came back as a new process
+ * under another address (a pod's new IP): when the address the bulk went to is silent, the
+ * cluster is read through the configured hosts, and the node id kes recorded with the bulk,
+ * listed with another ephemeral id and publishing another address, counts as that address's
+ * answer ({@link io.kes.connector.cluster.NodeRestarts#gone}). A node the cluster no longer lists
+ * does not: it may be frozen or cut off and still hold the bulk.
  *
  * <p>What it cannot see: a request still on its way through the network (not yet a task), and any
  * task when kes lacks the cluster privilege {@code monitor} (then it warns once and retries at
  * once, as before). {@code version: kafka-offset} closes the gap for writes of an id whose
  * records stay in one partition: Elasticsearch refuses a late write older than the document. Not
  * for deletes past {@code index.gc_deletes} (60 s): a deleted document's version is kept only that
- * long, after which a late index of an older version is applied again. A node that does not answer the listing may still run
- * the bulk: the writer keeps asking until {@code retry.max_time}, then fails the job, whose restart
+ * long, after which a late index of an older version is applied again. A node that does not answer the listing (and
+ * did not come back elsewhere) may still run the bulk: the writer keeps asking until {@code retry.max_time}, then fails the job, whose restart
  * waits for the same tasks on the nodes that answer by then ({@link EarlierWrites} does not wait
  * for a node that does not).
  *
@@ -54,7 +59,7 @@ final class AbandonedBulks {
      */
     interface TaskList {
         /** {@code node}: the node the bulk went to, asked for its own tasks too (null: not known). */
-        void list(HttpHost node, Consumer<TaggedBulks> listed, IntConsumer failedWithStatus);
+        void list(SentTo node, Consumer<TaggedBulks> listed, IntConsumer failedWithStatus);
     }
 
     /** Runs an action on the task thread after a delay. */
@@ -77,7 +82,7 @@ final class AbandonedBulks {
      * Runs {@code retry} once no bulk task of this job that ran when this was called runs any more;
      * or {@code giveUp} with the reason, when that is not known by {@code deadlineNanos}.
      */
-    void awaitGone(HttpHost sentTo, long deadlineNanos, Runnable retry, Consumer<String> giveUp) {
+    void awaitGone(SentTo sentTo, long deadlineNanos, Runnable retry, Consumer<String> giveUp) {
         tasks.list(
                 sentTo,
                 first -> {
@@ -91,7 +96,7 @@ final class AbandonedBulks {
     }
 
     private void poll(
-            HttpHost sentTo, Set<String> abandoned, long deadlineNanos, Runnable retry, Consumer<String> giveUp) {
+            SentTo sentTo, Set<String> abandoned, long deadlineNanos, Runnable retry, Consumer<String> giveUp) {
         if (nanoTime.getAsLong() - deadlineNanos > 0) {
             giveUp.accept("no answer from Elasticsearch, and it still runs " + abandoned.size()
                     + " bulk task(s) of this job that ran when "
@@ -118,7 +123,7 @@ final class AbandonedBulks {
 
     private void failedToList(
             int status,
-            HttpHost sentTo,
+            SentTo sentTo,
             Set<String> abandoned,
             long deadlineNanos,
             Runnable retry,

@@ -4,6 +4,7 @@ import io.kes.connector.SinkSettings;
 import io.kes.connector.bulk.EarlierWrites.TaggedBulks;
 import io.kes.connector.cluster.NodeClients;
 import io.kes.connector.cluster.PrimaryNodes;
+import io.kes.connector.cluster.SentTo;
 import io.kes.connector.cluster.StatusPolicy;
 import io.kes.connector.cluster.TargetNodeSelector;
 import java.io.ByteArrayOutputStream;
@@ -73,7 +74,7 @@ final class BulkDispatcher implements BulkTransport {
     }
 
     @Override
-    public HttpHost dispatch(BulkInFlight bulk, Outcomes outcomes) {
+    public SentTo dispatch(BulkInFlight bulk, Outcomes outcomes) {
         Request request = new Request("POST", "/_bulk");
         request.addParameter("filter_path", BulkResponse.FILTER_PATH);
         BulkBody sent = bulk.body;
@@ -97,7 +98,9 @@ final class BulkDispatcher implements BulkTransport {
         // One node per attempt, and the one it really went to (a configured host when the primary
         // is not known or not living): the client's own failover would send a second copy behind
         // kes's back, and a wait for a late copy must ask the node that holds it.
-        return selector.sendTo(primary, () -> client.performRequestAsync(request, listener));
+        HttpHost went = selector.sendTo(primary, () -> client.performRequestAsync(request, listener));
+        // which process that node is (as of the last read of the nodes), for a wait should it fall silent
+        return went == null ? null : primaryNodes != null ? primaryNodes.sentTo(went) : SentTo.address(went);
     }
 
     /**
@@ -115,7 +118,7 @@ final class BulkDispatcher implements BulkTransport {
      * and apply it once it rejoins, its shard requests retried on the new primaries.
      */
     @Override
-    public void listTaggedBulks(HttpHost node, Consumer<TaggedBulks> listed, IntConsumer failedWithStatus) {
+    public void listTaggedBulks(SentTo node, Consumer<TaggedBulks> listed, IntConsumer failedWithStatus) {
         client.performRequestAsync(
                 EarlierWrites.listRequest(socketTimeout),
                 onTaskThread(
@@ -131,16 +134,36 @@ final class BulkDispatcher implements BulkTransport {
                         "kes bulk tasks listed"));
     }
 
-    private void askNode(HttpHost node, Consumer<TaggedBulks> listed) {
+    private void askNode(SentTo node, Consumer<TaggedBulks> listed) {
         nodeClients
-                .of(node)
+                .of(node.address())
                 .performRequestAsync(
                         EarlierWrites.nodeListRequest(socketTimeout),
                         onTaskThread(
                                 in -> TaggedBulks.parse(in, opaqueId),
                                 listed,
-                                failure -> listed.accept(TaggedBulks.notAnsweredBy(failure)),
-                                "kes bulk tasks listed by " + node.toHostString()));
+                                failure -> {
+                                    TaggedBulks none = TaggedBulks.notAnsweredBy(failure);
+                                    if (none.everyNodeAnswered() || primaryNodes == null) {
+                                        listed.accept(none);
+                                    } else {
+                                        askWhetherGone(node, listed);
+                                    }
+                                },
+                                "kes bulk tasks listed by " + node.address().toHostString()));
+    }
+
+    /**
+     * The node is silent at the address the bulk went to: the cluster may list its id as a new
+     * process listening elsewhere (it came back under another address), which runs none of the
+     * bulks sent to the old one. Then the silence counts as "none"; otherwise as no answer.
+     */
+    private void askWhetherGone(SentTo node, Consumer<TaggedBulks> listed) {
+        primaryNodes.askWhetherGone(
+                node,
+                gone -> mailbox.run(
+                        () -> listed.accept(new TaggedBulks(java.util.Set.of(), gone)),
+                        "kes asked whether " + node.address().toHostString() + " restarted"));
     }
 
     private ResponseListener listenerFor(BulkInFlight bulk, BulkBody sent, Outcomes outcomes) {

@@ -1,8 +1,8 @@
 package io.kes.connector.bulk;
 
+import io.kes.connector.cluster.SentTo;
 import io.kes.connector.fence.Epochs.Epoch;
 import java.util.ArrayDeque;
-import org.apache.http.HttpHost;
 
 /**
  * A bulk in flight: one bulk's items, from the moment its buffer is queued for its node until every
@@ -34,7 +34,7 @@ final class BulkInFlight {
      * The node the current attempt went to, and only there: its shard's primary, or the configured
      * host the client was given; null when it failed before it left (the client found no node).
      */
-    HttpHost sentTo;
+    SentTo sentTo;
 
     BulkInFlight(BulkBody body, Slot slot, Epoch epoch) {
         this.body = body;

@@ -2,6 +2,7 @@ package io.kes.connector.bulk;
 
 import io.kes.connector.FailureHandler;
 import io.kes.connector.SinkSettings;
+import io.kes.connector.cluster.SentTo;
 import io.kes.connector.cluster.StatusPolicy;
 import io.kes.connector.internal.Backoff;
 import java.util.Collections;
@@ -12,7 +13,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
 import org.apache.flink.api.common.operators.ProcessingTimeService;
-import org.apache.http.HttpHost;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,7 +58,7 @@ final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, B
     /** Bulks that went out and are not over: at close, their nodes may still run them. */
     private final Set<BulkInFlight> unfinished = Collections.newSetFromMap(new IdentityHashMap<>());
     /** Nodes of bulks given up on without an answer: they may still run them. */
-    private final Set<HttpHost> givenUpOn = new HashSet<>();
+    private final Set<SentTo> givenUpOn = new HashSet<>();
 
     /** How many sends are waiting (backpressure, or an old layout's buffer that must leave first). */
     private int waitingSends;
@@ -323,8 +323,8 @@ final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, B
      * answer for, and those it gave up on. Bulks sent to the configured hosts are not named: the
      * cluster's task listing covers those hosts while they are in the cluster.
      */
-    Set<HttpHost> nodesThatMayRunItsBulks() {
-        Set<HttpHost> nodes = new HashSet<>(givenUpOn);
+    Set<SentTo> nodesThatMayRunItsBulks() {
+        Set<SentTo> nodes = new HashSet<>(givenUpOn);
         unfinished.stream().map(bulk -> bulk.sentTo).filter(Objects::nonNull).forEach(nodes::add);
         return nodes;
     }

@@ -1,6 +1,7 @@
 package io.kes.connector.bulk;
 
 import io.kes.connector.bulk.EarlierWrites.TaggedBulks;
+import io.kes.connector.cluster.SentTo;
 import java.io.IOException;
 import java.util.function.Consumer;
 import java.util.function.IntConsumer;
@@ -25,9 +26,10 @@ interface BulkTransport extends AutoCloseable {
      * on the task thread. Changes nothing of the bulk.
      *
      * @return the node it went to (its shard's primary, or the configured host the client picked),
-     *         or null when it failed before it left (the client found no node)
+     *         with its id and ephemeral id where known, or null when it failed before it left (the
+     *         client found no node)
      */
-    HttpHost dispatch(BulkInFlight bulk, Outcomes outcomes);
+    SentTo dispatch(BulkInFlight bulk, Outcomes outcomes);
 
     /** The node a bulk of {@code slot} goes to (its shard's primary), or null: the configured hosts. */
     HttpHost nodeOf(Slot slot);
@@ -35,9 +37,11 @@ interface BulkTransport extends AutoCloseable {
     /**
      * Lists the bulk tasks of this job that run in the cluster now, and on {@code node} (the one an
      * abandoned bulk went to; null: none known) whether or not it is in the cluster
-     * ({@link AbandonedBulks}); answers on the task thread.
+     * ({@link AbandonedBulks}); answers on the task thread. When {@code node} does not answer, but
+     * the cluster lists its node id as another process listening elsewhere, it counts as having
+     * answered that it runs none ({@link io.kes.connector.cluster.NodeRestarts#gone}).
      */
-    void listTaggedBulks(HttpHost node, Consumer<TaggedBulks> listed, IntConsumer failedWithStatus);
+    void listTaggedBulks(SentTo node, Consumer<TaggedBulks> listed, IntConsumer failedWithStatus);
 
     @Override
     void close() throws IOException;

@@ -5,6 +5,7 @@ import io.kes.connector.Durability;
 import io.kes.connector.FailureHandler;
 import io.kes.connector.SinkSettings;
 import io.kes.connector.cluster.RestClients;
+import io.kes.connector.cluster.SentTo;
 import io.kes.connector.cluster.TargetNodeSelector;
 import io.kes.connector.fence.CheckpointFence;
 import io.kes.connector.fence.EpochFinisher;
@@ -20,7 +21,6 @@ import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.common.operators.ProcessingTimeService;
 import org.apache.flink.metrics.MetricGroup;
-import org.apache.http.HttpHost;
 import org.elasticsearch.client.RestClient;
 
 /**
@@ -216,7 +216,7 @@ final class BulkWriter implements AutoCloseable {
     }
 
     /** See {@link BulkLifecycle#nodesThatMayRunItsBulks()}. */
-    Set<HttpHost> nodesThatMayRunItsBulks() {
+    Set<SentTo> nodesThatMayRunItsBulks() {
         return bulks.nodesThatMayRunItsBulks();
     }
 

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kes.connector.SinkSettings;
 import io.kes.connector.cluster.NodeClients;
+import io.kes.connector.cluster.NodeRestarts;
+import io.kes.connector.cluster.SentTo;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
@@ -17,7 +19,6 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 import org.apache.flink.annotation.VisibleForTesting;
-import org.apache.http.HttpHost;
 import org.elasticsearch.client.Request;
 import org.elasticsearch.client.ResponseException;
 import org.elasticsearch.client.RestClient;
@@ -44,7 +45,9 @@ import org.slf4j.LoggerFactory;
  * the same job that opens later in this process (Flink restarts a failed region in place) asks
  * each of them for its own tasks, through a client of that node alone, and waits for its answer:
  * a node that does not answer may still run one. Connection refused is an answer: no process
- * listens there. A writer in another process (the job restarted from its checkpoint as a new
+ * listens there. So is a silent address whose node (as recorded with the bulk) the cluster now
+ * lists as a new process publishing another address: it came back elsewhere and runs none of the
+ * bulks sent to the old one ({@link NodeRestarts#gone}). A writer in another process (the job restarted from its checkpoint as a new
  * process, or a task placed on another TaskManager) does not know those nodes; {@code version:
  * kafka-offset} closes that gap.
  *
@@ -62,7 +65,7 @@ final class EarlierWrites {
      * Per job tag, the nodes where writers of this process left bulks that had no answer yet when
      * they closed: static, so that the writer Flink starts in place of a failed one finds them.
      */
-    private static final Map<String, Set<HttpHost>> LEFT_ON = new ConcurrentHashMap<>();
+    private static final Map<String, Set<SentTo>> LEFT_ON = new ConcurrentHashMap<>();
 
     private EarlierWrites() {}
 
@@ -72,7 +75,7 @@ final class EarlierWrites {
     }
 
     /** A closing writer of job {@code tag} left bulks without an answer on these nodes. */
-    static void leftOn(String tag, Collection<HttpHost> nodes) {
+    static void leftOn(String tag, Collection<SentTo> nodes) {
         if (!nodes.isEmpty()) {
             LEFT_ON.computeIfAbsent(tag, t -> ConcurrentHashMap.newKeySet()).addAll(nodes);
             LOG.info(
@@ -84,8 +87,8 @@ final class EarlierWrites {
     }
 
     /** The nodes writers of job {@code tag} left bulks on, not yet known to have finished them. */
-    static Set<HttpHost> leftOn(String tag) {
-        Set<HttpHost> nodes = LEFT_ON.get(tag);
+    static Set<SentTo> leftOn(String tag) {
+        Set<SentTo> nodes = LEFT_ON.get(tag);
         return nodes == null ? Set.of() : Set.copyOf(nodes);
     }
 
@@ -95,17 +98,19 @@ final class EarlierWrites {
      */
     static void awaitGone(RestClient client, SinkSettings settings, String tag, Duration maxWait)
             throws InterruptedException {
-        Set<HttpHost> nodes = leftOn(tag);
+        Set<SentTo> nodes = leftOn(tag);
         Map<String, Listing> sources = new LinkedHashMap<>();
         sources.put("the cluster", new ClusterListing(client, tag, settings.socketTimeout()));
         try (NodeClients nodeClients = new NodeClients(settings)) {
-            for (HttpHost node : nodes) {
-                RestClient nodeClient = nodeClients.of(node);
-                sources.put(node.toHostString(), () -> nodeListing(nodeClient, tag, settings.socketTimeout()));
+            for (SentTo node : nodes) {
+                RestClient nodeClient = nodeClients.of(node.address());
+                sources.put(
+                        node.address().toHostString(),
+                        () -> nodeListing(nodeClient, client, node, tag, settings.socketTimeout()));
             }
             awaitGone(sources, tag, maxWait, System::nanoTime, Thread::sleep);
             // finished, or waited for as long as kes waits (not when interrupted: the next writer waits again)
-            Set<HttpHost> left = LEFT_ON.get(tag);
+            Set<SentTo> left = LEFT_ON.get(tag);
             if (left != null) {
                 left.removeAll(nodes);
             }
@@ -220,8 +225,13 @@ final class EarlierWrites {
         }
     }
 
-    /** One node's own listing; null while it does not answer (a refused connection answers: none). */
-    private static Set<String> nodeListing(RestClient nodeClient, String tag, Duration socketTimeout) {
+    /**
+     * One node's own listing; null while it does not answer. A refused connection answers: none;
+     * so does a node whose id the cluster ({@code client}) lists as a new process listening
+     * elsewhere ({@link NodeRestarts#gone}).
+     */
+    private static Set<String> nodeListing(
+            RestClient nodeClient, RestClient client, SentTo node, String tag, Duration socketTimeout) {
         try (InputStream in = nodeClient
                 .performRequest(nodeListRequest(socketTimeout))
                 .getEntity()
@@ -234,7 +244,19 @@ final class EarlierWrites {
                     : null; // no monitor privilege: the cluster's listing said so
         } catch (IOException e) {
             TaggedBulks none = TaggedBulks.notAnsweredBy(e);
-            return none.everyNodeAnswered() ? none.ids() : null;
+            return none.everyNodeAnswered() || restartedElsewhere(client, node) ? Set.of() : null;
+        }
+    }
+
+    private static boolean restartedElsewhere(RestClient client, SentTo node) {
+        if (node.nodeId() == null) {
+            return false;
+        }
+        try {
+            return NodeRestarts.read(client, node.address().getSchemeName()).gone(node);
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("Could not read the cluster's nodes: {}", e.toString());
+            return false;
         }
     }
 

@@ -57,24 +57,37 @@ final class NodePlacement {
     }
 
     /**
-     * Concrete index → the id of the node holding each shard's started primary (null where there
-     * is none), from the cluster state's routing table.
+     * Where the primaries are and which process each node is now, from one cluster state read.
+     *
+     * @param nodeIds concrete index → the id of the node holding each shard's started primary (null
+     *     where there is none)
+     * @param ephemeralIds node id → its ephemeral id, new on each start of the node ({@link NodeRestarts})
      */
-    public Map<String, String[]> primaryNodeIds(Collection<String> indices) throws IOException {
-        Request request = new Request("GET", "/_cluster/state/routing_table/" + MetadataCalls.expression(indices));
+    record Primaries(Map<String, String[]> nodeIds, Map<String, String> ephemeralIds) {}
+
+    /** The routing table of {@code indices}, and every node's ephemeral id in the same read. */
+    public Primaries primaries(Collection<String> indices) throws IOException {
+        Request request =
+                new Request("GET", "/_cluster/state/routing_table,nodes/" + MetadataCalls.expression(indices));
         request.addParameter(
                 "filter_path",
                 "routing_table.indices.*.shards.*.primary,routing_table.indices.*.shards.*.node,"
-                        + "routing_table.indices.*.shards.*.state");
+                        + "routing_table.indices.*.shards.*.state,nodes.*.ephemeral_id");
         request.addParameter("ignore_unavailable", "true");
         request.addParameter("allow_no_indices", "true");
         Map<String, String[]> result = new HashMap<>();
-        JsonNode byIndex = calls.get(request)
-                .map(r -> r.path("routing_table").path("indices"))
-                .orElse(null);
-        if (byIndex == null) {
-            return result;
+        Map<String, String> ephemeralIds = new HashMap<>();
+        JsonNode state = calls.get(request).orElse(null);
+        if (state == null) {
+            return new Primaries(result, ephemeralIds);
         }
+        for (Map.Entry<String, JsonNode> node : state.path("nodes").properties()) {
+            String ephemeralId = node.getValue().path("ephemeral_id").asText(null);
+            if (ephemeralId != null) {
+                ephemeralIds.put(node.getKey(), ephemeralId);
+            }
+        }
+        JsonNode byIndex = state.path("routing_table").path("indices");
         for (Map.Entry<String, JsonNode> index : byIndex.properties()) {
             JsonNode shards = index.getValue().path("shards");
             String[] nodeIds = new String[shards.size()];
@@ -90,6 +103,6 @@ final class NodePlacement {
             }
             result.put(index.getKey(), nodeIds);
         }
-        return result;
+        return new Primaries(result, ephemeralIds);
     }
 }

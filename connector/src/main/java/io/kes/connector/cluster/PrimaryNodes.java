@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.annotation.VisibleForTesting;
@@ -66,6 +67,9 @@ public final class PrimaryNodes implements AutoCloseable {
     private final Map<HttpHost, Boolean> reachable = new HashMap<>();
 
     private volatile Map<String, HttpHost[]> primaryHosts = Map.of();
+    /** Each published HTTP address → the node that published it, as of the last refresh. */
+    private volatile Map<HttpHost, SentTo> nodesByAddress = Map.of();
+
     private volatile boolean unavailable;
     private int refreshes;
 
@@ -110,6 +114,47 @@ public final class PrimaryNodes implements AutoCloseable {
         return shard >= 0 && shard < hosts.length ? hosts[shard] : null;
     }
 
+    /**
+     * The node a bulk sent to {@code address} now reaches, as of the last refresh: its id and
+     * ephemeral id when a node publishes that address, else the address alone.
+     */
+    public SentTo sentTo(HttpHost address) {
+        SentTo node = nodesByAddress.get(address);
+        return node != null ? node : SentTo.address(address);
+    }
+
+    /**
+     * Asks the cluster, through the configured hosts and on this class's thread, whether the
+     * process that got a bulk at {@code sent} is gone ({@link NodeRestarts#gone}); {@code answer}
+     * gets false when that cannot be read. For a wait whose node does not answer at that address.
+     */
+    public void askWhetherGone(SentTo sent, Consumer<Boolean> answer) {
+        if (sent.nodeId() == null) {
+            answer.accept(false);
+            return;
+        }
+        try {
+            thread.execute(() -> {
+                boolean gone;
+                try {
+                    gone = NodeRestarts.read(client, scheme).gone(sent);
+                } catch (IOException | RuntimeException e) {
+                    LOG.debug("Could not read the cluster's nodes: {}", e.toString());
+                    gone = false;
+                }
+                if (gone) {
+                    LOG.info(
+                            "Node {} restarted and now listens elsewhere: its process at {} runs none of the bulks kes sent there",
+                            sent.nodeId(),
+                            sent.address());
+                }
+                answer.accept(gone);
+            });
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            answer.accept(false); // the writer is closing
+        }
+    }
+
     private void refresh() {
         if (indices.isEmpty() || unavailable) {
             return;
@@ -131,7 +176,12 @@ public final class PrimaryNodes implements AutoCloseable {
                 concreteOf.put(index, metadata.writeIndex(index).orElse(index));
             }
             // one routing-table read for every index written, not one per index
-            Map<String, String[]> nodeIdsOf = placement.primaryNodeIds(new TreeSet<>(concreteOf.values()));
+            NodePlacement.Primaries primaries = placement.primaries(new TreeSet<>(concreteOf.values()));
+            Map<String, String[]> nodeIdsOf = primaries.nodeIds();
+            Map<HttpHost, SentTo> byAddress = new HashMap<>();
+            nodeHosts.forEach((id, host) -> byAddress.put(
+                    host, new SentTo(host, id, primaries.ephemeralIds().get(id))));
+            nodesByAddress = Map.copyOf(byAddress);
             Map<String, HttpHost[]> next = new HashMap<>();
             for (Map.Entry<String, String> index : concreteOf.entrySet()) {
                 String[] nodeIds = nodeIdsOf.get(index.getValue());

@@ -3,6 +3,7 @@ package io.kes.connector.bulk;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kes.connector.bulk.EarlierWrites.TaggedBulks;
+import io.kes.connector.cluster.SentTo;
 import io.kes.connector.cluster.StatusPolicy;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
@@ -180,7 +181,11 @@ class AbandonedBulksTest {
     }
 
     private void awaitGone(HttpHost sentTo, long retryTimeLeftMillis) {
-        abandoned.awaitGone(sentTo, nanos + retryTimeLeftMillis * 1_000_000, () -> retried = true, gaveUp::add);
+        abandoned.awaitGone(
+                sentTo == null ? null : SentTo.address(sentTo),
+                nanos + retryTimeLeftMillis * 1_000_000,
+                () -> retried = true,
+                gaveUp::add);
     }
 
     private void runTimers(int count) {
@@ -189,9 +194,9 @@ class AbandonedBulksTest {
         }
     }
 
-    private void list(HttpHost node, Consumer<TaggedBulks> listed, IntConsumer failedWithStatus) {
+    private void list(SentTo node, Consumer<TaggedBulks> listed, IntConsumer failedWithStatus) {
         listings++;
-        askedAt.add(node);
+        askedAt.add(node == null ? null : node.address());
         Object answer = answers.poll();
         if (answer instanceof Integer status) {
             failedWithStatus.accept(status);

@@ -8,6 +8,7 @@ import io.kes.connector.ElasticsearchSink;
 import io.kes.connector.ElasticsearchSinkBuilder;
 import io.kes.connector.FailedOperation;
 import io.kes.connector.bulk.EarlierWrites.TaggedBulks;
+import io.kes.connector.cluster.SentTo;
 import io.kes.connector.internal.Housekeeping;
 import io.kes.connector.routing.IndexLayout;
 import io.kes.connector.routing.PredictedShard;
@@ -238,7 +239,7 @@ class BulkWriterTest {
         writer.write("z", 1); // to the configured hosts: the cluster's listing covers them
 
         // the writer fails (its fence, say) while y waits for the silent node to say it no longer runs it
-        assertThat(writer.writer.nodesThatMayRunItsBulks()).containsExactly(silent);
+        assertThat(writer.writer.nodesThatMayRunItsBulks()).containsExactly(SentTo.address(silent));
     }
 
     @Test
@@ -473,11 +474,12 @@ class BulkWriterTest {
 
         private final class Transport implements BulkTransport {
             @Override
-            public HttpHost dispatch(BulkInFlight batch, Outcomes outcomes) {
+            public SentTo dispatch(BulkInFlight batch, Outcomes outcomes) {
                 Harness.this.outcomes = outcomes;
                 batches.add(batch);
                 bodies.add(batch.body);
-                return nodeOf(batch.slot); // as BulkDispatcher decides it
+                HttpHost node = nodeOf(batch.slot); // as BulkDispatcher decides it
+                return node == null ? null : SentTo.address(node);
             }
 
             @Override
@@ -486,8 +488,8 @@ class BulkWriterTest {
             }
 
             @Override
-            public void listTaggedBulks(HttpHost node, Consumer<TaggedBulks> listed, IntConsumer failedWithStatus) {
-                listingsAskedAt.add(node);
+            public void listTaggedBulks(SentTo node, Consumer<TaggedBulks> listed, IntConsumer failedWithStatus) {
+                listingsAskedAt.add(node == null ? null : node.address());
                 Set<String> running = runningTasks.isEmpty() ? Set.of() : runningTasks.poll();
                 mailbox.execute(() -> listed.accept(new TaggedBulks(running, true)), "listed");
             }

@@ -2,6 +2,13 @@ package io.kes.connector.bulk;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kes.connector.ElasticsearchSinkOptions;
+import io.kes.connector.SinkSettings;
+import io.kes.connector.cluster.SentTo;
+import io.kes.connector.testing.CannedElasticsearch;
+import io.kes.connector.testing.CannedElasticsearch.Answer;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -9,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.flink.configuration.Configuration;
 import org.apache.http.HttpHost;
 import org.junit.jupiter.api.Test;
 
@@ -69,10 +77,58 @@ class EarlierWritesTest {
 
     @Test
     void aClosedWritersNodesAreKeptForTheNextWriterOfTheSameJobOnly() {
-        HttpHost node = new HttpHost("127.0.0.3", 9200);
+        SentTo node = new SentTo(new HttpHost("127.0.0.3", 9200), "n3", "e3");
         EarlierWrites.leftOn("kes/this-test", Set.of(node));
         assertThat(EarlierWrites.leftOn("kes/this-test")).containsExactly(node);
         assertThat(EarlierWrites.leftOn("kes/another-job")).isEmpty();
+    }
+
+    /**
+     * Issue 37 item 6: the node a closed writer left a bulk on came back as a new process under
+     * another address, while its old one accepts connections and never answers. The cluster,
+     * read through the configured host, lists its id with another ephemeral id elsewhere: that
+     * node runs none of the bulks sent to the old address, and the opening writer need not wait
+     * for it; the same process listed (cut off from kes only) is waited for as before.
+     */
+    @Test
+    void aSilentNodeTheClusterListsAsANewProcessElsewhereRunsNoneOfTheBulksLeftOnIt() throws Exception {
+        assertThat(openingWriterWaitsFor("e2", Duration.ofSeconds(20)))
+                .as("restarted elsewhere: no wait for its old address")
+                .isLessThan(Duration.ofSeconds(10));
+        assertThat(openingWriterWaitsFor("e1", Duration.ofSeconds(3)))
+                .as("the same process: its silence may hide the bulk")
+                .isGreaterThanOrEqualTo(Duration.ofSeconds(3));
+    }
+
+    /** How long an opening writer waits for a silent node whose id the cluster lists with {@code ephemeralIdNow}. */
+    private static Duration openingWriterWaitsFor(String ephemeralIdNow, Duration maxWait) throws Exception {
+        String tag = "kes/silent-node-" + ephemeralIdNow;
+        // _nodes/http: the node now publishes the configured host's address, not the silent one
+        java.util.concurrent.atomic.AtomicReference<String> published =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+                CannedElasticsearch cluster = new CannedElasticsearch(
+                        path -> switch (path) {
+                            case "/_tasks" -> Answer.ok("{\"tasks\":[]}");
+                            case "/_nodes/http" ->
+                                Answer.ok("{\"nodes\":{\"n1\":{\"http\":{\"publish_address\":\"" + published.get()
+                                        + "\"}}}}");
+                            case "/_cluster/state/nodes" ->
+                                Answer.ok("{\"nodes\":{\"n1\":{\"ephemeral_id\":\"" + ephemeralIdNow + "\"}}}");
+                            default -> null;
+                        },
+                        new Answer(404, "{}"))) {
+            HttpHost configured = cluster.client().getNodes().get(0).getHost();
+            published.set(configured.toHostString());
+            HttpHost old = new HttpHost("127.0.0.1", silent.getLocalPort(), "http");
+            EarlierWrites.leftOn(tag, Set.of(new SentTo(old, "n1", "e1")));
+            Configuration conf = new Configuration();
+            conf.setString(ElasticsearchSinkOptions.HOSTS.key(), configured.toURI());
+            conf.setString(ElasticsearchSinkOptions.SOCKET_TIMEOUT.key(), "500ms");
+            long started = System.nanoTime();
+            EarlierWrites.awaitGone(cluster.client(), SinkSettings.from(conf), tag, maxWait);
+            return Duration.ofNanos(System.nanoTime() - started);
+        }
     }
 
     private Map<String, EarlierWrites.Listing> sources(Answers cluster, Answers node) {

@@ -28,6 +28,9 @@ class PrimaryNodesTest {
     private CannedElasticsearch es;
     private RestClient client;
     private HttpHost node;
+    /** The ephemeral id the cluster state lists for n1: another one after each start of the node. */
+    private volatile String ephemeralId = "e1";
+
     /** The address {@code _nodes/http} publishes for the node holding the primaries; the canned server itself unless a test says otherwise. */
     private volatile HttpHost published;
 
@@ -42,7 +45,10 @@ class PrimaryNodesTest {
                                                 + published.toHostString() + "\"}}}}"
                                         : "{\"nodes\":{}}");
                     }
-                    if (path.startsWith("/_cluster/state/routing_table/")) {
+                    if (path.equals("/_cluster/state/nodes")) {
+                        return Answer.ok(nodes());
+                    }
+                    if (path.startsWith("/_cluster/state/routing_table,nodes/")) {
                         routingReads.incrementAndGet();
                         String shards =
                                 "{\"shards\":{\"0\":[{\"primary\":true,\"node\":\"n1\",\"state\":\"STARTED\"}]}}";
@@ -54,7 +60,7 @@ class PrimaryNodesTest {
                                     .append("\":")
                                     .append(shards);
                         }
-                        return Answer.ok("{\"routing_table\":{\"indices\":{" + indices + "}}}");
+                        return Answer.ok("{\"routing_table\":{\"indices\":{" + indices + "}}," + nodes().substring(1));
                     }
                     if (path.equals("/_cluster/health")) {
                         healthProbes.incrementAndGet();
@@ -126,6 +132,53 @@ class PrimaryNodesTest {
                     .isNull();
             assertThat(primaries.primaryOf("i11", 0)).isNull();
         }
+    }
+
+    /** The {@code nodes} of a cluster state read: n1's ephemeral id, while it is listed. */
+    private String nodes() {
+        return listed ? "{\"nodes\":{\"n1\":{\"ephemeral_id\":\"" + ephemeralId + "\"}}}" : "{\"nodes\":{}}";
+    }
+
+    /**
+     * Issue 37 item 6: a bulk records which process of which node it reached (the last refresh's
+     * read), so that a wait for it, when that address falls silent, can learn from the cluster
+     * that the node came back as a new process under another address and runs none of it.
+     */
+    @Test
+    void aNodeThatCameBackAsANewProcessUnderAnotherAddressIsGoneForTheBulksSentToItsOldOne() throws Exception {
+        healthy = true;
+        try (PrimaryNodes primaries = new PrimaryNodes(client, PrimaryNodesTest::clientOf, "test-primaries")) {
+            primaries.primaryOf("i1", 0);
+            await(() -> node.equals(primaries.primaryOf("i1", 0)), "bulks of i1 go to the node");
+            SentTo sent = primaries.sentTo(node);
+            assertThat(sent).isEqualTo(new SentTo(node, "n1", "e1"));
+
+            assertThat(askWhetherGone(primaries, sent)).as("the same process").isFalse();
+
+            ephemeralId = "e2"; // restarted, at the same address: it may be the process that got the bulk
+            assertThat(askWhetherGone(primaries, sent))
+                    .as("restarted where the bulk went")
+                    .isFalse();
+
+            published = new HttpHost("127.0.0.1", closedPort(), "http"); // ... and now listens elsewhere
+            assertThat(askWhetherGone(primaries, sent))
+                    .as("a new process, elsewhere")
+                    .isTrue();
+
+            listed = false;
+            assertThat(askWhetherGone(primaries, sent))
+                    .as("not listed: it may be frozen or cut off and still run the bulk")
+                    .isFalse();
+            assertThat(askWhetherGone(primaries, SentTo.address(node)))
+                    .as("no node was known at that address")
+                    .isFalse();
+        }
+    }
+
+    private static boolean askWhetherGone(PrimaryNodes primaries, SentTo sent) throws Exception {
+        java.util.concurrent.CompletableFuture<Boolean> answer = new java.util.concurrent.CompletableFuture<>();
+        primaries.askWhetherGone(sent, answer::complete);
+        return answer.get(5, java.util.concurrent.TimeUnit.SECONDS);
     }
 
     private static int closedPort() throws IOException {
