@@ -127,6 +127,14 @@ final class Profiler {
         return summary.toString();
     }
 
+    /**
+     * Prints the tables of a collapsed-stack file of async-profiler at 10 ms (one attached by hand
+     * to a running job for a steady-state window): {@code Profiler FILE "what the samples cover"}.
+     */
+    public static void main(String[] args) throws IOException {
+        System.out.print(cpuSummary(java.nio.file.Files.readAllLines(Path.of(args[0])), args[1]));
+    }
+
     /** Tables from async-profiler's collapsed stacks: {@code [thread tid=n];root;...;leaf count} per line. */
     static String cpuSummary(List<String> collapsedLines) {
         return cpuSummary(collapsedLines, "every thread of the bench JVM, from the first record read to the end");
@@ -162,6 +170,9 @@ final class Profiler {
             }
         }
         return String.format("%,d CPU samples (10 ms), %s.%n%n", total, scope)
+                + "**Whose code the CPU ran** (each sample to the innermost frame of an owner; JDK and library"
+                + " frames count for their caller: `CpuOwners`)\n\n"
+                + table(CpuOwners.of(collapsedLines), total, 15, "owner", "samples") + '\n'
                 + "**CPU samples by thread group** (JIT compiler and GC threads included)\n\n"
                 + table(byThread, total, 15, "thread group", "samples") + '\n'
                 + "**Top frames (self time) of the job's threads** (JIT compiler, GC and the bench's own threads left out; `_[k]` is kernel code)\n\n"

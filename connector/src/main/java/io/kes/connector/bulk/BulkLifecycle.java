@@ -123,7 +123,9 @@ final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, B
                 rethrowFailure();
             }
         } finally {
-            waitingSends--;
+            if (--waitingSends == 0) {
+                partialSends.sendsResumed();
+            }
         }
     }
 

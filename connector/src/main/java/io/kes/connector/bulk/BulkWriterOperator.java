@@ -57,6 +57,9 @@ public final class BulkWriterOperator<IN> extends AbstractStreamOperator<Documen
     private final SinkSettings settings;
     private final FailureHandler failureHandler;
     private final SerializableFunction<IN, DocumentOperation> operationOf;
+    /** Behind the slot exchange: the sink whose router's routing table this writer shares; chained: null. */
+    private final String keyedSink;
+
     private final transient MailboxExecutor mailbox;
     private transient BulkWriter writer;
     /** The writer's, built before it so that a writer that fails to construct does not take it along. */
@@ -65,7 +68,7 @@ public final class BulkWriterOperator<IN> extends AbstractStreamOperator<Documen
     private transient FailureHandler failures;
     /** The {@code X-Opaque-Id} of this job's bulks ({@link EarlierWrites#tag}). */
     private transient String tag;
-    /** With its own metadata client and read thread ({@link ShardPredictor#open}). */
+    /** With its own metadata client and read thread ({@link ShardPredictor#open}), keyed its router's ({@link ShardPredictor#openShared}). */
     private transient ShardPredictor predictor;
 
     private transient boolean endOfInput;
@@ -78,33 +81,39 @@ public final class BulkWriterOperator<IN> extends AbstractStreamOperator<Documen
             StreamOperatorParameters<DocumentOperation> parameters,
             SinkSettings settings,
             FailureHandler failureHandler,
-            SerializableFunction<IN, DocumentOperation> operationOf) {
+            SerializableFunction<IN, DocumentOperation> operationOf,
+            String keyedSink) {
         super(parameters);
         this.settings = settings;
         this.failureHandler = failureHandler;
         this.operationOf = operationOf;
+        this.keyedSink = keyedSink;
         this.mailbox = parameters.getMailboxExecutor();
     }
 
     /** The factory Flink creates the operator from, one per subtask: a writer of the operations it receives. */
     public static OneInputStreamOperatorFactory<DocumentOperation, DocumentOperation> factory(
             SinkSettings settings, FailureHandler failureHandler) {
-        return writerFactory(settings, failureHandler, op -> op);
+        return writerFactory(settings, failureHandler, op -> op, null);
     }
 
-    /** A writer behind the slot exchange: it receives (slot key, operation) and writes the operation. */
+    /**
+     * A writer behind the slot exchange of {@code sink}: it receives (slot key, operation), writes
+     * the operation, and predicts with the routing table of its subtask's router.
+     */
     public static OneInputStreamOperatorFactory<Tuple2<Integer, DocumentOperation>, DocumentOperation> keyedFactory(
-            SinkSettings settings, FailureHandler failureHandler) {
-        return writerFactory(settings, failureHandler, keyed -> keyed.f1);
+            SinkSettings settings, FailureHandler failureHandler, String sink) {
+        return writerFactory(settings, failureHandler, keyed -> keyed.f1, sink);
     }
 
     private static <IN> OneInputStreamOperatorFactory<IN, DocumentOperation> writerFactory(
             SinkSettings settings,
             FailureHandler failureHandler,
-            SerializableFunction<IN, DocumentOperation> operationOf) {
+            SerializableFunction<IN, DocumentOperation> operationOf,
+            String keyedSink) {
         return new OneInputOperatorFactory<>(
                 BulkWriterOperator.class,
-                parameters -> new BulkWriterOperator<>(parameters, settings, failureHandler, operationOf));
+                parameters -> new BulkWriterOperator<>(parameters, settings, failureHandler, operationOf, keyedSink));
     }
 
     /**
@@ -120,7 +129,12 @@ public final class BulkWriterOperator<IN> extends AbstractStreamOperator<Documen
         int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
         failures = new UnauthorizedWrites(failureHandler);
         failures.open(subtask); // first: it fails most often, and before any thread of kes's exists
-        predictor = ShardPredictor.open(settings, "kes-layout-reads-" + subtask);
+        predictor = keyedSink == null
+                ? ShardPredictor.open(settings, "kes-layout-reads-" + subtask)
+                : ShardPredictor.openShared(
+                        ShardPredictor.keyOf(keyedSink, getRuntimeContext().getTaskInfo()),
+                        settings,
+                        "kes-layout-reads-" + subtask);
         RestClient metadataClient = predictor.metadataClient();
         PrivilegeCheck.atOpen(metadataClient, settings);
         tag = EarlierWrites.tag(getRuntimeContext().getJobInfo().getJobName());

@@ -6,6 +6,7 @@ import io.kes.connector.ElasticsearchSinkOptions.Topology;
 import io.kes.connector.FailureHandler;
 import io.kes.connector.SinkSettings;
 import io.kes.connector.bulk.BulkWriterOperator;
+import java.util.UUID;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.functions.Partitioner;
 import org.apache.flink.api.common.typeinfo.BasicTypeInfo;
@@ -24,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * <p>{@link Topology#KEYED}: {@code kes: shard slots} ({@link SlotRouter}, chained to the input)
  * keys each document by its shard slot; a custom partition sends each key to one writer
  * ({@code key mod writers}), so each slot is buffered in one writer and its bulks fill at the
- * slot's whole rate; the writers predict again (their own table) to buffer and fence.
+ * slot's whole rate; the writer of each subtask predicts with its router's table (one per
+ * subtask, {@link io.kes.connector.routing.ShardPredictor#openShared}) to buffer and fence.
  * {@link Topology#CHAINED}: the writer runs in its input's subtask, with no exchange.
  * {@link Topology#AUTO} (the default): keyed from 4 writers up. With one writer, or without shard
  * grouping, there is nothing to key: the chained topology is used.
@@ -59,11 +61,15 @@ public final class SlotExchange {
         }
         TupleTypeInfo<Tuple2<Integer, DocumentOperation>> keyedType =
                 new TupleTypeInfo<>(BasicTypeInfo.INT_TYPE_INFO, input.getType());
-        return input.transform("kes: shard slots", keyedType, SlotRouter.factory(settings))
+        // names the routing tables the router and the writer of one subtask share (ShardPredictor.openShared)
+        String sink = UUID.randomUUID().toString();
+        return input.transform("kes: shard slots", keyedType, SlotRouter.factory(settings, sink))
                 .setParallelism(parallelism)
                 .partitionCustom(new ByKey(), new KeyOf())
                 .transform(
-                        "kes: bulk writer", input.getType(), BulkWriterOperator.keyedFactory(settings, failureHandler))
+                        "kes: bulk writer",
+                        input.getType(),
+                        BulkWriterOperator.keyedFactory(settings, failureHandler, sink))
                 .setParallelism(parallelism);
     }
 

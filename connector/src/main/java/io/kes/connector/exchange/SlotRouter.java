@@ -14,8 +14,8 @@ import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 /**
- * {@code kes: shard slots}, chained to the sink's input: predicts each document's shard (with a
- * routing table of its own, read like the writers') and tags it with its slot's key
+ * {@code kes: shard slots}, chained to the sink's input: predicts each document's shard (with the
+ * routing table it shares with the writer of its subtask) and tags it with its slot's key
  * ({@link SlotKeys}), which the exchange behind it maps onto one writer (the writers run at the
  * router's parallelism). Tracks checkpoint
  * barriers and completions, which tell it when an id whose key changed with a layout may move to
@@ -27,19 +27,27 @@ final class SlotRouter extends AbstractStreamOperator<Tuple2<Integer, DocumentOp
     private static final long serialVersionUID = 1L;
 
     private final SinkSettings settings;
+    /** The sink this router keys for: its subtask's writer shares its routing table. */
+    private final String sink;
+
     private transient ShardPredictor predictor;
     private transient SlotKeys keys;
     /** Reused: the exchange serializes each record before the next one comes. */
     private transient Tuple2<Integer, DocumentOperation> keyed;
 
-    private SlotRouter(StreamOperatorParameters<Tuple2<Integer, DocumentOperation>> parameters, SinkSettings settings) {
+    private SlotRouter(
+            StreamOperatorParameters<Tuple2<Integer, DocumentOperation>> parameters,
+            SinkSettings settings,
+            String sink) {
         super(parameters);
         this.settings = settings;
+        this.sink = sink;
     }
 
     static OneInputStreamOperatorFactory<DocumentOperation, Tuple2<Integer, DocumentOperation>> factory(
-            SinkSettings settings) {
-        return new OneInputOperatorFactory<>(SlotRouter.class, parameters -> new SlotRouter(parameters, settings));
+            SinkSettings settings, String sink) {
+        return new OneInputOperatorFactory<>(
+                SlotRouter.class, parameters -> new SlotRouter(parameters, settings, sink));
     }
 
     @Override
@@ -54,9 +62,10 @@ final class SlotRouter extends AbstractStreamOperator<Tuple2<Integer, DocumentOp
                     + " order across the exchange: set execution.checkpointing.unaligned.enabled: false before"
                     + " the sink is added, or bulk.topology: chained");
         }
-        predictor = ShardPredictor.open(
+        predictor = ShardPredictor.openShared(
+                ShardPredictor.keyOf(sink, getRuntimeContext().getTaskInfo()),
                 settings,
-                "kes-router-reads-" + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
+                "kes-layout-reads-" + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
         keys = new SlotKeys(getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks());
         keyed = new Tuple2<>();
         getMetricGroup().gauge("slotKeysRemembered", () -> keys.remembered());

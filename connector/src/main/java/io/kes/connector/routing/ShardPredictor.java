@@ -6,12 +6,14 @@ import io.kes.connector.cluster.ClusterMetadataClient;
 import io.kes.connector.cluster.RestClients;
 import io.kes.connector.internal.DaemonThreads;
 import java.io.IOException;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.TaskInfo;
 import org.elasticsearch.client.RestClient;
 
 /**
@@ -22,6 +24,12 @@ import org.elasticsearch.client.RestClient;
  * that may move them are fenced as "any shard" but batched with their routing's shard
  * ({@link IndexLayout#mayMoveFrom}); documents for indices that do not exist yet get
  * {@link PredictedShard#UNKNOWN}.
+ *
+ * <p>Keyed, a subtask's router and its writer share one predictor ({@link #openShared}): one
+ * table, one metadata client and one read thread per subtask, so every index is read, calibrated
+ * and refreshed once per subtask, not twice. Its methods therefore hold a lock: the router's and
+ * the writer's task threads both call them (uncontended but for a moment now and then, where a
+ * lock costs a compare-and-swap).
  */
 @Internal
 public final class ShardPredictor implements AutoCloseable {
@@ -40,6 +48,13 @@ public final class ShardPredictor implements AutoCloseable {
 
     private final RestClient ownClient;
     private final ExecutorService ownReads;
+
+    /** Predictors shared by a keyed subtask's router and writer, by {@link #openShared}'s key. */
+    private static final Map<String, ShardPredictor> SHARED = new HashMap<>();
+    /** {@link #openShared}'s key of this predictor, or null: it is its opener's alone. */
+    private String sharedAs;
+    /** The tasks that opened this shared predictor and have not closed it yet. */
+    private int users = 1;
 
     public ShardPredictor(IndexRoutingTable table) {
         this(table, null, null);
@@ -66,13 +81,48 @@ public final class ShardPredictor implements AutoCloseable {
                 reads);
     }
 
+    /**
+     * The predictor shared by the tasks that pass the same {@code key} (a keyed sink's router and
+     * writer of one subtask and attempt, in one JVM), opened by the first of them as {@link #open}
+     * does and released by the last one's {@link #close()}. Tasks of another attempt (a restart)
+     * get a new one: a restarted writer reads every index anew ({@link #fenceAs} counts on it). A
+     * task whose partner runs in another JVM simply opens its own.
+     */
+    public static ShardPredictor openShared(String key, SinkSettings settings, String readThreadName) {
+        synchronized (SHARED) {
+            ShardPredictor shared = SHARED.get(key);
+            if (shared != null) {
+                shared.users++;
+                return shared;
+            }
+            shared = open(settings, readThreadName);
+            shared.sharedAs = key;
+            SHARED.put(key, shared);
+            return shared;
+        }
+    }
+
+    /** {@link #openShared}'s key for the tasks of {@code sink} running as subtask and attempt {@code task}. */
+    public static String keyOf(String sink, TaskInfo task) {
+        return sink + "/" + task.getIndexOfThisSubtask() + "/" + task.getAttemptNumber();
+    }
+
     /** The metadata client of a predictor from {@link #open}, for its owner's other blocking metadata reads. */
     public RestClient metadataClient() {
         return ownClient;
     }
 
+    /** Closes what {@link #open} made, or, shared ({@link #openShared}), releases this task's use of it. */
     @Override
     public void close() throws IOException {
+        if (sharedAs != null) {
+            synchronized (SHARED) {
+                if (--users > 0) {
+                    return;
+                }
+                SHARED.remove(sharedAs);
+            }
+        }
         if (ownReads != null) {
             ownReads.shutdownNow();
         }
@@ -81,7 +131,7 @@ public final class ShardPredictor implements AutoCloseable {
         }
     }
 
-    public PredictedShard predict(DocumentOperation op) {
+    public synchronized PredictedShard predict(DocumentOperation op) {
         Optional<IndexLayout> found = table.layoutFor(op.index());
         if (found.isEmpty()) {
             return PredictedShard.UNKNOWN;
@@ -124,7 +174,7 @@ public final class ShardPredictor implements AutoCloseable {
      * @param storedIn the {@code _index} of the document's bulk item response (null: not given)
      * @return whether the document was moved
      */
-    public boolean movedByPipeline(DocumentOperation op, PredictedShard predicted, String storedIn) {
+    public synchronized boolean movedByPipeline(DocumentOperation op, PredictedShard predicted, String storedIn) {
         IndexLayout layout = predicted.layout();
         if (storedIn == null || !predicted.knowsShard() || storedIn.equals(layout.index())) {
             return false;
@@ -159,7 +209,7 @@ public final class ShardPredictor implements AutoCloseable {
      * Without a layout (the index cannot be read), the document is fenced as predicted, against the
      * lowest term written.
      */
-    public PredictedShard fenceAs(PredictedShard predicted, String storedIn) {
+    public synchronized PredictedShard fenceAs(PredictedShard predicted, String storedIn) {
         IndexLayout layout = predicted.layout();
         if (storedIn == null || (layout != null && storedIn.equals(layout.index()))) {
             return predicted;
@@ -178,7 +228,7 @@ public final class ShardPredictor implements AutoCloseable {
         return first.anyShard();
     }
 
-    /** Concrete indices whose routing cannot be predicted. */
+    /** Concrete indices whose routing cannot be predicted; a gauge, read without the lock (a count, stale at worst). */
     public int unpredictableIndices() {
         return table.unpredictableIndices();
     }
