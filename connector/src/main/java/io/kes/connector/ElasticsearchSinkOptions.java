@@ -194,7 +194,7 @@ public final class ElasticsearchSinkOptions {
     public static final ConfigOption<MemorySize> BULK_MAX_QUEUED_BYTES = declare(
             "bulk.max_queued_bytes",
             key -> key.memoryType()
-                    .defaultValue(MemorySize.parse("16mb"))
+                    .defaultValue(MemorySize.parse("10mb"))
                     .withDescription("Full buffers waiting for their node's in-flight budget, in bytes of heap per "
                             + "writer subtask (as `bulk.max_buffered_bytes` counts them). Beyond it the writer blocks: "
                             + "the job backpressures. It sets how long one node may stall before the others wait too. "
@@ -203,10 +203,10 @@ public final class ElasticsearchSinkOptions {
     public static final ConfigOption<MemorySize> BULK_MAX_BUFFERED_BYTES = declare(
             "bulk.max_buffered_bytes",
             key -> key.memoryType()
-                    .defaultValue(MemorySize.parse("32mb"))
+                    .defaultValue(MemorySize.parse("20mb"))
                     .withDescription("The writer's buffers together, in bytes of heap per writer subtask: the bulk "
                             + "bodies and the operations they keep for responses, retries and failure handling (about "
-                            + "twice the bodies' size). Past it the writer sends its largest buffer at once, before it "
+                            + "160 bytes a document: a body is the only copy of a source). Past it the writer sends its largest buffer at once, before it "
                             + "is full, so memory stays bounded however many shards and indices a writer sees; at least "
                             + "twice `bulk.max_bytes`. A writer's documents take at most `bulk.max_buffered_bytes` + "
                             + "`bulk.max_queued_bytes` + (nodes + 1) x `bulk.max_in_flight` bulks in flight "

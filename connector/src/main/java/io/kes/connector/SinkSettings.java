@@ -149,8 +149,8 @@ public final class SinkSettings implements Serializable {
      * The most heap one writer subtask's documents take, in bytes, writing to a cluster of
      * {@code nodes} nodes: its buffers ({@code bulk.max_buffered_bytes}), the full ones waiting
      * for a node ({@code bulk.max_queued_bytes}) and {@code bulk.max_in_flight} bulks in flight per
-     * node plus the shared budget, each about twice {@code bulk.max_bytes} on the heap (the body
-     * and the operations it keeps). What the writer enforces, not an estimate of a typical run.
+     * node plus the shared budget, each at most about twice {@code bulk.max_bytes} on the heap
+     * (a body's array grows by doubling, and the operations it keeps). What the writer enforces, not an estimate of a typical run.
      */
     public long writerHeapBound(int nodes) {
         return maxBufferedBytes + maxQueuedBytes + (long) (Math.max(1, nodes) + 1) * maxInFlight * 2 * maxBytes;

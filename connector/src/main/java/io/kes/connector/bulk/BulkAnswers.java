@@ -44,7 +44,7 @@ final class BulkAnswers {
             int half = sent.itemCount() / 2;
             return new NextStep.Split(sent.slice(0, half), sent.slice(half, sent.itemCount()));
         }
-        return new NextStep.HandOver(WriteFailures.documentTooLarge(sent.operation(0), sent.sizeInBytes(), exception));
+        return new NextStep.HandOver(WriteFailures.documentTooLarge(sent.document(0), sent.sizeInBytes(), exception));
     }
 
     private static String noAnswer(int status, BulkInFlight bulk, Exception exception) {

@@ -19,6 +19,12 @@ import java.util.Set;
  * are copied as they are (no parse, no re-serialization); only newlines, which JSON allows as
  * whitespace but NDJSON uses as a separator, are turned into spaces. Item boundaries are kept so
  * that a retry can resend just the rejected items.
+ *
+ * <p>The body is the only copy of a source it holds: the operation it keeps for each item (for
+ * ids, responses and retries) leaves its source behind, and {@link #document(int)} reads the source
+ * back out of the body for the failure handler, the one reader that needs it. A bulk lives for
+ * seconds, queued and in flight, so a second copy of every source would double the bytes the
+ * collector copies and marks while it waits ("GC, the largest share left", docs/benchmark.md).
  */
 final class BulkBody {
 
@@ -27,6 +33,9 @@ final class BulkBody {
     private static final long EVERY_BYTE_CR = 0x0d0d0d0d0d0d0d0dL;
     private static final byte[] UPSERT_PREFIX = "{\"doc\":".getBytes(StandardCharsets.UTF_8);
     private static final byte[] UPSERT_SUFFIX = ",\"doc_as_upsert\":true}".getBytes(StandardCharsets.UTF_8);
+
+    /** What an item's operation holds instead of its source: the source is in the body (see {@link #document}). */
+    private static final byte[] SOURCE_IN_BODY = new byte[0];
 
     /** What one item holds on the heap besides its bytes here: its operation, id, origin (an estimate). */
     private static final int ITEM_OVERHEAD_BYTES = 160;
@@ -51,20 +60,68 @@ final class BulkBody {
 
     void add(DocumentOperation op, PredictedShard prediction) {
         startItem(prediction);
-        operations.add(op);
-        retainedBytes += retainedBy(op);
         writeActionLine(op);
-        switch (op.opType()) {
+        boolean lineBreaksReplaced = switch (op.opType()) {
             case INDEX, CREATE -> writeSourceLine(op.source(), null, null);
             case UPSERT -> writeSourceLine(op.source(), UPSERT_PREFIX, UPSERT_SUFFIX);
-            case DELETE -> {}
+            case DELETE -> false;
+        };
+        // a source whose line breaks became spaces keeps its own bytes: a dead letter replays the record as it was
+        DocumentOperation kept = op.source() == null || lineBreaksReplaced ? op : withoutSource(op);
+        operations.add(kept);
+        retainedBytes += retainedBy(kept);
+    }
+
+    private static DocumentOperation withoutSource(DocumentOperation op) {
+        return DocumentOperation.write(op.opType(), op.index())
+                .id(op.id())
+                .routing(op.routing())
+                .source(SOURCE_IN_BODY)
+                .origin(op.origin())
+                .pipeline(op.pipeline())
+                .version(op.version())
+                .idUnique(op.idUnique())
+                .build();
+    }
+
+    /**
+     * The item's operation as it was added, its source read back out of the body: what a failure
+     * handler gets. {@link #operation(int)} is the same without the source, for everything else.
+     */
+    DocumentOperation document(int item) {
+        DocumentOperation op = operations.get(item);
+        if (op.source() != SOURCE_IN_BODY) {
+            return op;
         }
+        int start = itemStarts[item];
+        while (bytes[start] != '\n') {
+            start++; // past the action line: its strings are escaped, so its first line break ends it
+        }
+        start++;
+        int end = itemEnd(item) - 1; // the source line's own line break
+        if (op.opType() == OpType.UPSERT) {
+            start += UPSERT_PREFIX.length;
+            end -= UPSERT_SUFFIX.length;
+        }
+        return DocumentOperation.write(op.opType(), op.index())
+                .id(op.id())
+                .routing(op.routing())
+                .source(Arrays.copyOfRange(bytes, start, end))
+                .origin(op.origin())
+                .pipeline(op.pipeline())
+                .version(op.version())
+                .idUnique(op.idUnique())
+                .build();
+    }
+
+    private int itemEnd(int item) {
+        return item + 1 < operations.size() ? itemStarts[item + 1] : size;
     }
 
     /** Appends an already encoded item of another body (retries). */
     void addEncoded(BulkBody from, int item) {
         int start = from.itemStarts[item];
-        int end = item + 1 < from.operations.size() ? from.itemStarts[item + 1] : from.size;
+        int end = from.itemEnd(item);
         startItem(from.predictions[item]);
         operations.add(from.operations.get(item));
         retainedBytes += retainedBy(from.operations.get(item));
@@ -139,7 +196,8 @@ final class BulkBody {
         return Arrays.copyOf(encoder.bytes, encoder.size);
     }
 
-    private void writeSourceLine(byte[] source, byte[] prefix, byte[] suffix) {
+    /** Returns whether the source had line breaks (they are spaces in the body). */
+    private boolean writeSourceLine(byte[] source, byte[] prefix, byte[] suffix) {
         ensure(source.length + 1 + (prefix != null ? prefix.length + suffix.length : 0));
         if (prefix != null) {
             System.arraycopy(prefix, 0, bytes, size, prefix.length);
@@ -148,12 +206,13 @@ final class BulkBody {
         int start = size;
         System.arraycopy(source, 0, bytes, size, source.length);
         size += source.length;
-        replaceLineBreaks(bytes, start, size);
+        boolean replaced = replaceLineBreaks(bytes, start, size);
         if (suffix != null) {
             System.arraycopy(suffix, 0, bytes, size, suffix.length);
             size += suffix.length;
         }
         bytes[size++] = '\n';
+        return replaced;
     }
 
     /**
@@ -161,23 +220,27 @@ final class BulkBody {
      * it tests eight bytes at a time (most documents are single-line JSON and have neither); a
      * multi-byte UTF-8 character never contains 0x0A or 0x0D, so a byte-wise test is exact.
      */
-    static void replaceLineBreaks(byte[] b, int from, int to) {
+    static boolean replaceLineBreaks(byte[] b, int from, int to) {
+        boolean replaced = false;
         int i = from;
         for (; i + Long.BYTES <= to; i += Long.BYTES) {
             long word = (long) LONGS.get(b, i);
             if (hasByte(word, EVERY_BYTE_LF) || hasByte(word, EVERY_BYTE_CR)) {
-                replaceLineBreaksBytewise(b, i, i + Long.BYTES);
+                replaced |= replaceLineBreaksBytewise(b, i, i + Long.BYTES);
             }
         }
-        replaceLineBreaksBytewise(b, i, to);
+        return replaceLineBreaksBytewise(b, i, to) | replaced;
     }
 
-    private static void replaceLineBreaksBytewise(byte[] b, int from, int to) {
+    private static boolean replaceLineBreaksBytewise(byte[] b, int from, int to) {
+        boolean replaced = false;
         for (int i = from; i < to; i++) {
             if (b[i] == '\n' || b[i] == '\r') {
                 b[i] = ' ';
+                replaced = true;
             }
         }
+        return replaced;
     }
 
     /** Whether some byte of {@code word} equals the byte repeated in {@code pattern} (the "has zero byte" test on their XOR). */
@@ -236,8 +299,8 @@ final class BulkBody {
 
     /**
      * What this body keeps on the heap: its byte array (allocated, not only filled) and the
-     * operations it keeps for responses, retries and failure handling, whose source bytes are a
-     * second copy of what the array holds. The writer's memory bound counts this, not the size.
+     * operations it keeps for responses, retries and failure handling (a source only where its
+     * line breaks were replaced). The writer's memory bound counts this, not the size.
      */
     long heapBytes() {
         return bytes.length + retainedBytes;
@@ -269,10 +332,12 @@ final class BulkBody {
         return predictions[item];
     }
 
+    /** The item's operation without its source (see {@link #document(int)}). */
     DocumentOperation operation(int item) {
         return operations.get(item);
     }
 
+    /** The items' operations without their sources (see {@link #document(int)}). */
     List<DocumentOperation> operations() {
         return operations;
     }

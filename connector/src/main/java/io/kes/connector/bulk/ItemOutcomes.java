@@ -72,7 +72,7 @@ final class ItemOutcomes {
                     }
                     if (response.failureStored[i]) {
                         classified.failureStored.add(new FailedOperation(
-                                op,
+                                sent.document(i),
                                 status,
                                 FAILURE_STORE,
                                 "Elasticsearch refused the document "
@@ -94,7 +94,8 @@ final class ItemOutcomes {
                 }
                 case PERMANENT, STOP ->
                     classified.permanent.add( // STOP: the failure handler's UnauthorizedWrites ends the job
-                            new FailedOperation(op, status, response.errorType[i], response.errorReason[i]));
+                            new FailedOperation(
+                                    sent.document(i), status, response.errorType[i], response.errorReason[i]));
                 case SPLIT -> throw new IllegalStateException("an item cannot be split: " + status);
             }
         }

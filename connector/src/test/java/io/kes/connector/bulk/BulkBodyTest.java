@@ -138,4 +138,58 @@ class BulkBodyTest {
         assertThat(retry.operation(0).id()).isEqualTo("2");
         assertThat(retry.operation(1).id()).isEqualTo("3");
     }
+
+    @Test
+    void theBodyIsTheOnlyCopyOfASourceAndGivesItBackWhole() {
+        DocumentOperation index = DocumentOperation.write(OpType.INDEX, "logs")
+                .id("a1")
+                .routing("r")
+                .source("{\"x\":\"\u00e9\\\"\"}".getBytes(StandardCharsets.UTF_8))
+                .pipeline("p")
+                .origin(io.kes.connector.RecordOrigin.kafka("t", 3, 42))
+                .build();
+        DocumentOperation versioned = DocumentOperation.write(OpType.INDEX, "logs")
+                .id("a2")
+                .source("{}".getBytes(StandardCharsets.UTF_8))
+                .version(7)
+                .build();
+        DocumentOperation upsert = op(OpType.UPSERT, "a3", null, "{\"y\":[1,2]}");
+        DocumentOperation create = op(OpType.CREATE, null, null, "{\"z\":0}");
+        DocumentOperation delete = op(OpType.DELETE, "a5", null, null);
+        BulkBody body = new BulkBody(16);
+        for (DocumentOperation op : new DocumentOperation[] {index, versioned, upsert, create, delete}) {
+            body.add(op, PredictedShard.UNKNOWN);
+        }
+
+        assertThat(body.operation(0).source()).isEmpty();
+        assertThat(body.operation(2).source()).isEmpty();
+        assertThat(body.operation(0).id()).isEqualTo("a1");
+        assertThat(body.document(0)).isEqualTo(index);
+        assertThat(body.document(1)).isEqualTo(versioned);
+        assertThat(body.document(2)).isEqualTo(upsert);
+        assertThat(body.document(3)).isEqualTo(create);
+        assertThat(body.document(4)).isEqualTo(delete);
+        BulkBody retry = body.slice(2, 4);
+        assertThat(retry.document(0)).isEqualTo(upsert);
+        assertThat(retry.document(1)).isEqualTo(create);
+    }
+
+    @Test
+    void aSourceWithLineBreaksKeepsItsOwnBytesForTheDeadLetterTopic() {
+        DocumentOperation pretty = op(OpType.INDEX, "a1", null, "{\n  \"x\": 1\r\n}");
+        BulkBody body = new BulkBody(16);
+        body.add(pretty, PredictedShard.UNKNOWN);
+
+        assertThat(text(body)).endsWith("{   \"x\": 1  }\n");
+        assertThat(body.document(0)).isSameAs(pretty);
+    }
+
+    @Test
+    void theHeapCountedHoldsEachSourceOnce() {
+        byte[] source = ("{\"m\":\"" + "a".repeat(1000) + "\"}").getBytes(StandardCharsets.UTF_8);
+        BulkBody body = new BulkBody(4096);
+        body.add(DocumentOperation.index("logs", "a1", source), PredictedShard.UNKNOWN);
+
+        assertThat(body.heapBytes()).isLessThan(4096L + source.length);
+    }
 }

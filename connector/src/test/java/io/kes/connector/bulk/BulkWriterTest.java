@@ -434,7 +434,8 @@ class BulkWriterTest {
         /** Each body sent so far, as {@code id=v id=v}. */
         List<String> sentBodies() {
             return bodies.stream()
-                    .map(body -> body.operations().stream()
+                    .map(body -> java.util.stream.IntStream.range(0, body.itemCount())
+                            .mapToObj(body::document)
                             .map(op -> op.id() + "="
                                     + new String(op.source(), StandardCharsets.UTF_8).replaceAll("\\D", ""))
                             .collect(Collectors.joining(" ")))

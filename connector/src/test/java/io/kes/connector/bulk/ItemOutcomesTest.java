@@ -58,7 +58,8 @@ class ItemOutcomesTest {
 
         assertThat(classified.retry).isNull();
         assertThat(classified.permanent).hasSize(1);
-        assertThat(classified.permanent.get(0).operation()).isSameAs(sent.operation(0));
+        assertThat(classified.permanent.get(0).operation()).isEqualTo(sent.document(0));
+        assertThat(classified.permanent.get(0).operation().source()).isNotEmpty();
         assertThat(classified.succeeded).isEqualTo(1);
     }
 
@@ -104,7 +105,7 @@ class ItemOutcomesTest {
         assertThat(classified.byItem).containsExactly(Action.DONE, Action.DONE);
         assertThat(classified.permanent).isEmpty();
         assertThat(classified.failureStored).singleElement().satisfies(f -> {
-            assertThat(f.operation()).isEqualTo(sent.operation(0));
+            assertThat(f.operation()).isEqualTo(sent.document(0));
             assertThat(f.errorType()).isEqualTo("failure_store");
             assertThat(f.reason()).contains(".fs-logs-2026.11.25-000002");
         });

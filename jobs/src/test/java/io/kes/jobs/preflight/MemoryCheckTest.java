@@ -41,8 +41,8 @@ class MemoryCheckTest {
         PreflightReport report = new PreflightReport();
         MemoryCheck.check(report, config(8), 1L << 30, 10);
         assertThat(report.rows()).singleElement().satisfies(row -> {
-            // 32 + 16 MB of buffers and queues, (10 nodes + the configured hosts' budget) x 4 bulks x 2 x 1 MB
-            assertThat(row.detail()).startsWith("8 writer(s) x 136 MB").contains("10 data node(s)");
+            // 20 + 10 MB of buffers and queues, (10 nodes + the configured hosts' budget) x 4 bulks x 2 x 1 MB
+            assertThat(row.detail()).startsWith("8 writer(s) x 118 MB").contains("10 data node(s)");
             assertThat(row.status()).isEqualTo(PreflightReport.Status.WARN);
         });
     }
