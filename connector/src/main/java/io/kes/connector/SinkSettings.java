@@ -150,10 +150,15 @@ public final class SinkSettings implements Serializable {
      * {@code nodes} nodes: its buffers ({@code bulk.max_buffered_bytes}), the full ones waiting
      * for a node ({@code bulk.max_queued_bytes}) and {@code bulk.max_in_flight} bulks in flight per
      * node plus the shared budget, each at most about twice {@code bulk.max_bytes} on the heap
-     * (a body's array grows by doubling, and the operations it keeps). What the writer enforces, not an estimate of a typical run.
+     * (a body's array grows by doubling, and the operations it keeps), and the arrays of answered
+     * bodies it keeps for its next buffers (4, each at most {@code bulk.max_bytes} and 64 KB). What
+     * the writer enforces, not an estimate of a typical run.
      */
     public long writerHeapBound(int nodes) {
-        return maxBufferedBytes + maxQueuedBytes + (long) (Math.max(1, nodes) + 1) * maxInFlight * 2 * maxBytes;
+        return maxBufferedBytes
+                + maxQueuedBytes
+                + (long) (Math.max(1, nodes) + 1) * maxInFlight * 2 * maxBytes
+                + 4 * (maxBytes + 64 * 1024);
     }
 
     public List<URI> hosts() {

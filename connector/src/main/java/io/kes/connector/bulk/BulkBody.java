@@ -55,7 +55,12 @@ final class BulkBody {
     private String actionPrefixIndex;
 
     BulkBody(int initialCapacity) {
-        this.bytes = new byte[Math.max(initialCapacity, 256)];
+        this(new byte[Math.max(initialCapacity, 256)]);
+    }
+
+    /** A body written into {@code array} from its start (what it held before is overwritten). */
+    BulkBody(byte[] array) {
+        this.bytes = array;
     }
 
     void add(DocumentOperation op, PredictedShard prediction) {

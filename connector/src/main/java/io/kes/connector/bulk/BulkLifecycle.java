@@ -43,6 +43,7 @@ final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, B
     private static final Logger LOG = LoggerFactory.getLogger(BulkLifecycle.class);
 
     private final TaskThread task;
+    private final SlotBuffers buffers;
     private final BulkTransport transport;
     private final NodeBudgets budgets;
     private final CheckpointDrain drain;
@@ -68,6 +69,7 @@ final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, B
 
     BulkLifecycle(SinkSettings settings, TaskThread task, Parts parts, FailureHandler failureHandler) {
         this.task = task;
+        this.buffers = parts.buffers();
         this.transport = parts.transport();
         this.budgets = parts.budgets();
         this.drain = parts.drain();
@@ -80,7 +82,7 @@ final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, B
         this.handOver = new FailureHandOver(failureHandler, metrics);
         this.partialSends = new PartialSends(
                 task.time(),
-                parts.buffers(),
+                buffers,
                 this,
                 budgets.room(transport::nodeOf),
                 settings.coalesce().toMillis(),
@@ -133,10 +135,8 @@ final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, B
     private void pump() {
         if (failure == null) {
             budgets.pump(this);
-            return;
-        }
-        for (BulkInFlight dropped : budgets.dropQueued()) {
-            drain.bulkDone(dropped.epoch);
+        } else {
+            budgets.dropQueued().forEach(dropped -> drain.bulkDone(dropped.epoch));
         }
     }
 
@@ -185,6 +185,7 @@ final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, B
             fail(handOver.failureStored(outcomes.failureStored));
         }
         apply(bulk, BulkAnswers.ofResponse(outcomes));
+        buffers.answered(sent); // done, or what is left copied into a retry body: its array may be filled again
         pump(); // ids released, maybe room in the budget
     }
 
@@ -302,13 +303,10 @@ final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, B
 
     /** The job fails (null: it does not); the first failure is the one it reports, and every checkpoint waiting fails with it. */
     private void fail(RuntimeException why) {
-        if (why == null) {
-            return;
-        }
-        if (failure == null) {
+        if (why != null && failure == null) {
             failure = why;
             drain.writerFailed(why);
-        } else if (failure != why) {
+        } else if (why != null && failure != why) {
             failure.addSuppressed(why);
         }
     }

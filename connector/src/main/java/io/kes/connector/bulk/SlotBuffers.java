@@ -53,6 +53,8 @@ final class SlotBuffers {
     /** Buffers may start at their slot's last size while all of them together stay below this. */
     private final long capacityBudget;
 
+    private final BodyArrays arrays;
+
     private final List<Slot> superseded = new ArrayList<>();
     private long capacity;
     private int bufferedDocs;
@@ -64,6 +66,7 @@ final class SlotBuffers {
         this.maxBytes = maxBytes;
         this.maxBufferedBytes = maxBufferedBytes;
         this.capacityBudget = 16 * maxBytes;
+        this.arrays = new BodyArrays((int) Math.min(Integer.MAX_VALUE - 8, maxBytes + SMALL_BUFFER));
     }
 
     /**
@@ -87,9 +90,9 @@ final class SlotBuffers {
         boolean started = slot.body == null;
         if (started) {
             int initial = initialCapacity(slot);
-            slot.body = new BulkBody(initial);
-            slot.capacity = initial;
-            capacity += initial;
+            slot.body = new BulkBody(arrays.take(initial));
+            slot.capacity = slot.body.array().length;
+            capacity += slot.capacity;
             slot.firstDocAtMillis = clockMillis.getAsLong();
             slots.nonEmpty.add(slot);
         }
@@ -134,6 +137,14 @@ final class SlotBuffers {
             }
         }
         return next;
+    }
+
+    /**
+     * The body's bulk was answered: no request reads its array any longer, and the next buffer may
+     * fill it ({@link BodyArrays}). The body itself must not be used after this.
+     */
+    void answered(BulkBody sent) {
+        arrays.giveBack(sent.array());
     }
 
     /** Sends every buffer (a checkpoint barrier). */

@@ -382,6 +382,8 @@ class BulkWriterTest {
         final AtomicLong nanos = new AtomicLong();
         final List<BulkInFlight> batches = new ArrayList<>();
         final List<BulkBody> bodies = new ArrayList<>();
+        /** Each body as it was sent, as {@code id=v id=v}: an answered body's array may be filled again. */
+        final List<String> sentTexts = new ArrayList<>();
         /** What the task listing answers, in turn; no tasks once used up. */
         final Deque<Set<String>> runningTasks = new ArrayDeque<>();
         /** The node of the logs shard's primary (null: the configured hosts), and the nodes each listing asked. */
@@ -433,13 +435,14 @@ class BulkWriterTest {
 
         /** Each body sent so far, as {@code id=v id=v}. */
         List<String> sentBodies() {
-            return bodies.stream()
-                    .map(body -> java.util.stream.IntStream.range(0, body.itemCount())
-                            .mapToObj(body::document)
-                            .map(op -> op.id() + "="
-                                    + new String(op.source(), StandardCharsets.UTF_8).replaceAll("\\D", ""))
-                            .collect(Collectors.joining(" ")))
-                    .toList();
+            return List.copyOf(sentTexts);
+        }
+
+        private static String describe(BulkBody body) {
+            return java.util.stream.IntStream.range(0, body.itemCount())
+                    .mapToObj(body::document)
+                    .map(op -> op.id() + "=" + new String(op.source(), StandardCharsets.UTF_8).replaceAll("\\D", ""))
+                    .collect(Collectors.joining(" "));
         }
 
         /** Answers the {@code n}th body sent, one status per item. */
@@ -479,6 +482,7 @@ class BulkWriterTest {
                 Harness.this.outcomes = outcomes;
                 batches.add(batch);
                 bodies.add(batch.body);
+                sentTexts.add(describe(batch.body));
                 HttpHost node = nodeOf(batch.slot); // as BulkDispatcher decides it
                 return node == null ? null : SentTo.address(node);
             }

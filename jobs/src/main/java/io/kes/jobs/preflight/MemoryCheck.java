@@ -37,7 +37,7 @@ final class MemoryCheck {
         long perProducer = producerBuffer(config);
         long needed = parallelism * perWriter + producers * perProducer + OVERHEAD_BYTES;
         String detail = parallelism + " writer(s) x " + mb(perWriter)
-                + " MB (bulk.max_buffered_bytes + bulk.max_queued_bytes + in-flight bulks per node, "
+                + " MB (bulk.max_buffered_bytes + bulk.max_queued_bytes + in-flight bulks per node + 4 answered bodies' arrays, "
                 + (dataNodes > 0 ? dataNodes + " data node(s)" : hosts + " configured host(s)") + ") + "
                 + (producers > 0 ? producers + " dead-letter producer(s) x " + mb(perProducer) + " MB + " : "")
                 + mb(OVERHEAD_BYTES) + " MB for Flink = " + mb(needed) + " MB; this JVM's heap is "
