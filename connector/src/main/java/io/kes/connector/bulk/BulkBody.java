@@ -78,10 +78,14 @@ final class BulkBody {
     }
 
     private static DocumentOperation withoutSource(DocumentOperation op) {
+        return withSource(op, SOURCE_IN_BODY);
+    }
+
+    private static DocumentOperation withSource(DocumentOperation op, byte[] source) {
         return DocumentOperation.write(op.opType(), op.index())
                 .id(op.id())
                 .routing(op.routing())
-                .source(SOURCE_IN_BODY)
+                .source(source)
                 .origin(op.origin())
                 .pipeline(op.pipeline())
                 .version(op.version())
@@ -108,15 +112,7 @@ final class BulkBody {
             start += UPSERT_PREFIX.length;
             end -= UPSERT_SUFFIX.length;
         }
-        return DocumentOperation.write(op.opType(), op.index())
-                .id(op.id())
-                .routing(op.routing())
-                .source(Arrays.copyOfRange(bytes, start, end))
-                .origin(op.origin())
-                .pipeline(op.pipeline())
-                .version(op.version())
-                .idUnique(op.idUnique())
-                .build();
+        return withSource(op, Arrays.copyOfRange(bytes, start, end));
     }
 
     private int itemEnd(int item) {
