@@ -20,9 +20,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The scale the design is for, under a small heap: 96 shards, 8 writers, 8 partitions, through
  * {@code bin/kes run} as a user runs it, with the default options. A writer's documents take at
- * most max_buffered_bytes + max_queued_bytes + (nodes + 1) x max_in_flight bulks of about twice
- * max_bytes: 32 + 16 + 2 x 4 x 2 = 64 MB, 8 writers 512 MB; the heap is that plus what Flink and
- * the Kafka consumers need. The job must end with no OutOfMemoryError and no replay: every record
+ * most max_buffered_bytes + max_queued_bytes + (nodes + 1) x max_in_flight bulks of at most
+ * about twice max_bytes + 4 answered bodies' arrays: 20 + 10 + 2 x 4 x 2 + 4 = 50 MB, 8 writers
+ * 400 MB ({@code SinkSettings.writerHeapBound}); the heap is that plus what Flink and the Kafka
+ * consumers need, with room to spare. The job must end with no OutOfMemoryError and no replay: every record
  * indexed exactly once (a restart after an OOM would index the records since the last checkpoint
  * again).
  */
