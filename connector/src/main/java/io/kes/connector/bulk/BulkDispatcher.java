@@ -84,7 +84,9 @@ final class BulkDispatcher implements BulkTransport {
             bytes = gzip(bytes, length);
             length = bytes.length;
         }
-        request.setOptions(requestOptions);
+        request.setOptions(requestOptions.toBuilder()
+                .setHttpAsyncResponseConsumerFactory(AnswerBuffer.expecting(sent.itemCount(), bulk.slot.index))
+                .build());
         // An NIO entity hands the whole body to the socket: a plain ByteArrayEntity goes through a
         // 4 KB copy buffer, one event-loop turn and one write syscall per 4 KB (~250 per bulk).
         request.setEntity(new NByteArrayEntity(bytes, 0, length, NDJSON));
