@@ -194,13 +194,15 @@ final class SlotBuffers {
     }
 
     /**
-     * Bodies of a busy slot come out about the same size each time; starting at the last size plus
-     * some slack avoids growing a ~1 MB array by doubling (copying) it several times per bulk. With
-     * many slots (many shards, or date-named indices) that would reserve a bulk's size per slot, so
-     * beyond a budget of 16 bulks a buffer starts small and grows only as far as it is filled.
+     * A busy slot's full bodies come out about the same size; starting at the largest recent one
+     * ({@link Slot#recentBodyBytes}) plus some slack avoids growing a ~1 MB array by doubling
+     * (copying) it once or more per bulk. With many slots (many shards, or date-named indices) that
+     * would reserve a bulk's size per slot, so beyond a budget of 16 bulks a buffer starts small and
+     * grows only as far as it is filled.
      */
     private int initialCapacity(Slot slot) {
-        long hint = slot.lastBodyBytes > 0 ? slot.lastBodyBytes + slot.lastBodyBytes / 8 : SMALL_BUFFER;
+        long recent = slot.recentBodyBytes();
+        long hint = recent > 0 ? recent + recent / 8 : SMALL_BUFFER;
         hint = Math.min(hint, maxBytes + SMALL_BUFFER);
         return (int) (capacity + hint <= capacityBudget ? hint : Math.min(hint, SMALL_BUFFER));
     }

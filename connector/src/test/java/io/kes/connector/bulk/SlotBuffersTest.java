@@ -50,6 +50,24 @@ class SlotBuffersTest {
     }
 
     @Test
+    void aFullBodyAfterOnesSentPartFullStartsBigEnoughNotToGrow() throws Exception {
+        SlotBuffers buffers = new SlotBuffers(true, 1_000, 1024 * 1024, 64L * 1024 * 1024, () -> 0L);
+        List<BulkBody> sent = new ArrayList<>();
+        int n = 0;
+        for (int docs : new int[] {1_000, 300, 200, 1_000}) { // full, part full twice (its node had room), full
+            for (int i = 0; i < docs; i++) {
+                buffers.add(doc(n++), layout.shard(0), recording(sent));
+            }
+            buffers.sendAll(recording(sent));
+        }
+        assertThat(sent).extracting(BulkBody::itemCount).containsExactly(1_000, 300, 200, 1_000);
+        BulkBody full = sent.get(3);
+        assertThat(full.array().length)
+                .as("the last body's array: as big as it started, not doubled while it filled")
+                .isLessThan(full.sizeInBytes() * 5 / 4);
+    }
+
+    @Test
     void aBodysHeapCountsTheOperationsItKeepsBesidesItsBytes() {
         BulkBody body = new BulkBody(256);
         for (int i = 0; i < 100; i++) {
