@@ -62,6 +62,11 @@ final class BackgroundReads<K, V> {
         return Optional.of(read.get());
     }
 
+    /** Whether a read of any key was started and not taken yet. */
+    boolean anyRunning() {
+        return !running.isEmpty();
+    }
+
     boolean running(K key) {
         return running.containsKey(key);
     }

@@ -87,14 +87,18 @@ public final class IndexRoutingTable {
     public Optional<IndexLayout> layoutFor(String name) {
         long now = clock.getAsLong();
         Entry entry = names.get(name);
-        // no entry: never read, or dropped by documentMoved (a read still running then is dropped too)
-        Optional<Read> fresh =
-                layoutReads.next(name, entry != null, entry != null && entry.expired(now), () -> read(name));
-        if (fresh.isPresent()) {
-            entry = install(name, fresh.get(), now, entry);
+        // Every document of both the router and the writer comes here: while the name's layout is
+        // current and no read runs, nothing is allocated (the JIT stops at C1, no escape analysis).
+        if (entry == null || entry.expired(now) || layoutReads.anyRunning()) {
+            // no entry: never read, or dropped by documentMoved (a read still running then is dropped too)
+            Optional<Read> fresh =
+                    layoutReads.next(name, entry != null, entry != null && entry.expired(now), () -> read(name));
+            if (fresh.isPresent()) {
+                entry = install(name, fresh.get(), now, entry);
+            }
         }
         entry.lastUsedMillis = now;
-        return Optional.ofNullable(entry.layout);
+        return entry.found;
     }
 
     /** How {@code name}'s write index routes, or empty when it cannot be predicted (yet). */

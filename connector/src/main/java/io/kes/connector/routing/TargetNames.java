@@ -27,11 +27,15 @@ final class TargetNames {
     /** A name's layout (null: none), until when to trust it, and when it was last asked for. */
     static final class Entry {
         final IndexLayout layout;
+        /** {@link #layout}, made once: every document asks for it. */
+        final Optional<IndexLayout> found;
+
         final long expiresAtMillis;
         long lastUsedMillis;
 
         Entry(IndexLayout layout, long expiresAtMillis, long now) {
             this.layout = layout;
+            this.found = Optional.ofNullable(layout);
             this.expiresAtMillis = expiresAtMillis;
             this.lastUsedMillis = now;
         }
