@@ -38,7 +38,8 @@ final class TopicLoaderRuns {
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx" + heap,
-                "-XX:TieredStopAtLevel=1",
+                "-XX:TieredStopAtLevel=1", // the JIT and GC regions bin/kes run gives kes (bin/kes, java_cmd)
+                "-XX:G1HeapRegionSize=4m",
                 "-cp",
                 System.getProperty("java.class.path"),
                 TopicLoader.class.getName(),
