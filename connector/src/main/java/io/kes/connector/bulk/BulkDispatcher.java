@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 import java.util.zip.GZIPOutputStream;
+import org.apache.http.HttpEntity;
 import org.apache.http.HttpHost;
 import org.apache.http.entity.ContentType;
 import org.apache.http.nio.entity.NByteArrayEntity;
@@ -171,7 +172,19 @@ final class BulkDispatcher implements BulkTransport {
     private ResponseListener listenerFor(BulkInFlight bulk, BulkBody sent, Outcomes outcomes) {
         int expectedItems = sent.itemCount();
         return onTaskThread(
-                in -> BulkResponse.parse(in, expectedItems),
+                new BodyParser<BulkResponse>() {
+                    @Override
+                    public BulkResponse parse(InputStream body) throws IOException {
+                        return BulkResponse.parse(body, expectedItems);
+                    }
+
+                    @Override
+                    public BulkResponse parse(HttpEntity entity) throws IOException {
+                        return entity instanceof AnswerBuffer.Body read
+                                ? BulkResponse.parse(read.array(), read.length(), expectedItems)
+                                : BodyParser.super.parse(entity);
+                    }
+                },
                 parsed -> outcomes.onResponse(bulk, sent, parsed),
                 failure -> outcomes.onRequestFailure(bulk, sent, failure),
                 "kes bulk response");
@@ -180,6 +193,12 @@ final class BulkDispatcher implements BulkTransport {
     /** Reads a response's body. */
     private interface BodyParser<T> {
         T parse(InputStream body) throws IOException;
+
+        default T parse(HttpEntity entity) throws IOException {
+            try (InputStream in = entity.getContent()) {
+                return parse(in);
+            }
+        }
     }
 
     /**
@@ -192,8 +211,8 @@ final class BulkDispatcher implements BulkTransport {
             @Override
             public void onSuccess(Response response) {
                 T result;
-                try (InputStream in = response.getEntity().getContent()) {
-                    result = parser.parse(in);
+                try {
+                    result = parser.parse(response.getEntity());
                 } catch (Exception e) {
                     onFailure(e);
                     return;

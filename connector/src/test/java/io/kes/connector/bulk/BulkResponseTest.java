@@ -6,6 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class BulkResponseTest {
@@ -51,5 +55,99 @@ class BulkResponseTest {
         assertThatThrownBy(() -> parse("{\"items\":[{\"index\":{\"status\":201}}]}", 2))
                 .isInstanceOf(IOException.class)
                 .hasMessage("bulk response has 1 items for the 2 sent");
+    }
+
+    @Test
+    void anAnswerOfPlainItemsIsReadWithoutTheStreamingParserAndAsItWould() throws IOException {
+        String json = "{\"items\":["
+                + "{\"index\":{\"_index\":\"logs\",\"_primary_term\":3,\"result\":\"created\",\"status\":201}},"
+                + "{\"update\":{\"_index\":\"logs\",\"result\":\"noop\",\"_primary_term\":1,\"status\":200}},"
+                + "{\"create\":{\"status\":201,\"failure_store\":\"used\",\"_index\":\".fs-logs-1\"}},"
+                + "{\"delete\":{\"_index\":\"logs\",\"result\":\"not_found\",\"status\":404,\"_primary_term\":12}}"
+                + "]}";
+        byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
+        assertThat(new BulkResponse.PlainItems(bytes, bytes.length).read(4))
+                .as("read as plain items")
+                .isNotNull();
+        assertSameAsStreaming(json, 4);
+        BulkResponse r = BulkResponse.parse(bytes, bytes.length, 4);
+        assertThat(r.noop).containsExactly(false, true, false, false);
+        assertThat(r.failureStored).containsExactly(false, false, true, false);
+        assertThat(r.index[1]).as("the previous item's index name, not a copy").isSameAs(r.index[0]);
+    }
+
+    @Test
+    void anyOtherAnswerIsLeftToTheStreamingParser() throws IOException {
+        String ok = "{\"index\":{\"_index\":\"logs\",\"status\":201}}";
+        for (String json : List.of(
+                "{\"items\":[" + ok + ",{\"index\":{\"_index\":\"logs\",\"status\":429,"
+                        + "\"error\":{\"type\":\"es_rejected_execution_exception\",\"reason\":\"full\"}}}]}",
+                "{\"items\":[" + ok + ",{\"index\":{\"_index\":\"lo\\u0067s\",\"status\":201}}]}",
+                "{\"items\": [" + ok + "," + ok + "]}",
+                "{\"errors\":false,\"items\":[" + ok + "," + ok + "]}",
+                "{\"items\":[" + ok + ",{\"index\":{\"_index\":\"logs\",\"status\":-1}}]}",
+                "{\"items\":[" + ok + ",{\"index\":{\"_index\":\"logs\",\"_primary_term\":1.5,\"status\":201}}]}",
+                "{\"items\":[" + ok + ",{\"index\":{\"_index\":\"l\u00f6gs\",\"status\":201}}]}",
+                "{\"items\":[" + ok + ",{\"index\":{\"_index\":\"logs\",\"_version\":3,\"status\":201}}]}")) {
+            byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
+            assertThat(new BulkResponse.PlainItems(bytes, bytes.length).read(2))
+                    .as(json)
+                    .isNull();
+            assertSameAsStreaming(json, 2);
+        }
+        byte[] plain = ("{\"items\":[" + ok + "," + ok + "]}").getBytes(StandardCharsets.UTF_8);
+        assertThat(new BulkResponse.PlainItems(plain, plain.length).read(3))
+                .as("fewer items than sent")
+                .isNull();
+        assertThatThrownBy(() -> BulkResponse.parse(plain, plain.length, 3))
+                .isInstanceOf(IOException.class)
+                .hasMessage("bulk response has 2 items for the 3 sent");
+    }
+
+    @Test
+    void randomAnswersReadTheSameWithAndWithoutTheStreamingParser() throws IOException {
+        Random random = new Random(42);
+        for (int run = 0; run < 500; run++) {
+            int items = 1 + random.nextInt(20);
+            StringBuilder json = new StringBuilder("{\"items\":[");
+            for (int i = 0; i < items; i++) {
+                List<String> fields = new ArrayList<>();
+                if (random.nextInt(10) > 0) {
+                    fields.add(
+                            "\"_index\":\"" + (random.nextInt(5) == 0 ? "logs-" + random.nextInt(3) : "logs") + "\"");
+                }
+                fields.add("\"status\":" + List.of(200, 201, 404, 409, 429, 500).get(random.nextInt(6)));
+                if (random.nextBoolean()) {
+                    fields.add("\"_primary_term\":" + random.nextInt(1_000_000));
+                }
+                if (random.nextBoolean()) {
+                    fields.add("\"result\":\""
+                            + List.of("created", "updated", "noop", "deleted", "not_found")
+                                    .get(random.nextInt(5)) + "\"");
+                }
+                if (random.nextInt(10) == 0) {
+                    fields.add("\"failure_store\":\"" + (random.nextBoolean() ? "used" : "not_enabled") + "\"");
+                }
+                if (random.nextInt(15) == 0) {
+                    fields.add(
+                            "\"error\":{\"type\":\"version_conflict_engine_exception\",\"reason\":\"[d1]: version \\\"conflict\\\"\"}");
+                }
+                Collections.shuffle(fields, random);
+                json.append(i > 0 ? "," : "")
+                        .append("{\"")
+                        .append(List.of("index", "create", "update", "delete").get(random.nextInt(4)))
+                        .append("\":{")
+                        .append(String.join(",", fields))
+                        .append("}}");
+            }
+            assertSameAsStreaming(json.append("]}").toString(), items);
+        }
+    }
+
+    private static void assertSameAsStreaming(String json, int items) throws IOException {
+        byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
+        BulkResponse read = BulkResponse.parse(bytes, bytes.length, items);
+        BulkResponse streamed = parse(json, items);
+        assertThat(read).as(json).usingRecursiveComparison().isEqualTo(streamed);
     }
 }
