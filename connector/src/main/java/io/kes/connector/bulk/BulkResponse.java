@@ -7,6 +7,7 @@ import io.kes.connector.OpType;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * The per-item outcome of one {@code _bulk} response, read with a streaming parser from the slim
@@ -198,9 +199,27 @@ final class BulkResponse {
      * and the streaming parser reads the answer from the start.
      */
     static final class PlainItems {
+        private static final byte[] START = ascii("{\"items\":[");
+        private static final byte[] ITEM_START = ascii("{\"");
+        private static final byte[] ACTION_END = ascii("\":{");
+        private static final byte[] NAME_END = ascii("\":");
+        private static final byte[] ITEM_END = ascii("}}");
+        private static final byte[] END = ascii("]}");
+        private static final byte[] INDEX = ascii("_index");
+        private static final byte[] STATUS = ascii("status");
+        private static final byte[] PRIMARY_TERM = ascii("_primary_term");
+        private static final byte[] RESULT = ascii("result");
+        private static final byte[] FAILURE_STORE = ascii("failure_store");
+        private static final byte[] NOOP = ascii("noop");
+        private static final byte[] USED = ascii("used");
+
         private final byte[] b;
         private final int end;
         private int at;
+        /** Where the last item's index name lies in {@link #b}: an equal one reuses its String. */
+        private int indexFrom = -1;
+
+        private int indexLength;
 
         PlainItems(byte[] bytes, int length) {
             this.b = bytes;
@@ -209,58 +228,55 @@ final class BulkResponse {
 
         /** The answer, or null when it is not one of {@code expectedItems} plain items. */
         BulkResponse read(int expectedItems) {
-            if (!skip("{\"items\":[")) {
+            if (!skip(START)) {
                 return null;
             }
             BulkResponse r = new BulkResponse(expectedItems);
             for (int item = 0; item < expectedItems; item++) {
-                if ((item > 0 && !skip(",")) || !skip("{\"") || !skipName() || !skip("\":{") || !readFields(r, item)) {
+                if ((item > 0 && !skip(',')) || !skip(ITEM_START) || !skipString() || !skip(ACTION_END)) {
+                    return null;
+                }
+                if (!readFields(r, item)) {
                     return null;
                 }
             }
-            return skip("]}") && at == end ? r : null;
+            return skip(END) && at == end ? r : null;
         }
 
         /** The fields of item {@code item}, and the two braces that close it. */
         private boolean readFields(BulkResponse r, int item) {
             r.primaryTerm[item] = -1;
             do {
-                if (!skip("\"")) {
+                int name = at + 1;
+                if (!skip('"') || !skipString() || !skip(NAME_END) || !readField(r, item, name, at - 2 - name)) {
                     return false;
                 }
-                int name = at;
-                if (!skipName() || !skip("\":")) {
-                    return false;
-                }
-                if (!readField(r, item, name, at - 2 - name)) {
-                    return false;
-                }
-            } while (skip(","));
-            return skip("}}");
+            } while (skip(','));
+            return skip(ITEM_END);
         }
 
         /** The value of the field whose name starts at {@code name}; false for a field or value not plain. */
         private boolean readField(BulkResponse r, int item, int name, int length) {
-            if (length == 6 && is(name, "_index")) {
+            if (is(name, length, INDEX)) {
                 return readIndex(r, item);
             }
-            if (length == 6 && is(name, "status")) {
+            if (is(name, length, STATUS)) {
                 long status = number();
                 r.status[item] = (int) status;
                 return status >= 0 && status < 1000;
             }
-            if (length == 13 && is(name, "_primary_term")) {
+            if (is(name, length, PRIMARY_TERM)) {
                 r.primaryTerm[item] = number();
                 return r.primaryTerm[item] >= 0;
             }
-            if (length == 6 && is(name, "result")) {
+            if (is(name, length, RESULT)) {
                 int from = string();
-                r.noop[item] = from >= 0 && at - 1 - from == 4 && is(from, "noop");
+                r.noop[item] = from >= 0 && is(from, at - 1 - from, NOOP);
                 return from >= 0;
             }
-            if (length == 13 && is(name, "failure_store")) {
+            if (is(name, length, FAILURE_STORE)) {
                 int from = string();
-                r.failureStored[item] = from >= 0 && at - 1 - from == 4 && is(from, "used");
+                r.failureStored[item] = from >= 0 && is(from, at - 1 - from, USED);
                 return from >= 0;
             }
             return false;
@@ -273,15 +289,18 @@ final class BulkResponse {
                 return false;
             }
             int length = at - 1 - from;
-            String previous = item > 0 ? r.index[item - 1] : null;
-            r.index[item] = previous != null && previous.length() == length && is(from, previous)
-                    ? previous
-                    : new String(b, from, length, StandardCharsets.ISO_8859_1);
+            boolean same = item > 0
+                    && indexFrom >= 0
+                    && r.index[item - 1] != null
+                    && Arrays.equals(b, from, from + length, b, indexFrom, indexFrom + indexLength);
+            r.index[item] = same ? r.index[item - 1] : new String(b, from, length, StandardCharsets.ISO_8859_1);
+            indexFrom = from;
+            indexLength = length;
             return true;
         }
 
         /** Skips a string's characters up to its closing quote (not skipped); false if not plain ASCII. */
-        private boolean skipName() {
+        private boolean skipString() {
             while (at < end && b[at] != '"') {
                 if (b[at] < 0x20 || b[at] == '\\') { // negative: not ASCII
                     return false;
@@ -293,11 +312,8 @@ final class BulkResponse {
 
         /** A string value: the index of its first character, past its closing quote; -1 if not plain. */
         private int string() {
-            if (!skip("\"")) {
-                return -1;
-            }
-            int from = at;
-            return skipName() && skip("\"") ? from : -1;
+            int from = at + 1;
+            return skip('"') && skipString() && skip('"') ? from : -1;
         }
 
         /** An unsigned integer of at most 18 digits; -1 if there is none. */
@@ -310,25 +326,37 @@ final class BulkResponse {
             return at > from && (at == end || b[at] < '0' || b[at] > '9') ? value : -1;
         }
 
-        private boolean skip(String expected) {
-            if (end - at < expected.length() || !is(at, expected)) {
+        private boolean skip(char expected) {
+            if (at < end && b[at] == expected) {
+                at++;
+                return true;
+            }
+            return false;
+        }
+
+        private boolean skip(byte[] expected) {
+            if (!is(at, Math.min(expected.length, end - at), expected)) {
                 return false;
             }
-            at += expected.length();
+            at += expected.length;
             return true;
         }
 
-        /** Whether the bytes from {@code from} are {@code expected}'s characters (ASCII). */
-        private boolean is(int from, String expected) {
-            if (end - from < expected.length()) {
+        /** Whether {@code b[from, from + length)} holds {@code expected}'s bytes. */
+        private boolean is(int from, int length, byte[] expected) {
+            if (length != expected.length) {
                 return false;
             }
-            for (int i = 0; i < expected.length(); i++) {
-                if (b[from + i] != expected.charAt(i)) {
+            for (int i = 0; i < length; i++) {
+                if (b[from + i] != expected[i]) {
                     return false;
                 }
             }
             return true;
+        }
+
+        private static byte[] ascii(String s) {
+            return s.getBytes(StandardCharsets.US_ASCII);
         }
     }
 }
