@@ -216,8 +216,11 @@ final class BulkResponse {
         private final byte[] b;
         private final int end;
         private int at;
-        /** Where the last item's index name lies in {@link #b}: an equal one reuses its String. */
-        private int indexFrom = -1;
+        /**
+         * Where the last index name read lies in {@link #b}; the previous item's when it has a
+         * String (each item's name is read here): an equal name reuses that String.
+         */
+        private int indexFrom;
 
         private int indexLength;
 
@@ -290,7 +293,6 @@ final class BulkResponse {
             }
             int length = at - 1 - from;
             boolean same = item > 0
-                    && indexFrom >= 0
                     && r.index[item - 1] != null
                     && Arrays.equals(b, from, from + length, b, indexFrom, indexFrom + indexLength);
             r.index[item] = same ? r.index[item - 1] : new String(b, from, length, StandardCharsets.ISO_8859_1);
