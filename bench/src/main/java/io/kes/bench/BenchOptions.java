@@ -47,6 +47,10 @@ final class BenchOptions {
     String scenario = "rounds";
     /** The users-path scenario's setups, by the index's shards: 6 (parallelism 2), 48 and 96 (parallelism 8). */
     List<Integer> usersPathShards = List.of(6, 48, 96);
+    /** {@code users-path}: what the kes modes write to, {@code index} or {@code data-stream} (one per run, created from a template). */
+    String usersPathTarget = "index";
+    /** {@code users-path}: a field of the records whose value routes each document ({@code routes[].routing}), or null. */
+    String routingField;
     /** {@code fixed-load}: records a second the producer writes, for {@link #seconds} seconds. */
     int rate = 3_000;
 
@@ -131,6 +135,8 @@ final class BenchOptions {
                     o.usersPathShards = java.util.Arrays.stream(args[++i].split(","))
                             .map(Integer::valueOf)
                             .toList();
+                case "--target" -> o.usersPathTarget = args[++i];
+                case "--routing-field" -> o.routingField = args[++i];
                 case "-h", "--help" -> usage(0);
                 default -> {
                     System.err.println("unknown option " + a);
@@ -143,6 +149,17 @@ final class BenchOptions {
             // on 2 cores
             o.records = recordsGiven ? o.records : 1_000_000;
             o.rounds = roundsGiven ? o.rounds : 3;
+            if (!List.of("index", "data-stream").contains(o.usersPathTarget)) {
+                System.err.println("--target takes index or data-stream, not " + o.usersPathTarget);
+                usage(2);
+            }
+            if ((o.routingField != null || !o.usersPathTarget.equals("index"))
+                    && (!modesGiven || o.modes.stream().anyMatch(m -> !m.startsWith("kes")))) {
+                // the official sink and the loaders write an index by the id only
+                System.err.println(
+                        "--target data-stream and --routing-field apply to the kes modes only: give --modes kes-keyed,kes-chained");
+                usage(2);
+            }
         } else if (o.scenario.equals("fixed-load")) {
             o.rounds = roundsGiven ? o.rounds : 3;
             o.modes = modesGiven ? o.modes : FixedLoadScenario.MODES;
@@ -268,7 +285,7 @@ final class BenchOptions {
                         "--scenario users-path: kes through bin/kes run as its own process (keyed, and chained beside it at 48 and 96 shards) against the",
                         "official sink and two loaders (loader-topic: reads the topic and sends single-shard bulks as a process of its own; loader:",
                         "the same bulks pre-serialized, sent only), 6 shards at parallelism 2 and 48/96 shards at parallelism 8; 1,000,000 records,",
-                        "3 rounds by default",
+                        "3 rounds by default; [--target data-stream] [--routing-field level] (kes modes only): a data stream per run, routing by a field",
                         "--scenario fixed-load [--rate 3000] [--seconds 60] [--stall on|off|both] [--kes-bulk 'topology: keyed'] [--modes kes,kes-mixed,kes-linger,official]:",
                         "index lag at a steady load on 3 nodes, one data node stopped 1 s every 5 s (--stall), 3 rounds; results in bench/results/fixed-load-<date>"));
         System.exit(code);

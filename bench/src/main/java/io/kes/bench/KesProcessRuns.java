@@ -59,6 +59,11 @@ final class KesProcessRuns {
      * (created by the caller) until the process exits.
      */
     Result run(String index, String topology, double lingerSeconds, String heap) throws Exception {
+        return run(index, "index: " + index, topology, lingerSeconds, heap);
+    }
+
+    /** The same with {@code target} as the route's target and other route options ({@link #writeConfig}). */
+    Result run(String index, String target, String topology, double lingerSeconds, String heap) throws Exception {
         Path dir = options.work.resolve("kes-run-" + index).toAbsolutePath();
         Path config = writeConfig(
                 dir,
@@ -68,7 +73,8 @@ final class KesProcessRuns {
                 index,
                 options.parallelism,
                 true,
-                "topology: " + topology + ", linger: " + Math.round(lingerSeconds * 1000) + "ms");
+                "topology: " + topology + ", linger: " + Math.round(lingerSeconds * 1000) + "ms",
+                target);
         Path gcLog = dir.resolve("gc.log");
         Path console = dir.resolve("console.txt");
         ProcessBuilder builder = builder(dir, config, heap);
@@ -112,6 +118,21 @@ final class KesProcessRuns {
             boolean bounded,
             String bulk)
             throws IOException {
+        return writeConfig(dir, esUrls, bootstrap, topic, index, parallelism, bounded, bulk, "index: " + index);
+    }
+
+    /** The same with {@code target} as the route's target and any other route option, e.g. {@code data_stream: x, routing: level}. */
+    static Path writeConfig(
+            Path dir,
+            List<String> esUrls,
+            String bootstrap,
+            String topic,
+            String index,
+            int parallelism,
+            boolean bounded,
+            String bulk,
+            String target)
+            throws IOException {
         Files.createDirectories(dir);
         Path config = dir.resolve("kes.yaml");
         Files.writeString(
@@ -125,7 +146,7 @@ final class KesProcessRuns {
                                 + ", checkpoint_interval: 10s, bounded: " + bounded + "}",
                         bulk.isBlank() ? "" : "bulk: {" + bulk + "}",
                         "routes:",
-                        "  - {topics: [" + topic + "], index: " + index + ", id: kafka}",
+                        "  - {topics: [" + topic + "], " + target + ", id: kafka}",
                         ""));
         return config;
     }

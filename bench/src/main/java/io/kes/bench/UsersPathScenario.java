@@ -116,6 +116,16 @@ final class UsersPathScenario {
     /** Every setup, its rounds, the report; true when every run indexed every record exactly once and exited cleanly. */
     boolean run() throws Exception {
         environment.put("load average at start (1, 5, 15 min)", loadAverage());
+        if (dataStream() || options.routingField != null) {
+            environment.put(
+                    "kes's route",
+                    (dataStream()
+                                    ? "a data stream per run (op create, from an index template of its own)"
+                                    : "an index per run")
+                            + (options.routingField != null
+                                    ? ", routed by the records' `" + options.routingField + "`"
+                                    : ""));
+        }
         BenchServers.SingleNode stack = servers.startSingleNode(options);
         Http es = new Http(stack.esUrl());
         Machine.describe(es, environment);
@@ -176,7 +186,7 @@ final class UsersPathScenario {
                         String index = "kes-bench-up" + shards + "-" + mode + "-r" + round;
                         Bench.step(setup.name() + ", " + Bench.roundName(round, options.rounds) + ": " + mode + " -> "
                                 + index);
-                        BenchElasticsearch.createIndex(es, index, "async", shards);
+                        createTarget(es, index, shards);
                         try {
                             PathRun run = switch (mode) {
                                 case SENDER_LOADER ->
@@ -211,7 +221,7 @@ final class UsersPathScenario {
                             System.out.println("  !! FAILED: " + e);
                             e.printStackTrace(System.out);
                         }
-                        es.send("DELETE", "/" + index, null);
+                        deleteTarget(es, index);
                     }
                 }
             }
@@ -237,7 +247,10 @@ final class UsersPathScenario {
             throws Exception {
         long docs = topic.docsFrom(new long[setup.partitions()]);
         EsStats.Snapshot before = stats.snapshot();
-        KesProcessRuns.Result r = kes.run(index, topology(mode), lingerSeconds(mode), "1g");
+        String target = (dataStream() ? "data_stream: " : "index: ")
+                + index
+                + (options.routingField != null ? ", routing: " + options.routingField : "");
+        KesProcessRuns.Result r = kes.run(index, target, topology(mode), lingerSeconds(mode), "1g");
         EsStats.Snapshot delta = stats.snapshot().minus(before);
         if (r.exitCode() != 0) {
             throw new IllegalStateException(
@@ -383,6 +396,39 @@ final class UsersPathScenario {
                 Double.NaN,
                 Double.NaN,
                 false);
+    }
+
+    private boolean dataStream() {
+        return options.usersPathTarget.equals("data-stream");
+    }
+
+    /** The run's index, or with {@code --target data-stream} a data stream of that name from a template of its own. */
+    private void createTarget(Http es, String name, int shards) throws Exception {
+        if (!dataStream()) {
+            BenchElasticsearch.createIndex(es, name, "async", shards);
+            return;
+        }
+        deleteTarget(es, name);
+        es.send(
+                        "PUT",
+                        "/_index_template/" + name,
+                        "{\"index_patterns\":[\"" + name + "\"],\"data_stream\":{},\"priority\":500,"
+                                + "\"template\":{\"settings\":{\"number_of_shards\":" + shards
+                                + ",\"number_of_replicas\":0,\"refresh_interval\":\"-1\","
+                                + "\"translog.durability\":\"async\"}}}")
+                .requireOk("index template of data stream " + name);
+        es.send("PUT", "/_data_stream/" + name, null).requireOk("creating data stream " + name);
+        es.get("/_cluster/health/" + name + "?wait_for_status=green&timeout=60s")
+                .requireOk("health of " + name);
+    }
+
+    private void deleteTarget(Http es, String name) throws Exception {
+        if (dataStream()) {
+            es.send("DELETE", "/_data_stream/" + name, null);
+            es.send("DELETE", "/_index_template/" + name, null);
+        } else {
+            es.send("DELETE", "/" + name, null);
+        }
     }
 
     private static long sum(List<Run> runs, java.util.function.ToLongFunction<Run> f) {
