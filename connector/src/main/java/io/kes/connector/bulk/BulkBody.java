@@ -3,9 +3,6 @@ package io.kes.connector.bulk;
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.OpType;
 import io.kes.connector.routing.PredictedShard;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -28,9 +25,6 @@ import java.util.Set;
  */
 final class BulkBody {
 
-    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final long EVERY_BYTE_LF = 0x0a0a0a0a0a0a0a0aL;
-    private static final long EVERY_BYTE_CR = 0x0d0d0d0d0d0d0d0dL;
     private static final byte[] UPSERT_PREFIX = "{\"doc\":".getBytes(StandardCharsets.UTF_8);
     private static final byte[] UPSERT_SUFFIX = ",\"doc_as_upsert\":true}".getBytes(StandardCharsets.UTF_8);
 
@@ -207,47 +201,13 @@ final class BulkBody {
         int start = size;
         System.arraycopy(source, 0, bytes, size, source.length);
         size += source.length;
-        boolean replaced = replaceLineBreaks(bytes, start, size);
+        boolean replaced = LineBreaks.replace(bytes, start, size);
         if (suffix != null) {
             System.arraycopy(suffix, 0, bytes, size, suffix.length);
             size += suffix.length;
         }
         bytes[size++] = '\n';
         return replaced;
-    }
-
-    /**
-     * Turns CR and LF in {@code b[from, to)} into spaces. Every source byte passes through here, so
-     * it tests eight bytes at a time (most documents are single-line JSON and have neither); a
-     * multi-byte UTF-8 character never contains 0x0A or 0x0D, so a byte-wise test is exact.
-     */
-    static boolean replaceLineBreaks(byte[] b, int from, int to) {
-        boolean replaced = false;
-        int i = from;
-        for (; i + Long.BYTES <= to; i += Long.BYTES) {
-            long word = (long) LONGS.get(b, i);
-            if (hasByte(word, EVERY_BYTE_LF) || hasByte(word, EVERY_BYTE_CR)) {
-                replaced |= replaceLineBreaksBytewise(b, i, i + Long.BYTES);
-            }
-        }
-        return replaceLineBreaksBytewise(b, i, to) | replaced;
-    }
-
-    private static boolean replaceLineBreaksBytewise(byte[] b, int from, int to) {
-        boolean replaced = false;
-        for (int i = from; i < to; i++) {
-            if (b[i] == '\n' || b[i] == '\r') {
-                b[i] = ' ';
-                replaced = true;
-            }
-        }
-        return replaced;
-    }
-
-    /** Whether some byte of {@code word} equals the byte repeated in {@code pattern} (the "has zero byte" test on their XOR). */
-    private static boolean hasByte(long word, long pattern) {
-        long x = word ^ pattern;
-        return ((x - 0x0101010101010101L) & ~x & 0x8080808080808080L) != 0;
     }
 
     private void writeAscii(String s) {

@@ -118,7 +118,7 @@ class BulkBodyTest {
                     expected[i] = ' ';
                 }
             }
-            BulkBody.replaceLineBreaks(bytes, from, to);
+            LineBreaks.replace(bytes, from, to);
             assertThat(bytes).as("trial %d, [%d, %d)", trial, from, to).isEqualTo(expected);
         }
     }

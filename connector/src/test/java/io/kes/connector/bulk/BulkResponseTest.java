@@ -66,7 +66,7 @@ class BulkResponseTest {
                 + "{\"delete\":{\"_index\":\"logs\",\"result\":\"not_found\",\"status\":404,\"_primary_term\":12}}"
                 + "]}";
         byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
-        assertThat(new BulkResponse.PlainItems(bytes, bytes.length).read(4))
+        assertThat(new PlainItems(bytes, bytes.length).read(4))
                 .as("read as plain items")
                 .isNotNull();
         assertSameAsStreaming(json, 4);
@@ -90,13 +90,11 @@ class BulkResponseTest {
                 "{\"items\":[" + ok + ",{\"index\":{\"_index\":\"l\u00f6gs\",\"status\":201}}]}",
                 "{\"items\":[" + ok + ",{\"index\":{\"_index\":\"logs\",\"_version\":3,\"status\":201}}]}")) {
             byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
-            assertThat(new BulkResponse.PlainItems(bytes, bytes.length).read(2))
-                    .as(json)
-                    .isNull();
+            assertThat(new PlainItems(bytes, bytes.length).read(2)).as(json).isNull();
             assertSameAsStreaming(json, 2);
         }
         byte[] plain = ("{\"items\":[" + ok + "," + ok + "]}").getBytes(StandardCharsets.UTF_8);
-        assertThat(new BulkResponse.PlainItems(plain, plain.length).read(3))
+        assertThat(new PlainItems(plain, plain.length).read(3))
                 .as("fewer items than sent")
                 .isNull();
         assertThatThrownBy(() -> BulkResponse.parse(plain, plain.length, 3))
