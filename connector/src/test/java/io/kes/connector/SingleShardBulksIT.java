@@ -132,6 +132,57 @@ class SingleShardBulksIT {
         assertThat(RecordingReporter.max("kes.shardsPerBulk")).isLessThanOrEqualTo(1);
     }
 
+    /**
+     * Issue 39 item 2: a routing value with three quarters of the documents puts its slot on one
+     * keyed writer; once its router has counted it, the slot is split over six writers by the id.
+     * Each writer's documents in: none more than two fifths of the whole (before: over three quarters;
+     * the first window of each router, a fifth of its documents, goes out unsplit),
+     * every document once, every bulk on one shard.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.kes.stack.junit.SearchTarget#newest")
+    void aHotRoutingValuesSlotIsSplitOverSeveralKeyedWriters(SearchTarget target) throws Exception {
+        int writers = 8;
+        int docs = 160_000;
+        Http http = target.node().http();
+        String index = "bulk-hot-routing";
+        http.send("DELETE", "/" + index + "?ignore_unavailable=true", null);
+        http.send(
+                        "PUT",
+                        "/" + index,
+                        "{\"settings\":{\"number_of_shards\":8,\"number_of_replicas\":0},"
+                                + "\"mappings\":{\"properties\":{\"n\":{\"type\":\"long\"}}}}")
+                .requireOk("create");
+        ElasticsearchSink sink = ElasticsearchSink.builder()
+                .setHosts(target.node().url())
+                .setTopology(ElasticsearchSinkOptions.Topology.KEYED)
+                .build();
+        SinkPipelines.start(
+                        sink,
+                        docs,
+                        0,
+                        writers,
+                        null,
+                        i -> DocumentOperation.write(OpType.INDEX, index)
+                                .id("doc-" + i)
+                                .routing(i % 4 == 3 ? null : "hot")
+                                .source(("{\"n\":" + i + "}").getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                                .idUnique(true)
+                                .build())
+                .getJobExecutionResult()
+                .get();
+
+        assertThat(http.refreshAndCount(index)).isEqualTo(docs);
+        List<Long> docsPerWriter = RecordingReporter.valuesOfOperator("kes: bulk writer", "numRecordsSend");
+        System.out.printf(
+                "8 shards, a routing value with 3/4 of the documents: documents per writer %s%n", docsPerWriter);
+        assertThat(docsPerWriter)
+                .as("documents per writer")
+                .hasSize(writers)
+                .allSatisfy(n -> assertThat(n).isPositive().isLessThan(docs * 2 / 5));
+        assertThat(RecordingReporter.max("kes.shardsPerBulk")).isLessThanOrEqualTo(1);
+    }
+
     private record Ratio(long bulkRequests, long shardOperations) {}
 
     private static Ratio run(SearchNode es, String index, boolean grouping) throws Exception {
