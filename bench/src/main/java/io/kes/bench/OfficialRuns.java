@@ -409,10 +409,11 @@ final class OfficialRuns implements AutoCloseable {
 
     /** Index operations on the primaries of {@code index} so far: above the documents when some were written twice. */
     static long indexTotal(Http es, String index) throws IOException {
-        Matcher m = INDEX_TOTAL.matcher(
-                es.get("/" + index + "/_stats/indexing?filter_path=_all.primaries.indexing.index_total")
-                        .requireOk("indexing stats of " + index)
-                        .body());
+        Matcher m = INDEX_TOTAL.matcher(es.get("/" + index
+                        // 0 until it exists: a data stream appears with kes's first write
+                        + "/_stats/indexing?ignore_unavailable=true&filter_path=_all.primaries.indexing.index_total")
+                .requireOk("indexing stats of " + index)
+                .body());
         return m.find() ? Long.parseLong(m.group(1)) : 0;
     }
 

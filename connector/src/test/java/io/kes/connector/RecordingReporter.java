@@ -68,8 +68,15 @@ public final class RecordingReporter implements MetricReporter {
      * {@code ...<operator name>.<subtask index>.<metric>}, so a plain suffix cannot name them.
      */
     public static long sumOfOperator(String operatorName, String metric) {
+        return valuesOfOperator(operatorName, metric).stream()
+                .mapToLong(Long::longValue)
+                .sum();
+    }
+
+    /** An operator's metric, one value per subtask ({@link #sumOfOperator}). */
+    public static List<Long> valuesOfOperator(String operatorName, String metric) {
         Pattern id = Pattern.compile(".*" + Pattern.quote(operatorName) + "\\.\\d+\\." + Pattern.quote(metric));
-        return values(id.asMatchPredicate()).stream().mapToLong(Long::longValue).sum();
+        return values(id.asMatchPredicate());
     }
 
     public static long max(String suffix) {

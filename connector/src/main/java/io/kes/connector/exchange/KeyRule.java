@@ -10,8 +10,11 @@ import io.kes.connector.routing.ShardPredictor;
  * How one layout of a target keys documents: the rule {@link SlotKeys} switches ids between when
  * the layout changes. A document whose shard this layout predicts gets its slot's key, {@code base
  * + shard}, or {@code base + shard + shards * (hash(id) mod spread)} when the index's slots are
- * split over {@code spread} writers ({@link #spreadOf}); any other document gets no slot key, and
- * {@link SlotKeys} keys it by its id. Compares by the layout's generation (identity).
+ * split over {@code spread} writers ({@link #spreadOf}); a hot slot ({@link HotSlots}: one that
+ * carries more than a writer's even share, e.g. a routing value with half the documents) is split
+ * over the {@code hot[shard]} writers from its own on, {@code base + shard + (hash(id) mod
+ * hot[shard])}. Any other document gets no slot key, and {@link SlotKeys} keys it by its id.
+ * Compares by the layout's generation (identity) and, within one layout, by instance.
  */
 final class KeyRule {
 
@@ -25,6 +28,8 @@ final class KeyRule {
     final int shards;
     /** How many writers share each of the index's slots (by the id's hash). */
     final int spread;
+    /** Per shard, over how many consecutive writers a hot slot is split (1: not hot); null: none is. */
+    final int[] hot;
 
     KeyRule(SlotKeys.Target owner, PredictedShard prediction, int writers) {
         IndexLayout layout = prediction.layout();
@@ -35,6 +40,23 @@ final class KeyRule {
         this.base = slots ? spread(layout.index().hashCode()) : 0;
         this.shards = slots ? layout.numberOfShards() : 0;
         this.spread = slots ? spreadOf(shards, writers) : 1;
+        this.hot = null;
+    }
+
+    /** {@code rule} with {@code hot} slots split over more writers (same layout). */
+    KeyRule(KeyRule rule, int[] hot) {
+        this.owner = rule.owner;
+        this.generation = rule.generation;
+        this.routing = rule.routing;
+        this.base = rule.base;
+        this.shards = rule.shards;
+        this.spread = rule.spread;
+        this.hot = java.util.Arrays.stream(hot).allMatch(s -> s == 1) ? null : hot;
+    }
+
+    /** Over how many writers {@code shard}'s slot is split as a hot one (1: it is not hot). */
+    int hotSpread(int shard) {
+        return hot == null ? 1 : hot[shard];
     }
 
     /** The slot key of {@code op}, predicted under another layout than this rule's, or {@link #NO_SLOT}. */
@@ -49,12 +71,16 @@ final class KeyRule {
     }
 
     private int slotKey(int shard, DocumentOperation op) {
-        if (spread == 1) {
+        int hotSpread = hotSpread(shard);
+        if (spread == 1 && hotSpread == 1) {
             return base + shard;
         }
         String by = op.id() != null ? op.id() : op.routing();
-        int part = by != null ? spread(by.hashCode()) % spread : 0;
-        return base + shard + shards * part;
+        int hash = by != null ? spread(by.hashCode()) : 0;
+        if (hotSpread > spread) {
+            return base + shard + hash % hotSpread;
+        }
+        return base + shard + shards * (hash % spread);
     }
 
     /**

@@ -20,12 +20,14 @@ import org.apache.flink.annotation.VisibleForTesting;
  * idle or twice as loaded. Such an index's slots are split over {@code spread} writers each, by the
  * id's hash: key {@code base + shard + shards * (hash(id) mod spread)}, the smallest spread with
  * which every writer gets a part and none more than 1.25x an even share ({@link KeyRule#spreadOf}). One id
- * still reaches one writer, and each writer's bulks still touch one shard.
+ * still reaches one writer, and each writer's bulks still touch one shard. A slot that carries more
+ * than a writer's even share (a routing value with half the documents) is split the same way once
+ * the router has counted it ({@link HotSlots}), and joined back when it cools.
  *
  * <p>The promise per-id order rests on: <b>the writes of one id reach one writer at a time</b>.
- * Within one layout of a target an id's key never changes. When the layout changes (the index
+ * Within one rule of a target an id's key never changes. When the rule changes (the index
  * appears and is read for the first time, is re-created with another shard count, a pipeline is
- * found moving its documents), an id's key may change, and the old writer may still hold its last
+ * found moving its documents, a slot turns hot or cools), an id's key may change, and the old writer may still hold its last
  * write. A checkpoint completes only once every writer has acknowledged every write routed before
  * its barrier (aligned barriers: {@link SlotExchange#keyed}), so the rule kept here is: <b>an id
  * moves to another writer only once a checkpoint has completed whose barrier came after its last
@@ -90,6 +92,8 @@ final class SlotKeys {
         int remembered;
 
         long lastUsedBarrier;
+        /** Documents per shard of {@link #rule}'s layout in the current window ({@link HotSlots}); null until one is counted. */
+        int[] slotCounts;
 
         Target(int seed) {
             this.seed = seed;
@@ -105,6 +109,8 @@ final class SlotKeys {
     private long lastCompleted = -1;
     private int roundRobin;
     private int targetsMade;
+    /** Documents routed in the current window of {@link HotSlots#WINDOW}. */
+    private int routedInWindow;
 
     /** @param writers the writer subtasks the keys are spread over ({@code key mod writers}) */
     SlotKeys(int writers) {
@@ -131,9 +137,14 @@ final class SlotKeys {
         if (target.previous == null && generation != target.rule.generation) {
             change(target, prediction);
         }
-        int key = orById(
-                generation == target.rule.generation ? target.rule.slotKey(op, prediction) : target.rule.slotKey(op),
-                op);
+        int key;
+        if (generation == target.rule.generation) {
+            key = orById(target.rule.slotKey(op, prediction), op);
+            count(target, prediction.batchShard());
+        } else {
+            key = orById(target.rule.slotKey(op), op);
+            count(target, -1);
+        }
         if (target.previous == null && target.remembered == 0) {
             return key;
         }
@@ -150,6 +161,36 @@ final class SlotKeys {
             target.rule = next; // both key by id: no id changes writer
             return;
         }
+        switchTo(target, next);
+    }
+
+    /** Counts a document of {@code shard} (-1: none under the current rule's layout) and, once a window is full, looks for hot slots. */
+    private void count(Target target, int shard) {
+        if (shard >= 0 && target.rule.routing != null) {
+            if (target.slotCounts == null || target.slotCounts.length != target.rule.shards) {
+                target.slotCounts = new int[target.rule.shards];
+            }
+            target.slotCounts[shard]++;
+        }
+        if (++routedInWindow == HotSlots.WINDOW) {
+            routedInWindow = 0;
+            for (Target t : byTarget.values()) {
+                if (t.slotCounts == null) {
+                    continue;
+                }
+                int[] hot = t.previous == null && t.slotCounts.length == t.rule.shards
+                        ? HotSlots.next(t.slotCounts, HotSlots.WINDOW, writers, t.rule)
+                        : null;
+                if (hot != null) {
+                    switchTo(t, new KeyRule(t.rule, hot)); // the same layout, hot slots split anew
+                }
+                java.util.Arrays.fill(t.slotCounts, 0);
+            }
+        }
+    }
+
+    /** Ids of {@code target} begin to move from its rule to {@code next}, in rounds. */
+    private void switchTo(Target target, KeyRule next) {
         target.previous = target.rule;
         target.rule = next;
         target.roundFrom = 0;
@@ -268,6 +309,17 @@ final class SlotKeys {
     private int byId(DocumentOperation op) {
         String by = op.id() != null ? op.id() : op.routing();
         return by != null ? KeyRule.spread(by.hashCode()) : (roundRobin++ & Integer.MAX_VALUE);
+    }
+
+    /** Slots split over several writers because they are hot ({@link HotSlots}), for the metric. */
+    int hotSlots() {
+        int hot = 0;
+        for (Target target : byTarget.values()) {
+            for (int shard = 0; target.rule.hot != null && shard < target.rule.shards; shard++) {
+                hot += target.rule.hot[shard] > 1 ? 1 : 0;
+            }
+        }
+        return hot;
     }
 
     /** Ids routed with an earlier rule that still wait for a checkpoint (for the metric and tests). */

@@ -69,6 +69,7 @@ final class SlotRouter extends AbstractStreamOperator<Tuple2<Integer, DocumentOp
         keys = new SlotKeys(getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks());
         keyed = new Tuple2<>();
         getMetricGroup().gauge("slotKeysRemembered", () -> keys.remembered());
+        getMetricGroup().gauge("hotSlots", () -> keys.hotSlots());
     }
 
     @Override

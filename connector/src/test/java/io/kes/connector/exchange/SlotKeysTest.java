@@ -451,4 +451,54 @@ class SlotKeysTest {
             keys.completed(checkpoint);
         }
     }
+    /**
+     * A routing value with half the documents puts its slot on one writer: once a window counted
+     * it, the slot is split over several writers by the id, every writer is busy and none carries
+     * more than about twice an even share; an id changes writer only once a completed checkpoint
+     * covers its last write to the old one.
+     */
+    @Test
+    void aHotRoutingValuesSlotIsSplitOverSeveralWritersAndAnIdMovesOnlyAfterACheckpointCoversIt() {
+        int writers = 8;
+        SlotKeys keys = new SlotKeys(writers);
+        IndexLayout layout = layout("u1", 48);
+        java.util.Map<String, Integer> writerOf = new java.util.HashMap<>();
+        java.util.Map<String, Long> lastWriteBefore =
+                new java.util.HashMap<>(); // the next barrier after its last write
+        long barrier = 0;
+        int[] lastWindow = new int[writers];
+        int docs = 6 * HotSlots.WINDOW;
+        for (int i = 0; i < docs; i++) {
+            if (i % 500 == 0) {
+                keys.barrier(++barrier);
+                keys.completed(barrier - 1); // checkpoints complete one interval late
+            }
+            String id = "d" + (i % 3_000);
+            DocumentOperation op = DocumentOperation.write(io.kes.connector.OpType.INDEX, "logs")
+                    .id(id)
+                    .routing(i % 2 == 0 ? "hot" : null)
+                    .source("{}".getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                    .build();
+            int w = writer(keys.keyOf(op, predict(layout, op)), writers);
+            Integer before = writerOf.put(id, w);
+            if (before != null && before != w) {
+                assertThat(barrier - 1)
+                        .as(
+                                "%s moved from writer %s to %s: a completed checkpoint covers its last write there",
+                                id, before, w)
+                        .isGreaterThanOrEqualTo(lastWriteBefore.get(id));
+            }
+            lastWriteBefore.put(id, barrier + 1);
+            if (i >= docs - HotSlots.WINDOW) {
+                lastWindow[w]++;
+            }
+        }
+        assertThat(java.util.Arrays.stream(lastWindow).boxed().toList())
+                .as("documents per writer in the last window (even: %s)", HotSlots.WINDOW / writers)
+                .allSatisfy(n -> assertThat(n).isBetween(1, HotSlots.WINDOW / 4));
+    }
+
+    private static int writer(int key, int writers) {
+        return key % writers;
+    }
 }
