@@ -19,6 +19,7 @@ final class ProcessClock {
      * @param steadyDocsPerSecond    the middle half of the documents over the time it took
      * @param clientCpuSeconds       the process tree plus {@link ClientCpu}, start to exit
      * @param steadyClientCpuSeconds the same from 25% to 75% of the documents indexed
+     * @param tailSeconds            every document indexed to exit (a bounded job's end: its last checkpoint, shutdown); NaN when not seen
      */
     record Result(
             double seconds,
@@ -26,7 +27,8 @@ final class ProcessClock {
             double steadyDocsPerSecond,
             double clientCpuSeconds,
             double steadyClientCpuSeconds,
-            int exitCode) {}
+            int exitCode,
+            double tailSeconds) {}
 
     private ProcessClock() {}
 
@@ -52,6 +54,7 @@ final class ProcessClock {
         long threeQuarters = 0;
         long cpuAtQuarter = 0;
         long cpuAtThreeQuarters = 0;
+        long all = 0;
         try {
             long deadline = t0 + TimeUnit.MINUTES.toNanos(timeoutMinutes);
             while (!process.waitFor(100, TimeUnit.MILLISECONDS)) {
@@ -67,6 +70,7 @@ final class ProcessClock {
                     threeQuarters = now;
                     cpuAtThreeQuarters = processCpu + clientCpu.millis();
                 }
+                all = all == 0 && indexed >= docs ? now : all;
                 if (now > deadline) {
                     throw new IllegalStateException(what + " still running after " + timeoutMinutes + " minutes");
                 }
@@ -85,6 +89,7 @@ final class ProcessClock {
                 steady ? (docs * 3 / 4 - docs / 4) / ((threeQuarters - quarter) / 1e9) : Double.NaN,
                 (processCpu + clientCpu.millis() - clientBefore) / 1000.0,
                 steady ? (cpuAtThreeQuarters - cpuAtQuarter) / 1000.0 : Double.NaN,
-                process.exitValue());
+                process.exitValue(),
+                all == 0 ? Double.NaN : (end - all) / 1e9);
     }
 }

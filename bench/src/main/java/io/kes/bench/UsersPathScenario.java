@@ -78,6 +78,7 @@ final class UsersPathScenario {
      * @param steadyClientCpuSeconds client CPU from 25% to 75% of the documents indexed (official: its middle two of four windows)
      * @param peakHeapMb     kes: largest heap occupancy before a GC; NaN for the others
      * @param liveHeapMb     kes: largest heap occupancy after a GC; NaN for the others
+     * @param tailSeconds    kes and loader-topic: every document indexed to exit; NaN for the others
      */
     record PathRun(
             Setup setup,
@@ -96,7 +97,8 @@ final class UsersPathScenario {
             double steadyClientCpuSeconds,
             double peakHeapMb,
             double liveHeapMb,
-            boolean outOfMemory) {
+            boolean outOfMemory,
+            double tailSeconds) {
         double docsPerSecond() {
             return docs / seconds;
         }
@@ -199,7 +201,8 @@ final class UsersPathScenario {
                             };
                             System.out.printf(
                                     "  %,.0f docs/s (steady %,.0f), %,d of %,d counted, index_total %,d, %.0f docs per _bulk,"
-                                            + " %.2f shard ops per _bulk, heap %.0f MB before GC, %.0f after%s%n",
+                                            + " %.2f shard ops per _bulk, heap %.0f MB before GC, %.0f after, start-up %.1f s, %.1f s from the"
+                                            + " last document indexed to exit%s%n",
                                     run.docsPerSecond(),
                                     run.steadyDocsPerSecond(),
                                     run.counted(),
@@ -209,6 +212,8 @@ final class UsersPathScenario {
                                     Stats.ratio(run.shardOps(), run.bulks()),
                                     run.peakHeapMb(),
                                     run.liveHeapMb(),
+                                    run.startupSeconds(),
+                                    run.tailSeconds(),
                                     run.outOfMemory() ? ", OutOfMemoryError" : "");
                             if (run.counted() != run.docs() || run.indexTotal() != run.docs() || run.outOfMemory()) {
                                 failures.add(setup.name() + " " + mode + " round " + round + ": counted "
@@ -322,7 +327,8 @@ final class UsersPathScenario {
                 r.steadyClientCpuSeconds(),
                 peakHeapMb,
                 liveHeapMb,
-                outOfMemory);
+                outOfMemory,
+                r.tailSeconds());
     }
 
     /**
@@ -362,7 +368,8 @@ final class UsersPathScenario {
                 middle.stream().mapToDouble(Run::clientCpuSeconds).sum(),
                 Double.NaN,
                 Double.NaN,
-                false);
+                false,
+                Double.NaN);
     }
 
     /** The loader's {@code _bulk} requests: its shard operations over the shards per request the node counted (retries included). */
@@ -395,7 +402,8 @@ final class UsersPathScenario {
                 loader.lastSteadyClientCpuSeconds(),
                 Double.NaN,
                 Double.NaN,
-                false);
+                false,
+                Double.NaN);
     }
 
     private boolean dataStream() {
