@@ -111,6 +111,8 @@ final class SlotKeys {
     private int targetsMade;
     /** Documents routed in the current window of {@link HotSlots#WINDOW}. */
     private int routedInWindow;
+    /** Slots split because they are hot, as of the last window: read by the metrics thread. */
+    private volatile int hotSlots;
 
     /** @param writers the writer subtasks the keys are spread over ({@code key mod writers}) */
     SlotKeys(int writers) {
@@ -174,19 +176,29 @@ final class SlotKeys {
         }
         if (++routedInWindow == HotSlots.WINDOW) {
             routedInWindow = 0;
-            for (Target t : byTarget.values()) {
-                if (t.slotCounts == null) {
-                    continue;
-                }
-                int[] hot = t.previous == null && t.slotCounts.length == t.rule.shards
-                        ? HotSlots.next(t.slotCounts, HotSlots.WINDOW, writers, t.rule)
-                        : null;
-                if (hot != null) {
-                    switchTo(t, new KeyRule(t.rule, hot)); // the same layout, hot slots split anew
-                }
-                java.util.Arrays.fill(t.slotCounts, 0);
+            lookForHotSlots();
+        }
+    }
+
+    /** A window is full: each target's slots split or joined as their counts say ({@link HotSlots}), the counts reset. */
+    private void lookForHotSlots() {
+        int split = 0;
+        for (Target t : byTarget.values()) {
+            if (t.slotCounts == null) {
+                continue;
+            }
+            int[] hot = t.previous == null && t.slotCounts.length == t.rule.shards
+                    ? HotSlots.next(t.slotCounts, HotSlots.WINDOW, writers, t.rule)
+                    : null;
+            if (hot != null) {
+                switchTo(t, new KeyRule(t.rule, hot)); // the same layout, hot slots split anew
+            }
+            java.util.Arrays.fill(t.slotCounts, 0);
+            for (int shard = 0; t.rule.hot != null && shard < t.rule.shards; shard++) {
+                split += t.rule.hot[shard] > 1 ? 1 : 0;
             }
         }
+        hotSlots = split;
     }
 
     /** Ids of {@code target} begin to move from its rule to {@code next}, in rounds. */
@@ -311,15 +323,9 @@ final class SlotKeys {
         return by != null ? KeyRule.spread(by.hashCode()) : (roundRobin++ & Integer.MAX_VALUE);
     }
 
-    /** Slots split over several writers because they are hot ({@link HotSlots}), for the metric. */
+    /** Slots split over several writers because they are hot ({@link HotSlots}) as of the last window, for the metric (any thread). */
     int hotSlots() {
-        int hot = 0;
-        for (Target target : byTarget.values()) {
-            for (int shard = 0; target.rule.hot != null && shard < target.rule.shards; shard++) {
-                hot += target.rule.hot[shard] > 1 ? 1 : 0;
-            }
-        }
-        return hot;
+        return hotSlots;
     }
 
     /** Ids routed with an earlier rule that still wait for a checkpoint (for the metric and tests). */

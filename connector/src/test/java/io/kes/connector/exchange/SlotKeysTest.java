@@ -496,6 +496,7 @@ class SlotKeysTest {
         assertThat(java.util.Arrays.stream(lastWindow).boxed().toList())
                 .as("documents per writer in the last window (even: %s)", HotSlots.WINDOW / writers)
                 .allSatisfy(n -> assertThat(n).isBetween(1, HotSlots.WINDOW / 4));
+        assertThat(keys.hotSlots()).as("the metric: one slot split").isEqualTo(1);
     }
 
     private static int writer(int key, int writers) {
