@@ -258,7 +258,8 @@ final class FixedLoadRuns {
                 index,
                 options.parallelism,
                 false,
-                FixedLoadScenario.bulkSettings(mode, options.kesBulk));
+                FixedLoadScenario.bulkSettings(mode, options.kesBulk),
+                "index: " + index);
         Process process = KesProcessRuns.builder(dir, config, "1g").start();
         long[] last = {0};
         return new Job() {

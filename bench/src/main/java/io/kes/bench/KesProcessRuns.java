@@ -55,14 +55,10 @@ final class KesProcessRuns {
     }
 
     /**
-     * Runs the job with {@code topology} (keyed or chained) and {@code bulk.linger} into {@code index}
-     * (created by the caller) until the process exits.
+     * Runs the job with {@code topology} (keyed or chained) and {@code bulk.linger} into {@code target}
+     * ({@link #writeConfig}; its index created by the caller) until the process exits; {@code index}
+     * names the run's folder and job.
      */
-    Result run(String index, String topology, double lingerSeconds, String heap) throws Exception {
-        return run(index, "index: " + index, topology, lingerSeconds, heap);
-    }
-
-    /** The same with {@code target} as the route's target and other route options ({@link #writeConfig}). */
     Result run(String index, String target, String topology, double lingerSeconds, String heap) throws Exception {
         Path dir = options.work.resolve("kes-run-" + index).toAbsolutePath();
         Path config = writeConfig(
@@ -104,24 +100,12 @@ final class KesProcessRuns {
     }
 
     /**
-     * The job's YAML in {@code dir}: the topic from its earliest offsets into {@code index} with
-     * Kafka-coordinate ids, {@code bounded} or following the topic, and {@code bulk} as the body of
-     * the {@code bulk:} map (any sink option, e.g. {@code shard_grouping: false}; empty: defaults).
+     * The job's YAML in {@code dir}: the topic from its earliest offsets into {@code target} (the
+     * route's target and any other route option: {@code index: x}, {@code data_stream: x, routing:
+     * level}) with Kafka-coordinate ids, {@code bounded} or following the topic, and {@code bulk} as
+     * the body of the {@code bulk:} map (any sink option, e.g. {@code shard_grouping: false}; empty:
+     * defaults). {@code index} names the job and its consumer group.
      */
-    static Path writeConfig(
-            Path dir,
-            List<String> esUrls,
-            String bootstrap,
-            String topic,
-            String index,
-            int parallelism,
-            boolean bounded,
-            String bulk)
-            throws IOException {
-        return writeConfig(dir, esUrls, bootstrap, topic, index, parallelism, bounded, bulk, "index: " + index);
-    }
-
-    /** The same with {@code target} as the route's target and any other route option, e.g. {@code data_stream: x, routing: level}. */
     static Path writeConfig(
             Path dir,
             List<String> esUrls,

@@ -19,7 +19,7 @@ final class ProcessClock {
      * @param steadyDocsPerSecond    the middle half of the documents over the time it took
      * @param clientCpuSeconds       the process tree plus {@link ClientCpu}, start to exit
      * @param steadyClientCpuSeconds the same from 25% to 75% of the documents indexed
-     * @param tailSeconds            every document indexed to exit (a bounded job's end: its last checkpoint, shutdown); NaN when not seen
+     * @param tailSeconds            every document indexed to exit (a bounded job's end: the end-of-input flush, the final checkpoint, shutdown); NaN when not seen
      */
     record Result(
             double seconds,

@@ -177,7 +177,8 @@ final class UsersPathScenario {
                 // untimed: a user's bin/kes run starts from the class archive its first run built (bin/kes,
                 // cds_archive); measured runs are later runs, the first run's cost is docs/benchmark.md's
                 BenchElasticsearch.createIndex(es, "kes-bench-warmup-kes", "async", shards);
-                KesProcessRuns.Result first = kes.run("kes-bench-warmup-kes", topology("kes-keyed"), 1.0, "1g");
+                KesProcessRuns.Result first = kes.run(
+                        "kes-bench-warmup-kes", "index: kes-bench-warmup-kes", topology("kes-keyed"), 1.0, "1g");
                 es.send("DELETE", "/kes-bench-warmup-kes", null);
                 System.out.printf(
                         "  (untimed kes run, exit %d) %s%n", first.exitCode(), KesProcessRuns.awaitClassArchive());
