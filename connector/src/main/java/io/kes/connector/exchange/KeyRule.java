@@ -54,6 +54,15 @@ final class KeyRule {
         this.hot = java.util.Arrays.stream(hot).allMatch(s -> s == 1) ? null : hot;
     }
 
+    /** How many of the index's slots this rule splits as hot ones. */
+    int hotSlots() {
+        int split = 0;
+        for (int shard = 0; hot != null && shard < shards; shard++) {
+            split += hot[shard] > 1 ? 1 : 0;
+        }
+        return split;
+    }
+
     /** Over how many writers {@code shard}'s slot is split as a hot one (1: it is not hot). */
     int hotSpread(int shard) {
         return hot == null ? 1 : hot[shard];

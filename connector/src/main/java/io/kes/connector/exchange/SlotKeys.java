@@ -194,9 +194,7 @@ final class SlotKeys {
                 switchTo(t, new KeyRule(t.rule, hot)); // the same layout, hot slots split anew
             }
             java.util.Arrays.fill(t.slotCounts, 0);
-            for (int shard = 0; t.rule.hot != null && shard < t.rule.shards; shard++) {
-                split += t.rule.hot[shard] > 1 ? 1 : 0;
-            }
+            split += t.rule.hotSlots();
         }
         hotSlots = split;
     }
