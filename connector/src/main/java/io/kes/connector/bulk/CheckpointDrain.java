@@ -76,9 +76,9 @@ final class CheckpointDrain implements AutoCloseable {
         return durable;
     }
 
-    /** The next barrier is the input's end: nothing follows to share the translog's next sync. */
+    /** The input ended: nothing follows to share the translog's next sync, so every fence still to come flushes at once. */
     void endInput() {
-        epochs.current().endsInput = true;
+        finisher.endOfInput();
     }
 
     /** Waits for {@code durable} on the task thread, which runs responses and the finisher's wake-ups meanwhile; rethrows a failure. */

@@ -78,6 +78,10 @@ public final class CheckpointFence {
     private final Backoff backoff;
     private final long maxRetryMillis;
     private final Duration maxSyncWait;
+    /** Woken by {@link #endOfInput()} while {@link #awaitPersisted} waits for the next look. */
+    private final Object syncWait = new Object();
+
+    private volatile boolean inputEnded;
 
     public CheckpointFence(RestClient client, Backoff backoff, Duration maxRetryTime, Duration maxSyncWait) {
         this.metadata = new ClusterMetadataClient(client);
@@ -94,15 +98,6 @@ public final class CheckpointFence {
      * outage. On success the writes are forgotten; on failure they stay, for the next fence.
      */
     public void check(AcknowledgedWrites acknowledged) throws IOException, InterruptedException {
-        check(acknowledged, false);
-    }
-
-    /**
-     * {@link #check(AcknowledgedWrites)}; with {@code flushNow} (the end of a bounded job's input:
-     * no later write will share the translog's next sync) the written indices are flushed at once
-     * instead of waited for, so the job ends without waiting up to a sync interval.
-     */
-    public void check(AcknowledgedWrites acknowledged, boolean flushNow) throws IOException, InterruptedException {
         if (acknowledged.isEmpty()) {
             return;
         }
@@ -110,9 +105,9 @@ public final class CheckpointFence {
         long started = System.nanoTime();
         Set<String> flushed = retrying(indices, started, () -> {
             try {
-                return makeDurable(acknowledged, indices, flushNow);
+                return makeDurable(acknowledged, indices, true);
             } catch (ResponseException e) {
-                if (flushNow && e.getResponse().getStatusLine().getStatusCode() == 403) {
+                if (inputEnded && e.getResponse().getStatusLine().getStatusCode() == 403) {
                     // no 'maintenance' privilege: the end of input waits for the sync, as a checkpoint does
                     return makeDurable(acknowledged, indices, false);
                 }
@@ -145,10 +140,23 @@ public final class CheckpointFence {
     }
 
     /**
-     * Waits for the translog syncs, flushes what they do not cover in time, and checks that the
-     * flush reached every written shard's primary; returns the indices it flushed.
+     * The end of a bounded job's input: no later write will share the translog's next sync, so from
+     * now on the fence flushes the written indices at once instead of waiting for it, and a fence
+     * already waiting stops (the end of input's own fence would otherwise wait behind it). Any thread.
      */
-    private Set<String> makeDurable(AcknowledgedWrites acknowledged, Set<String> written, boolean flushNow)
+    public void endOfInput() {
+        synchronized (syncWait) {
+            inputEnded = true;
+            syncWait.notifyAll();
+        }
+    }
+
+    /**
+     * Waits for the translog syncs, flushes what they do not cover in time (everything, once the
+     * input ended, unless {@code flushAtEndOfInput} is off: no privilege to flush), and checks that
+     * the flush reached every written shard's primary; returns the indices it flushed.
+     */
+    private Set<String> makeDurable(AcknowledgedWrites acknowledged, Set<String> written, boolean flushAtEndOfInput)
             throws IOException, InterruptedException {
         Set<String> flush = new TreeSet<>();
         Set<String> wait = new TreeSet<>();
@@ -158,7 +166,8 @@ public final class CheckpointFence {
             if (meta == null) {
                 continue; // gone: the term check says so
             }
-            (flushNow || meta.translogSyncInterval().compareTo(maxSyncWait) > 0 ? flush : wait).add(index);
+            (flushAtEndOfInput && inputEnded || meta.translogSyncInterval().compareTo(maxSyncWait) > 0 ? flush : wait)
+                    .add(index);
         }
         Set<String> present = new TreeSet<>(wait);
         present.addAll(flush);
@@ -170,7 +179,8 @@ public final class CheckpointFence {
                     .mapToLong(i -> indices.get(i).translogSyncInterval().toMillis())
                     .max()
                     .orElse(0);
-            flush.addAll(awaitPersisted(targets, inSync, wait, Math.max(MIN_POLL_MILLIS, syncMillis / 5)));
+            flush.addAll(awaitPersisted(
+                    targets, inSync, wait, Math.max(MIN_POLL_MILLIS, syncMillis / 5), flushAtEndOfInput));
         }
         if (!flush.isEmpty()) {
             shards.flush(flush);
@@ -203,9 +213,16 @@ public final class CheckpointFence {
         return targets;
     }
 
-    /** Waits up to {@code fence_sync_wait} until every written shard's in-sync copies persisted its target; returns the indices that did not. */
+    /**
+     * Waits up to {@code fence_sync_wait} until every written shard's in-sync copies persisted its
+     * target, or with {@code stopAtEndOfInput} until the input ends; returns the indices that did not.
+     */
     private Set<String> awaitPersisted(
-            Map<String, long[]> targets, Map<String, int[]> inSync, Set<String> indices, long pollMillis)
+            Map<String, long[]> targets,
+            Map<String, int[]> inSync,
+            Set<String> indices,
+            long pollMillis,
+            boolean stopAtEndOfInput)
             throws IOException, InterruptedException {
         long deadline = System.nanoTime() + maxSyncWait.toNanos();
         Set<String> lagging = new TreeSet<>(indices);
@@ -213,10 +230,14 @@ public final class CheckpointFence {
             Map<String, Map<Integer, ShardSeqNos>> now = shards.primarySeqNos(lagging);
             lagging.removeIf(index -> persisted(
                     targets.get(index), inSync.getOrDefault(index, new int[0]), now.getOrDefault(index, Map.of())));
-            if (lagging.isEmpty() || System.nanoTime() >= deadline) {
+            if (lagging.isEmpty() || stopAtEndOfInput && inputEnded || System.nanoTime() >= deadline) {
                 return lagging;
             }
-            Thread.sleep(Math.min(pollMillis, Math.max(1, (deadline - System.nanoTime()) / 1_000_000)));
+            synchronized (syncWait) {
+                if (!(stopAtEndOfInput && inputEnded)) {
+                    syncWait.wait(Math.min(pollMillis, Math.max(1, (deadline - System.nanoTime()) / 1_000_000)));
+                }
+            }
         }
     }
 

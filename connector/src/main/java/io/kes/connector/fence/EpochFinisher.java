@@ -74,7 +74,7 @@ public final class EpochFinisher implements AutoCloseable {
         if (fence != null && !unfenced.isEmpty()) {
             long started = System.nanoTime();
             try {
-                fence.check(unfenced, epoch.endsInput);
+                fence.check(unfenced);
             } catch (CheckpointFence.FenceException e) {
                 fenceFailures.inc();
                 throw e;
@@ -85,6 +85,13 @@ public final class EpochFinisher implements AutoCloseable {
             unfenced.clear();
         }
         failureHandler.flush();
+    }
+
+    /** The input ended: the epochs still to finish flush instead of waiting for translog syncs ({@link CheckpointFence#endOfInput()}). */
+    public void endOfInput() {
+        if (fence != null) {
+            fence.endOfInput();
+        }
     }
 
     @Override

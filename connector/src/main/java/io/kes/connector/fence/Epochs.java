@@ -26,8 +26,6 @@ public final class Epochs {
         public final AcknowledgedWrites acknowledged = new AcknowledgedWrites();
         /** Completes when the epoch's writes are as durable as the durability mode makes them. */
         public final CompletableFuture<Void> durable = new CompletableFuture<>();
-        /** The epoch that ends a bounded input: nothing will follow it, so its fence need not wait for a sync it could share. */
-        public volatile boolean endsInput;
 
         private int outstanding;
 
