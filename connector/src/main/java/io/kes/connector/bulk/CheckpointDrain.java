@@ -76,8 +76,9 @@ final class CheckpointDrain implements AutoCloseable {
         return durable;
     }
 
-    /** The input ended: nothing follows to share the translog's next sync, so every fence still to come flushes at once. */
+    /** The next barrier is the input's end: its fence flushes at once, and vouches for the epochs still waiting for a sync. */
     void endInput() {
+        epochs.current().endsInput = true;
         finisher.endOfInput();
     }
 

@@ -95,25 +95,39 @@ public final class CheckpointFence {
      * Waits until the acknowledged writes are durable and checks the primary terms. While
      * Elasticsearch cannot be reached (or answers 429/5xx) it retries with backoff for up to
      * {@code retry.max_time}, as writes do: the checkpoint waits rather than fails over a short
-     * outage. On success the writes are forgotten; on failure they stay, for the next fence.
+     * outage. On success the writes are forgotten and it returns true; on failure they stay, for
+     * the next fence.
+     *
+     * <p>{@code endsInput}: these are the last writes of a bounded input. No later write will share
+     * the translog's next sync, so the written indices are flushed at once instead of waited for.
+     * A check for earlier writes that finds the input ended ({@link #endOfInput()}), or is waiting
+     * for a sync when it ends, returns false at once and leaves its writes in {@code acknowledged}:
+     * the end of input's check comes next and vouches for them with the same one flush (two
+     * flushes, or the wait for a sync, only delayed the job's end).
      */
-    public void check(AcknowledgedWrites acknowledged) throws IOException, InterruptedException {
+    public boolean check(AcknowledgedWrites acknowledged, boolean endsInput) throws IOException, InterruptedException {
         if (acknowledged.isEmpty()) {
-            return;
+            return true;
+        }
+        if (!endsInput && inputEnded) {
+            return false;
         }
         Set<String> indices = acknowledged.indices();
         long started = System.nanoTime();
         Set<String> flushed = retrying(indices, started, () -> {
             try {
-                return makeDurable(acknowledged, indices, true);
+                return makeDurable(acknowledged, indices, endsInput, endsInput);
             } catch (ResponseException e) {
-                if (inputEnded && e.getResponse().getStatusLine().getStatusCode() == 403) {
+                if (endsInput && e.getResponse().getStatusLine().getStatusCode() == 403) {
                     // no 'maintenance' privilege: the end of input waits for the sync, as a checkpoint does
-                    return makeDurable(acknowledged, indices, false);
+                    return makeDurable(acknowledged, indices, true, false);
                 }
                 throw e;
             }
         });
+        if (flushed == null) {
+            return false; // the input ended while it waited
+        }
         Map<String, IndexMetadata> now = retrying(indices, started, () -> metadata.indices(indices));
         for (String index : indices) {
             if (!now.containsKey(index) && index.startsWith(FAILURE_STORE_PREFIX)) {
@@ -137,12 +151,12 @@ public final class CheckpointFence {
             LOG.debug("Checkpoint fence flushed {} (translog sync slower than {})", flushed, maxSyncWait);
         }
         acknowledged.clear();
+        return true;
     }
 
     /**
-     * The end of a bounded job's input: no later write will share the translog's next sync, so from
-     * now on the fence flushes the written indices at once instead of waiting for it, and a fence
-     * already waiting stops (the end of input's own fence would otherwise wait behind it). Any thread.
+     * The end of a bounded job's input: a check for earlier writes that waits for a sync stops, and
+     * later ones return at once, all leaving their writes to the end of input's check. Any thread.
      */
     public void endOfInput() {
         synchronized (syncWait) {
@@ -152,11 +166,13 @@ public final class CheckpointFence {
     }
 
     /**
-     * Waits for the translog syncs, flushes what they do not cover in time (everything, once the
-     * input ended, unless {@code flushAtEndOfInput} is off: no privilege to flush), and checks that
-     * the flush reached every written shard's primary; returns the indices it flushed.
+     * Waits for the translog syncs, flushes what they do not cover in time (everything at once with
+     * {@code flushNow}), and checks that the flush reached every written shard's primary; returns
+     * the indices it flushed, or null when the input ended while a check for writes before its
+     * end waited ({@link #check}).
      */
-    private Set<String> makeDurable(AcknowledgedWrites acknowledged, Set<String> written, boolean flushAtEndOfInput)
+    private Set<String> makeDurable(
+            AcknowledgedWrites acknowledged, Set<String> written, boolean endsInput, boolean flushNow)
             throws IOException, InterruptedException {
         Set<String> flush = new TreeSet<>();
         Set<String> wait = new TreeSet<>();
@@ -166,8 +182,7 @@ public final class CheckpointFence {
             if (meta == null) {
                 continue; // gone: the term check says so
             }
-            (flushAtEndOfInput && inputEnded || meta.translogSyncInterval().compareTo(maxSyncWait) > 0 ? flush : wait)
-                    .add(index);
+            (flushNow || meta.translogSyncInterval().compareTo(maxSyncWait) > 0 ? flush : wait).add(index);
         }
         Set<String> present = new TreeSet<>(wait);
         present.addAll(flush);
@@ -179,8 +194,12 @@ public final class CheckpointFence {
                     .mapToLong(i -> indices.get(i).translogSyncInterval().toMillis())
                     .max()
                     .orElse(0);
-            flush.addAll(awaitPersisted(
-                    targets, inSync, wait, Math.max(MIN_POLL_MILLIS, syncMillis / 5), flushAtEndOfInput));
+            Set<String> lagging =
+                    awaitPersisted(targets, inSync, wait, Math.max(MIN_POLL_MILLIS, syncMillis / 5), !endsInput);
+            if (!lagging.isEmpty() && !endsInput && inputEnded) {
+                return null;
+            }
+            flush.addAll(lagging);
         }
         if (!flush.isEmpty()) {
             shards.flush(flush);

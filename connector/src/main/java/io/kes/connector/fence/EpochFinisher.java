@@ -3,6 +3,8 @@ package io.kes.connector.fence;
 import io.kes.connector.FailureHandler;
 import io.kes.connector.fence.Epochs.Epoch;
 import io.kes.connector.internal.DaemonThreads;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -31,6 +33,8 @@ public final class EpochFinisher implements AutoCloseable {
     private final ExecutorService thread;
     /** Acknowledged writes no fence has vouched for yet. Finisher thread only. */
     private final AcknowledgedWrites unfenced = new AcknowledgedWrites();
+    /** Epochs whose fence stopped when the input ended: the end of input's fence finishes them. Finisher thread only. */
+    private final List<Epoch> waitingForTheEnd = new ArrayList<>();
 
     /**
      * @param fence          null when the durability mode has none
@@ -55,11 +59,15 @@ public final class EpochFinisher implements AutoCloseable {
     public void finish(Epoch epoch) {
         try {
             thread.execute(() -> {
+                waitingForTheEnd.add(epoch);
                 try {
-                    makeDurable(epoch);
-                    epoch.durable.complete(null);
+                    if (makeDurable(epoch)) {
+                        waitingForTheEnd.forEach(finished -> finished.durable.complete(null));
+                        waitingForTheEnd.clear();
+                    }
                 } catch (Throwable t) {
-                    epoch.durable.completeExceptionally(t);
+                    waitingForTheEnd.forEach(failed -> failed.durable.completeExceptionally(t));
+                    waitingForTheEnd.clear();
                 } finally {
                     afterEachEpoch.run();
                 }
@@ -69,12 +77,15 @@ public final class EpochFinisher implements AutoCloseable {
         }
     }
 
-    private void makeDurable(Epoch epoch) throws Exception {
+    /** False: the input ended before the fence vouched for the epoch's writes; they stay for the end of input's fence. */
+    private boolean makeDurable(Epoch epoch) throws Exception {
         unfenced.addAll(epoch.acknowledged);
         if (fence != null && !unfenced.isEmpty()) {
             long started = System.nanoTime();
             try {
-                fence.check(unfenced);
+                if (!fence.check(unfenced, epoch.endsInput)) {
+                    return false;
+                }
             } catch (CheckpointFence.FenceException e) {
                 fenceFailures.inc();
                 throw e;
@@ -85,9 +96,14 @@ public final class EpochFinisher implements AutoCloseable {
             unfenced.clear();
         }
         failureHandler.flush();
+        return true;
     }
 
-    /** The input ended: the epochs still to finish flush instead of waiting for translog syncs ({@link CheckpointFence#endOfInput()}). */
+    /**
+     * The input ended: a fence waiting for a translog sync stops, and the epochs before the end
+     * complete with the end of input's fence, whose one flush vouches for them all
+     * ({@link CheckpointFence#check}).
+     */
     public void endOfInput() {
         if (fence != null) {
             fence.endOfInput();
@@ -96,6 +112,6 @@ public final class EpochFinisher implements AutoCloseable {
 
     @Override
     public void close() {
-        thread.shutdownNow();
+        thread.shutdownNow(); // an epoch still waiting for the end of input never completes: its task is closing
     }
 }

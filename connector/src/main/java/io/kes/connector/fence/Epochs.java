@@ -26,6 +26,8 @@ public final class Epochs {
         public final AcknowledgedWrites acknowledged = new AcknowledgedWrites();
         /** Completes when the epoch's writes are as durable as the durability mode makes them. */
         public final CompletableFuture<Void> durable = new CompletableFuture<>();
+        /** The epoch that ends a bounded input: nothing follows it to share a sync, and its fence vouches for the epochs still waiting. */
+        public volatile boolean endsInput;
 
         private int outstanding;
 

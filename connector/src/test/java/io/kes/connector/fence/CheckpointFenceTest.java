@@ -3,6 +3,8 @@ package io.kes.connector.fence;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kes.connector.FailureHandler;
+import io.kes.connector.fence.Epochs.Epoch;
 import io.kes.connector.internal.Backoff;
 import io.kes.connector.routing.IndexLayout;
 import io.kes.connector.testing.CannedElasticsearch;
@@ -14,6 +16,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import org.apache.flink.metrics.SimpleCounter;
+import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
 import org.elasticsearch.client.RestClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -35,6 +39,7 @@ class CheckpointFenceTest {
     private final Map<String, String> afterFlush = new ConcurrentHashMap<>();
 
     private volatile boolean flushed;
+    private final java.util.concurrent.atomic.AtomicInteger flushes = new java.util.concurrent.atomic.AtomicInteger();
     /** {@code _stats} reads before the first {@code _flush}. */
     private final java.util.concurrent.atomic.AtomicInteger statsBeforeFlush =
             new java.util.concurrent.atomic.AtomicInteger();
@@ -46,7 +51,10 @@ class CheckpointFenceTest {
     void start() throws IOException {
         es = new CannedElasticsearch(
                 path -> {
-                    flushed |= path.endsWith("/_flush");
+                    if (path.endsWith("/_flush")) {
+                        flushed = true;
+                        flushes.incrementAndGet();
+                    }
                     if (!flushed && path.contains("/_stats")) {
                         statsBeforeFlush.incrementAndGet();
                     }
@@ -119,7 +127,7 @@ class CheckpointFenceTest {
         answers.put("/_stats/translog", stats(primary(0, 3, 3) + "," + primary(1, 7, 7)));
         AcknowledgedWrites acknowledged = writtenOnShard1();
 
-        fence(Duration.ofSeconds(1)).check(acknowledged);
+        fence(Duration.ofSeconds(1)).check(acknowledged, false);
 
         assertThat(flushed)
                 .as("no _flush: the translog's own sync covered the writes")
@@ -135,7 +143,7 @@ class CheckpointFenceTest {
         answers.put("/_flush", "{\"_shards\":{\"total\":2,\"successful\":2,\"failed\":0}}");
         AcknowledgedWrites acknowledged = writtenOnShard1();
 
-        fence(Duration.ofMillis(300)).check(acknowledged);
+        fence(Duration.ofMillis(300)).check(acknowledged, false);
 
         assertThat(statsBeforeFlush.get())
                 .as("it looked at the persisted checkpoints while it waited")
@@ -150,7 +158,7 @@ class CheckpointFenceTest {
         answers.put("/_stats/translog", stats(primary(0, 3, 3)));
         answers.put("/_flush", "{\"_shards\":{\"total\":2,\"successful\":1,\"failed\":0}}");
 
-        assertThatThrownBy(() -> fence().check(writtenOnShard1()))
+        assertThatThrownBy(() -> fence().check(writtenOnShard1(), false))
                 .hasMessageContaining("_flush of idx did not reach written shard 1: it has no started primary");
     }
 
@@ -160,7 +168,7 @@ class CheckpointFenceTest {
         answers.put("/_stats/translog", stats(primary(0, 3, 3) + "," + primary(1, 7, 5)));
         answers.put("/_flush", "{\"_shards\":{\"total\":2,\"successful\":2,\"failed\":0}}");
 
-        assertThatThrownBy(() -> fence().check(writtenOnShard1()))
+        assertThatThrownBy(() -> fence().check(writtenOnShard1(), false))
                 .hasMessageContaining(
                         "did not reach written shard 1: its in-sync copies persisted up to seq_no 5, the writes reach 7");
     }
@@ -171,7 +179,7 @@ class CheckpointFenceTest {
         answers.put("/_flush", "{\"_shards\":{\"total\":4,\"successful\":2,\"failed\":0}}");
         AcknowledgedWrites acknowledged = writtenOnShard1();
 
-        fence().check(acknowledged);
+        fence().check(acknowledged, false);
 
         assertThat(acknowledged.isEmpty()).as("vouched for, forgotten").isTrue();
     }
@@ -189,9 +197,7 @@ class CheckpointFenceTest {
         answers.put("/_flush", "{\"_shards\":{\"total\":2,\"successful\":2,\"failed\":0}}");
         AcknowledgedWrites acknowledged = writtenOnShard1();
 
-        CheckpointFence fence = fence();
-        fence.endOfInput();
-        fence.check(acknowledged);
+        fence().check(acknowledged, true);
 
         assertThat(flushed).isTrue();
         assertThat(statsBeforeFlush)
@@ -201,21 +207,22 @@ class CheckpointFenceTest {
     }
 
     /**
-     * A checkpoint's fence still waiting for the translog's own sync when the input ends: the
-     * end-of-input flush comes next and would wait behind it, so it flushes at once too. A bounded
-     * job's end waited out the sync for it (2-3 s of a 15 s run, measured).
+     * A checkpoint's fence still waiting for the translog's own sync when the input ends stops and
+     * leaves its writes to the end of input's fence, which comes next: one flush vouches for both.
+     * A bounded job's end waited out the sync for it (2-3 s of a 15 s run, measured), and flushing
+     * there too flushed twice.
      */
     @Test
-    void aFenceWaitingForTheTranslogSyncFlushesAsSoonAsTheInputEnds() throws Exception {
+    void aFenceWaitingForTheTranslogSyncWhenTheInputEndsLeavesItsWritesToTheEndOfInputsOneFlush() throws Exception {
         answers.put("/_cluster/state/metadata/idx", METADATA.replace("30s", "5s"));
         answers.put("/_stats/translog", stats(primary(0, 3, 3) + "," + primary(1, 7, 5)));
         afterFlush.put("/_stats/translog", stats(primary(0, 3, 3) + "," + primary(1, 7, 7)));
         answers.put("/_flush", "{\"_shards\":{\"total\":2,\"successful\":2,\"failed\":0}}");
         AcknowledgedWrites acknowledged = writtenOnShard1();
         CheckpointFence fence = fence(Duration.ofMinutes(10));
-        CompletableFuture<Void> check = CompletableFuture.runAsync(() -> {
+        CompletableFuture<Boolean> beforeTheEnd = CompletableFuture.supplyAsync(() -> {
             try {
-                fence.check(acknowledged);
+                return fence.check(acknowledged, false);
             } catch (Exception e) {
                 throw new CompletionException(e);
             }
@@ -226,9 +233,57 @@ class CheckpointFenceTest {
 
         fence.endOfInput();
 
-        check.get(30, TimeUnit.SECONDS); // not the 10 minutes it would wait for the sync
+        assertThat(beforeTheEnd.get(30, TimeUnit.SECONDS)) // not the 10 minutes it would wait for the sync
+                .as("not vouched for by this check")
+                .isFalse();
+        assertThat(flushed).as("no flush of its own").isFalse();
+        assertThat(acknowledged.isEmpty())
+                .as("its writes stay for the end of input's check")
+                .isFalse();
+        assertThat(fence.check(acknowledged, false))
+                .as("a later check before the end: at once, nothing read")
+                .isFalse();
+
+        assertThat(fence.check(acknowledged, true)).isTrue();
         assertThat(flushed).isTrue();
         assertThat(acknowledged.isEmpty()).as("vouched for, forgotten").isTrue();
+    }
+
+    /** The same seen from the epochs: the checkpoint before the end completes with the end of input's epoch, one flush for both. */
+    @Test
+    void anEpochWhoseFenceStoppedAtTheEndOfInputCompletesWithTheEndOfInputsEpoch() throws Exception {
+        answers.put("/_cluster/state/metadata/idx", METADATA.replace("30s", "5s"));
+        answers.put("/_stats/translog", stats(primary(0, 3, 3) + "," + primary(1, 7, 5)));
+        afterFlush.put("/_stats/translog", stats(primary(0, 3, 3) + "," + primary(1, 7, 7)));
+        answers.put("/_flush", "{\"_shards\":{\"total\":2,\"successful\":2,\"failed\":0}}");
+        EpochFinisher finisher = new EpochFinisher(
+                fence(Duration.ofMinutes(10)),
+                FailureHandler.failJob(),
+                new SimpleCounter(),
+                new DescriptiveStatisticsHistogram(10),
+                () -> {},
+                "test-finisher");
+        Epoch beforeTheEnd = new Epoch(1);
+        beforeTheEnd.acknowledged.addAll(writtenOnShard1());
+        Epoch theEnd = new Epoch(2);
+        theEnd.endsInput = true;
+        try {
+            finisher.finish(beforeTheEnd);
+            while (statsBeforeFlush.get() < 2) {
+                Thread.sleep(10); // its fence is polling for the sync
+            }
+
+            finisher.endOfInput();
+            Thread.sleep(200);
+            assertThat(beforeTheEnd.durable).as("vouched for by nothing yet").isNotDone();
+            finisher.finish(theEnd);
+
+            beforeTheEnd.durable.get(30, TimeUnit.SECONDS);
+            theEnd.durable.get(30, TimeUnit.SECONDS);
+            assertThat(flushes).as("one flush for both epochs").hasValue(1);
+        } finally {
+            finisher.close();
+        }
     }
 
     /**
@@ -242,7 +297,7 @@ class CheckpointFenceTest {
         answers.put("/_stats/translog", stats(primary(0, 3, 3, 3) + "," + primary(1, 7, 7, 5)));
         answers.put("/_flush", "{\"_shards\":{\"total\":4,\"successful\":4,\"failed\":0}}");
 
-        assertThatThrownBy(() -> fence(Duration.ofMillis(300)).check(writtenOnShard1()))
+        assertThatThrownBy(() -> fence(Duration.ofMillis(300)).check(writtenOnShard1(), false))
                 .hasMessageContaining("did not reach written shard 1: its in-sync copies persisted up to seq_no 5, "
                         + "the writes reach 7");
         assertThat(statsBeforeFlush.get())
@@ -256,7 +311,7 @@ class CheckpointFenceTest {
         answers.put("/_stats/translog", stats(primary(0, 3, 3, 3) + "," + primary(1, 7, 7, 7)));
         AcknowledgedWrites acknowledged = writtenOnShard1();
 
-        fence(Duration.ofSeconds(1)).check(acknowledged);
+        fence(Duration.ofSeconds(1)).check(acknowledged, false);
 
         assertThat(flushed).isFalse();
         assertThat(acknowledged.isEmpty()).isTrue();
@@ -280,7 +335,7 @@ class CheckpointFenceTest {
         answers.put("/_stats/translog", stats(primary(0, 3, 3, 3) + "," + laggingGlobalCheckpoint(1, 7, 5)));
         AcknowledgedWrites acknowledged = writtenOnShard1();
 
-        fence(Duration.ofSeconds(1)).check(acknowledged);
+        fence(Duration.ofSeconds(1)).check(acknowledged, false);
 
         assertThat(flushed)
                 .as("no _flush: both in-sync copies said so themselves")
@@ -300,7 +355,7 @@ class CheckpointFenceTest {
         answers.put("/_stats/translog", stats(primary(0, 3, 3, 3) + "," + laggingGlobalCheckpoint(1, 7, 5)));
         answers.put("/_flush", "{\"_shards\":{\"total\":6,\"successful\":5,\"failed\":0}}");
 
-        assertThatThrownBy(() -> fence(Duration.ofMillis(300)).check(writtenOnShard1()))
+        assertThatThrownBy(() -> fence(Duration.ofMillis(300)).check(writtenOnShard1(), false))
                 .hasMessageContaining("its in-sync copies persisted up to seq_no 5");
     }
 }
