@@ -121,6 +121,14 @@ class CheckpointFenceTest {
         answers.put("/_cluster/state/metadata/idx", METADATA.replace("30s", "100ms"));
     }
 
+    /** An index syncing its translog every 5 s whose shard 1 persists the writes only once flushed. */
+    private void syncsEvery5sAndPersistsShard1OnlyWithAFlush() {
+        answers.put("/_cluster/state/metadata/idx", METADATA.replace("30s", "5s"));
+        answers.put("/_stats/translog", stats(primary(0, 3, 3) + "," + primary(1, 7, 5)));
+        afterFlush.put("/_stats/translog", stats(primary(0, 3, 3) + "," + primary(1, 7, 7)));
+        answers.put("/_flush", "{\"_shards\":{\"total\":2,\"successful\":2,\"failed\":0}}");
+    }
+
     @Test
     void aWrittenPrimaryThatPersistsItsWritesWithinTheSyncWaitCompletesTheCheckpointWithoutAFlush() throws Exception {
         translogSyncsEvery100Millis();
@@ -191,10 +199,7 @@ class CheckpointFenceTest {
      */
     @Test
     void atTheEndOfInputTheFenceFlushesAtOnceInsteadOfWaitingForTheTranslogSync() throws Exception {
-        answers.put("/_cluster/state/metadata/idx", METADATA.replace("30s", "5s"));
-        answers.put("/_stats/translog", stats(primary(0, 3, 3) + "," + primary(1, 7, 5)));
-        afterFlush.put("/_stats/translog", stats(primary(0, 3, 3) + "," + primary(1, 7, 7)));
-        answers.put("/_flush", "{\"_shards\":{\"total\":2,\"successful\":2,\"failed\":0}}");
+        syncsEvery5sAndPersistsShard1OnlyWithAFlush();
         AcknowledgedWrites acknowledged = writtenOnShard1();
 
         fence().check(acknowledged, true);
@@ -214,10 +219,7 @@ class CheckpointFenceTest {
      */
     @Test
     void aFenceWaitingForTheTranslogSyncWhenTheInputEndsLeavesItsWritesToTheEndOfInputsOneFlush() throws Exception {
-        answers.put("/_cluster/state/metadata/idx", METADATA.replace("30s", "5s"));
-        answers.put("/_stats/translog", stats(primary(0, 3, 3) + "," + primary(1, 7, 5)));
-        afterFlush.put("/_stats/translog", stats(primary(0, 3, 3) + "," + primary(1, 7, 7)));
-        answers.put("/_flush", "{\"_shards\":{\"total\":2,\"successful\":2,\"failed\":0}}");
+        syncsEvery5sAndPersistsShard1OnlyWithAFlush();
         AcknowledgedWrites acknowledged = writtenOnShard1();
         CheckpointFence fence = fence(Duration.ofMinutes(10));
         CompletableFuture<Boolean> beforeTheEnd = CompletableFuture.supplyAsync(() -> {
@@ -252,10 +254,7 @@ class CheckpointFenceTest {
     /** The same seen from the epochs: the checkpoint before the end completes with the end of input's epoch, one flush for both. */
     @Test
     void anEpochWhoseFenceStoppedAtTheEndOfInputCompletesWithTheEndOfInputsEpoch() throws Exception {
-        answers.put("/_cluster/state/metadata/idx", METADATA.replace("30s", "5s"));
-        answers.put("/_stats/translog", stats(primary(0, 3, 3) + "," + primary(1, 7, 5)));
-        afterFlush.put("/_stats/translog", stats(primary(0, 3, 3) + "," + primary(1, 7, 7)));
-        answers.put("/_flush", "{\"_shards\":{\"total\":2,\"successful\":2,\"failed\":0}}");
+        syncsEvery5sAndPersistsShard1OnlyWithAFlush();
         EpochFinisher finisher = new EpochFinisher(
                 fence(Duration.ofMinutes(10)),
                 FailureHandler.failJob(),
