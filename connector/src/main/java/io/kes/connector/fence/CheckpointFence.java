@@ -109,7 +109,7 @@ public final class CheckpointFence {
         if (acknowledged.isEmpty()) {
             return true;
         }
-        if (!endsInput && inputEnded) {
+        if (leftToTheEnd(endsInput)) {
             return false;
         }
         Set<String> indices = acknowledged.indices();
@@ -165,6 +165,11 @@ public final class CheckpointFence {
         }
     }
 
+    /** Whether writes before the input's end are left to the end of input's check: the input ended meanwhile. */
+    private boolean leftToTheEnd(boolean endsInput) {
+        return !endsInput && inputEnded;
+    }
+
     /**
      * Waits for the translog syncs, flushes what they do not cover in time (everything at once with
      * {@code flushNow}), and checks that the flush reached every written shard's primary; returns
@@ -195,8 +200,8 @@ public final class CheckpointFence {
                     .max()
                     .orElse(0);
             Set<String> lagging =
-                    awaitPersisted(targets, inSync, wait, Math.max(MIN_POLL_MILLIS, syncMillis / 5), !endsInput);
-            if (!lagging.isEmpty() && !endsInput && inputEnded) {
+                    awaitPersisted(targets, inSync, wait, Math.max(MIN_POLL_MILLIS, syncMillis / 5), endsInput);
+            if (!lagging.isEmpty() && leftToTheEnd(endsInput)) {
                 return null;
             }
             flush.addAll(lagging);
@@ -234,14 +239,14 @@ public final class CheckpointFence {
 
     /**
      * Waits up to {@code fence_sync_wait} until every written shard's in-sync copies persisted its
-     * target, or with {@code stopAtEndOfInput} until the input ends; returns the indices that did not.
+     * target, or, for writes before the input's end, until it ends; returns the indices that did not.
      */
     private Set<String> awaitPersisted(
             Map<String, long[]> targets,
             Map<String, int[]> inSync,
             Set<String> indices,
             long pollMillis,
-            boolean stopAtEndOfInput)
+            boolean endsInput)
             throws IOException, InterruptedException {
         long deadline = System.nanoTime() + maxSyncWait.toNanos();
         Set<String> lagging = new TreeSet<>(indices);
@@ -249,11 +254,11 @@ public final class CheckpointFence {
             Map<String, Map<Integer, ShardSeqNos>> now = shards.primarySeqNos(lagging);
             lagging.removeIf(index -> persisted(
                     targets.get(index), inSync.getOrDefault(index, new int[0]), now.getOrDefault(index, Map.of())));
-            if (lagging.isEmpty() || stopAtEndOfInput && inputEnded || System.nanoTime() >= deadline) {
+            if (lagging.isEmpty() || leftToTheEnd(endsInput) || System.nanoTime() >= deadline) {
                 return lagging;
             }
             synchronized (syncWait) {
-                if (!(stopAtEndOfInput && inputEnded)) {
+                if (!leftToTheEnd(endsInput)) {
                     syncWait.wait(Math.min(pollMillis, Math.max(1, (deadline - System.nanoTime()) / 1_000_000)));
                 }
             }
