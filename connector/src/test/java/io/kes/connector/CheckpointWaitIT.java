@@ -2,6 +2,8 @@ package io.kes.connector;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kes.stack.ElasticsearchNode;
 import io.kes.stack.Http;
 import io.kes.stack.SearchNode;
@@ -9,8 +11,10 @@ import io.kes.stack.junit.ElasticsearchExtension;
 import io.kes.stack.junit.SearchTarget;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.flink.configuration.Configuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -93,6 +97,74 @@ class CheckpointWaitIT {
                 .as("checkpoints completed while one waited")
                 .isEqualTo(CHECKPOINTS_BEFORE_STALL.get());
         assertThat(es.http().refreshAndCount("checkpoint-wait")).isEqualTo(DOCS);
+    }
+
+    /**
+     * A checkpoint still waiting for the translog's own sync when a bounded input ends completes
+     * with the end of input's one flush: the job ends in seconds, not when the sync comes (two
+     * minutes after the index was made), and by then every shard has persisted every write.
+     */
+    @Test
+    void aCheckpointWaitingForTheSyncWhenTheInputEndsCompletesWithTheEndOfInputsOneFlush(ElasticsearchNode es)
+            throws Exception {
+        es.http()
+                .send(
+                        "PUT",
+                        "/fence-end",
+                        "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0,"
+                                + "\"translog.durability\":\"async\",\"translog.sync_interval\":\"2m\"}}")
+                .requireOk("create");
+        Configuration waitForTheSync = new Configuration();
+        waitForTheSync.set(ElasticsearchSinkOptions.FENCE_SYNC_WAIT, Duration.ofMinutes(5));
+        ElasticsearchSink sink = ElasticsearchSink.builder()
+                .setHosts(es.url())
+                .setBulkMaxDocs(250)
+                .setAll(waitForTheSync)
+                .build();
+
+        // 2.5 s of writing, a checkpoint every 200 ms: the first one's fence waits for the 2 min sync
+        SinkPipelines.start(sink, "fence-end", 5_000, 2_000, 1, Duration.ofMillis(200))
+                .getJobExecutionResult()
+                .get(60, TimeUnit.SECONDS);
+
+        JsonNode shards = new ObjectMapper()
+                .readTree(es.http()
+                        .get("/fence-end/_stats/translog?level=shards&filter_path=indices.*.shards.*.seq_no")
+                        .requireOk("shard stats")
+                        .body())
+                .path("indices")
+                .path("fence-end")
+                .path("shards");
+        long persisted = 0;
+        for (int shard = 0; shard < 3; shard++) {
+            JsonNode seqNo = shards.path(String.valueOf(shard)).path(0).path("seq_no");
+            assertThat(seqNo.path("local_checkpoint").asLong())
+                    .as("shard %d's persisted checkpoint at the job's end, before the translog's own sync", shard)
+                    .isEqualTo(seqNo.path("max_seq_no").asLong());
+            persisted += seqNo.path("max_seq_no").asLong() + 1;
+        }
+        assertThat(persisted).as("writes persisted over the 3 shards").isEqualTo(5_000);
+        String flushes = es.http()
+                .get("/fence-end/_stats/flush?filter_path=_all.primaries.flush.total")
+                .requireOk("flush stats")
+                .body();
+        assertThat(Http.longField(flushes, "total"))
+                .as("one _flush (3 shards) for both checkpoints")
+                .isEqualTo(3);
+        assertThat(es.http().refreshAndCount("fence-end")).isEqualTo(5_000);
+        JsonNode hits = new ObjectMapper()
+                .readTree(es.http()
+                        .get("/fence-end/_search?size=5000&filter_path=hits.hits._id,hits.hits._source")
+                        .requireOk("search")
+                        .body())
+                .path("hits")
+                .path("hits");
+        assertThat(hits).hasSize(5_000);
+        for (JsonNode hit : hits) {
+            assertThat("doc-" + hit.path("_source").path("n").asLong())
+                    .as("each document holds its own value")
+                    .isEqualTo(hit.path("_id").asText());
+        }
     }
 
     @ParameterizedTest(name = "{0}")
