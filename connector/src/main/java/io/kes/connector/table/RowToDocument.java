@@ -144,6 +144,9 @@ final class RowToDocument extends RichFlatMapFunction<RowData, DocumentOperation
     }
 
     private String indexOf(RowData row) {
+        if (index.isLiteral()) {
+            return index.template(); // without the lambda below, which C1 (bin/kes run's JIT) allocates per row
+        }
         int[] next = {0};
         return index.render(p -> {
             ColumnText text = placeholderText[next[0]++];

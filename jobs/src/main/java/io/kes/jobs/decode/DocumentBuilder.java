@@ -152,6 +152,9 @@ public final class DocumentBuilder {
      * formats the record's event time instead.
      */
     private String indexName(JsonNode doc, KafkaRecord record, Instant eventTime) throws DecodeException {
+        if (index.isLiteral()) {
+            return index.template(); // without the lambda below, which C1 (bin/kes run's JIT) allocates per record
+        }
         return index.render(p -> p.isDate() ? p.format(eventTime) : placeholderValue(p.name(), doc, record));
     }
 

@@ -47,7 +47,12 @@ public final class RecordDecoder extends ProcessFunction<KafkaRecord, DocumentOp
 
     @Override
     public void processElement(KafkaRecord record, Context ctx, Collector<DocumentOperation> out) {
-        DocumentBuilder builder = builders.computeIfAbsent(record.topic(), t -> new DocumentBuilder(route(t)));
+        // not computeIfAbsent: its lambda captures this, and bin/kes run's JIT (C1) allocates one per record
+        DocumentBuilder builder = builders.get(record.topic());
+        if (builder == null) {
+            builder = new DocumentBuilder(route(record.topic()));
+            builders.put(record.topic(), builder);
+        }
         try {
             out.collect(builder.build(record));
         } catch (DecodeException e) {
