@@ -174,11 +174,19 @@ public final class ShardPredictor implements AutoCloseable {
      * @param storedIn the {@code _index} of the document's bulk item response (null: not given)
      * @return whether the document was moved
      */
-    public synchronized boolean movedByPipeline(DocumentOperation op, PredictedShard predicted, String storedIn) {
-        IndexLayout layout = predicted.layout();
-        if (storedIn == null || !predicted.knowsShard() || storedIn.equals(layout.index())) {
+    public boolean movedByPipeline(DocumentOperation op, PredictedShard predicted, String storedIn) {
+        // decided without the lock for nearly every document, which lands where predicted
+        if (storedIn == null
+                || !predicted.knowsShard()
+                || storedIn.equals(predicted.layout().index())) {
             return false;
         }
+        synchronized (this) {
+            return judgeMove(op, predicted.layout(), storedIn);
+        }
+    }
+
+    private boolean judgeMove(DocumentOperation op, IndexLayout layout, String storedIn) {
         if (!op.index().equals(layout.index())) { // an alias or data stream
             if (op.pipeline() == null) {
                 return false;
@@ -209,11 +217,17 @@ public final class ShardPredictor implements AutoCloseable {
      * Without a layout (the index cannot be read), the document is fenced as predicted, against the
      * lowest term written.
      */
-    public synchronized PredictedShard fenceAs(PredictedShard predicted, String storedIn) {
+    public PredictedShard fenceAs(PredictedShard predicted, String storedIn) {
         IndexLayout layout = predicted.layout();
         if (storedIn == null || (layout != null && storedIn.equals(layout.index()))) {
-            return predicted;
+            return predicted; // without the lock: nearly every document lands where predicted
         }
+        synchronized (this) {
+            return fenceAsLandedIn(predicted, storedIn);
+        }
+    }
+
+    private PredictedShard fenceAsLandedIn(PredictedShard predicted, String storedIn) {
         Optional<IndexLayout> now = table.layoutFor(storedIn);
         if (now.isEmpty() || !now.get().index().equals(storedIn)) {
             return predicted;

@@ -92,6 +92,32 @@ class BulkBodyTest {
     }
 
     @Test
+    void everyIdAndRoutingReadsBackAsItselfFromTheActionLine() throws Exception {
+        // random strings of quotes, backslashes, every control character, ASCII, Latin-1, CJK and emoji
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        String[] alphabet = {"\"", "\\", "/", "a", "Z", "0", " ", "\u007f", "é", "ÿ", "Ł", "中", "😀", "\u2028"};
+        java.util.Random random = new java.util.Random(11);
+        for (int trial = 0; trial < 2000; trial++) {
+            StringBuilder id = new StringBuilder();
+            StringBuilder routing = new StringBuilder();
+            for (int i = random.nextInt(12); i > 0; i--) {
+                id.append(
+                        random.nextInt(4) == 0
+                                ? String.valueOf((char) random.nextInt(0x20))
+                                : alphabet[random.nextInt(alphabet.length)]);
+                routing.append(alphabet[random.nextInt(alphabet.length)]);
+            }
+            BulkBody body = new BulkBody(16);
+            body.add(op(OpType.INDEX, id.toString(), routing.toString(), "{}"), PredictedShard.UNKNOWN);
+            String actionLine = text(body).substring(0, text(body).indexOf('\n'));
+            com.fasterxml.jackson.databind.JsonNode action =
+                    json.readTree(actionLine).get("index");
+            assertThat(action.get("_id").asText()).as("trial %d", trial).isEqualTo(id.toString());
+            assertThat(action.get("routing").asText()).as("trial %d", trial).isEqualTo(routing.toString());
+        }
+    }
+
+    @Test
     void prettyPrintedSourceBecomesOneLineWithoutChangingItsJson() {
         BulkBody body = new BulkBody(16);
         body.add(op(OpType.INDEX, "p", null, "{\n  \"a\": 1,\r\n  \"b\": [1,\n2]\n}"), PredictedShard.UNKNOWN);
