@@ -27,9 +27,10 @@ import org.elasticsearch.client.RestClient;
  *
  * <p>Keyed, a subtask's router and its writer share one predictor ({@link #openShared}): one
  * table, one metadata client and one read thread per subtask, so every index is read, calibrated
- * and refreshed once per subtask, not twice. Its methods therefore hold a lock: the router's and
- * the writer's task threads both call them (uncontended but for a moment now and then, where a
- * lock costs a compare-and-swap).
+ * and refreshed once per subtask, not twice. Its methods therefore hold a lock while they touch the
+ * table: the router's and the writer's task threads both call them (uncontended but for a moment
+ * now and then, where a lock costs a compare-and-swap). What an acknowledged document needs, when it
+ * landed where predicted (nearly all do), is decided from the prediction alone, before the lock.
  */
 @Internal
 public final class ShardPredictor implements AutoCloseable {
