@@ -71,6 +71,7 @@ final class KesProcess implements AutoCloseable {
         classpath.add(TARGET.resolve("classes"));
         classpath.addAll(entries(TARGET.resolve("classpath.txt")));
         classpath.addAll(entries(TARGET.resolve("provided-classpath.txt")));
+        classpath.add(TARGET.resolve("rpc/flink-rpc-akka.jar")); // as bin/kes: ClassPathRpcSystem
         return java(home, classpath, log4jConfig, args);
     }
 

@@ -195,6 +195,8 @@ final class JobProcess {
                         file + " is missing: build the job first (./mvnw -B -q install -DskipTests)", e);
             }
         }
+        // as bin/kes: Flink's RPC system from the class path (io.kes.jobs.cli.ClassPathRpcSystem)
+        cp.append(':').append(root.resolve("jobs/target/rpc/flink-rpc-akka.jar"));
         return cp.toString();
     }
 
