@@ -9,9 +9,10 @@ import org.apache.flink.runtime.rpc.exceptions.RpcLoaderException;
 
 /**
  * Flink's RPC system (Pekko) from the class path, for the MiniCluster of {@code bin/kes run}. Flink's
- * own loader copies the 53 MB {@code flink-rpc-akka.jar} it embeds to a temporary file on every
- * start and loads Pekko from it through a class loader of its own, which a class-data-sharing
- * archive cannot hold: every run parses and verifies Pekko's classes again. {@code bin/kes} puts
+ * own loader copies the 21 MB {@code flink-rpc-akka.jar} it embeds to a temporary file on every
+ * start (deleted only when the RPC system is closed, which a run that ends by exiting never does)
+ * and loads Pekko from it through a class loader of its own, which a class-data-sharing archive
+ * cannot hold: every run parses and verifies Pekko's classes again. {@code bin/kes} puts
  * that jar, unpacked once by the build ({@code jobs/target/rpc/}), on the class path, where the
  * archive maps them in like Flink's other classes; this loader, tried before Flink's (a lower
  * priority number), then finds it there. Anywhere else (a Flink cluster, whose class path has no

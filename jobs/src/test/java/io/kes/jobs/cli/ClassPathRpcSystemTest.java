@@ -46,5 +46,6 @@ class ClassPathRpcSystemTest {
                         .satisfies(name -> assertThat(name).startsWith("flink-rpc-akka"));
             }
         }
+        Files.delete(tmp); // closed, Flink's loader deleted its copy: the folder is empty again
     }
 }
