@@ -86,6 +86,9 @@ class SingleShardBulksIT {
         assertThat(bulks[ElasticsearchSinkOptions.Topology.KEYED.ordinal()])
                 .as("keyed: one bulk per shard")
                 .isEqualTo(shards);
+        assertThat(RecordingReporter.sum("docsPredictedAgain"))
+                .as("keyed in one JVM: every writer used its documents' predictions from their routers")
+                .isZero();
         assertThat(bulks[ElasticsearchSinkOptions.Topology.CHAINED.ordinal()])
                 .as("chained: every writer buffers every shard")
                 .isEqualTo(shards * 4L);

@@ -175,8 +175,13 @@ final class BulkWriter implements AutoCloseable {
     }
 
     public void write(DocumentOperation op) throws InterruptedException {
+        write(op, null);
+    }
+
+    /** Writes {@code op} where its router predicted it, or, {@code predicted} null, where this writer predicts it. */
+    public void write(DocumentOperation op, PredictedShard predicted) throws InterruptedException {
         bulks.rethrowFailure();
-        PredictedShard prediction = predictor.predict(op);
+        PredictedShard prediction = predicted != null ? predicted : predictor.predict(op);
         if (!prediction.knowsShard()) {
             metrics.docsWithUnknownShard.inc();
         }

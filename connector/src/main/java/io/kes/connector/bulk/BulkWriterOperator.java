@@ -8,6 +8,7 @@ import io.kes.connector.cluster.PrivilegeCheck;
 import io.kes.connector.cluster.RestClients;
 import io.kes.connector.cluster.TargetNodeSelector;
 import io.kes.connector.internal.OneInputOperatorFactory;
+import io.kes.connector.routing.PredictedShard;
 import io.kes.connector.routing.ShardPredictor;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -16,7 +17,7 @@ import java.util.concurrent.FutureTask;
 import java.util.concurrent.RunnableFuture;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.operators.MailboxExecutor;
-import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.OperatorStateHandle;
@@ -30,7 +31,6 @@ import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.util.IOUtils;
 import org.apache.flink.util.concurrent.FutureUtils;
-import org.apache.flink.util.function.SerializableFunction;
 import org.elasticsearch.client.RestClient;
 
 /**
@@ -56,8 +56,7 @@ public final class BulkWriterOperator<IN> extends AbstractStreamOperator<Documen
 
     private final SinkSettings settings;
     private final FailureHandler failureHandler;
-    private final SerializableFunction<IN, DocumentOperation> operationOf;
-    /** Behind the slot exchange: the sink whose router's routing table this writer shares; chained: null. */
+    /** Behind the slot exchange: the sink whose routers' routing table this writer shares; chained: null. */
     private final String keyedSink;
 
     private final transient MailboxExecutor mailbox;
@@ -68,8 +67,14 @@ public final class BulkWriterOperator<IN> extends AbstractStreamOperator<Documen
     private transient FailureHandler failures;
     /** The {@code X-Opaque-Id} of this job's bulks ({@link EarlierWrites#tag}). */
     private transient String tag;
-    /** With its own metadata client and read thread ({@link ShardPredictor#open}), keyed its router's ({@link ShardPredictor#openShared}). */
+    /** With its own metadata client and read thread ({@link ShardPredictor#open}), keyed its JVM's routers' ({@link ShardPredictor#openShared}). */
     private transient ShardPredictor predictor;
+    /**
+     * Keyed: documents that came with their router's prediction and were predicted again, because
+     * that router runs in another JVM (another routing table) or the record waited in the exchange
+     * while more than {@code ShardPredictor.REFERENCED_LAYOUTS} layouts were read.
+     */
+    private transient Counter docsPredictedAgain;
 
     private transient boolean endOfInput;
     /** The epoch closed by the latest barrier, until its snapshot picks it up. */
@@ -81,12 +86,10 @@ public final class BulkWriterOperator<IN> extends AbstractStreamOperator<Documen
             StreamOperatorParameters<DocumentOperation> parameters,
             SinkSettings settings,
             FailureHandler failureHandler,
-            SerializableFunction<IN, DocumentOperation> operationOf,
             String keyedSink) {
         super(parameters);
         this.settings = settings;
         this.failureHandler = failureHandler;
-        this.operationOf = operationOf;
         this.keyedSink = keyedSink;
         this.mailbox = parameters.getMailboxExecutor();
     }
@@ -94,26 +97,23 @@ public final class BulkWriterOperator<IN> extends AbstractStreamOperator<Documen
     /** The factory Flink creates the operator from, one per subtask: a writer of the operations it receives. */
     public static OneInputStreamOperatorFactory<DocumentOperation, DocumentOperation> factory(
             SinkSettings settings, FailureHandler failureHandler) {
-        return writerFactory(settings, failureHandler, op -> op, null);
+        return writerFactory(settings, failureHandler, null);
     }
 
     /**
-     * A writer behind the slot exchange of {@code sink}: it receives (slot key, operation), writes
-     * the operation, and predicts with the routing table of its subtask's router.
+     * A writer behind the slot exchange of {@code sink}: it receives routed operations and writes
+     * each where its router predicted it, with the routing table the routers of its JVM share.
      */
-    public static OneInputStreamOperatorFactory<Tuple2<Integer, DocumentOperation>, DocumentOperation> keyedFactory(
+    public static OneInputStreamOperatorFactory<RoutedOperation, DocumentOperation> keyedFactory(
             SinkSettings settings, FailureHandler failureHandler, String sink) {
-        return writerFactory(settings, failureHandler, keyed -> keyed.f1, sink);
+        return writerFactory(settings, failureHandler, sink);
     }
 
     private static <IN> OneInputStreamOperatorFactory<IN, DocumentOperation> writerFactory(
-            SinkSettings settings,
-            FailureHandler failureHandler,
-            SerializableFunction<IN, DocumentOperation> operationOf,
-            String keyedSink) {
+            SinkSettings settings, FailureHandler failureHandler, String keyedSink) {
         return new OneInputOperatorFactory<>(
                 BulkWriterOperator.class,
-                parameters -> new BulkWriterOperator<>(parameters, settings, failureHandler, operationOf, keyedSink));
+                parameters -> new BulkWriterOperator<>(parameters, settings, failureHandler, keyedSink));
     }
 
     /**
@@ -135,6 +135,7 @@ public final class BulkWriterOperator<IN> extends AbstractStreamOperator<Documen
                         ShardPredictor.keyOf(keyedSink, getRuntimeContext().getTaskInfo()),
                         settings,
                         "kes-layout-reads-" + subtask);
+        docsPredictedAgain = getMetricGroup().counter("docsPredictedAgain");
         RestClient metadataClient = predictor.metadataClient();
         PrivilegeCheck.atOpen(metadataClient, settings);
         tag = EarlierWrites.tag(getRuntimeContext().getJobInfo().getJobName());
@@ -156,7 +157,15 @@ public final class BulkWriterOperator<IN> extends AbstractStreamOperator<Documen
     @Override
     public void processElement(StreamRecord<IN> element) throws Exception {
         try {
-            writer.write(operationOf.apply(element.getValue()));
+            if (element.getValue() instanceof RoutedOperation routed) {
+                PredictedShard predicted = routed.prediction(predictor);
+                if (predicted == null && routed.cameWithPrediction()) {
+                    docsPredictedAgain.inc();
+                }
+                writer.write(routed.operation(), predicted);
+            } else {
+                writer.write((DocumentOperation) element.getValue());
+            }
         } catch (LinkageError missingClass) {
             throw NonRecoverable.classify(missingClass); // a restart loads the same classes: stop the job instead
         }

@@ -6,13 +6,11 @@ import io.kes.connector.ElasticsearchSinkOptions.Topology;
 import io.kes.connector.FailureHandler;
 import io.kes.connector.SinkSettings;
 import io.kes.connector.bulk.BulkWriterOperator;
+import io.kes.connector.bulk.RoutedOperation;
 import java.util.UUID;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.functions.Partitioner;
-import org.apache.flink.api.common.typeinfo.BasicTypeInfo;
 import org.apache.flink.api.java.functions.KeySelector;
-import org.apache.flink.api.java.tuple.Tuple2;
-import org.apache.flink.api.java.typeutils.TupleTypeInfo;
 import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.CheckpointConfig;
@@ -25,8 +23,10 @@ import org.slf4j.LoggerFactory;
  * <p>{@link Topology#KEYED}: {@code kes: shard slots} ({@link SlotRouter}, chained to the input)
  * keys each document by its shard slot; a custom partition sends each key to one writer
  * ({@code key mod writers}), so each slot is buffered in one writer and its bulks fill at the
- * slot's whole rate; the writer of each subtask predicts with its router's table (one per
- * subtask, {@link io.kes.connector.routing.ShardPredictor#openShared}) to buffer and fence.
+ * slot's whole rate. Each document carries its router's prediction to its writer
+ * ({@link RoutedOperation}), which buffers and fences it there without predicting again: the
+ * routers and writers of one JVM share one routing table
+ * ({@link io.kes.connector.routing.ShardPredictor#openShared}).
  * {@link Topology#CHAINED}: the writer runs in its input's subtask, with no exchange.
  * {@link Topology#AUTO} (the default): keyed from 4 writers up. With one writer, or without shard
  * grouping, there is nothing to key: the chained topology is used.
@@ -59,11 +59,9 @@ public final class SlotExchange {
                             "kes: bulk writer", input.getType(), BulkWriterOperator.factory(settings, failureHandler))
                     .setParallelism(parallelism);
         }
-        TupleTypeInfo<Tuple2<Integer, DocumentOperation>> keyedType =
-                new TupleTypeInfo<>(BasicTypeInfo.INT_TYPE_INFO, input.getType());
-        // names the routing tables the router and the writer of one subtask share (ShardPredictor.openShared)
+        // names the routing table the routers and writers in one JVM share (ShardPredictor.openShared)
         String sink = UUID.randomUUID().toString();
-        return input.transform("kes: shard slots", keyedType, SlotRouter.factory(settings, sink))
+        return input.transform("kes: shard slots", RoutedOperation.TYPE, SlotRouter.factory(settings, sink))
                 .setParallelism(parallelism)
                 .partitionCustom(new ByKey(), new KeyOf())
                 .transform(
@@ -122,12 +120,12 @@ public final class SlotExchange {
         }
     }
 
-    private static final class KeyOf implements KeySelector<Tuple2<Integer, DocumentOperation>, Integer> {
+    private static final class KeyOf implements KeySelector<RoutedOperation, Integer> {
         private static final long serialVersionUID = 1L;
 
         @Override
-        public Integer getKey(Tuple2<Integer, DocumentOperation> keyed) {
-            return keyed.f0;
+        public Integer getKey(RoutedOperation routed) {
+            return routed.key();
         }
     }
 }

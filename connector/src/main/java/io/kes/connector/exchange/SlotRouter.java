@@ -3,9 +3,10 @@ package io.kes.connector.exchange;
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.NonRecoverable;
 import io.kes.connector.SinkSettings;
+import io.kes.connector.bulk.RoutedOperation;
 import io.kes.connector.internal.OneInputOperatorFactory;
+import io.kes.connector.routing.PredictedShard;
 import io.kes.connector.routing.ShardPredictor;
-import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
@@ -15,36 +16,33 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 /**
  * {@code kes: shard slots}, chained to the sink's input: predicts each document's shard (with the
- * routing table it shares with the writer of its subtask) and tags it with its slot's key
+ * routing table the routers and writers of its JVM share) and tags it with its slot's key
  * ({@link SlotKeys}), which the exchange behind it maps onto one writer (the writers run at the
- * router's parallelism). Tracks checkpoint
+ * router's parallelism), and with that prediction, which its writer uses instead of predicting again. Tracks checkpoint
  * barriers and completions, which tell it when an id whose key changed with a layout may move to
  * its new writer. Stateless: after a restore every writer starts empty.
  */
-final class SlotRouter extends AbstractStreamOperator<Tuple2<Integer, DocumentOperation>>
-        implements OneInputStreamOperator<DocumentOperation, Tuple2<Integer, DocumentOperation>> {
+final class SlotRouter extends AbstractStreamOperator<RoutedOperation>
+        implements OneInputStreamOperator<DocumentOperation, RoutedOperation> {
 
     private static final long serialVersionUID = 1L;
 
     private final SinkSettings settings;
-    /** The sink this router keys for: its subtask's writer shares its routing table. */
+    /** The sink this router keys for: the writers in its JVM share its routing table. */
     private final String sink;
 
     private transient ShardPredictor predictor;
     private transient SlotKeys keys;
     /** Reused: the exchange serializes each record before the next one comes. */
-    private transient Tuple2<Integer, DocumentOperation> keyed;
+    private transient RoutedOperation routed;
 
-    private SlotRouter(
-            StreamOperatorParameters<Tuple2<Integer, DocumentOperation>> parameters,
-            SinkSettings settings,
-            String sink) {
+    private SlotRouter(StreamOperatorParameters<RoutedOperation> parameters, SinkSettings settings, String sink) {
         super(parameters);
         this.settings = settings;
         this.sink = sink;
     }
 
-    static OneInputStreamOperatorFactory<DocumentOperation, Tuple2<Integer, DocumentOperation>> factory(
+    static OneInputStreamOperatorFactory<DocumentOperation, RoutedOperation> factory(
             SinkSettings settings, String sink) {
         return new OneInputOperatorFactory<>(
                 SlotRouter.class, parameters -> new SlotRouter(parameters, settings, sink));
@@ -67,7 +65,7 @@ final class SlotRouter extends AbstractStreamOperator<Tuple2<Integer, DocumentOp
                 settings,
                 "kes-layout-reads-" + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
         keys = new SlotKeys(getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks());
-        keyed = new Tuple2<>();
+        routed = new RoutedOperation();
         getMetricGroup().gauge("slotKeysRemembered", () -> keys.remembered());
         getMetricGroup().gauge("hotSlots", () -> keys.hotSlots());
     }
@@ -76,12 +74,12 @@ final class SlotRouter extends AbstractStreamOperator<Tuple2<Integer, DocumentOp
     public void processElement(StreamRecord<DocumentOperation> element) throws Exception {
         DocumentOperation op = element.getValue();
         try {
-            keyed.f0 = keys.keyOf(op, predictor.predict(op));
+            PredictedShard predicted = predictor.predict(op);
+            routed.set(keys.keyOf(op, predicted), predictor, predicted, op);
         } catch (LinkageError missingClass) {
             throw NonRecoverable.classify(missingClass);
         }
-        keyed.f1 = op;
-        output.collect(element.replace(keyed));
+        output.collect(element.replace(routed));
     }
 
     @Override

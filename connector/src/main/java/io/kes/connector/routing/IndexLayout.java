@@ -30,6 +30,11 @@ public final class IndexLayout {
     private final PredictedShard[] shards;
     private final PredictedShard[] mayMoveFrom;
     private final PredictedShard anyShard;
+    /**
+     * Its number in {@link ShardPredictor#referenceOf}'s references, 0 until first referenced; set
+     * once, under the predictor's lock, before the layout is published to the writers.
+     */
+    int referenceNumber;
 
     IndexLayout(IndexMetadata metadata, IndexRouting routing, Object generation) {
         this.index = metadata.name();

@@ -12,6 +12,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.TaskInfo;
 import org.elasticsearch.client.RestClient;
@@ -25,15 +27,26 @@ import org.elasticsearch.client.RestClient;
  * ({@link IndexLayout#mayMoveFrom}); documents for indices that do not exist yet get
  * {@link PredictedShard#UNKNOWN}.
  *
- * <p>Keyed, a subtask's router and its writer share one predictor ({@link #openShared}): one
- * table, one metadata client and one read thread per subtask, so every index is read, calibrated
- * and refreshed once per subtask, not twice. Its methods therefore hold a lock while they touch the
- * table: the router's and the writer's task threads both call them (uncontended but for a moment
- * now and then, where a lock costs a compare-and-swap). What an acknowledged document needs, when it
- * landed where predicted (nearly all do), is decided from the prediction alone, before the lock.
+ * <p>Keyed, the routers and writers of a sink that run in one JVM share one predictor
+ * ({@link #openShared}): one table, one metadata client and one read thread, so every index is
+ * read, calibrated and refreshed once per JVM, and each document is predicted once, by its router:
+ * the prediction crosses the exchange as a {@link #referenceOf reference} its writer
+ * {@link #resolve resolves} against the same table (a writer in another JVM, which cannot, predicts
+ * again with its own). One table also keeps a writer's buffers on one {@link IndexLayout#generation()}
+ * per index, whichever router a document came through. Its methods therefore hold a lock while
+ * they touch the table: the tasks' threads all call them (held for a map lookup and a hash, so
+ * rarely contended). What an acknowledged document needs, when it landed where predicted (nearly
+ * all do), is decided from the prediction alone, before the lock, and so is a resolved reference.
  */
 @Internal
 public final class ShardPredictor implements AutoCloseable {
+
+    /**
+     * Layouts a reference can name: the newest this many referenced. A layout is read again every
+     * minute or so per index, so this covers minutes of an exchange's backlog even with hundreds of
+     * indices; a reference to an older one is predicted again.
+     */
+    static final int REFERENCED_LAYOUTS = 4096;
 
     /** Landed indices remembered; a daily index adds one a day, a forgotten one is read again. */
     private static final int MAX_LANDED = 256;
@@ -50,7 +63,14 @@ public final class ShardPredictor implements AutoCloseable {
     private final RestClient ownClient;
     private final ExecutorService ownReads;
 
-    /** Predictors shared by a keyed subtask's router and writer, by {@link #openShared}'s key. */
+    /** This predictor as its {@link #referenceOf references} name it: random, so that another JVM's never matches. */
+    private final long id = ThreadLocalRandom.current().nextLong() | 1;
+    /** Layouts referenced so far, by the low bits of their number; an older one's slot is taken by a newer one. */
+    private final AtomicReferenceArray<IndexLayout> referenced = new AtomicReferenceArray<>(REFERENCED_LAYOUTS);
+    /** The number of the last layout referenced (under the lock). */
+    private int lastLayoutNumber;
+
+    /** Predictors shared by a keyed sink's routers and writers in this JVM, by {@link #openShared}'s key. */
     private static final Map<String, ShardPredictor> SHARED = new HashMap<>();
     /** {@link #openShared}'s key of this predictor, or null: it is its opener's alone. */
     private String sharedAs;
@@ -83,11 +103,11 @@ public final class ShardPredictor implements AutoCloseable {
     }
 
     /**
-     * The predictor shared by the tasks that pass the same {@code key} (a keyed sink's router and
-     * writer of one subtask and attempt, in one JVM), opened by the first of them as {@link #open}
-     * does and released by the last one's {@link #close()}. Tasks of another attempt (a restart)
-     * get a new one: a restarted writer reads every index anew ({@link #fenceAs} counts on it). A
-     * task whose partner runs in another JVM simply opens its own.
+     * The predictor shared by the tasks that pass the same {@code key} (a keyed sink's routers and
+     * writers of one attempt, in one JVM), opened by the first of them as {@link #open} does and
+     * released by the last one's {@link #close()}. Tasks of another attempt (a restart) get a new
+     * one: a restarted writer reads every index anew ({@link #fenceAs} counts on it). Each JVM
+     * (TaskManager) has its own.
      */
     public static ShardPredictor openShared(String key, SinkSettings settings, String readThreadName) {
         synchronized (SHARED) {
@@ -103,9 +123,12 @@ public final class ShardPredictor implements AutoCloseable {
         }
     }
 
-    /** {@link #openShared}'s key for the tasks of {@code sink} running as subtask and attempt {@code task}. */
+    /**
+     * {@link #openShared}'s key for the tasks of {@code sink} running as attempt {@code task}: every
+     * subtask's (a keyed sink's router and writer tasks restart together, one pipelined region).
+     */
     public static String keyOf(String sink, TaskInfo task) {
-        return sink + "/" + task.getIndexOfThisSubtask() + "/" + task.getAttemptNumber();
+        return sink + "/" + task.getAttemptNumber();
     }
 
     /** The metadata client of a predictor from {@link #open}, for its owner's other blocking metadata reads. */
@@ -147,6 +170,67 @@ public final class ShardPredictor implements AutoCloseable {
         return op.pipeline() != null && table.pipelineMovesDocuments(op.pipeline(), layout)
                 ? layout.mayMoveFrom(shard)
                 : layout.shard(shard);
+    }
+
+    /** This predictor's identity in its {@link #referenceOf references}: {@link #resolve} takes only its own. */
+    public long id() {
+        return id;
+    }
+
+    /**
+     * {@code predicted} (one of this predictor's predictions) as a number that crosses the exchange
+     * in a few bytes: the number of its layout and which of the layout's predictions it is. 0 for
+     * {@link PredictedShard#UNKNOWN}, which its writer predicts again (the index may exist by then).
+     * Called on the router's thread right after {@link #predict}; the lock only for a layout's
+     * first reference.
+     */
+    public long referenceOf(PredictedShard predicted) {
+        IndexLayout layout = predicted.layout();
+        if (layout == null) {
+            return 0;
+        }
+        int number = layout.referenceNumber; // racy read: 0 or its number, and 0 takes the lock
+        if (number == 0) {
+            number = numberOf(layout);
+        }
+        int kind = predicted.knowsShard() ? SHARD : predicted.batchShard() >= 0 ? MAY_MOVE : ANY_SHARD;
+        int shard = predicted.knowsShard() ? predicted.shard() : Math.max(0, predicted.batchShard());
+        return ((long) number << 32) | ((long) kind << 30) | shard;
+    }
+
+    private static final int SHARD = 1;
+    private static final int MAY_MOVE = 2;
+    private static final int ANY_SHARD = 3;
+
+    private synchronized int numberOf(IndexLayout layout) {
+        if (layout.referenceNumber == 0) {
+            int number = ++lastLayoutNumber == 0 ? ++lastLayoutNumber : lastLayoutNumber; // 0 means none
+            layout.referenceNumber = number;
+            referenced.set(number & (REFERENCED_LAYOUTS - 1), layout); // publishes the number with the layout
+        }
+        return layout.referenceNumber;
+    }
+
+    /**
+     * The prediction {@code reference} stands for, if {@code predictor} is this one and its layout
+     * is still among the newest {@link #REFERENCED_LAYOUTS}; otherwise null, and the caller predicts
+     * again. Without the lock.
+     */
+    public PredictedShard resolve(long predictor, long reference) {
+        if (predictor != id || reference == 0) {
+            return null;
+        }
+        int number = (int) (reference >>> 32);
+        IndexLayout layout = referenced.get(number & (REFERENCED_LAYOUTS - 1));
+        if (layout == null || layout.referenceNumber != number) {
+            return null;
+        }
+        int shard = (int) (reference & ((1 << 30) - 1));
+        return switch ((int) (reference >>> 30) & 3) {
+            case SHARD -> layout.shard(shard);
+            case MAY_MOVE -> layout.mayMoveFrom(shard);
+            default -> layout.anyShard();
+        };
     }
 
     /**

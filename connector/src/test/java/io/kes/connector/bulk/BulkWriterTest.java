@@ -368,6 +368,21 @@ class BulkWriterTest {
         return List.of(first, writer.writer.checkpoint());
     }
 
+    /** Keyed, the router predicted the document: the writer buffers it there and does not predict it again. */
+    @Test
+    void aDocumentWithItsRoutersPredictionIsNotPredictedAgain() throws Exception {
+        writer = new Harness(b -> b.setBulkMaxDocs(2));
+        writer.writer.write(
+                DocumentOperation.index("logs", "a", "{\"v\":1}".getBytes(StandardCharsets.UTF_8)),
+                writer.layout.shard(0));
+        writer.write("b", 2);
+
+        assertThat(writer.predicted)
+                .as("only the document without a prediction")
+                .isEqualTo(1);
+        assertThat(writer.sentBodies()).containsExactly("a=1 b=2");
+    }
+
     /** Epochs are completed on the finisher's thread: give it time to do it wrongly. */
     private static void assertStaysPending(CompletableFuture<Void> checkpoint, String why) throws InterruptedException {
         Thread.sleep(300);
@@ -392,6 +407,11 @@ class BulkWriterTest {
         final List<HttpHost> listingsAskedAt = new ArrayList<>();
 
         final List<FailedOperation> failed = new ArrayList<>();
+        /** Documents the writer predicted itself. */
+        int predicted;
+        /** The index's one shard: one slot. */
+        final IndexLayout layout = IndexLayout.of("logs", "uuid", new long[] {1}, null);
+
         final BulkWriter writer;
         private BulkTransport.Outcomes outcomes;
 
@@ -402,10 +422,10 @@ class BulkWriterTest {
                             .setBulkLinger(Duration.ofHours(1)))
                     .build()
                     .settings();
-            IndexLayout layout = IndexLayout.of("logs", "uuid", new long[] {1}, null); // one shard: one slot
             WriterRouting predictions = new WriterRouting() {
                 @Override
                 public PredictedShard predict(DocumentOperation op) {
+                    predicted++;
                     return layout.shard(0);
                 }
 

@@ -7,8 +7,9 @@ import io.kes.connector.SinkSettings;
 import org.junit.jupiter.api.Test;
 
 /**
- * Keyed, the router and the writer of one subtask predict with one routing table: one metadata
- * client and read thread, every index read and calibrated once per subtask instead of twice.
+ * Keyed, the routers and writers of a sink in one JVM predict with one routing table: one metadata
+ * client and read thread, every index read and calibrated once per JVM, and a writer resolves its
+ * routers' predictions against the table they came from.
  */
 class SharedPredictorTest {
 
@@ -16,9 +17,9 @@ class SharedPredictorTest {
             ElasticsearchSink.builder().setHosts("http://localhost:1").build().settings();
 
     @Test
-    void theRouterAndTheWriterOfOneSubtaskShareOnePredictorUntilBothClosedIt() throws Exception {
-        ShardPredictor router = ShardPredictor.openShared("sink/3/0", SETTINGS, "test-reads");
-        ShardPredictor writer = ShardPredictor.openShared("sink/3/0", SETTINGS, "test-reads");
+    void theRoutersAndWritersOfOneAttemptShareOnePredictorUntilAllClosedIt() throws Exception {
+        ShardPredictor router = ShardPredictor.openShared("sink/0", SETTINGS, "test-reads");
+        ShardPredictor writer = ShardPredictor.openShared("sink/0", SETTINGS, "test-reads");
         assertThat(writer).isSameAs(router);
 
         router.close();
@@ -28,22 +29,20 @@ class SharedPredictorTest {
         writer.close();
         assertThat(writer.metadataClient().isRunning()).isFalse();
 
-        ShardPredictor next = ShardPredictor.openShared("sink/3/0", SETTINGS, "test-reads");
+        ShardPredictor next = ShardPredictor.openShared("sink/0", SETTINGS, "test-reads");
         assertThat(next).as("closed by both: the next opener gets a new one").isNotSameAs(router);
         next.close();
     }
 
     /** A restarted writer reads every index anew: fenceAs counts on it to end a failover's loop in one restart. */
     @Test
-    void anotherSubtaskOrAttemptGetsItsOwnPredictor() throws Exception {
-        ShardPredictor first = ShardPredictor.openShared("sink/0/0", SETTINGS, "test-reads");
-        ShardPredictor otherSubtask = ShardPredictor.openShared("sink/1/0", SETTINGS, "test-reads");
-        ShardPredictor restarted = ShardPredictor.openShared("sink/0/1", SETTINGS, "test-reads");
-        ShardPredictor otherSink = ShardPredictor.openShared("other/0/0", SETTINGS, "test-reads");
-        assertThat(otherSubtask).isNotSameAs(first);
+    void anotherAttemptOrSinkGetsItsOwnPredictor() throws Exception {
+        ShardPredictor first = ShardPredictor.openShared("sink/0", SETTINGS, "test-reads");
+        ShardPredictor restarted = ShardPredictor.openShared("sink/1", SETTINGS, "test-reads");
+        ShardPredictor otherSink = ShardPredictor.openShared("other/0", SETTINGS, "test-reads");
         assertThat(restarted).isNotSameAs(first);
         assertThat(otherSink).isNotSameAs(first);
-        for (ShardPredictor p : new ShardPredictor[] {first, otherSubtask, restarted, otherSink}) {
+        for (ShardPredictor p : new ShardPredictor[] {first, restarted, otherSink}) {
             p.close();
         }
     }
