@@ -252,8 +252,7 @@ public final class CheckpointFence {
         Set<String> lagging = new TreeSet<>(indices);
         while (true) {
             Map<String, Map<Integer, ShardSeqNos>> now = shards.primarySeqNos(lagging);
-            lagging.removeIf(index -> persisted(
-                    targets.get(index), inSync.getOrDefault(index, new int[0]), now.getOrDefault(index, Map.of())));
+            lagging.removeIf(index -> firstUnpersisted(index, targets, inSync, now) < 0);
             if (lagging.isEmpty() || leftToTheEnd(endsInput) || System.nanoTime() >= deadline) {
                 return lagging;
             }
@@ -275,37 +274,35 @@ public final class CheckpointFence {
             throws IOException {
         Map<String, Map<Integer, ShardSeqNos>> now = shards.primarySeqNos(flushed);
         for (String index : flushed) {
-            long[] target = targets.get(index);
-            int[] copies = inSync.getOrDefault(index, new int[0]);
-            Map<Integer, ShardSeqNos> shardsNow = now.getOrDefault(index, Map.of());
-            for (int shard = 0; target != null && shard < target.length; shard++) {
-                ShardSeqNos seqNos = shardsNow.get(shard);
-                if (target[shard] >= 0
-                        && (seqNos == null || !seqNos.persisted(target[shard], inSyncOf(copies, shard)))) {
-                    throw new IOException("_flush of " + index + " did not reach written shard " + shard + ": "
-                            + (seqNos == null
-                                    ? "it has no started primary"
-                                    : "its in-sync copies persisted up to seq_no " + seqNos.persistedByAllCopies()
-                                            + ", the writes reach " + target[shard]));
-                }
+            int shard = firstUnpersisted(index, targets, inSync, now);
+            if (shard >= 0) {
+                ShardSeqNos seqNos = now.getOrDefault(index, Map.of()).get(shard);
+                throw new IOException("_flush of " + index + " did not reach written shard " + shard + ": "
+                        + (seqNos == null
+                                ? "it has no started primary"
+                                : "its in-sync copies persisted up to seq_no " + seqNos.persistedByAllCopies()
+                                        + ", the writes reach " + targets.get(index)[shard]));
             }
         }
     }
 
-    private static int inSyncOf(int[] copies, int shard) {
-        return shard < copies.length ? copies[shard] : 0;
-    }
-
-    private static boolean persisted(long[] targets, int[] inSync, Map<Integer, ShardSeqNos> now) {
-        for (int shard = 0; shard < targets.length; shard++) {
-            if (targets[shard] >= 0) {
-                ShardSeqNos seqNos = now.get(shard);
-                if (seqNos == null || !seqNos.persisted(targets[shard], inSyncOf(inSync, shard))) {
-                    return false;
-                }
+    /** The first written shard of {@code index} whose in-sync copies have not all persisted its target, or -1. */
+    private static int firstUnpersisted(
+            String index,
+            Map<String, long[]> targets,
+            Map<String, int[]> inSync,
+            Map<String, Map<Integer, ShardSeqNos>> now) {
+        long[] target = targets.getOrDefault(index, new long[0]);
+        int[] copies = inSync.getOrDefault(index, new int[0]);
+        Map<Integer, ShardSeqNos> seqNosOf = now.getOrDefault(index, Map.of());
+        for (int shard = 0; shard < target.length; shard++) {
+            ShardSeqNos seqNos = seqNosOf.get(shard);
+            int inSyncCopies = shard < copies.length ? copies[shard] : 0;
+            if (target[shard] >= 0 && (seqNos == null || !seqNos.persisted(target[shard], inSyncCopies))) {
+                return shard;
             }
         }
-        return true;
+        return -1;
     }
 
     private interface Step<T> {
