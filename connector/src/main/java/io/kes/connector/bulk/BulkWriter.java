@@ -51,8 +51,8 @@ import org.elasticsearch.client.RestClient;
  * does: {@link ItemOutcomes} per item, {@link BulkAnswers} for the bulk (retry, 413 split, the
  * failure handler, give up, wait for its node: {@link AbandonedBulks}), {@link Retries} when it
  * goes again. {@link CheckpointDrain} puts each bulk in an epoch and finishes an epoch once its
- * bulks are done; {@link WriteFailures} words the errors. This class predicts, buffers and closes
- * epochs. The transport, the predictions, the mailbox, the timers and the clock come from outside,
+ * bulks are done; {@link WriteFailures} words the errors. This class predicts (unless the router
+ * did: {@link RoutedOperation}), buffers and closes epochs. The transport, the predictions, the mailbox, the timers and the clock come from outside,
  * so that {@code BulkWriterTest} drives every order guarantee with fakes.
  *
  * <p>Threading: requests complete on the REST client's I/O threads, which only parse the response
