@@ -56,6 +56,20 @@ public final class IndexLayout {
         this.anyShard = new PredictedShard(this, PredictedShard.UNKNOWN_SHARD);
     }
 
+    /**
+     * Whether reading {@code metadata} with calibration {@code generation} would give this layout
+     * again: the same index, shard count, primary terms and routing. The table then keeps this one,
+     * so that predictions made before and after a read are the same objects (a writer resolves its
+     * routers' references to them, and a bulk counts its shards by them).
+     */
+    boolean sameAs(IndexMetadata metadata, Object generation) {
+        return generation == this.generation
+                && index.equals(metadata.name())
+                && uuid.equals(metadata.uuid())
+                && numberOfShards == metadata.numberOfShards()
+                && Arrays.equals(primaryTerms, metadata.primaryTerms());
+    }
+
     /** For tests of what is built on layouts. */
     public static IndexLayout of(String index, String uuid, long[] primaryTerms, IndexRouting routing) {
         IndexMetadata metadata = new IndexMetadata(

@@ -218,7 +218,11 @@ public final class IndexRoutingTable {
             }
             calibration = recheckIndexPipelines(index, calibration, now);
             calibration.lastUsedMillis = now;
-            entry = new Entry(new IndexLayout(index, calibration.routing, calibration), now + read.ttlMillis(), now);
+            IndexLayout layout =
+                    previous != null && previous.layout != null && previous.layout.sameAs(index, calibration)
+                            ? previous.layout
+                            : new IndexLayout(index, calibration.routing, calibration);
+            entry = new Entry(layout, now + read.ttlMillis(), now);
         }
         names.put(name, entry);
         sweep(now);

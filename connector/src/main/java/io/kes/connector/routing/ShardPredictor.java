@@ -6,6 +6,7 @@ import io.kes.connector.cluster.ClusterMetadataClient;
 import io.kes.connector.cluster.RestClients;
 import io.kes.connector.internal.DaemonThreads;
 import java.io.IOException;
+import java.lang.ref.WeakReference;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -42,9 +43,10 @@ import org.elasticsearch.client.RestClient;
 public final class ShardPredictor implements AutoCloseable {
 
     /**
-     * Layouts a reference can name: the newest this many referenced. A layout is read again every
-     * minute or so per index, so this covers minutes of an exchange's backlog even with hundreds of
-     * indices; a reference to an older one is predicted again.
+     * Layouts a reference can name: the newest this many referenced, and only while something still
+     * holds them (the table, or a buffered document's prediction): weakly held, so that a layout
+     * read again every minute for months, of an index with hundreds of shards, costs no memory
+     * here once replaced. A reference to any other is predicted again.
      */
     static final int REFERENCED_LAYOUTS = 4096;
 
@@ -66,7 +68,8 @@ public final class ShardPredictor implements AutoCloseable {
     /** This predictor as its {@link #referenceOf references} name it: random, so that another JVM's never matches. */
     private final long id = ThreadLocalRandom.current().nextLong() | 1;
     /** Layouts referenced so far, by the low bits of their number; an older one's slot is taken by a newer one. */
-    private final AtomicReferenceArray<IndexLayout> referenced = new AtomicReferenceArray<>(REFERENCED_LAYOUTS);
+    private final AtomicReferenceArray<WeakReference<IndexLayout>> referenced =
+            new AtomicReferenceArray<>(REFERENCED_LAYOUTS);
     /** The number of the last layout referenced (under the lock). */
     private int lastLayoutNumber;
 
@@ -206,22 +209,24 @@ public final class ShardPredictor implements AutoCloseable {
         if (layout.referenceNumber == 0) {
             int number = ++lastLayoutNumber == 0 ? ++lastLayoutNumber : lastLayoutNumber; // 0 means none
             layout.referenceNumber = number;
-            referenced.set(number & (REFERENCED_LAYOUTS - 1), layout); // publishes the number with the layout
+            // publishes the number with the layout
+            referenced.set(number & (REFERENCED_LAYOUTS - 1), new WeakReference<>(layout));
         }
         return layout.referenceNumber;
     }
 
     /**
      * The prediction {@code reference} stands for, if {@code predictor} is this one and its layout
-     * is still among the newest {@link #REFERENCED_LAYOUTS}; otherwise null, and the caller predicts
-     * again. Without the lock.
+     * is still among the newest {@link #REFERENCED_LAYOUTS} and held; otherwise null, and the caller
+     * predicts again. Without the lock.
      */
     public PredictedShard resolve(long predictor, long reference) {
         if (predictor != id || reference == 0) {
             return null;
         }
         int number = (int) (reference >>> 32);
-        IndexLayout layout = referenced.get(number & (REFERENCED_LAYOUTS - 1));
+        WeakReference<IndexLayout> held = referenced.get(number & (REFERENCED_LAYOUTS - 1));
+        IndexLayout layout = held == null ? null : held.get();
         if (layout == null || layout.referenceNumber != number) {
             return null;
         }

@@ -102,6 +102,27 @@ class IndexRoutingTableTest {
         assertThat(written.firstMovedShard(now)).as("no primary moved").isNull();
     }
 
+    /**
+     * A name is read again every minute or so: while nothing changed, its layout stays the very
+     * object the routers referenced, so their documents' predictions resolve in the writers
+     * ({@link ShardPredictor#resolve}); a moved primary term makes a new one (the fence's snapshot).
+     */
+    @Test
+    void aLayoutReadAgainUnchangedStaysTheSameObjectAndAMovedTermMakesANewOne() {
+        answers.put("/_cluster/state/metadata/idx", UNEQUAL_TERMS);
+        IndexRoutingTable table = new IndexRoutingTable(new ClusterMetadataClient(client), clock::get);
+        IndexLayout first = table.layoutFor("idx").orElseThrow();
+
+        clock.addAndGet(TargetNames.INDEX_TTL_MILLIS + 1);
+        assertThat(table.layoutFor("idx").orElseThrow()).isSameAs(first);
+
+        answers.put("/_cluster/state/metadata/idx", UNEQUAL_TERMS.replace("\"1\":3", "\"1\":4"));
+        clock.addAndGet(TargetNames.INDEX_TTL_MILLIS + 1);
+        IndexLayout after = table.layoutFor("idx").orElseThrow();
+        assertThat(after).isNotSameAs(first);
+        assertThat(after.primaryTerm(1)).isEqualTo(4);
+    }
+
     /** Issue 27 item 4: index pipelines were read at calibration only; one added later went unseen. */
     @Test
     void aDefaultPipelineAddedAfterCalibrationThatSetsRoutingEndsThePredictionAtTheNextRead() {
