@@ -1,12 +1,12 @@
 package io.kes.connector.bulk;
 
 import io.kes.connector.DocumentOperation;
+import io.kes.connector.internal.AtomicType;
 import io.kes.connector.internal.DocumentOperationSerializer;
 import io.kes.connector.routing.PredictedShard;
 import io.kes.connector.routing.ShardPredictor;
 import java.io.IOException;
 import org.apache.flink.annotation.Internal;
-import org.apache.flink.api.common.serialization.SerializerConfig;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -25,7 +25,8 @@ import org.apache.flink.core.memory.DataOutputView;
 public final class RoutedOperation {
 
     /** Its type in the job graph, with {@link Serializer}. */
-    public static final TypeInformation<RoutedOperation> TYPE = new Type();
+    public static final TypeInformation<RoutedOperation> TYPE =
+            new AtomicType<>(RoutedOperation.class, Serializer::new);
 
     int key;
     long predictor;
@@ -153,65 +154,6 @@ public final class RoutedOperation {
     public static final class Snapshot extends SimpleTypeSerializerSnapshot<RoutedOperation> {
         public Snapshot() {
             super(Serializer::new);
-        }
-    }
-
-    private static final class Type extends TypeInformation<RoutedOperation> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public boolean isBasicType() {
-            return false;
-        }
-
-        @Override
-        public boolean isTupleType() {
-            return false;
-        }
-
-        @Override
-        public int getArity() {
-            return 1;
-        }
-
-        @Override
-        public int getTotalFields() {
-            return 1;
-        }
-
-        @Override
-        public Class<RoutedOperation> getTypeClass() {
-            return RoutedOperation.class;
-        }
-
-        @Override
-        public boolean isKeyType() {
-            return false;
-        }
-
-        @Override
-        public TypeSerializer<RoutedOperation> createSerializer(SerializerConfig config) {
-            return new Serializer();
-        }
-
-        @Override
-        public String toString() {
-            return "RoutedOperation";
-        }
-
-        @Override
-        public boolean equals(Object obj) {
-            return obj instanceof Type;
-        }
-
-        @Override
-        public int hashCode() {
-            return Type.class.hashCode();
-        }
-
-        @Override
-        public boolean canEqual(Object obj) {
-            return obj instanceof Type;
         }
     }
 }
