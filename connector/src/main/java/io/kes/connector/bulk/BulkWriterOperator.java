@@ -71,8 +71,8 @@ public final class BulkWriterOperator<IN> extends AbstractStreamOperator<Documen
     private transient ShardPredictor predictor;
     /**
      * Keyed: documents that came with their router's prediction and were predicted again, because
-     * that router runs in another JVM (another routing table) or the record waited in the exchange
-     * while more than {@code ShardPredictor.REFERENCED_LAYOUTS} layouts were read.
+     * that router runs in another JVM (another routing table) or the layout it named was replaced
+     * while the record waited in the exchange (a moved primary term, a re-created index).
      */
     private transient Counter docsPredictedAgain;
 

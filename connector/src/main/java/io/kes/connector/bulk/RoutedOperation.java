@@ -56,7 +56,7 @@ public final class RoutedOperation {
         return prediction != 0;
     }
 
-    /** The router's prediction, or null when {@code own} cannot resolve it (another JVM's, or too old): predict again. */
+    /** The router's prediction, or null when {@code own} cannot resolve it (another JVM's, or a layout no longer held): predict again. */
     PredictedShard prediction(ShardPredictor own) {
         return own.resolve(predictor, prediction);
     }
