@@ -126,26 +126,49 @@ class BulkBodyTest {
 
     @Test
     void lineBreaksAreReplacedAtEveryPositionAndNothingElseChanges() {
-        // every offset and length around the 8-byte words, line breaks next to multi-byte UTF-8 and bytes like 0x8a
+        // every offset and length around the 16-byte blocks, line breaks next to multi-byte UTF-8, bytes
+        // like 0x8a, and the other bytes below 0x0E (tab, 0x00, 0x0b, 0x0c), which only make a block look closer
         java.util.Random random = new java.util.Random(7);
         byte[] alphabet = {
-            '\n', '\r', ' ', 'a', '"', (byte) 0x8a, (byte) 0x8d, (byte) 0xc3, (byte) 0xa9, 0x0b, 0x09, 0x0c
+            '\n',
+            '\r',
+            ' ',
+            'a',
+            '"',
+            (byte) 0x8a,
+            (byte) 0x8d,
+            (byte) 0xc3,
+            (byte) 0xa9,
+            0x0b,
+            0x09,
+            0x0c,
+            0x00,
+            0x0e,
+            0x7f,
+            (byte) 0x80,
+            (byte) 0xff
         };
-        for (int trial = 0; trial < 2000; trial++) {
-            byte[] bytes = new byte[random.nextInt(40)];
+        for (int trial = 0; trial < 5000; trial++) {
+            byte[] bytes = new byte[random.nextInt(80)];
+            boolean plain = random.nextBoolean(); // most sources: no byte below 0x0E at all
             for (int i = 0; i < bytes.length; i++) {
-                bytes[i] = alphabet[random.nextInt(alphabet.length)];
+                bytes[i] = plain && random.nextInt(20) > 0
+                        ? alphabet[2 + random.nextInt(5)]
+                        : alphabet[random.nextInt(alphabet.length)];
             }
             int from = bytes.length == 0 ? 0 : random.nextInt(bytes.length);
             int to = from + random.nextInt(bytes.length - from + 1);
             byte[] expected = bytes.clone();
+            boolean any = false;
             for (int i = from; i < to; i++) {
                 if (expected[i] == '\n' || expected[i] == '\r') {
                     expected[i] = ' ';
+                    any = true;
                 }
             }
-            LineBreaks.replace(bytes, from, to);
+            boolean replaced = LineBreaks.replace(bytes, from, to);
             assertThat(bytes).as("trial %d, [%d, %d)", trial, from, to).isEqualTo(expected);
+            assertThat(replaced).as("trial %d: whether it replaced any", trial).isEqualTo(any);
         }
     }
 
