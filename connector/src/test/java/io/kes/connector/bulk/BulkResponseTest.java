@@ -77,6 +77,31 @@ class BulkResponseTest {
     }
 
     @Test
+    void anItemRepeatingThePreviousOneReadsTheSameAsIfItWereReadFieldByField() throws IOException {
+        String created = "{\"index\":{\"_index\":\"logs\",\"_primary_term\":3,\"result\":\"created\",\"status\":201}}";
+        String updated = "{\"index\":{\"_index\":\"logs\",\"_primary_term\":3,\"result\":\"updated\",\"status\":200}}";
+        String noop = "{\"index\":{\"_index\":\"logs\",\"_primary_term\":3,\"result\":\"noop\",\"status\":200}}";
+        String json = "{\"items\":[" + String.join(",", created, created, updated, updated, noop, created) + "]}";
+        byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
+        BulkResponse r = new PlainItems(bytes, bytes.length).read(6);
+        assertThat(r.status).containsExactly(201, 201, 200, 200, 200, 201);
+        assertThat(r.noop).containsExactly(false, false, false, false, true, false);
+        assertThat(r.primaryTerm).containsOnly(3L);
+        assertThat(r.index).containsOnly("logs");
+        assertSameAsStreaming(json, 6);
+        String cut = "{\"items\":[" + created + "," + created.substring(0, created.length() - 1) + "]}";
+        byte[] cutBytes = cut.getBytes(StandardCharsets.UTF_8);
+        assertThat(new PlainItems(cutBytes, cutBytes.length).read(2))
+                .as("a repeat cut short")
+                .isNull();
+        String longer = "{\"items\":[" + created + "," + created + created + "]}";
+        byte[] longerBytes = longer.getBytes(StandardCharsets.UTF_8);
+        assertThat(new PlainItems(longerBytes, longerBytes.length).read(2))
+                .as("a repeat followed by more than a comma or the end")
+                .isNull();
+    }
+
+    @Test
     void anyOtherAnswerIsLeftToTheStreamingParser() throws IOException {
         String ok = "{\"index\":{\"_index\":\"logs\",\"status\":201}}";
         for (String json : List.of(
@@ -108,7 +133,12 @@ class BulkResponseTest {
         for (int run = 0; run < 500; run++) {
             int items = 1 + random.nextInt(20);
             StringBuilder json = new StringBuilder("{\"items\":[");
+            String previous = null;
             for (int i = 0; i < items; i++) {
+                if (previous != null && random.nextInt(3) > 0) { // most items of a real answer repeat the one before
+                    json.append(',').append(previous);
+                    continue;
+                }
                 List<String> fields = new ArrayList<>();
                 if (random.nextInt(10) > 0) {
                     fields.add(
@@ -131,12 +161,10 @@ class BulkResponseTest {
                             "\"error\":{\"type\":\"version_conflict_engine_exception\",\"reason\":\"[d1]: version \\\"conflict\\\"\"}");
                 }
                 Collections.shuffle(fields, random);
-                json.append(i > 0 ? "," : "")
-                        .append("{\"")
-                        .append(List.of("index", "create", "update", "delete").get(random.nextInt(4)))
-                        .append("\":{")
-                        .append(String.join(",", fields))
-                        .append("}}");
+                previous =
+                        "{\"" + List.of("index", "create", "update", "delete").get(random.nextInt(4)) + "\":{"
+                                + String.join(",", fields) + "}}";
+                json.append(i > 0 ? "," : "").append(previous);
             }
             assertSameAsStreaming(json.append("]}").toString(), items);
         }
