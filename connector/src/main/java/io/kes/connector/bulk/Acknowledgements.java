@@ -2,6 +2,7 @@ package io.kes.connector.bulk;
 
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.cluster.StatusPolicy.Action;
+import io.kes.connector.routing.PredictedShard;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,15 +30,27 @@ final class Acknowledgements {
         if (lostToAConflict != null) {
             LOG.warn("{}", lostToAConflict);
         }
+        // A single-shard bulk's items mostly share where they landed, their prediction and their
+        // term (the answer's repeated items share the index's String), and recording the same again
+        // changes nothing: record each run once.
+        String lastStoredIn = null;
+        PredictedShard lastPrediction = null;
+        long lastTerm = 0;
         for (int i = 0; i < response.size(); i++) {
             if (outcomes.byItem[i] != Action.DONE) {
                 continue;
             }
             DocumentOperation op = sent.operation(i);
             String storedIn = response.index[i] != null ? response.index[i] : op.index();
-            bulk.epoch.acknowledged.record(
-                    storedIn, predictor.fenceAs(sent.prediction(i), storedIn), response.appliedTerm(i, op.opType()));
-            if (predictor.movedByPipeline(op, sent.prediction(i), response.index[i])) {
+            PredictedShard prediction = sent.prediction(i);
+            long term = response.appliedTerm(i, op.opType());
+            if (storedIn != lastStoredIn || prediction != lastPrediction || term != lastTerm) {
+                bulk.epoch.acknowledged.record(storedIn, predictor.fenceAs(prediction, storedIn), term);
+                lastStoredIn = storedIn;
+                lastPrediction = prediction;
+                lastTerm = term;
+            }
+            if (predictor.movedByPipeline(op, prediction, response.index[i])) {
                 metrics.docsMovedByPipeline.inc();
             }
         }
