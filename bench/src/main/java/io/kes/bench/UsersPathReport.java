@@ -2,12 +2,14 @@ package io.kes.bench;
 
 import io.kes.bench.UsersPathScenario.PathRun;
 import io.kes.bench.UsersPathScenario.Setup;
+import io.kes.connector.ElasticsearchSinkOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -121,7 +123,7 @@ final class UsersPathReport {
         return md.toString();
     }
 
-    /** The targets, judged on the default topology (keyed); chained beside it. */
+    /** The targets, judged on the topology {@code auto} picks for the setup; the other beside it. */
     private void targets(StringBuilder md) {
         md.append("| target | setup | measured | met |\n|---|---|---|---|\n");
         for (Setup setup : setups()) {
@@ -174,25 +176,34 @@ final class UsersPathReport {
         }
     }
 
-    /** kes keyed's value (chained's in brackets) against the other mode's, as ratios of medians; the first number is judged. */
+    /**
+     * The judged kes mode's value against the other mode's, as ratios of medians, the other kes
+     * topology's in brackets: judged is what {@code bulk.topology: auto} runs for the setup's
+     * writers (chained below {@value ElasticsearchSinkOptions#KEYED_FROM_WRITERS}, keyed from
+     * there), when it ran; the first number is judged.
+     */
     private String value(Setup setup, String other, ToDoubleFunction<PathRun> f) {
-        List<String> parts = new ArrayList<>();
-        for (String mode : List.of("kes-keyed", "kes-chained")) {
-            if (setup.modes().contains(mode)) {
-                parts.add(ratio(setup, mode, other, f));
-            }
-        }
-        if (parts.isEmpty()) {
-            return "-"; // no kes mode among --modes
-        }
-        return parts.size() == 1 ? parts.get(0) : parts.get(0) + " (chained " + parts.get(1) + ")";
+        return judgedFirst(setup, mode -> ratio(setup, mode, other, f));
     }
 
     private String topologies(Setup setup, ToDoubleFunction<PathRun> f, String format) {
-        String keyed = num(median(of(setup, "kes-keyed"), f), format);
-        return setup.modes().contains("kes-chained")
-                ? keyed + " (chained " + num(median(of(setup, "kes-chained"), f), format) + ")"
-                : keyed;
+        return judgedFirst(setup, mode -> num(median(of(setup, mode), f), format));
+    }
+
+    private static String judgedFirst(Setup setup, Function<String, String> valueOf) {
+        List<String> kesModes = setup.parallelism() >= ElasticsearchSinkOptions.KEYED_FROM_WRITERS
+                ? List.of("kes-keyed", "kes-chained")
+                : List.of("kes-chained", "kes-keyed");
+        List<String> parts = new ArrayList<>();
+        for (String mode : kesModes) {
+            if (setup.modes().contains(mode)) {
+                parts.add(
+                        parts.isEmpty()
+                                ? valueOf.apply(mode)
+                                : "(" + mode.substring("kes-".length()) + " " + valueOf.apply(mode) + ")");
+            }
+        }
+        return parts.isEmpty() ? "-" : String.join(" ", parts); // "-": no kes mode among --modes
     }
 
     private static void target(
