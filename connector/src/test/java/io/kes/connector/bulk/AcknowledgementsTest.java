@@ -6,7 +6,6 @@ import io.kes.connector.DocumentOperation;
 import io.kes.connector.cluster.IndexMetadata;
 import io.kes.connector.fence.Epochs;
 import io.kes.connector.routing.IndexLayout;
-import io.kes.connector.routing.PredictedShard;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
@@ -27,22 +26,9 @@ class AcknowledgementsTest {
         }
         byte[] answer = json.append("]}").toString().getBytes(StandardCharsets.UTF_8);
         BulkResponse response = BulkResponse.parse(answer, answer.length, shards.length);
-        WriterRouting routing = new WriterRouting() {
-            @Override
-            public PredictedShard predict(DocumentOperation op) {
-                throw new AssertionError("not asked");
-            }
-
-            @Override
-            public boolean movedByPipeline(DocumentOperation op, PredictedShard predicted, String storedIn) {
-                return false;
-            }
-
-            @Override
-            public int unpredictableIndices() {
-                return 0;
-            }
-        };
+        WriterRouting routing = new FixedRouting(op -> {
+            throw new AssertionError("not asked");
+        });
         BulkMetrics metrics = new BulkMetrics(
                 new UnregisteredMetricsGroup(),
                 new SlotBuffers(true, 1000, 1 << 20, 1 << 24, () -> 0L),

@@ -11,7 +11,6 @@ import io.kes.connector.bulk.EarlierWrites.TaggedBulks;
 import io.kes.connector.cluster.SentTo;
 import io.kes.connector.internal.Housekeeping;
 import io.kes.connector.routing.IndexLayout;
-import io.kes.connector.routing.PredictedShard;
 import io.kes.connector.testing.CannedElasticsearch;
 import io.kes.connector.testing.CannedElasticsearch.Answer;
 import java.io.ByteArrayInputStream;
@@ -422,23 +421,10 @@ class BulkWriterTest {
                             .setBulkLinger(Duration.ofHours(1)))
                     .build()
                     .settings();
-            WriterRouting predictions = new WriterRouting() {
-                @Override
-                public PredictedShard predict(DocumentOperation op) {
-                    predicted++;
-                    return layout.shard(0);
-                }
-
-                @Override
-                public boolean movedByPipeline(DocumentOperation op, PredictedShard predicted, String storedIn) {
-                    return false;
-                }
-
-                @Override
-                public int unpredictableIndices() {
-                    return 0;
-                }
-            };
+            WriterRouting predictions = new FixedRouting(op -> {
+                predicted++;
+                return layout.shard(0);
+            });
             writer = new BulkWriter(
                     settings,
                     predictions,
