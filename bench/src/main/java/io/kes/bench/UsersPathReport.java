@@ -44,12 +44,12 @@ final class UsersPathReport {
                         + " bench JVM. `x loader`: against loader-topic where it ran, else against loader%n%n",
                 options.records, options.rounds));
         md.append(
-                "| setup | mode | docs/s | x official | x loader | steady docs/s | steady x official | steady x loader | start-up s"
+                "| setup | mode | docs/s | x official | x loader | steady docs/s | steady x official | steady x loader | start-up s | end s"
                         + " | docs per _bulk | shard ops per _bulk | docs per shard op | model: docs per bulk | heap MB before / after GC | OOM"
                         + " | index_total - records | ES CPU s/M | client CPU s/M | client CPU x loader"
                         + " | steady client CPU s/M | steady client CPU x loader |\n");
         md.append(
-                "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n");
+                "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n");
         for (Setup setup : setups()) {
             for (String mode : setup.modes()) {
                 List<PathRun> of = of(setup, mode);
@@ -58,7 +58,7 @@ final class UsersPathReport {
                 }
                 double steady = median(of, PathRun::steadyDocsPerSecond);
                 md.append(String.format(
-                        "| %s | %s | %,.0f | %s | %s | %,.0f | %s | %s | %s | %.0f | %.2f | %.0f | %s | %s | %s | %s | %.1f | %.1f | %s | %s | %s |%n",
+                        "| %s | %s | %,.0f | %s | %s | %,.0f | %s | %s | %s | %s | %.0f | %.2f | %.0f | %s | %s | %s | %s | %.1f | %.1f | %s | %s | %s |%n",
                         setup.name(),
                         mode,
                         median(of, PathRun::docsPerSecond),
@@ -68,6 +68,7 @@ final class UsersPathReport {
                         ratio(setup, mode, "official", PathRun::steadyDocsPerSecond),
                         ratio(setup, mode, loader(setup), PathRun::steadyDocsPerSecond),
                         num(median(of, PathRun::startupSeconds), "%.1f"),
+                        num(median(of, PathRun::tailSeconds), "%.1f"),
                         median(of, r -> Stats.ratio(r.docs(), r.bulks())),
                         median(of, r -> Stats.ratio(r.shardOps(), r.bulks())),
                         median(of, r -> Stats.ratio(r.docs(), r.shardOps())),
@@ -90,17 +91,17 @@ final class UsersPathReport {
                 "\n`steady`: the middle half of the documents (25% to 75% indexed, from the index's `index_total`) over the time it"
                         + " took (official: its middle two of four windows; loader: its whole run); `steady client CPU`: the client's"
                         + " CPU over the same half of the documents (kes and loader-topic: their process tree and the broker, read"
-                        + " every 100 ms; loader: the bench JVM and the broker, read every 100 ms while it sends). `model: docs per bulk`: `ScaleModel.docsPerBulk`"
+                        + " every 100 ms; loader: the bench JVM and the broker, read every 100 ms while it sends). `end s`: from every document indexed to the process's exit (a bounded job's end: its durable last writes, the final checkpoint, shutdown). `model: docs per bulk`: `ScaleModel.docsPerBulk`"
                         + " at the steady rate, bulk.linger 1 s. `index_total - records` over the rounds: 0 = no document written twice.\n\n");
         targets(md);
         Files.writeString(options.out.resolve("users-path.md"), md);
         StringBuilder csv = new StringBuilder(
                 "setup,mode,round,docs,counted,index_total,seconds,startup_seconds,steady_docs_per_s,"
-                        + "bulk_requests,shard_ops,es_cpu_s,client_cpu_s,steady_client_cpu_s,peak_heap_mb,live_heap_mb,oom\n");
+                        + "bulk_requests,shard_ops,es_cpu_s,client_cpu_s,steady_client_cpu_s,peak_heap_mb,live_heap_mb,oom,end_seconds\n");
         for (PathRun r : runs) {
             csv.append(String.format(
                     Locale.ROOT,
-                    "%s,%s,%d,%d,%d,%d,%.3f,%.3f,%.1f,%d,%d,%.3f,%.3f,%.3f,%.0f,%.0f,%b%n",
+                    "%s,%s,%d,%d,%d,%d,%.3f,%.3f,%.1f,%d,%d,%.3f,%.3f,%.3f,%.0f,%.0f,%b,%.3f%n",
                     r.setup().name().replace(",", ";"),
                     r.mode(),
                     r.round(),
@@ -117,7 +118,8 @@ final class UsersPathReport {
                     r.steadyClientCpuSeconds(),
                     r.peakHeapMb(),
                     r.liveHeapMb(),
-                    r.outOfMemory()));
+                    r.outOfMemory(),
+                    r.tailSeconds()));
         }
         Files.writeString(options.out.resolve("users-path.csv"), csv);
         return md.toString();
