@@ -6,11 +6,9 @@ import java.io.InputStream;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import org.apache.flink.annotation.Internal;
 import org.elasticsearch.client.Request;
 import org.elasticsearch.client.Response;
-import org.elasticsearch.client.ResponseListener;
 import org.elasticsearch.client.RestClient;
 
 /**
@@ -151,35 +149,21 @@ public final class PrimaryShardState {
     }
 
     /**
-     * Starts a {@code _flush}: Lucene commit and translog fsync of every shard of these indices.
-     * The future fails as a failed request does (a {@link org.elasticsearch.client.ResponseException}
-     * for an error status), and also when some shard copies failed to flush: Elasticsearch answers
-     * that with 200 all the same, their count in {@code _shards}.
+     * {@code _flush}: Lucene commit and translog fsync of every shard of these indices. A flush
+     * that some shard copies failed answers 200 all the same; their count is in {@code _shards}.
+     *
+     * @throws IOException also when a shard copy failed to flush
      */
-    public CompletableFuture<Void> flush(Collection<String> indices) {
+    public void flush(Collection<String> indices) throws IOException {
         Request flush = new Request("POST", "/" + MetadataCalls.expression(indices) + "/_flush");
         flush.addParameter("ignore_unavailable", "true");
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        calls.client().performRequestAsync(flush, new ResponseListener() {
-            @Override
-            public void onSuccess(Response response) {
-                try (InputStream in = response.getEntity().getContent()) {
-                    JsonNode shards = MetadataCalls.JSON.readTree(in).path("_shards");
-                    if (shards.path("failed").asInt(0) > 0) {
-                        throw new IOException("_flush of " + indices + " failed on "
-                                + shards.path("failed").asInt() + " shard copies: " + shards.path("failures"));
-                    }
-                    done.complete(null);
-                } catch (IOException | RuntimeException e) {
-                    done.completeExceptionally(e);
-                }
+        Response response = calls.client().performRequest(flush);
+        try (InputStream in = response.getEntity().getContent()) {
+            JsonNode shards = MetadataCalls.JSON.readTree(in).path("_shards");
+            if (shards.path("failed").asInt(0) > 0) {
+                throw new IOException("_flush of " + indices + " failed on "
+                        + shards.path("failed").asInt() + " shard copies: " + shards.path("failures"));
             }
-
-            @Override
-            public void onFailure(Exception e) {
-                done.completeExceptionally(e);
-            }
-        });
-        return done;
+        }
     }
 }

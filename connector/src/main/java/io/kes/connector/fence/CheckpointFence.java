@@ -14,10 +14,6 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.apache.flink.annotation.Internal;
 import org.elasticsearch.client.ResponseException;
 import org.elasticsearch.client.RestClient;
@@ -73,9 +69,6 @@ public final class CheckpointFence {
      * checkpoint, never to the writes.
      */
     private static final long MIN_POLL_MILLIS = 100;
-
-    /** How often the fence looks at the persisted checkpoints while a {@code _flush} runs. */
-    private static final long FLUSH_POLL_MILLIS = 200;
 
     private static final Logger LOG = LoggerFactory.getLogger(CheckpointFence.class);
     private static final String FAILURE_STORE_PREFIX = ".fs-";
@@ -214,37 +207,10 @@ public final class CheckpointFence {
             flush.addAll(lagging);
         }
         if (!flush.isEmpty()) {
-            flushUnlessSyncedFirst(targets, inSync, flush);
+            shards.flush(flush);
+            requirePersisted(targets, inSync, flush);
         }
         return flush;
-    }
-
-    /**
-     * Flushes {@code indices}, and ends as soon as their translogs' own sync covers the writes if
-     * that comes first: a flush writes every segment the index holds in memory (3.5 s at 96 shards,
-     * measured) where the sync, every {@code sync_interval}, makes the writes just as durable. The
-     * flush then finishes in Elasticsearch on its own. Whichever ends it, every written shard's
-     * in-sync copies must have persisted the writes ({@link #requirePersisted}).
-     */
-    private void flushUnlessSyncedFirst(Map<String, long[]> targets, Map<String, int[]> inSync, Set<String> indices)
-            throws IOException, InterruptedException {
-        CompletableFuture<Void> flush = shards.flush(indices);
-        Set<String> lagging = new TreeSet<>(indices);
-        while (true) {
-            try {
-                flush.get(FLUSH_POLL_MILLIS, TimeUnit.MILLISECONDS);
-                requirePersisted(targets, inSync, indices);
-                return;
-            } catch (TimeoutException flushing) {
-                Map<String, Map<Integer, ShardSeqNos>> now = shards.primarySeqNos(lagging);
-                lagging.removeIf(index -> firstUnpersisted(index, targets, inSync, now) < 0);
-                if (lagging.isEmpty()) {
-                    return;
-                }
-            } catch (ExecutionException e) {
-                throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
-            }
-        }
     }
 
     /**

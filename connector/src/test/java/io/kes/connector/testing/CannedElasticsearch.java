@@ -4,7 +4,6 @@ import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.Executors;
 import java.util.function.Function;
 import org.apache.http.HttpHost;
 import org.elasticsearch.client.RestClient;
@@ -33,23 +32,7 @@ public final class CannedElasticsearch implements AutoCloseable {
     }
 
     public CannedElasticsearch(Function<String, Answer> answer, Answer otherwise) throws IOException {
-        this(answer, otherwise, false);
-    }
-
-    /**
-     * @param concurrently answer each request on a thread of its own, so that a slow answer (an
-     *     {@code answer} that sleeps) does not hold back the others; else one at a time, in order
-     */
-    public CannedElasticsearch(Function<String, Answer> answer, Answer otherwise, boolean concurrently)
-            throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        if (concurrently) {
-            server.setExecutor(Executors.newCachedThreadPool(r -> {
-                Thread t = new Thread(r, "canned-elasticsearch");
-                t.setDaemon(true);
-                return t;
-            }));
-        }
         server.createContext("/", exchange -> {
             Answer a = answer.apply(exchange.getRequestURI().getPath());
             if (a == null) {
