@@ -28,9 +28,11 @@ class RestClientsTest {
         server.createContext("/", exchange -> {
             String authorization = exchange.getRequestHeaders().getFirst("Authorization");
             seen.add(String.valueOf(authorization));
-            // a node that would challenge a request without credentials
+            // a node that challenges a request without credentials
             int status = authorization == null ? 401 : 200;
-            exchange.getResponseHeaders().add("WWW-Authenticate", "Basic realm=\"security\"");
+            if (status == 401) {
+                exchange.getResponseHeaders().add("WWW-Authenticate", "Basic realm=\"security\"");
+            }
             exchange.getResponseHeaders().add("Content-Type", "application/json");
             byte[] body = "{}".getBytes(StandardCharsets.UTF_8);
             exchange.sendResponseHeaders(status, body.length);
