@@ -193,6 +193,38 @@ class CheckpointWaitIT {
                 .isPositive();
     }
 
+    /**
+     * The end of a bounded input flushes with a {@code _refresh} beside it (the refresh pool writes
+     * the indexing buffer's segments while the flush pool commits): when the job ends, every
+     * document is searchable even in an index that never refreshes by itself, and persisted.
+     */
+    @Test
+    void aBoundedJobsDocumentsAreSearchableWhenItEndsEvenWithoutRefreshes(ElasticsearchNode es) throws Exception {
+        es.http()
+                .send(
+                        "PUT",
+                        "/fence-end-refresh",
+                        "{\"settings\":{\"number_of_shards\":3,\"number_of_replicas\":0,\"refresh_interval\":\"-1\","
+                                + "\"translog.durability\":\"async\",\"translog.sync_interval\":\"2m\"}}")
+                .requireOk("create");
+        ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(es.url()).build();
+
+        SinkPipelines.start(sink, "fence-end-refresh", 3_000, 3_000, 1, Duration.ofSeconds(30))
+                .getJobExecutionResult()
+                .get(60, TimeUnit.SECONDS);
+
+        String count =
+                es.http().get("/fence-end-refresh/_count").requireOk("count").body();
+        assertThat(Http.longField(count, "count"))
+                .as("documents searchable at the job's end, no refresh asked for by the test")
+                .isEqualTo(3_000);
+        String flushes = es.http()
+                .get("/fence-end-refresh/_stats/flush?filter_path=_all.primaries.flush.total")
+                .requireOk("flush stats")
+                .body();
+        assertThat(Http.longField(flushes, "total")).as("one _flush (3 shards)").isEqualTo(3);
+    }
+
     /** Writes {@code docs} documents (5,000/s, checkpoints every 500 ms) into a fresh async index; returns its _flush count. */
     private static long flushesWhileWriting(SearchNode es, String index, String syncInterval, long docs)
             throws Exception {

@@ -6,10 +6,15 @@ import java.io.InputStream;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import org.apache.flink.annotation.Internal;
 import org.elasticsearch.client.Request;
 import org.elasticsearch.client.Response;
+import org.elasticsearch.client.ResponseListener;
 import org.elasticsearch.client.RestClient;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What the checkpoint fence reads and does to the shards kes wrote: how far the translogs of each
@@ -18,6 +23,8 @@ import org.elasticsearch.client.RestClient;
  */
 @Internal
 public final class PrimaryShardState {
+
+    private static final Logger LOG = LoggerFactory.getLogger(PrimaryShardState.class);
 
     private final MetadataCalls calls;
 
@@ -155,9 +162,7 @@ public final class PrimaryShardState {
      * @throws IOException also when a shard copy failed to flush
      */
     public void flush(Collection<String> indices) throws IOException {
-        Request flush = new Request("POST", "/" + MetadataCalls.expression(indices) + "/_flush");
-        flush.addParameter("ignore_unavailable", "true");
-        Response response = calls.client().performRequest(flush);
+        Response response = calls.client().performRequest(shardsRequest(indices, "_flush"));
         try (InputStream in = response.getEntity().getContent()) {
             JsonNode shards = MetadataCalls.JSON.readTree(in).path("_shards");
             if (shards.path("failed").asInt(0) > 0) {
@@ -165,5 +170,50 @@ public final class PrimaryShardState {
                         + shards.path("failed").asInt() + " shard copies: " + shards.path("failures"));
             }
         }
+    }
+
+    /**
+     * {@link #flush} with a {@code _refresh} of the same indices beside it, for the end of a
+     * bounded input. Where the writes still sit in the indexing buffer (an index with
+     * {@code refresh_interval: -1} holds them all) the flush's commit first writes them as
+     * segments, one shard after another on the node's {@code flush} pool (one thread on a 2-core
+     * node); the refresh writes them from the {@code refresh} pool meanwhile, so the two pools
+     * share the work. Measured at 96 shards after 300,000 documents: 3.7 s for the flush alone,
+     * 1.8 s beside a refresh (docs/benchmark.md). The refresh only speeds the flush up: its failure
+     * (a role without 'maintenance', a closed index) is ignored. It also makes the documents
+     * searchable, which is what the end of a bounded job is waited for.
+     */
+    public void refreshAndFlush(Collection<String> indices) throws IOException, InterruptedException {
+        CompletableFuture<Void> refreshed = new CompletableFuture<>();
+        calls.client().performRequestAsync(shardsRequest(indices, "_refresh"), new ResponseListener() {
+            @Override
+            public void onSuccess(Response response) {
+                refreshed.complete(null);
+            }
+
+            @Override
+            public void onFailure(Exception e) {
+                LOG.debug(
+                        "_refresh of {} beside the end of input's _flush failed; the flush alone makes the writes durable",
+                        indices,
+                        e);
+                refreshed.complete(null);
+            }
+        });
+        try {
+            flush(indices);
+        } finally {
+            try {
+                refreshed.get(); // never left running on the shards once the job reports its end
+            } catch (ExecutionException impossible) {
+                throw new IllegalStateException(impossible);
+            }
+        }
+    }
+
+    private static Request shardsRequest(Collection<String> indices, String endpoint) {
+        Request request = new Request("POST", "/" + MetadataCalls.expression(indices) + "/" + endpoint);
+        request.addParameter("ignore_unavailable", "true");
+        return request;
     }
 }

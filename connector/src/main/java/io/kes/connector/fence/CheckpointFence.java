@@ -207,7 +207,13 @@ public final class CheckpointFence {
             flush.addAll(lagging);
         }
         if (!flush.isEmpty()) {
-            shards.flush(flush);
+            if (endsInput) {
+                shards.refreshAndFlush(flush);
+            } else {
+                shards.flush(
+                        flush); // a refresh mid-run would make documents searchable that the index's own interval holds
+                // back
+            }
             requirePersisted(targets, inSync, flush);
         }
         return flush;
