@@ -210,9 +210,8 @@ public final class CheckpointFence {
             if (endsInput) {
                 shards.refreshAndFlush(flush);
             } else {
-                shards.flush(
-                        flush); // a refresh mid-run would make documents searchable that the index's own interval holds
-                // back
+                // no refresh mid-run: it would make documents searchable that the index's own interval holds back
+                shards.flush(flush);
             }
             requirePersisted(targets, inSync, flush);
         }
