@@ -283,8 +283,9 @@ final class BenchOptions {
                         "kes, kes-mixed and official on 3 nodes too (--no-multinode-jobs: loader only), long-running mode: one kes and one",
                         "official job over the whole topic in --windows 4 windows (0 = off; off with --quick).",
                         "--scenario users-path: kes through bin/kes run as its own process (keyed, and chained beside it at 48 and 96 shards) against the",
-                        "official sink and two loaders (loader-topic: reads the topic and sends single-shard bulks as a process of its own; loader:",
-                        "the same bulks pre-serialized, sent only), 6 shards at parallelism 2 and 48/96 shards at parallelism 8; 1,000,000 records,",
+                        "official sink and three loaders (loader-topic: reads the topic and sends single-shard bulks as a process of its own;",
+                        "loader-topic-durable: the same, ending with a _refresh and a _flush as kes does; loader: the same bulks pre-serialized,",
+                        "sent only), 6 shards at parallelism 2 and 48/96 shards at parallelism 8; 1,000,000 records,",
                         "3 rounds by default; [--target data-stream] [--routing-field level] (kes modes only): a data stream per run, routing by a field",
                         "--scenario fixed-load [--rate 3000] [--seconds 60] [--stall on|off|both] [--kes-bulk 'topology: keyed'] [--modes kes,kes-mixed,kes-linger,official]:",
                         "index lag at a steady load on 3 nodes, one data node stopped 1 s every 5 s (--stall), 3 rounds; results in bench/results/fixed-load-<date>"));

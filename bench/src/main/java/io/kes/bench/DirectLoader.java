@@ -11,6 +11,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -177,6 +178,30 @@ final class DirectLoader {
             millis[i] = Math.round(latencyNanos[i] / 1e6);
         }
         return new Result(seconds, millis);
+    }
+
+    /**
+     * A {@code _refresh} and a {@code _flush} of {@code index} together, both awaited: what a bounded
+     * kes job's end asks of the node ({@code PrimaryShardState.refreshAndFlush}), so that a loader
+     * timed with it stops its clock with the same durable, searchable index.
+     */
+    static void refreshAndFlush(String url, String index) throws IOException, InterruptedException {
+        CompletableFuture<HttpResponse<String>> refresh =
+                CLIENT.sendAsync(post(url, index, "_refresh"), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> flush = CLIENT.send(post(url, index, "_flush"), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> refreshed = refresh.join();
+        for (HttpResponse<String> r : List.of(flush, refreshed)) {
+            if (r.statusCode() != 200) {
+                throw new IOException(r.request().uri() + ": HTTP " + r.statusCode() + " " + r.body());
+            }
+        }
+    }
+
+    private static HttpRequest post(String url, String index, String endpoint) {
+        return HttpRequest.newBuilder(URI.create(url + "/" + index + "/" + endpoint))
+                .timeout(Duration.ofSeconds(120))
+                .POST(HttpRequest.BodyPublishers.noBody())
+                .build();
     }
 
     /**

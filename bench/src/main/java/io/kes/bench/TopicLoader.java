@@ -32,10 +32,17 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * goes at the end; exit 0. Plain on purpose: no checkpoints, no retries beyond 429s, no ordering:
  * the least a client must do to turn the topic into the same single-shard bulks.
  *
+ * <p>With {@code --durable-end true} it ends as a bounded kes job ends its input: a {@code _refresh}
+ * and a {@code _flush} of the index together, awaited, so that at exit its documents are on disk
+ * and searchable as kes's are. Without it the last writes sit unsynced in an async translog (up
+ * to {@code index.translog.sync_interval}) and, with {@code refresh_interval: -1}, unsearchable:
+ * the node writes their segments later, after the clock has stopped.
+ *
  * <p>Arguments, all {@code --name value}: {@code bootstrap}, {@code topic}, {@code index},
  * {@code nodes} (comma-separated URLs), {@code primaries} (optional, one URL per shard),
- * {@code threads}, {@code docs-per-bulk}, and the index's routing: {@code shards},
- * {@code routing-num-shards}, {@code routing-partition-size}, {@code routing-function}.
+ * {@code threads}, {@code docs-per-bulk}, {@code durable-end} (optional, false), and the index's
+ * routing: {@code shards}, {@code routing-num-shards}, {@code routing-partition-size},
+ * {@code routing-function}.
  */
 final class TopicLoader {
 
@@ -130,6 +137,11 @@ final class TopicLoader {
             senders.send(left);
         }
         senders.finish();
+        if (Boolean.parseBoolean(args.getOrDefault("durable-end", "false"))) {
+            long started = System.nanoTime();
+            DirectLoader.refreshAndFlush(nodes.get(0), index);
+            System.out.printf("topic loader: _refresh and _flush in %.2f s%n", (System.nanoTime() - started) / 1e9);
+        }
         return docs;
     }
 

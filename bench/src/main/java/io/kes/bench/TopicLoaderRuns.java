@@ -30,8 +30,11 @@ final class TopicLoaderRuns {
         this.clientCpu = clientCpu;
     }
 
-    /** Loads the whole topic into {@code index} (created by the caller, routing as {@code routing}) until the process exits. */
-    ProcessClock.Result run(String index, IndexRouting routing, String heap) throws Exception {
+    /**
+     * Loads the whole topic into {@code index} (created by the caller, routing as {@code routing}) until
+     * the process exits; with {@code durableEnd} it refreshes and flushes the index before it exits.
+     */
+    ProcessClock.Result run(String index, IndexRouting routing, String heap, boolean durableEnd) throws Exception {
         Path dir = options.work.resolve("topic-loader-" + index).toAbsolutePath();
         Files.createDirectories(dir);
         Path console = dir.resolve("console.txt");
@@ -62,7 +65,9 @@ final class TopicLoaderRuns {
                 "--routing-partition-size",
                 Integer.toString(routing.routingPartitionSize()),
                 "--routing-function",
-                routing.function().name()));
+                routing.function().name(),
+                "--durable-end",
+                Boolean.toString(durableEnd)));
         ProcessBuilder builder =
                 new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(console.toFile());
         long docs = topic.docsFrom(new long[options.partitions]);

@@ -40,6 +40,8 @@ final class UsersPathReport {
                         + " sink: a JVM of its own per run (1 GB heap), timed the same way (process start to its job's end, CPU of the whole"
                         + " process: start-up and a fresh JVM's JIT included for both); loader-topic: a plain Kafka consumer and"
                         + " single-shard bulks (kes's ids and routing) as a process of its own, timed and its CPU read as kes's;"
+                        + " loader-topic-durable: the same, ending as a bounded kes job does (a `_refresh` and a `_flush` of its"
+                        + " index, awaited), so that at its exit, as at kes's, the documents are durable and searchable;"
                         + " loader: the sender ceiling, single-shard bulks pre-serialized before its clock starts, sent from the"
                         + " bench JVM. `x loader`: against loader-topic where it ran, else against loader%n%n",
                 options.records, options.rounds));
@@ -143,6 +145,16 @@ final class UsersPathReport {
                     value(setup, loader(setup), PathRun::docsPerSecond),
                     0.9,
                     true);
+            if (!of(setup, UsersPathScenario.TOPIC_LOADER_DURABLE).isEmpty()) {
+                target(
+                        md,
+                        setup,
+                        "kes / " + UsersPathScenario.TOPIC_LOADER_DURABLE
+                                + " (docs/s; both exit with every document durable and searchable) >= 0.9",
+                        value(setup, UsersPathScenario.TOPIC_LOADER_DURABLE, PathRun::docsPerSecond),
+                        0.9,
+                        true);
+            }
             if (setup.shards() != Bench.SHARDS) {
                 boolean oom = runs.stream().anyMatch(r -> r.setup().equals(setup) && r.outOfMemory())
                         || environment.getOrDefault("failures", "").contains("OutOfMemoryError");

@@ -42,12 +42,25 @@ final class UsersPathScenario {
      */
     static final String TOPIC_LOADER = "loader-topic";
 
+    /**
+     * The same loader ending as a bounded kes job does ({@code _refresh} and {@code _flush} of its
+     * index, awaited): at its exit its documents are durable and searchable, as kes's are at
+     * {@code bin/kes run}'s. The report holds kes's docs/s against both loaders.
+     */
+    static final String TOPIC_LOADER_DURABLE = "loader-topic-durable";
+
     /** The sender ceiling: bulks pre-serialized before its clock starts, sent from the bench JVM ({@link DirectLoader}). */
     static final String SENDER_LOADER = "loader";
 
     /** Every mode of this scenario; {@code --modes} picks some of them. */
-    static final List<String> MODES =
-            List.of("kes-keyed", KEYED_LONG_LINGER, "kes-chained", "official", TOPIC_LOADER, SENDER_LOADER);
+    static final List<String> MODES = List.of(
+            "kes-keyed",
+            KEYED_LONG_LINGER,
+            "kes-chained",
+            "official",
+            TOPIC_LOADER,
+            TOPIC_LOADER_DURABLE,
+            SENDER_LOADER);
 
     /** The writer topology a kes mode runs with. */
     static String topology(String mode) {
@@ -65,7 +78,17 @@ final class UsersPathScenario {
      */
     static Setup setup(int shards) {
         return shards == Bench.SHARDS
-                ? new Setup(shards, 2, 4, List.of("kes-keyed", "kes-chained", "official", TOPIC_LOADER, SENDER_LOADER))
+                ? new Setup(
+                        shards,
+                        2,
+                        4,
+                        List.of(
+                                "kes-keyed",
+                                "kes-chained",
+                                "official",
+                                TOPIC_LOADER,
+                                TOPIC_LOADER_DURABLE,
+                                SENDER_LOADER))
                 : new Setup(shards, 8, 8, MODES);
     }
 
@@ -197,8 +220,8 @@ final class UsersPathScenario {
                             PathRun run = switch (mode) {
                                 case SENDER_LOADER ->
                                     loader(setup, round, index, es, stats, loader, bulks, stack.esUrl());
-                                case TOPIC_LOADER ->
-                                    topicLoader(setup, round, index, es, stats, topicLoader, routing, topic);
+                                case TOPIC_LOADER, TOPIC_LOADER_DURABLE ->
+                                    topicLoader(setup, mode, round, index, es, stats, topicLoader, routing, topic);
                                 case "official" ->
                                     official(setup, round, index, es, stats, official, topic, stack.esUrl());
                                 default -> kes(setup, mode, round, index, es, stats, kes, topic);
@@ -284,6 +307,7 @@ final class UsersPathScenario {
     /** The topic-reading loader as a process, measured as {@link #kes} measures {@code bin/kes run}. */
     private PathRun topicLoader(
             Setup setup,
+            String mode,
             int round,
             String index,
             Http es,
@@ -294,9 +318,9 @@ final class UsersPathScenario {
             throws Exception {
         long docs = topic.docsFrom(new long[setup.partitions()]);
         EsStats.Snapshot before = stats.snapshot();
-        ProcessClock.Result r = topicLoader.run(index, routing, "1g");
+        ProcessClock.Result r = topicLoader.run(index, routing, "1g", mode.equals(TOPIC_LOADER_DURABLE));
         EsStats.Snapshot delta = stats.snapshot().minus(before);
-        return timedRun(setup, TOPIC_LOADER, round, docs, index, es, stats, delta, r, Double.NaN, Double.NaN, false);
+        return timedRun(setup, mode, round, docs, index, es, stats, delta, r, Double.NaN, Double.NaN, false);
     }
 
     /** A run of a process {@link ProcessClock} timed, with the index's counts and the node's share. */

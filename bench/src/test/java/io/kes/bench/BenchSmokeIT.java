@@ -56,8 +56,9 @@ class BenchSmokeIT {
     }
 
     /**
-     * The users-path scenario's two loaders, one round at 6 shards: the topic-reading one as a
-     * process of its own (read, ids, routing, bulks, sends, exit 0) and the sender ceiling. kes's
+     * The users-path scenario's loaders, one round at 6 shards: the topic-reading one as a process
+     * of its own (read, ids, routing, bulks, sends, exit 0), the same ending with a durable index,
+     * and the sender ceiling. kes's
      * own mode there is {@code bin/kes run}, which runs from the repository's root, not from a
      * module's tests; its timing is the same {@link ProcessClock} the topic loader's goes through.
      */
@@ -73,7 +74,8 @@ class BenchSmokeIT {
             "--shards",
             "6",
             "--modes",
-            UsersPathScenario.TOPIC_LOADER + "," + UsersPathScenario.SENDER_LOADER,
+            UsersPathScenario.TOPIC_LOADER + "," + UsersPathScenario.TOPIC_LOADER_DURABLE + ","
+                    + UsersPathScenario.SENDER_LOADER,
             "--out",
             out.toString(),
             "--work",
@@ -83,13 +85,16 @@ class BenchSmokeIT {
         boolean countsMatch = new Bench(options).run();
 
         assertThat(countsMatch)
-                .as("both loaders indexed exactly the topic's records, none twice")
+                .as("every loader indexed exactly the topic's records, none twice")
                 .isTrue();
         String table = Files.readString(out.resolve("users-path.md"));
-        assertThat(table).contains("| loader-topic |").contains("| loader |");
-        assertThat(table).contains("kes / loader-topic (docs/s)");
+        assertThat(table)
+                .contains("| loader-topic |")
+                .contains("| loader-topic-durable |")
+                .contains("| loader |");
+        assertThat(table).contains("kes / loader-topic (docs/s)").contains("kes / loader-topic-durable (docs/s;");
         List<String> csv = Files.readAllLines(out.resolve("users-path.csv"));
-        assertThat(csv).hasSize(3);
+        assertThat(csv).hasSize(4);
         String[] topicRun = csv.stream()
                 .filter(l -> l.contains(",loader-topic,"))
                 .findFirst()
