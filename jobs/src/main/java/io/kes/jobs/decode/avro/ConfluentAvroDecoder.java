@@ -4,10 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kes.jobs.decode.DecodeException;
 import java.io.IOException;
+import java.io.InputStream;
+import java.net.HttpURLConnection;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -43,7 +43,6 @@ public final class ConfluentAvroDecoder implements ValueDecoder {
     private final int attempts;
     private final Duration firstBackoff;
     private final Map<Integer, AvroToJson> converters = new HashMap<>();
-    private HttpClient http;
 
     public ConfluentAvroDecoder(String registryUrl) {
         this(registryUrl, ATTEMPTS, Duration.ofMillis(500));
@@ -78,7 +77,7 @@ public final class ConfluentAvroDecoder implements ValueDecoder {
 
     private Schema fetch(int id) throws DecodeException {
         String url = registryUrl + "/schemas/ids/" + Integer.toUnsignedString(id);
-        HttpResponse<String> response = get(url);
+        Answer response = get(url);
         if (response.statusCode() == 404) {
             throw new DecodeException(
                     "unknown_schema_id",
@@ -125,29 +124,36 @@ public final class ConfluentAvroDecoder implements ValueDecoder {
         }
     }
 
-    private HttpResponse<String> get(String url) {
-        if (http == null) {
-            http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-        }
-        HttpRequest request = HttpRequest.newBuilder(URI.create(url))
-                .timeout(Duration.ofSeconds(10))
-                .header("Accept", "application/vnd.schemaregistry.v1+json, application/json")
-                .GET()
-                .build();
+    /** The registry's answer: HTTP status and body. */
+    private record Answer(int statusCode, String body) {}
+
+    /**
+     * GET with retries of 5xx answers and I/O errors, with a plain {@link HttpURLConnection}: the
+     * JDK's {@code HttpClient} leaves a thread in native code that holds the JVM's exit back by up
+     * to 300 ms.
+     */
+    private Answer get(String url) {
         String last = null;
         Duration pause = firstBackoff;
         for (int attempt = 1; attempt <= attempts; attempt++) {
             try {
-                HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-                if (response.statusCode() < 500) {
-                    return response;
+                HttpURLConnection connection =
+                        (HttpURLConnection) URI.create(url).toURL().openConnection();
+                connection.setConnectTimeout(5_000);
+                connection.setReadTimeout(10_000);
+                connection.setRequestProperty("Accept", "application/vnd.schemaregistry.v1+json, application/json");
+                int status = connection.getResponseCode();
+                InputStream stream = status < 400 ? connection.getInputStream() : connection.getErrorStream();
+                String body;
+                try (InputStream in = stream) {
+                    body = in == null ? "" : new String(in.readAllBytes(), StandardCharsets.UTF_8);
                 }
-                last = "HTTP " + response.statusCode() + " " + abbreviate(response.body());
+                if (status < 500) {
+                    return new Answer(status, body);
+                }
+                last = "HTTP " + status + " " + abbreviate(body);
             } catch (IOException e) {
                 last = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while fetching a schema from " + url, e);
             }
             if (attempt < attempts) {
                 try {
