@@ -4,14 +4,16 @@ import io.kes.connector.KafkaCoordinateId;
 import io.kes.connector.routing.IndexRouting;
 import io.kes.jobs.quickstart.SampleLogs;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.HttpURLConnection;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -29,10 +31,14 @@ final class DirectLoader {
     /** Timings of one load. */
     record Result(double seconds, long[] latencyMillis) {}
 
-    private static final HttpClient CLIENT = HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5))
-            .build();
+    static {
+        // HttpURLConnection, not the JDK's HttpClient: that client's selector thread stays in native
+        // code, and the topic loader's JVM exit would wait up to 300 ms for it (as bin/kes run's did).
+        // Idle keep-alive connections kept per node: the JDK keeps 5, the loaders send from more threads.
+        if (System.getProperty("http.maxConnections") == null) {
+            System.setProperty("http.maxConnections", "256");
+        }
+    }
 
     private DirectLoader() {}
 
@@ -186,22 +192,48 @@ final class DirectLoader {
      * timed with it stops its clock with the same durable, searchable index.
      */
     static void refreshAndFlush(String url, String index) throws IOException, InterruptedException {
-        CompletableFuture<HttpResponse<String>> refresh =
-                CLIENT.sendAsync(post(url, index, "_refresh"), HttpResponse.BodyHandlers.ofString());
-        HttpResponse<String> flush = CLIENT.send(post(url, index, "_flush"), HttpResponse.BodyHandlers.ofString());
-        HttpResponse<String> refreshed = refresh.join();
-        for (HttpResponse<String> r : List.of(flush, refreshed)) {
-            if (r.statusCode() != 200) {
-                throw new IOException(r.request().uri() + ": HTTP " + r.statusCode() + " " + r.body());
+        CompletableFuture<Void> refreshed = CompletableFuture.runAsync(() -> {
+            try {
+                post(url + "/" + index + "/_refresh", null, 200);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
+        });
+        post(url + "/" + index + "/_flush", null, 200);
+        try {
+            refreshed.get();
+        } catch (ExecutionException e) {
+            throw new IOException("_refresh of " + index + " failed", e.getCause());
         }
     }
 
-    private static HttpRequest post(String url, String index, String endpoint) {
-        return HttpRequest.newBuilder(URI.create(url + "/" + index + "/" + endpoint))
-                .timeout(Duration.ofSeconds(120))
-                .POST(HttpRequest.BodyPublishers.noBody())
-                .build();
+    /** The answer to a POST: HTTP status and body. */
+    private record Answer(int status, String body) {}
+
+    /** POSTs {@code body} (none when null); throws unless the status is {@code expected}. */
+    private static Answer post(String url, byte[] body, int expected) throws IOException {
+        HttpURLConnection connection =
+                (HttpURLConnection) URI.create(url).toURL().openConnection();
+        connection.setConnectTimeout(5_000);
+        connection.setReadTimeout(120_000);
+        connection.setRequestMethod("POST");
+        if (body != null) {
+            connection.setDoOutput(true);
+            connection.setFixedLengthStreamingMode(body.length);
+            connection.setRequestProperty("Content-Type", "application/x-ndjson");
+            try (OutputStream out = connection.getOutputStream()) {
+                out.write(body);
+            }
+        }
+        int status = connection.getResponseCode();
+        String answer;
+        try (InputStream in = status < 400 ? connection.getInputStream() : connection.getErrorStream()) {
+            answer = in == null ? "" : new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        if (expected > 0 && status != expected) {
+            throw new IOException("POST " + url + ": HTTP " + status + " " + answer);
+        }
+        return new Answer(status, answer);
     }
 
     /**
@@ -209,24 +241,19 @@ final class DirectLoader {
      * overwrite. The topic-reading loader ({@link TopicLoader}) sends through here too.
      */
     static void send(String url, String index, byte[] body) throws IOException, InterruptedException {
-        HttpRequest request = HttpRequest.newBuilder(
-                        URI.create(url + "/" + index + "/_bulk?filter_path=errors,items.*.error.type"))
-                .timeout(Duration.ofSeconds(120))
-                .header("Content-Type", "application/x-ndjson")
-                .POST(HttpRequest.BodyPublishers.ofByteArray(body))
-                .build();
+        String bulkUrl = url + "/" + index + "/_bulk?filter_path=errors,items.*.error.type";
         for (int attempt = 1; ; attempt++) {
-            HttpResponse<String> response = CLIENT.send(request, HttpResponse.BodyHandlers.ofString());
-            boolean ok = response.statusCode() == 200 && response.body().startsWith("{\"errors\":false");
+            Answer response = post(bulkUrl, body, 0);
+            boolean ok = response.status() == 200 && response.body().startsWith("{\"errors\":false");
             if (ok) {
                 return;
             }
-            boolean retryable = response.statusCode() == 429
-                    || response.statusCode() == 503
-                    || (response.statusCode() == 200 && response.body().contains("rejected"));
+            boolean retryable = response.status() == 429
+                    || response.status() == 503
+                    || (response.status() == 200 && response.body().contains("rejected"));
             if (!retryable || attempt >= 30) {
                 throw new IOException("bulk to " + url + "/" + index + " failed (attempt " + attempt + "): HTTP "
-                        + response.statusCode() + " "
+                        + response.status() + " "
                         + response.body()
                                 .substring(0, Math.min(500, response.body().length())));
             }
