@@ -3,6 +3,7 @@ package io.kes.jobs;
 import io.kes.connector.ElasticsearchSink;
 import io.kes.connector.FailureHandler;
 import io.kes.connector.deadletter.DeadLetterFailureHandler;
+import io.kes.jobs.cli.EarlyMiniCluster;
 import io.kes.jobs.cli.ExitCode;
 import io.kes.jobs.cli.Flag;
 import io.kes.jobs.cli.ProgressReporter;
@@ -81,24 +82,33 @@ public final class KesJob {
         }
         boolean quiet = options.containsKey(Flag.QUIET);
         Setup setup = setup(options, message -> System.out.println("[kes] " + message));
-        if (!options.containsKey(Flag.NO_CHECK)) {
-            PreflightReport report = Preflight.run(setup.config, setup.restore != null);
-            if (!quiet) {
-                System.out.println("[kes] check: " + (report.failed() ? "failed" : "ok") + " ("
-                        + report.rows().size() + " checks; the table: bin/kes check --config "
-                        + options.get(Flag.CONFIG) + ")");
-                if (!report.failed() && report.problemsTable().lines().count() > 1) {
-                    System.out.print(report.problemsTable()); // the warnings; failures are printed as the error below
-                }
-            }
-            Preflight.requireOk(report);
-        }
         String webUi = WebUi.enable(setup.flink);
         setup.flink.setString("metrics.reporter.kesprogress.factory.class", ProgressReporter.Factory.class.getName());
         setup.flink.setString("metrics.reporter.kesprogress.interval", "1 s");
-        StreamExecutionEnvironment env = setup.environment();
-        build(env, setup.config);
-        JobClient job = env.executeAsync(setup.config.job.name());
+        // the cluster starts while the job is checked and built; a failed check closes it unused
+        EarlyMiniCluster cluster = EarlyMiniCluster.start(setup.flink, setup.config.job.parallelism());
+        JobClient job;
+        try {
+            if (!options.containsKey(Flag.NO_CHECK)) {
+                PreflightReport report = Preflight.run(setup.config, setup.restore != null);
+                if (!quiet) {
+                    System.out.println("[kes] check: " + (report.failed() ? "failed" : "ok") + " ("
+                            + report.rows().size() + " checks; the table: bin/kes check --config "
+                            + options.get(Flag.CONFIG) + ")");
+                    if (!report.failed() && report.problemsTable().lines().count() > 1) {
+                        System.out.print(
+                                report.problemsTable()); // the warnings; failures are printed as the error below
+                    }
+                }
+                Preflight.requireOk(report);
+            }
+            StreamExecutionEnvironment env = setup.environment(cluster.environment());
+            build(env, setup.config);
+            job = env.executeAsync(setup.config.job.name());
+        } catch (Exception e) {
+            cluster.discard();
+            throw e;
+        }
         RunProgress progress = new RunProgress(setup.config, job, webUi, System.out);
         if (!quiet) {
             progress.banner(setup.restore, System.getProperty("kes.log.file"));
@@ -125,7 +135,12 @@ public final class KesJob {
         }
 
         StreamExecutionEnvironment environment() {
-            env = StreamExecutionEnvironment.getExecutionEnvironment(flink);
+            return environment(StreamExecutionEnvironment.getExecutionEnvironment(flink));
+        }
+
+        /** {@code local}, with this setup's job listener. */
+        StreamExecutionEnvironment environment(StreamExecutionEnvironment local) {
+            env = local;
             if (jobCheckpoints != null && Checkpoints.isLocal(jobCheckpoints)) {
                 env.registerJobListener(new SourcesBesideCheckpoints(jobCheckpoints, sources));
             }
