@@ -27,6 +27,7 @@ import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.JobListener;
@@ -85,6 +86,10 @@ public final class KesJob {
         String webUi = WebUi.enable(setup.flink);
         setup.flink.setString("metrics.reporter.kesprogress.factory.class", ProgressReporter.Factory.class.getName());
         setup.flink.setString("metrics.reporter.kesprogress.interval", "1 s");
+        if (!setup.flink.contains(RestOptions.CACHE_CHECKPOINT_STATISTICS_TIMEOUT)) {
+            // the web UI's checkpoint statistics as fresh as RunProgress looks at them (Flink caches them 3 s)
+            setup.flink.set(RestOptions.CACHE_CHECKPOINT_STATISTICS_TIMEOUT, RunProgress.BOUNDED_POLL);
+        }
         // the cluster starts while the job is checked and built; a failed check closes it unused
         EarlyMiniCluster cluster = EarlyMiniCluster.start(setup.flink, setup.config.job.parallelism());
         JobClient job;

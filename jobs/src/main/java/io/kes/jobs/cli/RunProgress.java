@@ -6,10 +6,13 @@ import io.kes.jobs.config.KafkaSettings;
 import io.kes.jobs.config.KesConfig;
 import io.kes.jobs.config.Route;
 import io.kes.jobs.preflight.KafkaCheck;
+import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.HttpURLConnection;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -28,6 +31,8 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What {@code bin/kes run} prints while the job runs: at start the job, where it starts from,
@@ -41,6 +46,11 @@ import org.apache.kafka.common.TopicPartition;
 public final class RunProgress {
 
     static final Duration INTERVAL = Duration.ofSeconds(5);
+
+    /** How often a bounded job's checkpoints are looked at for a declined last one. */
+    public static final Duration BOUNDED_POLL = Duration.ofMillis(250);
+
+    private static final Logger LOG = LoggerFactory.getLogger(RunProgress.class);
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private static final int REST_TIMEOUT_MILLIS = 2_000;
@@ -52,6 +62,8 @@ public final class RunProgress {
     private final long started = System.nanoTime();
     private final ProgressReporter.Rate docsPerSecond = new ProgressReporter.Rate(started);
     private String lastCheckpoint = "no checkpoint yet";
+    private JsonNode lastCheckpoints;
+    private final ClosingTaskDeclines declines = new ClosingTaskDeclines();
     /** Whether the job started from a checkpoint or savepoint (its Kafka offsets then come from the state). */
     private boolean restored;
 
@@ -83,23 +95,35 @@ public final class RunProgress {
         }
     }
 
-    /** Prints progress until the job ends; returns its result or throws its failure. */
+    /**
+     * Prints progress until the job ends; returns its result or throws its failure. A bounded job's
+     * checkpoints are looked at every {@link #BOUNDED_POLL}, so that one a closing task declined is
+     * asked for again at once ({@link ClosingTaskDeclines}).
+     */
     public JobExecutionResult untilDone(boolean quiet) throws Exception {
         CompletableFuture<JobExecutionResult> result = job.getJobExecutionResult();
+        long step = config.job.bounded() ? BOUNDED_POLL.toNanos() : INTERVAL.toNanos();
+        long nextLine = System.nanoTime() + INTERVAL.toNanos();
         try (Admin admin = quiet ? null : Admin.create(KafkaCheck.adminProperties(config.kafka))) {
             while (true) {
                 try {
-                    JobExecutionResult done = result.get(INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+                    JobExecutionResult done = result.get(step, TimeUnit.NANOSECONDS);
                     if (!quiet) {
                         out.println(line(admin) + " | finished");
                     }
                     return done;
                 } catch (TimeoutException stillRunning) {
-                    if (!quiet) {
-                        out.println(line(admin));
-                        if (ProgressReporter.offsetCommitNoteDue(commitNotePrinted)) {
-                            out.println(ProgressReporter.OFFSET_COMMIT_NOTE);
-                            commitNotePrinted = true;
+                    if (config.job.bounded() && declines.askAgain(checkpoints())) {
+                        askForCheckpoint();
+                    }
+                    if (System.nanoTime() - nextLine >= 0) {
+                        nextLine += INTERVAL.toNanos();
+                        if (!quiet) {
+                            out.println(line(admin));
+                            if (ProgressReporter.offsetCommitNoteDue(commitNotePrinted)) {
+                                out.println(ProgressReporter.OFFSET_COMMIT_NOTE);
+                                commitNotePrinted = true;
+                            }
                         }
                     }
                 }
@@ -292,34 +316,65 @@ public final class RunProgress {
         return topic;
     }
 
-    /**
-     * The last completed checkpoint: id, duration, and the writer's latest fence wait. Read with a
-     * plain {@link HttpURLConnection}: the JDK's {@code HttpClient} leaves a thread in native code
-     * that holds the JVM's exit back by up to 300 ms.
-     */
+    /** The last completed checkpoint: id, duration, and the writer's latest fence wait. */
     private String checkpoint() {
-        try {
-            HttpURLConnection rest = (HttpURLConnection) URI.create(webUi + "jobs/" + job.getJobID() + "/checkpoints")
-                    .toURL()
-                    .openConnection();
-            rest.setConnectTimeout(REST_TIMEOUT_MILLIS);
-            rest.setReadTimeout(REST_TIMEOUT_MILLIS);
-            JsonNode completed;
-            try (InputStream in = rest.getInputStream()) {
-                completed = JSON.readTree(in).path("latest").path("completed");
-            }
-            if (completed.isMissingNode() || completed.isNull()) {
-                return lastCheckpoint;
-            }
-            long fence = ProgressReporter.latest("fenceMs");
-            lastCheckpoint = String.format(
-                    "checkpoint %d (%,d ms%s)",
-                    completed.path("id").asLong(),
-                    completed.path("end_to_end_duration").asLong(),
-                    fence >= 0 ? String.format(", fence wait %,d ms", fence) : "");
-        } catch (Exception e) {
-            // the job has ended (the REST endpoint with it) or is busy: the last answer stands
+        JsonNode stats = checkpoints();
+        JsonNode completed = stats == null ? null : stats.path("latest").path("completed");
+        if (completed == null || completed.isMissingNode() || completed.isNull()) {
+            return lastCheckpoint;
         }
+        long fence = ProgressReporter.latest("fenceMs");
+        lastCheckpoint = String.format(
+                "checkpoint %d (%,d ms%s)",
+                completed.path("id").asLong(),
+                completed.path("end_to_end_duration").asLong(),
+                fence >= 0 ? String.format(", fence wait %,d ms", fence) : "");
         return lastCheckpoint;
+    }
+
+    /**
+     * The web UI's checkpoint statistics, or null when it does not answer (the job has ended, the
+     * REST endpoint with it, or is busy). Read with a plain {@link HttpURLConnection}: the JDK's
+     * {@code HttpClient} leaves a thread in native code that holds the JVM's exit back by up to 300 ms.
+     */
+    private JsonNode checkpoints() {
+        try (InputStream in = rest("GET", null).getInputStream()) {
+            lastCheckpoints = JSON.readTree(in);
+            return lastCheckpoints;
+        } catch (Exception e) {
+            return null;
+        }
+    }
+
+    /** Asks Flink for a checkpoint now (not a periodic one: the minimum pause does not hold it back). */
+    private void askForCheckpoint() {
+        try {
+            HttpURLConnection post = rest("POST", "{}");
+            try (InputStream in = post.getInputStream()) {
+                in.readAllBytes();
+            }
+            LOG.info(
+                    "A closing task declined the checkpoint {}; asked for another at once instead of after the minimum pause",
+                    lastCheckpoints.path("latest").path("failed").path("id").asLong());
+        } catch (Exception e) {
+            LOG.debug("Could not ask for a checkpoint again; Flink's own schedule will take one", e);
+        }
+    }
+
+    private HttpURLConnection rest(String method, String body) throws IOException {
+        HttpURLConnection rest = (HttpURLConnection) URI.create(webUi + "jobs/" + job.getJobID() + "/checkpoints")
+                .toURL()
+                .openConnection();
+        rest.setConnectTimeout(REST_TIMEOUT_MILLIS);
+        rest.setReadTimeout(REST_TIMEOUT_MILLIS);
+        rest.setRequestMethod(method);
+        if (body != null) {
+            rest.setDoOutput(true);
+            rest.setRequestProperty("Content-Type", "application/json");
+            try (OutputStream out = rest.getOutputStream()) {
+                out.write(body.getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        return rest;
     }
 }
