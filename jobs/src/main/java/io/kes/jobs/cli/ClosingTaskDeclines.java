@@ -1,6 +1,7 @@
 package io.kes.jobs.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.util.OptionalLong;
 
 /**
  * A bounded job's last checkpoint, asked for again when a closing task declined it.
@@ -21,14 +22,14 @@ final class ClosingTaskDeclines {
     private long answered = -1;
 
     /**
-     * From the web UI's {@code /jobs/<id>/checkpoints} answer: whether to ask for a checkpoint now.
-     * True once per declined checkpoint, when it is newer than the last completed one and no
-     * checkpoint is in progress.
+     * From the web UI's {@code /jobs/<id>/checkpoints} answer: the declined checkpoint to ask for
+     * another in place of, if any. Once per declined checkpoint, when it is newer than the last
+     * completed one and no checkpoint is in progress.
      */
-    boolean askAgain(JsonNode checkpoints) {
+    OptionalLong askAgain(JsonNode checkpoints) {
         if (checkpoints == null
                 || checkpoints.path("counts").path("in_progress").asLong(0) > 0) {
-            return false;
+            return OptionalLong.empty();
         }
         JsonNode failed = checkpoints.path("latest").path("failed");
         long failedId = failed.path("id").asLong(-1);
@@ -37,9 +38,9 @@ final class ClosingTaskDeclines {
         if (failedId <= completedId
                 || failedId <= answered
                 || !failed.path("failure_message").asText("").contains(TASK_CLOSING)) {
-            return false;
+            return OptionalLong.empty();
         }
         answered = failedId;
-        return true;
+        return OptionalLong.of(failedId);
     }
 }

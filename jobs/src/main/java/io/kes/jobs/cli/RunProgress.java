@@ -62,7 +62,6 @@ public final class RunProgress {
     private final long started = System.nanoTime();
     private final ProgressReporter.Rate docsPerSecond = new ProgressReporter.Rate(started);
     private String lastCheckpoint = "no checkpoint yet";
-    private JsonNode lastCheckpoints;
     private final ClosingTaskDeclines declines = new ClosingTaskDeclines();
     /** Whether the job started from a checkpoint or savepoint (its Kafka offsets then come from the state). */
     private boolean restored;
@@ -113,8 +112,8 @@ public final class RunProgress {
                     }
                     return done;
                 } catch (TimeoutException stillRunning) {
-                    if (config.job.bounded() && declines.askAgain(checkpoints())) {
-                        askForCheckpoint();
+                    if (config.job.bounded()) {
+                        declines.askAgain(checkpoints()).ifPresent(this::askForCheckpoint);
                     }
                     if (System.nanoTime() - nextLine >= 0) {
                         nextLine += INTERVAL.toNanos();
@@ -339,15 +338,14 @@ public final class RunProgress {
      */
     private JsonNode checkpoints() {
         try (InputStream in = rest("GET", null).getInputStream()) {
-            lastCheckpoints = JSON.readTree(in);
-            return lastCheckpoints;
+            return JSON.readTree(in);
         } catch (Exception e) {
             return null;
         }
     }
 
     /** Asks Flink for a checkpoint now (not a periodic one: the minimum pause does not hold it back). */
-    private void askForCheckpoint() {
+    private void askForCheckpoint(long declined) {
         try {
             HttpURLConnection post = rest("POST", "{}");
             try (InputStream in = post.getInputStream()) {
@@ -355,7 +353,7 @@ public final class RunProgress {
             }
             LOG.info(
                     "A closing task declined the checkpoint {}; asked for another at once instead of after the minimum pause",
-                    lastCheckpoints.path("latest").path("failed").path("id").asLong());
+                    declined);
         } catch (Exception e) {
             LOG.debug("Could not ask for a checkpoint again; Flink's own schedule will take one", e);
         }

@@ -29,13 +29,13 @@ class ClosingTaskDeclinesTest {
     void aCheckpointAClosingTaskDeclinedAfterTheLastCompletedOneIsAskedForAgainOnce() throws Exception {
         ClosingTaskDeclines declines = new ClosingTaskDeclines();
 
-        assertThat(declines.askAgain(checkpoints(0, 1, 2, DECLINED))).isTrue();
+        assertThat(declines.askAgain(checkpoints(0, 1, 2, DECLINED))).hasValue(2);
         assertThat(declines.askAgain(checkpoints(0, 1, 2, DECLINED)))
                 .as("the same decline, seen again before the new checkpoint shows")
-                .isFalse();
+                .isEmpty();
         assertThat(declines.askAgain(checkpoints(0, 3, 4, DECLINED)))
                 .as("a later decline")
-                .isTrue();
+                .hasValue(4);
     }
 
     @Test
@@ -43,7 +43,7 @@ class ClosingTaskDeclinesTest {
         assertThat(new ClosingTaskDeclines()
                         .askAgain(checkpoints(
                                 0, 1, 2, "The checkpoint fence found a write an async translog may not have synced")))
-                .isFalse();
+                .isEmpty();
     }
 
     @Test
@@ -52,19 +52,19 @@ class ClosingTaskDeclinesTest {
 
         assertThat(declines.askAgain(checkpoints(1, 1, 2, DECLINED)))
                 .as("one in progress")
-                .isFalse();
+                .isEmpty();
         assertThat(declines.askAgain(checkpoints(0, 3, 2, DECLINED)))
                 .as("a later one completed")
-                .isFalse();
+                .isEmpty();
         assertThat(declines.askAgain(checkpoints(0, -1, -1, null)))
                 .as("none failed")
-                .isFalse();
-        assertThat(declines.askAgain(null)).as("no answer").isFalse();
+                .isEmpty();
+        assertThat(declines.askAgain(null)).as("no answer").isEmpty();
     }
 
     @Test
     void aDeclineBeforeAnyCheckpointCompletedIsAskedForAgain() throws Exception {
         assertThat(new ClosingTaskDeclines().askAgain(checkpoints(0, -1, 1, DECLINED)))
-                .isTrue();
+                .hasValue(1);
     }
 }
