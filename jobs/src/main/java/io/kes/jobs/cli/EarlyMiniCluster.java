@@ -31,12 +31,11 @@ public final class EarlyMiniCluster {
 
     private final Configuration environmentConfiguration;
     private final StartedElsewhere cluster;
-    private final CompletableFuture<Void> started = new CompletableFuture<>();
     private volatile boolean taken;
 
     private EarlyMiniCluster(Configuration environmentConfiguration, MiniClusterConfiguration clusterConfiguration) {
         this.environmentConfiguration = environmentConfiguration;
-        this.cluster = new StartedElsewhere(clusterConfiguration, started);
+        this.cluster = new StartedElsewhere(clusterConfiguration);
     }
 
     /**
@@ -78,10 +77,11 @@ public final class EarlyMiniCluster {
 
     /** Closes the cluster when no job was submitted to it (the check failed). */
     public void discard() {
-        started.whenComplete((ok, failure) -> cluster.closeAsync());
         try {
-            started.get(10, TimeUnit.SECONDS);
-            cluster.closeAsync().get(10, TimeUnit.SECONDS);
+            cluster.started
+                    .handle((ok, failure) -> null) // a failed start has nothing running, but close tidies up alike
+                    .thenCompose(none -> cluster.closeAsync())
+                    .get(20, TimeUnit.SECONDS);
         } catch (Exception e) {
             // the JVM is about to end: its shutdown hooks clean up what is left
         }
@@ -151,13 +151,12 @@ public final class EarlyMiniCluster {
 
     /** A MiniCluster whose {@link #start} is made by {@link #startHere} on another thread and only awaited here. */
     private static final class StartedElsewhere extends MiniCluster {
-        private final CompletableFuture<Void> started;
+        private final CompletableFuture<Void> started = new CompletableFuture<>();
         private final int taskManagers;
         private final int slotsPerTaskManager;
 
-        StartedElsewhere(MiniClusterConfiguration configuration, CompletableFuture<Void> started) {
+        StartedElsewhere(MiniClusterConfiguration configuration) {
             super(configuration);
-            this.started = started;
             this.taskManagers = configuration.getNumTaskManagers();
             this.slotsPerTaskManager = slotsOf(configuration);
         }

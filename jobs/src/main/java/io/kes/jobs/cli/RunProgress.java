@@ -108,17 +108,20 @@ public final class RunProgress {
                 try {
                     JobExecutionResult done = result.get(step, TimeUnit.NANOSECONDS);
                     if (!quiet) {
-                        out.println(line(admin) + " | finished");
+                        out.println(line(admin, checkpoints()) + " | finished");
                     }
                     return done;
                 } catch (TimeoutException stillRunning) {
+                    boolean lineDue = System.nanoTime() - nextLine >= 0;
+                    // one read of the statistics per wake-up serves both the decline and the line
+                    JsonNode checkpoints = config.job.bounded() || (lineDue && !quiet) ? checkpoints() : null;
                     if (config.job.bounded()) {
-                        declines.askAgain(checkpoints()).ifPresent(this::askForCheckpoint);
+                        declines.askAgain(checkpoints).ifPresent(this::askForCheckpoint);
                     }
-                    if (System.nanoTime() - nextLine >= 0) {
+                    if (lineDue) {
                         nextLine += INTERVAL.toNanos();
                         if (!quiet) {
-                            out.println(line(admin));
+                            out.println(line(admin, checkpoints));
                             if (ProgressReporter.offsetCommitNoteDue(commitNotePrinted)) {
                                 out.println(ProgressReporter.OFFSET_COMMIT_NOTE);
                                 commitNotePrinted = true;
@@ -130,7 +133,8 @@ public final class RunProgress {
         }
     }
 
-    String line(Admin admin) {
+    /** One progress line; {@code checkpoints}: the web UI's checkpoint statistics, null when it did not answer. */
+    String line(Admin admin, JsonNode checkpoints) {
         long read = ProgressReporter.sum("numRecordsOut", "Source");
         long indexed = ProgressReporter.sum("numRecordsSend", "bulk writer");
         long now = System.nanoTime();
@@ -153,7 +157,7 @@ public final class RunProgress {
                 config.errors.deadLetters() ? "dead letters" : "failed records",
                 deadLetters,
                 failureStored == 0 ? "" : String.format(" | in failure stores %,d", failureStored),
-                checkpoint());
+                checkpoint(checkpoints));
     }
 
     /**
@@ -316,9 +320,9 @@ public final class RunProgress {
     }
 
     /** The last completed checkpoint: id, duration, and the writer's latest fence wait. */
-    private String checkpoint() {
-        JsonNode stats = checkpoints();
-        JsonNode completed = stats == null ? null : stats.path("latest").path("completed");
+    private String checkpoint(JsonNode checkpoints) {
+        JsonNode completed =
+                checkpoints == null ? null : checkpoints.path("latest").path("completed");
         if (completed == null || completed.isMissingNode() || completed.isNull()) {
             return lastCheckpoint;
         }
