@@ -55,6 +55,10 @@ class RestoreLatestIT {
             assertThat(b.console())
                     .contains("job 'job-b' has no completed checkpoint", "starting from kafka.starting_offsets")
                     .doesNotContain("restoring from");
+            // the progress line reads the JobManager's checkpoint gauges, not the web UI
+            assertThat(b.console())
+                    .as("the last progress line names the bounded job's final checkpoint")
+                    .containsPattern("\\| checkpoint [1-9][0-9]* \\([0-9,]+ ms[^)]*\\) \\| finished");
         }
         assertThat(es.http().refreshAndCount("restore-b")).isEqualTo(RECORDS);
 

@@ -14,12 +14,26 @@ import java.util.OptionalLong;
  * 5 s pause. A checkpoint asked for through the REST API is not periodic, so the pause does not
  * hold it back. Only that decline is answered this way: any other failed checkpoint (a fence that
  * found an unsynced write, an outage) is retried by Flink's own schedule, pause included.
+ *
+ * <p>The failure's message is only in the web UI's statistics, which cost a request, Flink's
+ * handlers and JSON to read; they are read only when the JobManager's gauges (in memory, through
+ * {@link ProgressReporter}) count a failed checkpoint the statistics did not show yet.
  */
 final class ClosingTaskDeclines {
 
     static final String TASK_CLOSING = "task is closing";
 
     private long answered = -1;
+    /** The failed checkpoints the web UI's statistics counted when last read. */
+    private long failedShown;
+
+    /**
+     * Whether the web UI's statistics are worth reading: the JobManager counts more failed
+     * checkpoints ({@code failed}) than they showed when last read, and none is in progress.
+     */
+    boolean worthReading(long failed, long inProgress) {
+        return failed > failedShown && inProgress == 0;
+    }
 
     /**
      * From the web UI's {@code /jobs/<id>/checkpoints} answer: the declined checkpoint to ask for
@@ -27,8 +41,12 @@ final class ClosingTaskDeclines {
      * completed one and no checkpoint is in progress.
      */
     OptionalLong askAgain(JsonNode checkpoints) {
-        if (checkpoints == null
-                || checkpoints.path("counts").path("in_progress").asLong(0) > 0) {
+        if (checkpoints == null) {
+            return OptionalLong.empty();
+        }
+        failedShown =
+                Math.max(failedShown, checkpoints.path("counts").path("failed").asLong(0));
+        if (checkpoints.path("counts").path("in_progress").asLong(0) > 0) {
             return OptionalLong.empty();
         }
         JsonNode failed = checkpoints.path("latest").path("failed");

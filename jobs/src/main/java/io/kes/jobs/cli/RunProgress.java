@@ -61,7 +61,6 @@ public final class RunProgress {
     private final PrintStream out;
     private final long started = System.nanoTime();
     private final ProgressReporter.Rate docsPerSecond = new ProgressReporter.Rate(started);
-    private String lastCheckpoint = "no checkpoint yet";
     private final ClosingTaskDeclines declines = new ClosingTaskDeclines();
     /** Whether the job started from a checkpoint or savepoint (its Kafka offsets then come from the state). */
     private boolean restored;
@@ -108,20 +107,17 @@ public final class RunProgress {
                 try {
                     JobExecutionResult done = result.get(step, TimeUnit.NANOSECONDS);
                     if (!quiet) {
-                        out.println(line(admin, checkpoints()) + " | finished");
+                        out.println(line(admin) + " | finished");
                     }
                     return done;
                 } catch (TimeoutException stillRunning) {
-                    boolean lineDue = System.nanoTime() - nextLine >= 0;
-                    // one read of the statistics per wake-up serves both the decline and the line
-                    JsonNode checkpoints = config.job.bounded() || (lineDue && !quiet) ? checkpoints() : null;
                     if (config.job.bounded()) {
-                        declines.askAgain(checkpoints).ifPresent(this::askForCheckpoint);
+                        answerClosingDecline();
                     }
-                    if (lineDue) {
+                    if (System.nanoTime() - nextLine >= 0) {
                         nextLine += INTERVAL.toNanos();
                         if (!quiet) {
-                            out.println(line(admin, checkpoints));
+                            out.println(line(admin));
                             if (ProgressReporter.offsetCommitNoteDue(commitNotePrinted)) {
                                 out.println(ProgressReporter.OFFSET_COMMIT_NOTE);
                                 commitNotePrinted = true;
@@ -133,8 +129,18 @@ public final class RunProgress {
         }
     }
 
-    /** One progress line; {@code checkpoints}: the web UI's checkpoint statistics, null when it did not answer. */
-    String line(Admin admin, JsonNode checkpoints) {
+    /** Asks for a checkpoint again when a closing task declined the last one; reads the web UI only after a failure. */
+    private void answerClosingDecline() {
+        String id = job.getJobID().toString();
+        if (declines.worthReading(
+                ProgressReporter.checkpointGauge(ProgressReporter.FAILED_CHECKPOINTS, id),
+                ProgressReporter.checkpointGauge(ProgressReporter.IN_PROGRESS_CHECKPOINTS, id))) {
+            declines.askAgain(checkpoints()).ifPresent(this::askForCheckpoint);
+        }
+    }
+
+    /** One progress line. */
+    String line(Admin admin) {
         long read = ProgressReporter.sum("numRecordsOut", "Source");
         long indexed = ProgressReporter.sum("numRecordsSend", "bulk writer");
         long now = System.nanoTime();
@@ -157,7 +163,7 @@ public final class RunProgress {
                 config.errors.deadLetters() ? "dead letters" : "failed records",
                 deadLetters,
                 failureStored == 0 ? "" : String.format(" | in failure stores %,d", failureStored),
-                checkpoint(checkpoints));
+                checkpoint());
     }
 
     /**
@@ -320,24 +326,23 @@ public final class RunProgress {
     }
 
     /** The last completed checkpoint: id, duration, and the writer's latest fence wait. */
-    private String checkpoint(JsonNode checkpoints) {
-        JsonNode completed =
-                checkpoints == null ? null : checkpoints.path("latest").path("completed");
-        if (completed == null || completed.isMissingNode() || completed.isNull()) {
-            return lastCheckpoint;
+    private String checkpoint() {
+        String id = job.getJobID().toString();
+        long completed = ProgressReporter.checkpointGauge(ProgressReporter.LAST_COMPLETED_CHECKPOINT, id);
+        if (completed < 0) {
+            return "no checkpoint yet";
         }
         long fence = ProgressReporter.latest("fenceMs");
-        lastCheckpoint = String.format(
+        return String.format(
                 "checkpoint %d (%,d ms%s)",
-                completed.path("id").asLong(),
-                completed.path("end_to_end_duration").asLong(),
+                completed,
+                ProgressReporter.checkpointGauge(ProgressReporter.LAST_CHECKPOINT_DURATION, id),
                 fence >= 0 ? String.format(", fence wait %,d ms", fence) : "");
-        return lastCheckpoint;
     }
 
     /**
      * The web UI's checkpoint statistics, or null when it does not answer (the job has ended, the
-     * REST endpoint with it, or is busy). Read with a plain {@link HttpURLConnection}: the JDK's
+     * REST endpoint with it, or is busy): only after a failed checkpoint, for its message. Read with a plain {@link HttpURLConnection}: the JDK's
      * {@code HttpClient} leaves a thread in native code that holds the JVM's exit back by up to 300 ms.
      */
     private JsonNode checkpoints() {

@@ -15,8 +15,9 @@ class ClosingTaskDeclinesTest {
     private static JsonNode checkpoints(int inProgress, long completedId, long failedId, String failure)
             throws Exception {
         return JSON.readTree(String.format(
-                "{\"counts\":{\"in_progress\":%d},\"latest\":{\"completed\":%s,\"failed\":%s}}",
+                "{\"counts\":{\"in_progress\":%d,\"failed\":%d},\"latest\":{\"completed\":%s,\"failed\":%s}}",
                 inProgress,
+                Math.max(0, failedId),
                 completedId < 0 ? "null" : "{\"id\":" + completedId + "}",
                 failedId < 0
                         ? "null"
@@ -66,5 +67,29 @@ class ClosingTaskDeclinesTest {
     void aDeclineBeforeAnyCheckpointCompletedIsAskedForAgain() throws Exception {
         assertThat(new ClosingTaskDeclines().askAgain(checkpoints(0, -1, 1, DECLINED)))
                 .hasValue(1);
+    }
+
+    /**
+     * The statistics (a REST request, Flink's handlers, JSON) are read only when the JobManager's
+     * gauge counts a failed checkpoint they did not show yet, and none is in progress; an answer
+     * that does not show it yet (Flink's cache) leaves them worth reading.
+     */
+    @Test
+    void theStatisticsAreReadOnlyForAFailureTheyHaveNotShownYet() throws Exception {
+        ClosingTaskDeclines declines = new ClosingTaskDeclines();
+
+        assertThat(declines.worthReading(0, 0)).as("nothing failed").isFalse();
+        assertThat(declines.worthReading(-1, -1)).as("no gauges yet").isFalse();
+        assertThat(declines.worthReading(1, 1))
+                .as("one failed, another in progress")
+                .isFalse();
+        assertThat(declines.worthReading(1, 0)).isTrue();
+
+        declines.askAgain(checkpoints(0, 1, -1, null));
+        assertThat(declines.worthReading(1, 0))
+                .as("an answer cached from before the failure")
+                .isTrue();
+        assertThat(declines.askAgain(checkpoints(0, 1, 2, DECLINED))).hasValue(2);
+        assertThat(declines.worthReading(1, 0)).as("the answer showed it").isFalse();
     }
 }
