@@ -75,8 +75,6 @@ public final class BulkWriterOperator<IN> extends AbstractStreamOperator<Documen
      * while the record waited in the exchange (a moved primary term, a re-created index).
      */
     private transient Counter docsPredictedAgain;
-    /** Keyed: where the routers of its JVM put the documents they send it ({@link SameJvmHandOver}); chained: null. */
-    private transient SameJvmHandOver handOver;
 
     private transient boolean endOfInput;
     /** The epoch closed by the latest barrier, until its snapshot picks it up. */
@@ -154,14 +152,6 @@ public final class BulkWriterOperator<IN> extends AbstractStreamOperator<Documen
                 subtask,
                 failures,
                 tag);
-        if (keyedSink != null) {
-            // last: a router hands documents over only to a writer that is open
-            handOver = SameJvmHandOver.open(
-                    SameJvmHandOver.key(
-                            ShardPredictor.keyOf(keyedSink, getRuntimeContext().getTaskInfo()), subtask),
-                    getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks());
-            getMetricGroup().gauge("handOverBytesWaiting", handOver::waitingBytes);
-        }
     }
 
     @Override
@@ -172,7 +162,7 @@ public final class BulkWriterOperator<IN> extends AbstractStreamOperator<Documen
                 if (predicted == null && routed.cameWithPrediction()) {
                     docsPredictedAgain.inc();
                 }
-                writer.write(routed.operation(handOver), predicted);
+                writer.write(routed.operation(), predicted);
             } else {
                 writer.write((DocumentOperation) element.getValue());
             }
@@ -236,9 +226,6 @@ public final class BulkWriterOperator<IN> extends AbstractStreamOperator<Documen
         BulkWriter opened = writer;
         RestClient bulks = bulkClient;
         FailureHandler handler = failures;
-        if (handOver != null) {
-            handOver.close();
-        }
         IOUtils.closeAll(
                 () -> {
                     if (opened != null) {

@@ -18,10 +18,8 @@ import org.apache.flink.core.memory.DataOutputView;
  * What crosses the slot exchange: an operation, the key of its slot (which picks its writer; read
  * by the partitioner before the record is serialized, so it does not cross), and where its router
  * predicted it, as a {@link ShardPredictor#referenceOf reference} its writer
- * {@link #prediction resolves} instead of predicting again. To a writer in the router's JVM the
- * operation itself does not cross: the router {@link SameJvmHandOver hands it over} and only the
- * number of that router crosses. Mutable: the router reuses one for every record (the exchange
- * serializes each before the next comes).
+ * {@link #prediction resolves} instead of predicting again. Mutable: the router reuses one for
+ * every record (the exchange serializes each before the next comes).
  */
 @Internal
 public final class RoutedOperation {
@@ -34,8 +32,6 @@ public final class RoutedOperation {
     long predictor;
     long prediction;
     DocumentOperation op;
-    /** The router that handed the operation over to the writer ({@link SameJvmHandOver}), or -1: it crosses with this. */
-    int handedOverBy = -1;
 
     /** Sets every field; returns this. */
     public RoutedOperation set(int key, ShardPredictor predictor, PredictedShard predicted, DocumentOperation op) {
@@ -43,13 +39,7 @@ public final class RoutedOperation {
         this.predictor = predictor.id();
         this.prediction = predictor.referenceOf(predicted);
         this.op = op;
-        this.handedOverBy = -1;
         return this;
-    }
-
-    /** Sends it without its operation, which {@code router} handed over to the writer. */
-    public void handedOverBy(int router) {
-        this.handedOverBy = router;
     }
 
     /** The slot's key; 0 once the record crossed. */
@@ -57,16 +47,8 @@ public final class RoutedOperation {
         return key;
     }
 
-    /** Its operation: the one that crossed with it, else taken from {@code handOver} (null: none in this JVM). */
-    DocumentOperation operation(SameJvmHandOver handOver) {
-        if (handedOverBy < 0) {
-            return op;
-        }
-        if (handOver == null) {
-            throw new IllegalStateException(
-                    "kes: a document was handed over to a writer that has no hand-over; the job restarts from its last checkpoint");
-        }
-        return handOver.take(handedOverBy);
+    DocumentOperation operation() {
+        return op;
     }
 
     /** Whether its router knew the index (a prediction crossed with it). */
@@ -79,10 +61,7 @@ public final class RoutedOperation {
         return own.resolve(predictor, prediction);
     }
 
-    /**
-     * The two references, then the operation (a 0 byte before it) or the number of the router that
-     * handed it over (a 1 byte before it).
-     */
+    /** The two references, then the operation: 16 bytes more than the operation alone. */
     public static final class Serializer extends TypeSerializer<RoutedOperation> {
         private static final long serialVersionUID = 1L;
 
@@ -93,13 +72,7 @@ public final class RoutedOperation {
         public void serialize(RoutedOperation routed, DataOutputView out) throws IOException {
             out.writeLong(routed.predictor);
             out.writeLong(routed.prediction);
-            if (routed.handedOverBy >= 0) {
-                out.writeByte(1);
-                out.writeInt(routed.handedOverBy);
-            } else {
-                out.writeByte(0);
-                operations.serialize(routed.op, out);
-            }
+            operations.serialize(routed.op, out);
         }
 
         @Override
@@ -107,11 +80,7 @@ public final class RoutedOperation {
             RoutedOperation routed = new RoutedOperation();
             routed.predictor = in.readLong();
             routed.prediction = in.readLong();
-            if (in.readByte() == 1) {
-                routed.handedOverBy = in.readInt();
-            } else {
-                routed.op = operations.deserialize(in);
-            }
+            routed.op = operations.deserialize(in);
             return routed;
         }
 
@@ -147,7 +116,6 @@ public final class RoutedOperation {
             copy.predictor = from.predictor;
             copy.prediction = from.prediction;
             copy.op = from.op; // immutable
-            copy.handedOverBy = from.handedOverBy;
             return copy;
         }
 

@@ -26,9 +26,7 @@ import org.slf4j.LoggerFactory;
  * slot's whole rate. Each document carries its router's prediction to its writer
  * ({@link RoutedOperation}), which buffers and fences it there without predicting again: the
  * routers and writers of one JVM share one routing table
- * ({@link io.kes.connector.routing.ShardPredictor#openShared}). To a writer in its own JVM a router
- * sends only the document's place; the document itself waits in memory for that writer
- * ({@link io.kes.connector.bulk.SameJvmHandOver}), not serialized and copied through network buffers.
+ * ({@link io.kes.connector.routing.ShardPredictor#openShared}).
  * {@link Topology#CHAINED}: the writer runs in its input's subtask, with no exchange.
  * {@link Topology#AUTO} (the default): keyed from 4 writers up. With one writer, or without shard
  * grouping, there is nothing to key: the chained topology is used.
@@ -107,11 +105,6 @@ public final class SlotExchange {
         return true;
     }
 
-    /** The writer a slot key goes to. */
-    static int writerOf(int key, int writers) {
-        return key % writers;
-    }
-
     private static boolean unalignedCheckpoints(CheckpointConfig checkpoints) {
         return checkpoints.isUnalignedCheckpointsEnabled()
                 && checkpoints.getCheckpointingConsistencyMode() == CheckpointingMode.EXACTLY_ONCE;
@@ -123,7 +116,7 @@ public final class SlotExchange {
 
         @Override
         public int partition(Integer key, int writers) {
-            return writerOf(key, writers);
+            return key % writers;
         }
     }
 

@@ -4,12 +4,10 @@ import io.kes.connector.DocumentOperation;
 import io.kes.connector.NonRecoverable;
 import io.kes.connector.SinkSettings;
 import io.kes.connector.bulk.RoutedOperation;
-import io.kes.connector.bulk.SameJvmHandOver;
 import io.kes.connector.internal.OneInputOperatorFactory;
 import io.kes.connector.routing.PredictedShard;
 import io.kes.connector.routing.ShardPredictor;
 import org.apache.flink.configuration.CheckpointingOptions;
-import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperatorFactory;
@@ -37,14 +35,6 @@ final class SlotRouter extends AbstractStreamOperator<RoutedOperation>
     private transient SlotKeys keys;
     /** Reused: the exchange serializes each record before the next one comes. */
     private transient RoutedOperation routed;
-    /** This router's number, which a handed-over document's place carries to its writer. */
-    private transient int router;
-    /** Each writer's {@link SameJvmHandOver} key, and the hand-over once found open in this JVM. */
-    private transient String[] handOverKeys;
-
-    private transient SameJvmHandOver[] handOvers;
-    /** Documents that did not cross the exchange as bytes (their writer runs in this JVM). */
-    private transient Counter docsHandedOver;
 
     private SlotRouter(StreamOperatorParameters<RoutedOperation> parameters, SinkSettings settings, String sink) {
         super(parameters);
@@ -74,17 +64,8 @@ final class SlotRouter extends AbstractStreamOperator<RoutedOperation>
                 ShardPredictor.keyOf(sink, getRuntimeContext().getTaskInfo()),
                 settings,
                 "kes-layout-reads-" + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
-        int writers = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
-        keys = new SlotKeys(writers);
+        keys = new SlotKeys(getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks());
         routed = new RoutedOperation();
-        router = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
-        String attempt = ShardPredictor.keyOf(sink, getRuntimeContext().getTaskInfo());
-        handOverKeys = new String[writers];
-        for (int w = 0; w < writers; w++) {
-            handOverKeys[w] = SameJvmHandOver.key(attempt, w);
-        }
-        handOvers = new SameJvmHandOver[writers];
-        docsHandedOver = getMetricGroup().counter("docsHandedOver");
         getMetricGroup().gauge("slotKeysRemembered", () -> keys.remembered());
         getMetricGroup().gauge("hotSlots", () -> keys.hotSlots());
     }
@@ -94,27 +75,11 @@ final class SlotRouter extends AbstractStreamOperator<RoutedOperation>
         DocumentOperation op = element.getValue();
         try {
             PredictedShard predicted = predictor.predict(op);
-            int key = keys.keyOf(op, predicted);
-            routed.set(key, predictor, predicted, op);
-            SameJvmHandOver handOver = handOverTo(SlotExchange.writerOf(key, handOvers.length));
-            if (handOver != null && handOver.offer(router, op)) {
-                routed.handedOverBy(router);
-                docsHandedOver.inc();
-            }
+            routed.set(keys.keyOf(op, predicted), predictor, predicted, op);
         } catch (LinkageError missingClass) {
             throw NonRecoverable.classify(missingClass);
         }
         output.collect(element.replace(routed));
-    }
-
-    /** Writer {@code writer}'s hand-over when it is open in this JVM (looked up until it is: writers open on their own). */
-    private SameJvmHandOver handOverTo(int writer) {
-        SameJvmHandOver handOver = handOvers[writer];
-        if (handOver == null) {
-            handOver = SameJvmHandOver.find(handOverKeys[writer]);
-            handOvers[writer] = handOver;
-        }
-        return handOver;
     }
 
     @Override
