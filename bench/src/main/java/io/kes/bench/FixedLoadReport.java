@@ -59,6 +59,7 @@ final class FixedLoadReport {
                         + " samples every 100 ms from the first paced record to the last one indexed. Client CPU: the job's"
                         + " process (start-up included) and the Kafka broker (which also serves the producer), per record.\n\n");
         targets(md);
+        stallFloor(md);
         Files.writeString(options.out.resolve("fixed-load.md"), md);
 
         StringBuilder csv = new StringBuilder(
@@ -148,6 +149,33 @@ final class FixedLoadReport {
                 false,
                 r -> r.lag().p99(),
                 1);
+    }
+
+    /**
+     * The lag no client can beat with the stall: the stalled node's primaries take no document
+     * while it is stopped, so the nodes' count falls behind by their share of the stall, and each
+     * stall's last sample (one per stall, 12 a minute, enough for the p99 of 600 samples) shows it.
+     */
+    private void stallFloor(StringBuilder md) {
+        if (!options.stalls.contains(true)) {
+            return;
+        }
+        double share = (double) FixedLoadRuns.PRIMARIES_PER_NODE / Bench.SHARDS;
+        double floor = share * (FixedLoadScenario.STALL_MS - FixedLoadRuns.SAMPLE_MS) / 1000;
+        md.append(String.format(
+                "%nThe stall's floor: the stalled node holds %d of the index's %d primaries, so for %,d ms of every"
+                        + " %,d ms %.0f%% of the documents cannot be indexed, whoever sends them; the last sample of each"
+                        + " stall finds the count at least %.2f s behind the producer, so with the stall no system's p99"
+                        + " lag is below about %.2f s, and `kes p99 <= 1/3 kes-mixed p99` holds only where kes-mixed's"
+                        + " p99 is at least %.2f s.%n",
+                FixedLoadRuns.PRIMARIES_PER_NODE,
+                Bench.SHARDS,
+                FixedLoadScenario.STALL_MS,
+                FixedLoadScenario.STALL_PERIOD_MS,
+                share * 100,
+                floor,
+                floor,
+                3 * floor));
     }
 
     private void target(

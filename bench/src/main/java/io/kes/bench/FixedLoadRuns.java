@@ -27,7 +27,7 @@ import org.apache.kafka.clients.admin.Admin;
 final class FixedLoadRuns {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final long SAMPLE_MS = 100;
+    static final long SAMPLE_MS = 100;
 
     /**
      * @param lag               over the samples from the first paced record to the last one indexed
@@ -288,6 +288,9 @@ final class FixedLoadRuns {
         };
     }
 
+    /** Primaries on each of the 3 nodes ({@code total_shards_per_node}; no replicas): the stalled node's share. */
+    static final int PRIMARIES_PER_NODE = 2;
+
     /** 6 shards, 2 primaries on each of the 3 nodes, no replicas, no refreshes during the load. */
     private static void createIndex(Http es, String index) throws Exception {
         es.send("DELETE", "/" + index, null);
@@ -295,7 +298,7 @@ final class FixedLoadRuns {
                         "PUT",
                         "/" + index,
                         "{\"settings\":{\"number_of_shards\":" + Bench.SHARDS + ",\"number_of_replicas\":0,"
-                                + "\"index.routing.allocation.total_shards_per_node\":2,"
+                                + "\"index.routing.allocation.total_shards_per_node\":" + PRIMARIES_PER_NODE + ","
                                 + "\"refresh_interval\":\"-1\",\"translog.durability\":\"async\"}}")
                 .requireOk("creating " + index);
         es.get("/_cluster/health/" + index + "?wait_for_status=green&timeout=60s")
