@@ -87,8 +87,7 @@ public final class KesJob {
         setup.flink.setString("metrics.reporter.kesprogress.factory.class", ProgressReporter.Factory.class.getName());
         setup.flink.setString("metrics.reporter.kesprogress.interval", "1 s");
         if (!setup.flink.contains(RestOptions.CACHE_CHECKPOINT_STATISTICS_TIMEOUT)) {
-            // the web UI's checkpoint statistics fresh when RunProgress reads a failed one's message (Flink caches them
-            // 3 s)
+            // fresh statistics when RunProgress reads a failed checkpoint's message (Flink caches them 3 s)
             setup.flink.set(RestOptions.CACHE_CHECKPOINT_STATISTICS_TIMEOUT, RunProgress.BOUNDED_POLL);
         }
         // the cluster starts while the job is checked and built; a failed check closes it unused
