@@ -131,12 +131,16 @@ public final class RunProgress {
 
     /** Asks for a checkpoint again when a closing task declined the last one; reads the web UI only after a failure. */
     private void answerClosingDecline() {
-        String id = job.getJobID().toString();
         if (declines.worthReading(
-                ProgressReporter.checkpointGauge(ProgressReporter.FAILED_CHECKPOINTS, id),
-                ProgressReporter.checkpointGauge(ProgressReporter.IN_PROGRESS_CHECKPOINTS, id))) {
+                checkpointGauge(ProgressReporter.FAILED_CHECKPOINTS),
+                checkpointGauge(ProgressReporter.IN_PROGRESS_CHECKPOINTS))) {
             declines.askAgain(checkpoints()).ifPresent(this::askForCheckpoint);
         }
+    }
+
+    /** This job's checkpoint gauge {@code name}, -1 before Flink registered it. */
+    private long checkpointGauge(String name) {
+        return ProgressReporter.checkpointGauge(name, job.getJobID().toString());
     }
 
     /** One progress line. */
@@ -327,8 +331,7 @@ public final class RunProgress {
 
     /** The last completed checkpoint: id, duration, and the writer's latest fence wait. */
     private String checkpoint() {
-        String id = job.getJobID().toString();
-        long completed = ProgressReporter.checkpointGauge(ProgressReporter.LAST_COMPLETED_CHECKPOINT, id);
+        long completed = checkpointGauge(ProgressReporter.LAST_COMPLETED_CHECKPOINT);
         if (completed < 0) {
             return "no checkpoint yet";
         }
@@ -336,14 +339,15 @@ public final class RunProgress {
         return String.format(
                 "checkpoint %d (%,d ms%s)",
                 completed,
-                ProgressReporter.checkpointGauge(ProgressReporter.LAST_CHECKPOINT_DURATION, id),
+                checkpointGauge(ProgressReporter.LAST_CHECKPOINT_DURATION),
                 fence >= 0 ? String.format(", fence wait %,d ms", fence) : "");
     }
 
     /**
      * The web UI's checkpoint statistics, or null when it does not answer (the job has ended, the
-     * REST endpoint with it, or is busy): only after a failed checkpoint, for its message. Read with a plain {@link HttpURLConnection}: the JDK's
-     * {@code HttpClient} leaves a thread in native code that holds the JVM's exit back by up to 300 ms.
+     * REST endpoint with it, or is busy): read only after a failed checkpoint, for its message.
+     * Read with a plain {@link HttpURLConnection}: the JDK's {@code HttpClient} leaves a thread in
+     * native code that holds the JVM's exit back by up to 300 ms.
      */
     private JsonNode checkpoints() {
         try (InputStream in = rest("GET", null).getInputStream()) {
