@@ -2,6 +2,7 @@ package io.kes.bench;
 
 import io.kes.stack.Http;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -81,8 +82,14 @@ final class KesProcessRuns {
                         "JAVA_TOOL_OPTIONS",
                         "-Xlog:gc:file=" + gcLog + (options.profile ? " " + profilerAgent(profile) : ""));
         long docs = topic.docsFrom(new long[options.partitions]);
-        ProcessClock.Result timed =
-                ProcessClock.time(builder, es, index, docs, clientCpu, 20, "bin/kes run (console: " + console + ")");
+        ProcessClock.Result timed = ProcessClock.time(
+                builder, es, index, docs, clientCpu, 20, "bin/kes run (console: " + console + ")", () -> {
+                    try {
+                        return SteadyWindow.readAhead(Files.readAllLines(console));
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                });
         if (Files.exists(profile)) {
             Files.createDirectories(options.out);
             Files.writeString(

@@ -71,8 +71,17 @@ final class TopicLoaderRuns {
         ProcessBuilder builder =
                 new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(console.toFile());
         long docs = topic.docsFrom(new long[options.partitions]);
+        // it holds at most one body per shard and two per sender thread (TopicLoader.Senders)
+        long holdsAtMost = (long) (routing.numberOfShards() + 2 * options.loaderThreads) * Bench.DOCS_PER_BULK;
         ProcessClock.Result timed = ProcessClock.time(
-                builder, es, index, docs, clientCpu, 20, "the topic loader (console: " + console + ")");
+                builder,
+                es,
+                index,
+                docs,
+                clientCpu,
+                20,
+                "the topic loader (console: " + console + ")",
+                () -> holdsAtMost);
         if (timed.exitCode() != 0) {
             throw new IllegalStateException("the topic loader exited with " + timed.exitCode() + ": "
                     + KesProcessRuns.printedTail(dir, 20) + "\n(console: " + console + ")");

@@ -60,13 +60,13 @@ final class UsersPathReport {
                 }
                 double steady = median(of, PathRun::steadyDocsPerSecond);
                 md.append(String.format(
-                        "| %s | %s | %,.0f | %s | %s | %,.0f | %s | %s | %s | %s | %.0f | %.2f | %.0f | %s | %s | %s | %s | %.1f | %.1f | %s | %s | %s |%n",
+                        "| %s | %s | %,.0f | %s | %s | %s | %s | %s | %s | %s | %.0f | %.2f | %.0f | %s | %s | %s | %s | %.1f | %.1f | %s | %s | %s |%n",
                         setup.name(),
                         mode,
                         median(of, PathRun::docsPerSecond),
                         ratio(setup, mode, "official", PathRun::docsPerSecond),
                         ratio(setup, mode, loader(setup), PathRun::docsPerSecond),
-                        steady,
+                        num(steady, "%,.0f"),
                         ratio(setup, mode, "official", PathRun::steadyDocsPerSecond),
                         ratio(setup, mode, loader(setup), PathRun::steadyDocsPerSecond),
                         num(median(of, PathRun::startupSeconds), "%.1f"),
@@ -91,8 +91,11 @@ final class UsersPathReport {
         }
         md.append(
                 "\n`steady`: the middle half of the documents (25% to 75% indexed, from the index's `index_total`) over the time it"
-                        + " took (official: its middle two of four windows; loader: its whole run); `steady client CPU`: the client's"
-                        + " CPU over the same half of the documents (kes and loader-topic: their process tree and the broker, read"
+                        + " took, ending sooner where the client may have read every record: kes at indexed = records minus the most its"
+                        + " progress lines showed read but not indexed, loader-topic minus what it can hold (one body per shard, two per"
+                        + " sender); `-` when that leaves less than a quarter of the records (official: its middle two of four windows;"
+                        + " loader: its whole run); `steady client CPU`: the client's"
+                        + " CPU over the same documents (kes and loader-topic: their process tree and the broker, read"
                         + " every 100 ms; loader: the bench JVM and the broker, read every 100 ms while it sends). `end s`: from every document indexed to the process's exit (a bounded job's end: its durable last writes, the final checkpoint, shutdown). `model: docs per bulk`: `ScaleModel.docsPerBulk`"
                         + " at the steady rate, bulk.linger 1 s. `index_total - records` over the rounds: 0 = no document written twice.\n\n");
         targets(md);
@@ -224,7 +227,8 @@ final class UsersPathReport {
             StringBuilder md, Setup setup, String name, String measured, double bound, boolean atLeast) {
         double v = parse(measured);
         boolean met = !Double.isNaN(v) && (atLeast ? v >= bound : v <= bound);
-        md.append(String.format("| %s | %s | %s | %s |%n", name, setup.name(), measured, met ? "yes" : "**no**"));
+        String verdict = met ? "yes" : Double.isNaN(v) ? "not measured" : "**no**";
+        md.append(String.format("| %s | %s | %s | %s |%n", name, setup.name(), measured, verdict));
     }
 
     private static double parse(String measured) {
@@ -280,7 +284,7 @@ final class UsersPathReport {
         return r.clientCpuSeconds() / (r.docs() / 1e6);
     }
 
-    /** Client CPU seconds per million documents in the steady window: half the documents. */
+    /** Client CPU seconds per million documents in the steady window (its CPU is scaled to half the documents: {@link ProcessClock}). */
     private static double steadyClientCpuPerMillion(PathRun r) {
         return r.steadyClientCpuSeconds() / (r.docs() / 2 / 1e6);
     }
