@@ -85,7 +85,7 @@ final class KesProcessRuns {
         ProcessClock.Result timed = ProcessClock.time(
                 builder, es, index, docs, clientCpu, 20, "bin/kes run (console: " + console + ")", () -> {
                     try {
-                        return SteadyWindow.readAhead(Files.readAllLines(console));
+                        return SteadyWindow.stillReading(Files.readAllLines(console), docs);
                     } catch (IOException e) {
                         throw new UncheckedIOException(e);
                     }

@@ -40,9 +40,9 @@ final class ProcessClock {
 
     /**
      * Starts {@code builder} and waits for its exit, at most {@code timeoutMinutes} (then kills it and
-     * throws, naming {@code what} and where its output is). {@code readAhead}, asked after the exit:
-     * the most documents the process held read but not yet indexed, where its steady window must
-     * end ({@link SteadyWindow}).
+     * throws, naming {@code what} and where its output is). {@code stillReading}, asked after the
+     * exit: up to how many documents indexed the process was surely still reading records, where
+     * its steady window must end at the latest ({@link SteadyWindow}).
      */
     static Result time(
             ProcessBuilder builder,
@@ -52,7 +52,7 @@ final class ProcessClock {
             ClientCpu clientCpu,
             int timeoutMinutes,
             String what,
-            LongSupplier readAhead)
+            LongSupplier stillReading)
             throws Exception {
         long clientBefore = clientCpu.millis();
         long t0 = System.nanoTime();
@@ -84,7 +84,7 @@ final class ProcessClock {
         }
         long end = System.nanoTime();
         long[] from = firstReaching(samples, docs / 4);
-        long windowEnd = SteadyWindow.end(docs, readAhead.getAsLong());
+        long windowEnd = SteadyWindow.end(docs, stillReading.getAsLong());
         long[] to = windowEnd < 0 ? null : firstReaching(samples, windowEnd);
         boolean steady = from != null && to != null && to[0] > from[0];
         return new Result(

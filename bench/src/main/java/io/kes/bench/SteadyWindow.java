@@ -6,7 +6,7 @@ import java.util.regex.Pattern;
 
 /**
  * Where a process's steady window lies in its samples: from 25% of the documents indexed to 75%,
- * or sooner, to the point where the process may have read every record. A client reads ahead of
+ * or sooner, to the last point where the process was surely still reading records. A client reads ahead of
  * what is indexed by what it holds (buffers, bulks queued and in flight); once it has read the
  * last record it only sends, and a window that runs on past that point counts indexed documents
  * whose reading it did not see, at a fraction of the CPU. Measured: {@code bin/kes run} at 48
@@ -21,27 +21,37 @@ final class SteadyWindow {
 
     private SteadyWindow() {}
 
-    /** The most documents {@code bin/kes run}'s progress lines show read but not yet indexed; 0 without such lines. */
-    static long readAhead(List<String> console) {
-        long most = 0;
+    /**
+     * Up to how many documents indexed {@code bin/kes run} was surely still reading, from its
+     * progress lines: the fewest of records minus what a line shows read but not yet indexed, and
+     * the indexed count of the last line that still shows records to read (what it holds grows
+     * as its buffers fill, and a line comes only every 5 s); 0 when its first line shows every
+     * record read, {@code docs} without such lines.
+     */
+    static long stillReading(List<String> console, long docs) {
+        long until = docs;
+        long lastReading = docs; // without progress lines nothing is known: the whole window
         for (String line : console) {
             Matcher m = PROGRESS.matcher(line);
             if (m.find()) {
                 long read = Long.parseLong(m.group(1).replace(",", ""));
                 long indexed = Long.parseLong(m.group(2).replace(",", ""));
-                most = Math.max(most, read - indexed);
+                until = Math.min(until, docs - (read - indexed));
+                // a first line that shows every record read already: no point known to be still reading
+                lastReading = read < docs ? indexed : lastReading == docs ? 0 : lastReading;
             }
         }
-        return most;
+        return Math.min(until, lastReading);
     }
 
     /**
-     * The documents indexed at the window's end: 75% of {@code docs}, or {@code docs - readAhead}
-     * when that comes sooner; -1 when the window would then span less than a quarter of the
-     * documents (a run too short, for what the process holds, to show a steady state).
+     * The documents indexed at the window's end: 75% of {@code docs}, or {@code stillReading} (up
+     * to where the process surely still read records) when that comes sooner; -1 when the window
+     * would then span less than a quarter of the documents (a run too short, for what the process
+     * holds, to show a steady state).
      */
-    static long end(long docs, long readAhead) {
-        long end = Math.min(docs * 3 / 4, docs - readAhead);
+    static long end(long docs, long stillReading) {
+        long end = Math.min(docs * 3 / 4, stillReading);
         return end - docs / 4 >= docs / 4 ? end : -1;
     }
 }

@@ -81,7 +81,7 @@ final class TopicLoaderRuns {
                 clientCpu,
                 20,
                 "the topic loader (console: " + console + ")",
-                () -> holdsAtMost);
+                () -> docs - holdsAtMost);
         if (timed.exitCode() != 0) {
             throw new IllegalStateException("the topic loader exited with " + timed.exitCode() + ": "
                     + KesProcessRuns.printedTail(dir, 20) + "\n(console: " + console + ")");

@@ -91,9 +91,10 @@ final class UsersPathReport {
         }
         md.append(
                 "\n`steady`: the middle half of the documents (25% to 75% indexed, from the index's `index_total`) over the time it"
-                        + " took, ending sooner where the client may have read every record: kes at indexed = records minus the most its"
-                        + " progress lines showed read but not indexed, loader-topic minus what it can hold (one body per shard, two per"
-                        + " sender); `-` when that leaves less than a quarter of the records (official: its middle two of four windows;"
+                        + " took, ending sooner where the client may have read every record: kes by the indexed count of its last progress"
+                        + " line still reading (and records minus what any line showed read but not indexed), loader-topic at records minus"
+                        + " what it can hold (one body per shard, two per sender); `-` when that leaves less than a quarter of the records"
+                        + " (official: its middle two of four windows;"
                         + " loader: its whole run); `steady client CPU`: the client's"
                         + " CPU over the same documents (kes and loader-topic: their process tree and the broker, read"
                         + " every 100 ms; loader: the bench JVM and the broker, read every 100 ms while it sends). `end s`: from every document indexed to the process's exit (a bounded job's end: its durable last writes, the final checkpoint, shutdown). `model: docs per bulk`: `ScaleModel.docsPerBulk`"

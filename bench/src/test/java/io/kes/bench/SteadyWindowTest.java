@@ -8,29 +8,45 @@ import org.junit.jupiter.api.Test;
 class SteadyWindowTest {
 
     @Test
-    void whatTheClientHeldIsTheMostItsProgressLinesShowReadButNotIndexed() {
+    void kesWasSurelyStillReadingUpToItsLastProgressLineWithRecordsLeft() {
         List<String> console = List.of(
                 "[kes] job kes-bench started",
                 "[kes]     5s read 264,700 | indexed 114,172 | 22,190 docs/s | lag 735,300 | retries 0",
-                "[kes]    10s read 408,510 | indexed 275,172 | 31,897 docs/s | lag 591,490 | retries 0",
+                "[kes]    30s read 946,131 | indexed 797,115 | 23,593 docs/s | lag 53,869 | retries 0",
                 "[kes]    35s read 1,000,000 | indexed 879,115 | 16,316 docs/s | lag 0 | retries 0");
 
-        assertThat(SteadyWindow.readAhead(console)).isEqualTo(264_700 - 114_172);
-        assertThat(SteadyWindow.readAhead(List.of("topic loader: 300,000 documents in 9.1 s")))
-                .isZero();
+        assertThat(SteadyWindow.stillReading(console, 1_000_000)).isEqualTo(797_115);
     }
 
     @Test
-    void theWindowEndsWhereTheClientMayHaveReadEveryRecord() {
-        assertThat(SteadyWindow.end(1_000_000, 0)).isEqualTo(750_000);
-        assertThat(SteadyWindow.end(1_000_000, 150_000)).isEqualTo(750_000);
-        assertThat(SteadyWindow.end(1_000_000, 300_000)).isEqualTo(700_000);
-        assertThat(SteadyWindow.end(300_000, 100_000)).isEqualTo(200_000);
+    void whatALineShowsReadButNotIndexedIsReadAheadOfTheWindowsEnd() {
+        List<String> console = List.of(
+                "[kes]     5s read 295,125 | indexed 138,847 | 27,258 docs/s | lag 4,875 | retries 0",
+                "[kes]    10s read 299,000 | indexed 290,000 | 31,992 docs/s | lag 1,000 | retries 0");
+
+        assertThat(SteadyWindow.stillReading(console, 300_000)).isEqualTo(300_000 - (295_125 - 138_847));
+    }
+
+    @Test
+    void aFirstLineWithEveryRecordReadLeavesNoPointKnownToBeStillReading() {
+        assertThat(SteadyWindow.stillReading(
+                        List.of("[kes]     5s read 300,000 | indexed 120,000 | 27,258 docs/s | lag 0 |"), 300_000))
+                .isZero();
+        assertThat(SteadyWindow.stillReading(List.of("topic loader: 300,000 documents in 9.1 s"), 300_000))
+                .as("no progress lines: nothing known")
+                .isEqualTo(300_000);
+    }
+
+    @Test
+    void theWindowEndsAtThreeQuartersOrWhereTheClientWasLastSurelyReading() {
+        assertThat(SteadyWindow.end(1_000_000, 1_000_000)).isEqualTo(750_000);
+        assertThat(SteadyWindow.end(1_000_000, 700_000)).isEqualTo(700_000);
+        assertThat(SteadyWindow.end(300_000, 200_000)).isEqualTo(200_000);
     }
 
     @Test
     void aRunTooShortForWhatTheClientHoldsHasNoSteadyWindow() {
         assertThat(SteadyWindow.end(300_000, 150_000)).isEqualTo(150_000);
-        assertThat(SteadyWindow.end(300_000, 160_000)).isEqualTo(-1);
+        assertThat(SteadyWindow.end(300_000, 140_000)).isEqualTo(-1);
     }
 }
