@@ -29,19 +29,22 @@ final class SteadyWindow {
      * record read, {@code docs} without such lines.
      */
     static long stillReading(List<String> console, long docs) {
+        boolean anyLine = false;
         long until = docs;
-        long lastReading = docs; // without progress lines nothing is known: the whole window
+        long lastReading = 0; // stays 0 when the first line already shows every record read
         for (String line : console) {
             Matcher m = PROGRESS.matcher(line);
             if (m.find()) {
+                anyLine = true;
                 long read = Long.parseLong(m.group(1).replace(",", ""));
                 long indexed = Long.parseLong(m.group(2).replace(",", ""));
                 until = Math.min(until, docs - (read - indexed));
-                // a first line that shows every record read already: no point known to be still reading
-                lastReading = read < docs ? indexed : lastReading == docs ? 0 : lastReading;
+                if (read < docs) {
+                    lastReading = indexed;
+                }
             }
         }
-        return Math.min(until, lastReading);
+        return anyLine ? Math.min(until, lastReading) : docs;
     }
 
     /**
