@@ -52,6 +52,7 @@ public final class EarlyMiniCluster {
             environment.set(
                     CoreOptions.DEFAULT_PARALLELISM, Runtime.getRuntime().availableProcessors());
         }
+        NetworkBuffers.choose(environment, environment.get(CoreOptions.DEFAULT_PARALLELISM));
         EarlyMiniCluster early = new EarlyMiniCluster(
                 environment, clusterConfiguration(environment, environment.get(CoreOptions.DEFAULT_PARALLELISM)));
         Thread starter = new Thread(early.cluster::startHere, "kes-minicluster-start");

@@ -6,6 +6,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.legacy.DiscardingSink;
@@ -42,6 +43,28 @@ class EarlyMiniClusterTest {
             Thread.sleep(50);
         }
         assertThat(early.running()).as("the cluster closes when its job ends").isFalse();
+    }
+
+    @Test
+    void aKeyedJobAtTheMostWritersGivenLargerBuffersStartsAndRuns() throws Exception {
+        int most = 1;
+        while (NetworkBuffers.keyedExchangeBuffers(most + 1)
+                <= NetworkBuffers.LOCAL_NETWORK_MEMORY.getBytes() / NetworkBuffers.KEYED_EXCHANGE_SEGMENT.getBytes()) {
+            most++;
+        }
+        EarlyMiniCluster early = EarlyMiniCluster.start(flink(), most);
+        StreamExecutionEnvironment env = early.environment();
+        assertThat(env.getConfiguration().get(TaskManagerOptions.MEMORY_SEGMENT_SIZE))
+                .isEqualTo(NetworkBuffers.KEYED_EXCHANGE_SEGMENT);
+        env.setParallelism(most);
+        // all-to-all between two tasks of `most` subtasks each, as kes's routers and writers are
+        env.fromSequence(1, 10_000).keyBy(n -> n % 97).addSink(new DiscardingSink<>());
+
+        JobExecutionResult result =
+                env.executeAsync("keyed").getJobExecutionResult().get(60, TimeUnit.SECONDS);
+
+        assertThat(result.getNetRuntime()).isPositive();
+        assertThat(early.taken()).isTrue();
     }
 
     @Test
