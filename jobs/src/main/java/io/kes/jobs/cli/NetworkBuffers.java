@@ -14,8 +14,8 @@ import org.apache.flink.configuration.TaskManagerOptions;
  * buffer the router fills wakes the writer: at 48 shards, 8 writers, futex wake-ups were 8% of the
  * job's CPU and the task threads' mailbox and buffer-availability code 10%. A buffer four times
  * larger carries four times the documents per hand-over. Measured (1,000,000 records, 48 shards,
- * p=8, seven runs each, alternated): steady client CPU 9.3-11.1 s/M against 10.3-11.6, 0.8 s/M less
- * on average and less in each of the six pairs (docs/benchmark.md, "Network buffers of 128 KB").
+ * p=8, eight and seven runs, alternated): steady client CPU 9.3-11.1 s/M against 10.2-11.6, 0.7 s/M
+ * less on average, less in 6 of the 7 rounds (docs/benchmark.md, "Network buffers of 128 KB").
  * The MiniCluster allocates its network memory (64 MB unless configured) whole at start; the size
  * changes how many buffers it makes of it, not how much it takes.
  */
