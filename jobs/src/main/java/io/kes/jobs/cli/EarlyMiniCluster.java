@@ -52,9 +52,9 @@ public final class EarlyMiniCluster {
             environment.set(
                     CoreOptions.DEFAULT_PARALLELISM, Runtime.getRuntime().availableProcessors());
         }
-        NetworkBuffers.choose(environment, environment.get(CoreOptions.DEFAULT_PARALLELISM));
-        EarlyMiniCluster early = new EarlyMiniCluster(
-                environment, clusterConfiguration(environment, environment.get(CoreOptions.DEFAULT_PARALLELISM)));
+        int writers = environment.get(CoreOptions.DEFAULT_PARALLELISM);
+        NetworkBuffers.choose(environment, writers);
+        EarlyMiniCluster early = new EarlyMiniCluster(environment, clusterConfiguration(environment, writers));
         Thread starter = new Thread(early.cluster::startHere, "kes-minicluster-start");
         starter.setDaemon(true);
         starter.start();

@@ -24,7 +24,7 @@ final class NetworkBuffers {
     static final MemorySize KEYED_EXCHANGE_SEGMENT = MemorySize.parse("128kb");
 
     /** Flink's network memory for local execution when none is configured ({@code TaskExecutorResourceUtils}). */
-    static final MemorySize LOCAL_NETWORK_MEMORY = MemorySize.parse("64mb");
+    private static final MemorySize LOCAL_NETWORK_MEMORY = MemorySize.parse("64mb");
 
     /** An input channel's exclusive buffers and an input gate's floating ones: fixed in Flink 2 ({@code NettyShuffleEnvironmentConfiguration}). */
     private static final long BUFFERS_PER_CHANNEL = 2;

@@ -48,8 +48,7 @@ class EarlyMiniClusterTest {
     @Test
     void aKeyedJobAtTheMostWritersGivenLargerBuffersStartsAndRuns() throws Exception {
         int most = 1;
-        while (NetworkBuffers.keyedExchangeBuffers(most + 1)
-                <= NetworkBuffers.LOCAL_NETWORK_MEMORY.getBytes() / NetworkBuffers.KEYED_EXCHANGE_SEGMENT.getBytes()) {
+        while (getsLargerBuffers(most + 1)) {
             most++;
         }
         EarlyMiniCluster early = EarlyMiniCluster.start(flink(), most);
@@ -65,6 +64,13 @@ class EarlyMiniClusterTest {
 
         assertThat(result.getNetRuntime()).isPositive();
         assertThat(early.taken()).isTrue();
+    }
+
+    /** Whether bin/kes run's rule gives a job of {@code writers} the larger buffers from Flink's default network memory. */
+    private static boolean getsLargerBuffers(int writers) {
+        Configuration flink = new Configuration();
+        NetworkBuffers.choose(flink, writers);
+        return flink.contains(TaskManagerOptions.MEMORY_SEGMENT_SIZE);
     }
 
     @Test
