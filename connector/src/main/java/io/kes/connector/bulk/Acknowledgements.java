@@ -1,6 +1,5 @@
 package io.kes.connector.bulk;
 
-import io.kes.connector.DocumentOperation;
 import io.kes.connector.cluster.StatusPolicy.Action;
 import io.kes.connector.routing.PredictedShard;
 import org.slf4j.Logger;
@@ -40,17 +39,17 @@ final class Acknowledgements {
             if (outcomes.byItem[i] != Action.DONE) {
                 continue;
             }
-            DocumentOperation op = sent.operation(i);
-            String storedIn = response.index[i] != null ? response.index[i] : op.index();
+            String storedIn = response.index[i] != null ? response.index[i] : sent.index(i);
             PredictedShard prediction = sent.prediction(i);
-            long term = response.appliedTerm(i, op.opType());
+            long term = response.appliedTerm(i, sent.opType(i));
             if (storedIn != lastStoredIn || prediction != lastPrediction || term != lastTerm) {
                 bulk.epoch.acknowledged.record(storedIn, predictor.fenceAs(prediction, storedIn), term);
                 lastStoredIn = storedIn;
                 lastPrediction = prediction;
                 lastTerm = term;
             }
-            if (predictor.movedByPipeline(op, prediction, response.index[i])) {
+            if (!prediction.storedAsPredicted(response.index[i])
+                    && predictor.movedByPipeline(sent.operation(i), prediction, response.index[i])) {
                 metrics.docsMovedByPipeline.inc();
             }
         }

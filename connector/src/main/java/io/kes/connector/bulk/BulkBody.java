@@ -2,6 +2,7 @@ package io.kes.connector.bulk;
 
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.OpType;
+import io.kes.connector.RecordOrigin;
 import io.kes.connector.routing.PredictedShard;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -40,7 +41,10 @@ final class BulkBody {
     private static final byte[] HEX = ascii("0123456789abcdef");
 
     /** What an item's operation holds instead of its source: the source is in the body (see {@link #document}). */
-    private static final byte[] SOURCE_IN_BODY = new byte[0];
+    static final byte[] SOURCE_IN_BODY = new byte[0];
+
+    /** What precedes an action line's id: an index name holds no comma and its quotes are escaped, so this is the id's. */
+    private static final byte[] ID_FIELD_START = ascii(",\"_id\":\"");
 
     /** What one item holds on the heap besides its bytes here: its operation, id, origin (an estimate). */
     private static final int ITEM_OVERHEAD_BYTES = 160;
@@ -50,7 +54,7 @@ final class BulkBody {
     /** The bytes the kept operations reference (source, original key and value), and their overhead. */
     private long retainedBytes;
 
-    private final List<DocumentOperation> operations = new ArrayList<>();
+    private final BodyItems items = new BodyItems();
     private int[] itemStarts = new int[64];
     /** Where each item was predicted to land; what the checkpoint fence holds its write against. */
     private PredictedShard[] predictions = new PredictedShard[64];
@@ -77,12 +81,12 @@ final class BulkBody {
             case DELETE -> false;
         };
         // a source whose line breaks became spaces keeps its own bytes: a dead letter replays the record as it was
-        DocumentOperation kept = op.source() == null || lineBreaksReplaced ? op : withoutSource(op);
-        operations.add(kept);
-        retainedBytes += retainedBy(kept);
+        boolean sourceInBody = op.source() != null && !lineBreaksReplaced;
+        items.add(op, sourceInBody);
+        retainedBytes += retainedBy(sourceInBody ? null : op.source(), op.origin());
     }
 
-    private static DocumentOperation withoutSource(DocumentOperation op) {
+    static DocumentOperation withoutSource(DocumentOperation op) {
         return withSource(op, SOURCE_IN_BODY);
     }
 
@@ -103,7 +107,7 @@ final class BulkBody {
      * handler gets. {@link #operation(int)} is the same without the source, for everything else.
      */
     DocumentOperation document(int item) {
-        DocumentOperation op = operations.get(item);
+        DocumentOperation op = operation(item);
         if (op.source() != SOURCE_IN_BODY) {
             return op;
         }
@@ -121,7 +125,7 @@ final class BulkBody {
     }
 
     private int itemEnd(int item) {
-        return item + 1 < operations.size() ? itemStarts[item + 1] : size;
+        return item + 1 < items.size() ? itemStarts[item + 1] : size;
     }
 
     /** Appends an already encoded item of another body (retries). */
@@ -129,26 +133,28 @@ final class BulkBody {
         int start = from.itemStarts[item];
         int end = from.itemEnd(item);
         startItem(from.predictions[item]);
-        operations.add(from.operations.get(item));
-        retainedBytes += retainedBy(from.operations.get(item));
+        items.addCopy(from.items, item);
+        DocumentOperation whole = from.items.whole(item);
+        retainedBytes += retainedBy(whole != null ? whole.source() : null, from.items.origin(item));
         ensure(end - start);
         System.arraycopy(from.bytes, start, bytes, size, end - start);
         size += end - start;
     }
 
     private void startItem(PredictedShard prediction) {
-        if (operations.size() == itemStarts.length) {
+        int item = items.size();
+        if (item == itemStarts.length) {
             itemStarts = Arrays.copyOf(itemStarts, itemStarts.length * 2);
             predictions = Arrays.copyOf(predictions, predictions.length * 2);
         }
-        itemStarts[operations.size()] = size;
-        predictions[operations.size()] = prediction;
+        itemStarts[item] = size;
+        predictions[item] = prediction;
     }
 
     /** Items {@code from} (inclusive) to {@code to} (exclusive) as a body of their own. */
     BulkBody slice(int from, int to) {
         int bytesFrom = itemStarts[from];
-        int bytesTo = to < operations.size() ? itemStarts[to] : size;
+        int bytesTo = to < items.size() ? itemStarts[to] : size;
         BulkBody part = new BulkBody(bytesTo - bytesFrom);
         for (int i = from; i < to; i++) {
             part.addEncoded(this, i);
@@ -273,40 +279,109 @@ final class BulkBody {
         return bytes.length + retainedBytes;
     }
 
-    private static long retainedBy(DocumentOperation op) {
+    private static long retainedBy(byte[] source, RecordOrigin origin) {
         long n = ITEM_OVERHEAD_BYTES;
-        if (op.source() != null) {
-            n += op.source().length;
+        if (source != null) {
+            n += source.length;
         }
-        if (op.origin().originalValue() != null) {
-            n += op.origin().originalValue().length;
+        if (origin.originalValue() != null) {
+            n += origin.originalValue().length;
         }
-        if (op.origin().originalKey() != null) {
-            n += op.origin().originalKey().length;
+        if (origin.originalKey() != null) {
+            n += origin.originalKey().length;
         }
         return n;
     }
 
     int itemCount() {
-        return operations.size();
+        return items.size();
     }
 
     boolean isEmpty() {
-        return operations.isEmpty();
+        return items.size() == 0;
     }
 
     PredictedShard prediction(int item) {
         return predictions[item];
     }
 
-    /** The item's operation without its source (see {@link #document(int)}). */
+    /**
+     * The item's operation without its source (see {@link #document(int)}), made again for a plain
+     * item ({@link BodyItems}): for the rare paths. The per-item paths ask what they need below.
+     */
     DocumentOperation operation(int item) {
-        return operations.get(item);
+        return items.operation(item, id(item));
     }
 
-    /** The items' operations without their sources (see {@link #document(int)}). */
+    /** Every item's {@link #operation}. */
     List<DocumentOperation> operations() {
-        return operations;
+        List<DocumentOperation> all = new ArrayList<>(items.size());
+        for (int i = 0; i < items.size(); i++) {
+            all.add(operation(i));
+        }
+        return all;
+    }
+
+    OpType opType(int item) {
+        return items.opType(item);
+    }
+
+    String index(int item) {
+        return items.index(item);
+    }
+
+    /** The item's id if {@link InFlightIds} holds it while it is in flight (it is not unique), else null. */
+    String heldId(int item) {
+        return items.heldId(item);
+    }
+
+    /** Whether the item names an external version. */
+    boolean versioned(int item) {
+        return items.versioned(item);
+    }
+
+    /** The item's id, or null: a unique id of a plain item is read back out of its action line. */
+    String id(int item) {
+        DocumentOperation whole = items.whole(item);
+        if (whole != null) {
+            return whole.id();
+        }
+        if (!items.hasId(item)) {
+            return null;
+        }
+        String held = items.heldId(item);
+        return held != null ? held : idInActionLine(item);
+    }
+
+    /** The id as {@link #writeJsonString} wrote it after {@link #ID_FIELD_START}, unescaped. */
+    private String idInActionLine(int item) {
+        int at = itemStarts[item];
+        while (!startsWith(at, ID_FIELD_START)) {
+            at++;
+        }
+        at += ID_FIELD_START.length;
+        byte[] id = new byte[itemEnd(item) - at];
+        int n = 0;
+        for (byte b = bytes[at]; b != '"'; b = bytes[++at]) {
+            if (b != '\\') {
+                id[n++] = b;
+            } else if (bytes[++at] == 'u') { // backslash, u, two zeros, two hex digits: a control character
+                id[n++] = (byte) Integer.parseInt(new String(bytes, at + 3, 2, StandardCharsets.US_ASCII), 16);
+                at += 4;
+            } else {
+                id[n++] = bytes[at]; // an escaped quote or backslash
+            }
+        }
+        return new String(id, 0, n, StandardCharsets.UTF_8);
+    }
+
+    private boolean startsWith(int at, byte[] prefix) {
+        for (int i = 0; i < prefix.length; i++) {
+            if (bytes[at + i] != prefix[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     byte[] array() {

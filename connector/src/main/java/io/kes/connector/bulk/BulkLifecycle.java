@@ -175,7 +175,7 @@ final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, B
         acknowledgements.record(bulk, sent, response, outcomes);
         for (int i = 0; i < response.size(); i++) {
             if (outcomes.byItem[i] != StatusPolicy.Action.RETRY) { // done, refused, or stopping the job: over
-                ids.release(sent.operation(i));
+                ids.release(sent, i);
             }
         }
         if (!outcomes.permanent.isEmpty()) {

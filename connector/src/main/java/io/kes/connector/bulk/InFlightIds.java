@@ -24,42 +24,51 @@ final class InFlightIds {
 
     private int held;
 
-    void hold(DocumentOperation op) {
-        if (held(op)) {
-            byTarget.computeIfAbsent(op.index(), t -> new HashMap<>()).merge(op.id(), 1, Integer::sum);
-            held++;
-        }
-    }
-
     void holdAll(BulkBody body) {
-        for (DocumentOperation op : body.operations()) {
-            hold(op);
+        for (int i = 0; i < body.itemCount(); i++) {
+            String id = body.heldId(i);
+            if (id != null) {
+                byTarget.computeIfAbsent(body.index(i), t -> new HashMap<>()).merge(id, 1, Integer::sum);
+                held++;
+            }
         }
     }
 
-    void release(DocumentOperation op) {
-        if (!held(op)) {
-            return;
+    /** Item {@code item} of {@code body} is over (done, refused, or stopping the job). */
+    void release(BulkBody body, int item) {
+        String id = body.heldId(item);
+        if (id != null) {
+            release(body.index(item), id);
         }
-        Map<String, Integer> ids = byTarget.get(op.index());
-        Integer count = ids == null ? null : ids.get(op.id());
+    }
+
+    /** {@code op}, an item as {@link BulkBody#document} gave it, is over. */
+    void release(DocumentOperation op) {
+        if (held(op)) {
+            release(op.index(), op.id());
+        }
+    }
+
+    private void release(String index, String id) {
+        Map<String, Integer> ids = byTarget.get(index);
+        Integer count = ids == null ? null : ids.get(id);
         if (count == null) {
-            throw new IllegalStateException("released a write that was not in flight: " + op);
+            throw new IllegalStateException("released a write that was not in flight: " + index + "/" + id);
         }
         if (count == 1) {
-            ids.remove(op.id());
+            ids.remove(id);
             if (ids.isEmpty()) {
-                byTarget.remove(op.index());
+                byTarget.remove(index);
             }
         } else {
-            ids.put(op.id(), count - 1);
+            ids.put(id, count - 1);
         }
         held--;
     }
 
     void releaseAll(BulkBody body) {
-        for (DocumentOperation op : body.operations()) {
-            release(op);
+        for (int i = 0; i < body.itemCount(); i++) {
+            release(body, i);
         }
     }
 
@@ -68,10 +77,11 @@ final class InFlightIds {
         if (held == 0) {
             return false;
         }
-        for (DocumentOperation op : body.operations()) {
-            if (held(op)) {
-                Map<String, Integer> ids = byTarget.get(op.index());
-                if (ids != null && ids.containsKey(op.id())) {
+        for (int i = 0; i < body.itemCount(); i++) {
+            String id = body.heldId(i);
+            if (id != null) {
+                Map<String, Integer> ids = byTarget.get(body.index(i));
+                if (ids != null && ids.containsKey(id)) {
                     return true;
                 }
             }

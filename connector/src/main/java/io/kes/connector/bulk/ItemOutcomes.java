@@ -1,6 +1,5 @@
 package io.kes.connector.bulk;
 
-import io.kes.connector.DocumentOperation;
 import io.kes.connector.FailedOperation;
 import io.kes.connector.cluster.StatusPolicy;
 import io.kes.connector.cluster.StatusPolicy.Action;
@@ -41,17 +40,12 @@ final class ItemOutcomes {
         ItemOutcomes classified = new ItemOutcomes(response.size());
         Set<String> retriedIds = null;
         for (int i = 0; i < response.size(); i++) {
-            DocumentOperation op = sent.operation(i);
             int status = response.status[i];
             Action outcome = StatusPolicy.ofItem(
-                    status,
-                    response.errorType[i],
-                    response.errorReason[i],
-                    op.opType(),
-                    op.version() != DocumentOperation.NO_VERSION);
+                    status, response.errorType[i], response.errorReason[i], sent.opType(i), sent.versioned(i));
             // Once a write of an id is retried, every later write of that id in this bulk is sent
             // again after it, even one that succeeded: otherwise the retry would overwrite it.
-            if (retriedIds != null && op.id() != null && retriedIds.contains(idKey(op))) {
+            if (retriedIds != null && retriedIds.contains(idKey(sent, i))) {
                 outcome = Action.RETRY;
             } else if (outcome == Action.RETRY) {
                 boolean rejected = StatusPolicy.rejected(status, response.errorType[i]);
@@ -85,11 +79,12 @@ final class ItemOutcomes {
                         classified.retry = new BulkBody(sent.sizeInBytes());
                     }
                     classified.retry.addEncoded(sent, i);
-                    if (op.id() != null) {
+                    String id = idKey(sent, i);
+                    if (id != null) {
                         if (retriedIds == null) {
                             retriedIds = new HashSet<>();
                         }
-                        retriedIds.add(idKey(op));
+                        retriedIds.add(id);
                     }
                 }
                 case PERMANENT, STOP ->
@@ -102,7 +97,9 @@ final class ItemOutcomes {
         return classified;
     }
 
-    private static String idKey(DocumentOperation op) {
-        return op.index() + '\u0000' + op.id();
+    /** The item's target and id as one key, or null when it has no id. */
+    private static String idKey(BulkBody sent, int item) {
+        String id = sent.id(item);
+        return id == null ? null : sent.index(item) + '\u0000' + id;
     }
 }

@@ -36,10 +36,10 @@ final class VersionConflicts {
         }
         String warning = null;
         for (int i = 0; i < response.size() && warning == null; i++) {
-            DocumentOperation op = sent.operation(i);
-            if (op.version() == DocumentOperation.NO_VERSION) {
+            if (!sent.versioned(i)) {
                 continue;
             }
+            DocumentOperation op = sent.operation(i);
             RecordOrigin origin = op.origin();
             Map<Integer, Long> partitions =
                     origin.topic() == null ? null : highest.computeIfAbsent(origin.topic(), t -> new HashMap<>());

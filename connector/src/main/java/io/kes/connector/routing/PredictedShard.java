@@ -46,6 +46,15 @@ public final class PredictedShard {
     }
 
     /**
+     * Whether an answer saying the document was stored in {@code storedIn} (null: it does not say)
+     * leaves it where predicted, as it does nearly every document: then it was not moved by a
+     * pipeline ({@link ShardPredictor#movedByPipeline}), decided without a lock or the operation.
+     */
+    public boolean storedAsPredicted(String storedIn) {
+        return storedIn == null || !knowsShard() || storedIn.equals(layout.index());
+    }
+
+    /**
      * The shard whose buffer the document joins: {@link #shard()}, or, for a document whose routing
      * value maps to a shard but whose ingest pipeline may move it, that shard all the same. What
      * decides the buffer must not depend on anything but the document's index, id and routing: the

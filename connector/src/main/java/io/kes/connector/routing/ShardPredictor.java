@@ -265,10 +265,7 @@ public final class ShardPredictor implements AutoCloseable {
      * @return whether the document was moved
      */
     public boolean movedByPipeline(DocumentOperation op, PredictedShard predicted, String storedIn) {
-        // decided without the lock for nearly every document, which lands where predicted
-        if (storedIn == null
-                || !predicted.knowsShard()
-                || storedIn.equals(predicted.layout().index())) {
+        if (predicted.storedAsPredicted(storedIn)) {
             return false;
         }
         synchronized (this) {

@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.OpType;
+import io.kes.connector.RecordOrigin;
 import io.kes.connector.routing.PredictedShard;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class BulkBodyTest {
@@ -240,5 +243,71 @@ class BulkBodyTest {
         body.add(DocumentOperation.index("logs", "a1", source), PredictedShard.UNKNOWN);
 
         assertThat(body.heapBytes()).isLessThan(4096L + source.length);
+    }
+
+    /**
+     * A plain item keeps no operation of its own (an item lives seconds: every object it keeps is
+     * copied by young collections); a unique id is read back out of the action line, escapes and all.
+     */
+    @Test
+    void aPlainItemsUniqueIdIsReadBackOutOfItsActionLine() {
+        String[] ids = {"t-0-7", "q\"b\\s", "c\u0001\u001fz", "\u00e9\u4e2d\ud83d\ude00", "\\u0041"};
+        BulkBody body = new BulkBody(16);
+        List<DocumentOperation> added = new ArrayList<>();
+        for (String id : ids) {
+            DocumentOperation op = DocumentOperation.write(OpType.INDEX, "logs-\u00e9")
+                    .id(id)
+                    .idUnique(true)
+                    .source("{\"_id\":\"not this\"}".getBytes(StandardCharsets.UTF_8))
+                    .origin(RecordOrigin.kafka("t", 0, added.size()))
+                    .build();
+            body.add(op, PredictedShard.UNKNOWN);
+            added.add(op);
+        }
+        body.add(
+                DocumentOperation.write(OpType.DELETE, "logs")
+                        .id("gone")
+                        .idUnique(true)
+                        .build(),
+                PredictedShard.UNKNOWN);
+
+        for (int i = 0; i < ids.length; i++) {
+            assertThat(body.id(i)).isEqualTo(ids[i]);
+            assertThat(body.heldId(i)).as("a unique id is not held in flight").isNull();
+            assertThat(body.document(i)).isEqualTo(added.get(i));
+            assertThat(body.opType(i)).isEqualTo(OpType.INDEX);
+            assertThat(body.index(i)).isEqualTo("logs-\u00e9");
+        }
+        assertThat(body.id(ids.length)).isEqualTo("gone");
+        assertThat(body.document(ids.length).source()).isNull();
+        BulkBody retry = body.slice(1, body.itemCount());
+        assertThat(retry.id(0)).isEqualTo(ids[1]);
+        assertThat(retry.document(3)).isEqualTo(added.get(4));
+    }
+
+    @Test
+    void anIdThatMayRepeatIsKeptForTheHoldsAndOnlyAPlainItemIsMadeAgain() {
+        DocumentOperation repeats = DocumentOperation.write(OpType.INDEX, "logs")
+                .id("k")
+                .source("{}".getBytes(StandardCharsets.UTF_8))
+                .origin(new RecordOrigin("t", 1, 2, new byte[] {7}, null))
+                .build();
+        DocumentOperation routed = op(OpType.INDEX, "r1", "r", "{}");
+        DocumentOperation anonymous = op(OpType.CREATE, null, null, "{}");
+        BulkBody body = new BulkBody(16);
+        body.add(repeats, PredictedShard.UNKNOWN);
+        body.add(routed, PredictedShard.UNKNOWN);
+        body.add(anonymous, PredictedShard.UNKNOWN);
+
+        assertThat(body.heldId(0)).isEqualTo("k");
+        assertThat(body.heldId(1)).isEqualTo("r1");
+        assertThat(body.heldId(2)).isNull();
+        assertThat(body.id(2)).isNull();
+        assertThat(body.versioned(0)).isFalse();
+        assertThat(body.document(0)).isEqualTo(repeats);
+        assertThat(body.document(1)).isEqualTo(routed);
+        assertThat(body.document(2)).isEqualTo(anonymous);
+        assertThat(body.operation(1)).as("kept whole: it names a routing").isSameAs(body.operation(1));
+        assertThat(body.operation(0)).as("made again: kept as parts").isNotSameAs(body.operation(0));
     }
 }

@@ -1,0 +1,135 @@
+package io.kes.connector.bulk;
+
+import io.kes.connector.DocumentOperation;
+import io.kes.connector.OpType;
+import io.kes.connector.RecordOrigin;
+import java.util.Arrays;
+
+/**
+ * What a body remembers of each item's operation besides its bytes: for answers, holds, retries
+ * and the failure handler. Kept in arrays, not as one operation object per item: an item lives
+ * one to three seconds (buffered, queued, in flight), long enough for young collections to copy
+ * and promote whatever it holds, and a bulk holds hundreds of them (docs/benchmark.md, "The items
+ * of a body in arrays"). A plain item (no routing, pipeline or version, its source in the body)
+ * keeps its op type, index, origin and, if it is held in flight ({@link InFlightIds}), its id:
+ * references to objects that exist anyway, none made for it. A unique id is not kept: the body
+ * reads it back out of its action line when a rare path asks for it ({@link BulkBody#id}). Any
+ * other item keeps its whole operation without its source, as before. Task thread only.
+ */
+final class BodyItems {
+
+    private static final OpType[] OP_TYPES = OpType.values();
+    /** The op type's ordinal, in the low bits of an item's flags. */
+    private static final int OP_TYPE_BITS = 0b11;
+
+    private static final int HAS_ID = 1 << 2;
+    private static final int ID_UNIQUE = 1 << 3;
+
+    static {
+        if (OP_TYPES.length > OP_TYPE_BITS + 1) {
+            throw new AssertionError("an op type's ordinal does not fit its bits: " + OP_TYPES.length);
+        }
+    }
+
+    private byte[] flags = new byte[64];
+    private String[] indices = new String[64];
+    /** The ids held in flight (not unique); null for the others. */
+    private String[] heldIds = new String[64];
+
+    private RecordOrigin[] origins = new RecordOrigin[64];
+    /** The whole operation (without a source in the body) of an item that is not plain; null for a plain one. */
+    private DocumentOperation[] whole = new DocumentOperation[64];
+
+    private int size;
+
+    /**
+     * Remembers {@code op} as the next item; {@code sourceInBody}: its source is in the body, so
+     * what is kept of it leaves the source behind ({@link BulkBody#document}).
+     */
+    void add(DocumentOperation op, boolean sourceInBody) {
+        grow();
+        boolean plain = op.routing() == null
+                && op.pipeline() == null
+                && op.version() == DocumentOperation.NO_VERSION
+                && (sourceInBody || op.source() == null);
+        flags[size] = (byte) (op.opType().ordinal() | (op.id() != null ? HAS_ID : 0) | (op.idUnique() ? ID_UNIQUE : 0));
+        indices[size] = op.index();
+        heldIds[size] = op.id() != null && !op.idUnique() ? op.id() : null;
+        origins[size] = op.origin();
+        whole[size] = plain ? null : sourceInBody ? BulkBody.withoutSource(op) : op;
+        size++;
+    }
+
+    /** Appends item {@code item} of {@code from}. */
+    void addCopy(BodyItems from, int item) {
+        grow();
+        flags[size] = from.flags[item];
+        indices[size] = from.indices[item];
+        heldIds[size] = from.heldIds[item];
+        origins[size] = from.origins[item];
+        whole[size] = from.whole[item];
+        size++;
+    }
+
+    private void grow() {
+        if (size == flags.length) {
+            int n = size * 2;
+            flags = Arrays.copyOf(flags, n);
+            indices = Arrays.copyOf(indices, n);
+            heldIds = Arrays.copyOf(heldIds, n);
+            origins = Arrays.copyOf(origins, n);
+            whole = Arrays.copyOf(whole, n);
+        }
+    }
+
+    int size() {
+        return size;
+    }
+
+    OpType opType(int item) {
+        return OP_TYPES[flags[item] & OP_TYPE_BITS];
+    }
+
+    String index(int item) {
+        return indices[item];
+    }
+
+    boolean hasId(int item) {
+        return (flags[item] & HAS_ID) != 0;
+    }
+
+    /** The id if {@link InFlightIds} holds it (an id that is not unique), else null. */
+    String heldId(int item) {
+        return heldIds[item];
+    }
+
+    RecordOrigin origin(int item) {
+        return origins[item];
+    }
+
+    boolean versioned(int item) {
+        return whole[item] != null && whole[item].version() != DocumentOperation.NO_VERSION;
+    }
+
+    /**
+     * The operation as the body keeps it (its source {@link BulkBody#SOURCE_IN_BODY} unless it kept
+     * its own); a plain one is made again, with {@code id} (read from the body when not held).
+     */
+    DocumentOperation operation(int item, String id) {
+        if (whole[item] != null) {
+            return whole[item];
+        }
+        OpType opType = opType(item);
+        return DocumentOperation.write(opType, indices[item])
+                .id(id)
+                .source(opType == OpType.DELETE ? null : BulkBody.SOURCE_IN_BODY)
+                .origin(origins[item])
+                .idUnique((flags[item] & ID_UNIQUE) != 0)
+                .build();
+    }
+
+    /** The whole operation when it was kept whole (not plain), else null. */
+    DocumentOperation whole(int item) {
+        return whole[item];
+    }
+}
