@@ -11,8 +11,9 @@ import java.util.Arrays;
  * one to three seconds (buffered, queued, in flight), long enough for young collections to copy
  * and promote whatever it holds, and a bulk holds hundreds of them (docs/benchmark.md, "The items
  * of a body in arrays"). A plain item (no routing, pipeline or version, its source in the body)
- * keeps its op type, index, origin and, if it is held in flight ({@link InFlightIds}), its id:
- * references to objects that exist anyway, none made for it. A unique id is not kept: the body
+ * keeps its op type, index, its record's coordinates (and its key, value or headers where it has
+ * them) and, if it is held in flight ({@link InFlightIds}), its id: primitives, and references
+ * to objects that exist anyway, none made for it. A unique id is not kept: the body
  * reads it back out of its action line when a rare path asks for it ({@link BulkBody#id}). Any
  * other item keeps its whole operation without its source, as before. Task thread only.
  */
@@ -36,7 +37,11 @@ final class BodyItems {
     /** The ids held in flight (not unique); null for the others. */
     private String[] heldIds = new String[64];
 
-    private RecordOrigin[] origins = new RecordOrigin[64];
+    private String[] topics = new String[64];
+    private int[] partitions = new int[64];
+    private long[] offsets = new long[64];
+    /** An origin with a key, value or headers to replay; null for one that is only coordinates (above). */
+    private RecordOrigin[] replayable = new RecordOrigin[64];
     /** The whole operation (without a source in the body) of an item that is not plain; null for a plain one. */
     private DocumentOperation[] whole = new DocumentOperation[64];
 
@@ -55,7 +60,14 @@ final class BodyItems {
         flags[size] = (byte) (op.opType().ordinal() | (op.id() != null ? HAS_ID : 0) | (op.idUnique() ? ID_UNIQUE : 0));
         indices[size] = op.index();
         heldIds[size] = op.id() != null && !op.idUnique() ? op.id() : null;
-        origins[size] = op.origin();
+        RecordOrigin origin = op.origin();
+        topics[size] = origin.topic();
+        partitions[size] = origin.partition();
+        offsets[size] = origin.offset();
+        boolean coordinatesOnly = origin.originalKey() == null
+                && origin.originalValue() == null
+                && origin.headers().isEmpty();
+        replayable[size] = coordinatesOnly ? null : origin;
         whole[size] = plain ? null : sourceInBody ? BulkBody.withoutSource(op) : op;
         size++;
     }
@@ -66,7 +78,10 @@ final class BodyItems {
         flags[size] = from.flags[item];
         indices[size] = from.indices[item];
         heldIds[size] = from.heldIds[item];
-        origins[size] = from.origins[item];
+        topics[size] = from.topics[item];
+        partitions[size] = from.partitions[item];
+        offsets[size] = from.offsets[item];
+        replayable[size] = from.replayable[item];
         whole[size] = from.whole[item];
         size++;
     }
@@ -77,7 +92,10 @@ final class BodyItems {
             flags = Arrays.copyOf(flags, n);
             indices = Arrays.copyOf(indices, n);
             heldIds = Arrays.copyOf(heldIds, n);
-            origins = Arrays.copyOf(origins, n);
+            topics = Arrays.copyOf(topics, n);
+            partitions = Arrays.copyOf(partitions, n);
+            offsets = Arrays.copyOf(offsets, n);
+            replayable = Arrays.copyOf(replayable, n);
             whole = Arrays.copyOf(whole, n);
         }
     }
@@ -103,8 +121,15 @@ final class BodyItems {
         return heldIds[item];
     }
 
+    /** The item's origin; one that is only coordinates is made again. */
     RecordOrigin origin(int item) {
-        return origins[item];
+        if (replayable[item] != null) {
+            return replayable[item];
+        }
+        RecordOrigin none = RecordOrigin.NONE;
+        return topics[item] == none.topic() && partitions[item] == none.partition() && offsets[item] == none.offset()
+                ? none
+                : RecordOrigin.kafka(topics[item], partitions[item], offsets[item]);
     }
 
     boolean versioned(int item) {
@@ -123,7 +148,7 @@ final class BodyItems {
         return DocumentOperation.write(opType, indices[item])
                 .id(id)
                 .source(opType == OpType.DELETE ? null : BulkBody.SOURCE_IN_BODY)
-                .origin(origins[item])
+                .origin(origin(item))
                 .idUnique((flags[item] & ID_UNIQUE) != 0)
                 .build();
     }
