@@ -3,19 +3,21 @@ package io.kes.connector.bulk;
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.OpType;
 import io.kes.connector.RecordOrigin;
+import io.kes.connector.routing.PredictedShard;
 import java.util.Arrays;
 
 /**
- * What a body remembers of each item's operation besides its bytes: for answers, holds, retries
- * and the failure handler. Kept in arrays, not as one operation object per item: an item lives
- * one to three seconds (buffered, queued, in flight), long enough for young collections to copy
- * and promote whatever it holds, and a bulk holds hundreds of them (docs/benchmark.md, "The items
- * of a body in arrays"). A plain item (no routing, pipeline or version, its source in the body)
- * keeps its op type, index, its record's coordinates (and its key, value or headers where it has
- * them) and, if it is held in flight ({@link InFlightIds}), its id: primitives, and references
- * to objects that exist anyway, none made for it. A unique id is not kept: the body
- * reads it back out of its action line when a rare path asks for it ({@link BulkBody#id}). Any
- * other item keeps its whole operation without its source, as before. Task thread only.
+ * A body's items: where each starts in the body, where it was predicted to land, and what the
+ * body remembers of its operation for answers, holds, retries and the failure handler. Kept in
+ * arrays, not as an operation object per item: an item lives one to three seconds (buffered,
+ * queued, in flight), long enough for young collections to copy and promote whatever it holds,
+ * and a writer holds tens of thousands (docs/benchmark.md, "The items of a body in arrays"). A
+ * plain item (no routing, pipeline or version, its source in the body) keeps its op type, index,
+ * its record's coordinates (and its key, value or headers where it has them) and, if it is held
+ * in flight ({@link InFlightIds}), its id: primitives, and references to objects that exist
+ * anyway, none made for it. A unique id is not kept: the body reads it back out of its action
+ * line when a rare path asks for it ({@link BulkBody#id}). Any other item keeps its whole
+ * operation, without its source where the source is in the body. Task thread only.
  */
 final class BodyItems {
 
@@ -32,27 +34,49 @@ final class BodyItems {
         }
     }
 
-    private byte[] flags = new byte[64];
-    private String[] indices = new String[64];
-    /** The ids held in flight (not unique); null for the others. */
-    private String[] heldIds = new String[64];
+    /** Where each item's action line starts in the body. */
+    private int[] starts;
+    /** Where each item was predicted to land; what the checkpoint fence holds its write against. */
+    private PredictedShard[] predictions;
 
-    private String[] topics = new String[64];
-    private int[] partitions = new int[64];
-    private long[] offsets = new long[64];
+    private byte[] flags;
+    private String[] indices;
+    /** The ids held in flight (not unique); null for the others. */
+    private String[] heldIds;
+
+    private String[] topics;
+    private int[] partitions;
+    private long[] offsets;
     /** An origin with a key, value or headers to replay; null for one that is only coordinates (above). */
-    private RecordOrigin[] replayable = new RecordOrigin[64];
+    private RecordOrigin[] replayable;
     /** The whole operation (without a source in the body) of an item that is not plain; null for a plain one. */
-    private DocumentOperation[] whole = new DocumentOperation[64];
+    private DocumentOperation[] whole;
 
     private int size;
 
+    /** @param expected how many items the body will likely hold: the arrays grow by copying past it */
+    BodyItems(int expected) {
+        int n = Math.max(expected, 16);
+        starts = new int[n];
+        predictions = new PredictedShard[n];
+        flags = new byte[n];
+        indices = new String[n];
+        heldIds = new String[n];
+        topics = new String[n];
+        partitions = new int[n];
+        offsets = new long[n];
+        replayable = new RecordOrigin[n];
+        whole = new DocumentOperation[n];
+    }
+
     /**
-     * Remembers {@code op} as the next item; {@code sourceInBody}: its source is in the body, so
-     * what is kept of it leaves the source behind ({@link BulkBody#document}).
+     * Remembers {@code op} as the next item, its action line at {@code start}; {@code sourceInBody}:
+     * its source is in the body, so what is kept of it leaves the source behind ({@link BulkBody#document}).
      */
-    void add(DocumentOperation op, boolean sourceInBody) {
+    void add(int start, PredictedShard prediction, DocumentOperation op, boolean sourceInBody) {
         grow();
+        starts[size] = start;
+        predictions[size] = prediction;
         boolean plain = op.routing() == null
                 && op.pipeline() == null
                 && op.version() == DocumentOperation.NO_VERSION
@@ -72,9 +96,11 @@ final class BodyItems {
         size++;
     }
 
-    /** Appends item {@code item} of {@code from}. */
-    void addCopy(BodyItems from, int item) {
+    /** Appends item {@code item} of {@code from}, its action line at {@code start}. */
+    void addCopy(BodyItems from, int item, int start) {
         grow();
+        starts[size] = start;
+        predictions[size] = from.predictions[item];
         flags[size] = from.flags[item];
         indices[size] = from.indices[item];
         heldIds[size] = from.heldIds[item];
@@ -87,8 +113,10 @@ final class BodyItems {
     }
 
     private void grow() {
-        if (size == flags.length) {
+        if (size == starts.length) {
             int n = size * 2;
+            starts = Arrays.copyOf(starts, n);
+            predictions = Arrays.copyOf(predictions, n);
             flags = Arrays.copyOf(flags, n);
             indices = Arrays.copyOf(indices, n);
             heldIds = Arrays.copyOf(heldIds, n);
@@ -102,6 +130,14 @@ final class BodyItems {
 
     int size() {
         return size;
+    }
+
+    int start(int item) {
+        return starts[item];
+    }
+
+    PredictedShard prediction(int item) {
+        return predictions[item];
     }
 
     OpType opType(int item) {

@@ -54,10 +54,10 @@ final class BulkBody {
     /** The bytes the kept operations reference (source, original key and value), and their overhead. */
     private long retainedBytes;
 
-    private final BodyItems items = new BodyItems();
-    private int[] itemStarts = new int[64];
-    /** Where each item was predicted to land; what the checkpoint fence holds its write against. */
-    private PredictedShard[] predictions = new PredictedShard[64];
+    /** A document's two lines take about this many bytes or more (a guess to size {@link #items} by). */
+    private static final int TYPICAL_ITEM_BYTES = 512;
+
+    private final BodyItems items;
 
     private byte[] actionPrefix;
     private OpType actionPrefixOpType;
@@ -70,10 +70,11 @@ final class BulkBody {
     /** A body written into {@code array} from its start (what it held before is overwritten). */
     BulkBody(byte[] array) {
         this.bytes = array;
+        this.items = new BodyItems(array.length / TYPICAL_ITEM_BYTES);
     }
 
     void add(DocumentOperation op, PredictedShard prediction) {
-        startItem(prediction);
+        int start = size;
         writeActionLine(op);
         boolean lineBreaksReplaced = switch (op.opType()) {
             case INDEX, CREATE -> writeSourceLine(op.source(), null, null);
@@ -82,7 +83,7 @@ final class BulkBody {
         };
         // a source whose line breaks became spaces keeps its own bytes: a dead letter replays the record as it was
         boolean sourceInBody = op.source() != null && !lineBreaksReplaced;
-        items.add(op, sourceInBody);
+        items.add(start, prediction, op, sourceInBody);
         retainedBytes += retainedBy(sourceInBody ? null : op.source(), op.origin());
     }
 
@@ -111,7 +112,7 @@ final class BulkBody {
         if (op.source() != SOURCE_IN_BODY) {
             return op;
         }
-        int start = itemStarts[item];
+        int start = items.start(item);
         while (bytes[start] != '\n') {
             start++; // past the action line: its strings are escaped, so its first line break ends it
         }
@@ -125,15 +126,14 @@ final class BulkBody {
     }
 
     private int itemEnd(int item) {
-        return item + 1 < items.size() ? itemStarts[item + 1] : size;
+        return item + 1 < items.size() ? items.start(item + 1) : size;
     }
 
     /** Appends an already encoded item of another body (retries). */
     void addEncoded(BulkBody from, int item) {
-        int start = from.itemStarts[item];
+        int start = from.items.start(item);
         int end = from.itemEnd(item);
-        startItem(from.predictions[item]);
-        items.addCopy(from.items, item);
+        items.addCopy(from.items, item, size);
         DocumentOperation whole = from.items.whole(item);
         retainedBytes += retainedBy(whole != null ? whole.source() : null, from.items.origin(item));
         ensure(end - start);
@@ -141,20 +141,10 @@ final class BulkBody {
         size += end - start;
     }
 
-    private void startItem(PredictedShard prediction) {
-        int item = items.size();
-        if (item == itemStarts.length) {
-            itemStarts = Arrays.copyOf(itemStarts, itemStarts.length * 2);
-            predictions = Arrays.copyOf(predictions, predictions.length * 2);
-        }
-        itemStarts[item] = size;
-        predictions[item] = prediction;
-    }
-
     /** Items {@code from} (inclusive) to {@code to} (exclusive) as a body of their own. */
     BulkBody slice(int from, int to) {
-        int bytesFrom = itemStarts[from];
-        int bytesTo = to < items.size() ? itemStarts[to] : size;
+        int bytesFrom = items.start(from);
+        int bytesTo = to < items.size() ? items.start(to) : size;
         BulkBody part = new BulkBody(bytesTo - bytesFrom);
         for (int i = from; i < to; i++) {
             part.addEncoded(this, i);
@@ -302,7 +292,7 @@ final class BulkBody {
     }
 
     PredictedShard prediction(int item) {
-        return predictions[item];
+        return items.prediction(item);
     }
 
     /**
@@ -355,7 +345,7 @@ final class BulkBody {
 
     /** The id as {@link #writeJsonString} wrote it after {@link #ID_FIELD_START}, unescaped. */
     private String idInActionLine(int item) {
-        int at = itemStarts[item];
+        int at = items.start(item);
         while (!startsWith(at, ID_FIELD_START)) {
             at++;
         }
@@ -390,20 +380,20 @@ final class BulkBody {
 
     /** Shards the documents were predicted for; 0 when some are not predicted. */
     int distinctShards() {
-        PredictedShard first = predictions[0];
+        PredictedShard first = items.prediction(0);
         boolean single = first.knowsShard();
         for (int i = 1; single && i < itemCount(); i++) {
-            single = predictions[i] == first;
+            single = items.prediction(i) == first;
         }
         if (single) {
             return 1;
         }
         Set<PredictedShard> shards = Collections.newSetFromMap(new IdentityHashMap<>());
         for (int i = 0; i < itemCount(); i++) {
-            if (!predictions[i].knowsShard()) {
+            if (!items.prediction(i).knowsShard()) {
                 return 0;
             }
-            shards.add(predictions[i]);
+            shards.add(items.prediction(i));
         }
         return shards.size();
     }
