@@ -46,7 +46,11 @@ final class BulkBody {
     /** What precedes an action line's id: an index name holds no comma and its quotes are escaped, so this is the id's. */
     private static final byte[] ID_FIELD_START = ascii(",\"_id\":\"");
 
-    /** What one item holds on the heap besides its bytes here: its operation, id, origin (an estimate). */
+    /**
+     * What one item may hold on the heap besides its bytes here, an upper estimate: one kept whole
+     * holds its operation, id and origin; a plain one only its share of {@link BodyItems}' arrays
+     * (about 40 bytes). Left at the whole item's figure: the memory bound stays a bound.
+     */
     private static final int ITEM_OVERHEAD_BYTES = 160;
 
     private byte[] bytes;
