@@ -53,13 +53,13 @@ final class BulkBody {
      */
     private static final int ITEM_OVERHEAD_BYTES = 160;
 
+    /** A document's two lines take about this many bytes or more (a guess to size {@link #items} by). */
+    private static final int TYPICAL_ITEM_BYTES = 512;
+
     private byte[] bytes;
     private int size;
     /** The bytes the kept operations reference (source, original key and value), and their overhead. */
     private long retainedBytes;
-
-    /** A document's two lines take about this many bytes or more (a guess to size {@link #items} by). */
-    private static final int TYPICAL_ITEM_BYTES = 512;
 
     private final BodyItems items;
 
