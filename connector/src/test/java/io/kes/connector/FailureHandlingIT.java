@@ -88,6 +88,38 @@ class FailureHandlingIT {
                 .isZero();
     }
 
+    /**
+     * A body keeps a plain item's operation as parts and a unique id not at all (it reads the id back
+     * out of the action line): a refused document still reaches the handler as the operation sent,
+     * id (escapes and all), index, source and record coordinates.
+     */
+    @Test
+    void aRefusedDocumentWithAUniqueIdReachesTheHandlerAsItWasSent(ElasticsearchNode es) throws Exception {
+        GeneratorFunction<Long, DocumentOperation> uniqueIds = i -> DocumentOperation.write(OpType.INDEX, "strict")
+                .id("t\"\\\u00e9-" + i)
+                .idUnique(true)
+                .source((i % 10 == 0 ? "{\"n\":\"not a number\"}" : "{\"n\":" + i + "}")
+                        .getBytes(StandardCharsets.UTF_8))
+                .origin(RecordOrigin.kafka("it-topic", (int) (i % 3), i))
+                .build();
+        ElasticsearchSink sink = ElasticsearchSink.builder()
+                .setHosts(es.url())
+                .setFailureHandler(new Collecting())
+                .build();
+        SinkPipelines.start(sink, DOCS, 0, 2, null, uniqueIds)
+                .getJobExecutionResult()
+                .get();
+
+        assertThat(es.http().refreshAndCount("strict")).isEqualTo(DOCS - DOCS / 10);
+        List<FailedOperation> failures = new ArrayList<>(COLLECTED);
+        assertThat(failures).hasSize(DOCS / 10);
+        for (FailedOperation f : failures) {
+            assertThat(f.status()).isEqualTo(400);
+            assertThat(f.operation())
+                    .isEqualTo(uniqueIds.map(f.operation().origin().offset()));
+        }
+    }
+
     @Test
     void byDefaultTheJobFailsNamingTheDocumentAndTheReason(ElasticsearchNode es) {
         ElasticsearchSink sink = ElasticsearchSink.builder().setHosts(es.url()).build();

@@ -83,7 +83,7 @@ final class BodyItems {
                 && (sourceInBody || op.source() == null);
         flags[size] = (byte) (op.opType().ordinal() | (op.id() != null ? HAS_ID : 0) | (op.idUnique() ? ID_UNIQUE : 0));
         indices[size] = op.index();
-        heldIds[size] = op.id() != null && !op.idUnique() ? op.id() : null;
+        heldIds[size] = InFlightIds.heldId(op);
         RecordOrigin origin = op.origin();
         topics[size] = origin.topic();
         partitions[size] = origin.partition();

@@ -43,9 +43,6 @@ final class BulkBody {
     /** What an item's operation holds instead of its source: the source is in the body (see {@link #document}). */
     static final byte[] SOURCE_IN_BODY = new byte[0];
 
-    /** What precedes an action line's id: an index name holds no comma and its quotes are escaped, so this is the id's. */
-    private static final byte[] ID_FIELD_START = ascii(",\"_id\":\"");
-
     /**
      * What one item may hold on the heap besides its bytes here, an upper estimate: one kept whole
      * holds its operation, id and origin; a plain one only its share of {@link BodyItems}' arrays
@@ -347,13 +344,17 @@ final class BulkBody {
         return held != null ? held : idInActionLine(item);
     }
 
-    /** The id as {@link #writeJsonString} wrote it after {@link #ID_FIELD_START}, unescaped. */
+    /**
+     * The id as {@link #writeJsonString} wrote it after {@link #ID_FIELD}, unescaped: the first
+     * {@code ID_FIELD} of the action line is the id's (an index name holds no comma, and its
+     * quotes are escaped).
+     */
     private String idInActionLine(int item) {
         int at = items.start(item);
-        while (!startsWith(at, ID_FIELD_START)) {
+        while (!startsWith(at, ID_FIELD)) {
             at++;
         }
-        at += ID_FIELD_START.length;
+        at += ID_FIELD.length + 1; // and the string's opening quote
         byte[] id = new byte[itemEnd(item) - at];
         int n = 0;
         for (byte b = bytes[at]; b != '"'; b = bytes[++at]) {

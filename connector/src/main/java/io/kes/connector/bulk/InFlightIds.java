@@ -44,8 +44,9 @@ final class InFlightIds {
 
     /** {@code op}, an item as {@link BulkBody#document} gave it, is over. */
     void release(DocumentOperation op) {
-        if (held(op)) {
-            release(op.index(), op.id());
+        String id = heldId(op);
+        if (id != null) {
+            release(op.index(), id);
         }
     }
 
@@ -89,8 +90,8 @@ final class InFlightIds {
         return false;
     }
 
-    /** Whether {@code op}'s id is held while it is in flight. */
-    private static boolean held(DocumentOperation op) {
-        return op.id() != null && !op.idUnique();
+    /** {@code op}'s id if it is held while it is in flight (it may repeat), else null. */
+    static String heldId(DocumentOperation op) {
+        return op.id() != null && !op.idUnique() ? op.id() : null;
     }
 }
