@@ -64,18 +64,7 @@ class FailureHandlingIT {
 
     @Test
     void mappingErrorsGoToTheFailureHandlerWithTheirReasonAndTheRestIsIndexed(ElasticsearchNode es) throws Exception {
-        ElasticsearchSink sink = ElasticsearchSink.builder()
-                .setHosts(es.url())
-                .setFailureHandler(new Collecting())
-                .build();
-        SinkPipelines.start(sink, DOCS, 0, 2, null, TENTH_IS_BAD)
-                .getJobExecutionResult()
-                .get();
-
-        assertThat(es.http().refreshAndCount("strict")).isEqualTo(DOCS - DOCS / 10);
-        List<FailedOperation> failures = new ArrayList<>(COLLECTED);
-        assertThat(failures).hasSize(DOCS / 10);
-        for (FailedOperation f : failures) {
+        for (FailedOperation f : everyTenthRefused(es, TENTH_IS_BAD)) {
             assertThat(f.status()).isEqualTo(400);
             assertThat(f.errorType()).isIn("document_parsing_exception", "mapper_parsing_exception");
             assertThat(f.reason()).contains("[n]");
@@ -102,22 +91,32 @@ class FailureHandlingIT {
                         .getBytes(StandardCharsets.UTF_8))
                 .origin(RecordOrigin.kafka("it-topic", (int) (i % 3), i))
                 .build();
+        for (FailedOperation f : everyTenthRefused(es, uniqueIds)) {
+            assertThat(f.status()).isEqualTo(400);
+            assertThat(f.operation())
+                    .isEqualTo(uniqueIds.map(f.operation().origin().offset()));
+        }
+    }
+
+    /**
+     * Runs {@code documents} (every tenth refused by the strict mapping) through a sink with a
+     * collecting failure handler, checks the other nine tenths were indexed and a tenth handed
+     * over, and returns those.
+     */
+    private static List<FailedOperation> everyTenthRefused(
+            ElasticsearchNode es, GeneratorFunction<Long, DocumentOperation> documents) throws Exception {
         ElasticsearchSink sink = ElasticsearchSink.builder()
                 .setHosts(es.url())
                 .setFailureHandler(new Collecting())
                 .build();
-        SinkPipelines.start(sink, DOCS, 0, 2, null, uniqueIds)
+        SinkPipelines.start(sink, DOCS, 0, 2, null, documents)
                 .getJobExecutionResult()
                 .get();
 
         assertThat(es.http().refreshAndCount("strict")).isEqualTo(DOCS - DOCS / 10);
         List<FailedOperation> failures = new ArrayList<>(COLLECTED);
         assertThat(failures).hasSize(DOCS / 10);
-        for (FailedOperation f : failures) {
-            assertThat(f.status()).isEqualTo(400);
-            assertThat(f.operation())
-                    .isEqualTo(uniqueIds.map(f.operation().origin().offset()));
-        }
+        return failures;
     }
 
     @Test
