@@ -82,6 +82,7 @@ final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, B
         this.handOver = new FailureHandOver(failureHandler, metrics);
         this.partialSends = new PartialSends(
                 task.time(),
+                check -> task.mailbox().run(check, "kes: a partial send's check, put off while a send waited"),
                 buffers,
                 this,
                 budgets.room(transport::nodeOf),
@@ -91,8 +92,8 @@ final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, B
     }
 
     /** A buffer started filling: it goes once it coalesced and its node has room. */
-    void bufferStarted() {
-        partialSends.bufferStarted();
+    void bufferStarted(Slot slot) {
+        partialSends.bufferStarted(slot);
     }
 
     /**

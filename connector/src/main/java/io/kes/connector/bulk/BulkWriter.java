@@ -185,8 +185,9 @@ final class BulkWriter implements AutoCloseable {
         if (!prediction.knowsShard()) {
             metrics.docsWithUnknownShard.inc();
         }
-        if (buffers.add(op, prediction, bulks)) {
-            bulks.bufferStarted();
+        Slot started = buffers.add(op, prediction, bulks);
+        if (started != null) {
+            bulks.bufferStarted(started);
         }
     }
 

@@ -71,10 +71,10 @@ final class SlotBuffers {
 
     /**
      * Buffers the document. Sends the target's old-layout buffers first, and the document's buffer
-     * once it is full. Returns whether the document started a new buffer ({@link PartialSends} looks
-     * at it later).
+     * once it is full. Returns the slot whose buffer the document started ({@link PartialSends}
+     * looks at it later), or null when it joined one.
      */
-    boolean add(DocumentOperation op, PredictedShard prediction, Sender sender) throws InterruptedException {
+    Slot add(DocumentOperation op, PredictedShard prediction, Sender sender) throws InterruptedException {
         Slot slot = slots.slotFor(op.index(), prediction, superseded);
         if (!superseded.isEmpty()) {
             List<Slot> first = new ArrayList<>(superseded);
@@ -109,7 +109,7 @@ final class SlotBuffers {
             slots.nonEmpty.remove(largest);
             send(largest, sender);
         }
-        return started;
+        return started ? slot : null;
     }
 
     /**
@@ -117,7 +117,10 @@ final class SlotBuffers {
      * {@code coalesceMillis} and whose slot and node are {@linkplain Room#idle idle}, and those that
      * waited {@code lingerMillis} and whose node {@linkplain Room#hasRoom has room}. The others keep
      * filling. Returns when the next one may go whatever happens meanwhile ({@link Long#MAX_VALUE}:
-     * none, until a bulk ends and makes room).
+     * none, until a bulk ends and makes room): a buffer whose slot or node is busy counts only with
+     * room in its node's budget, and then with its linger, for at its coalesce it could not go. One
+     * without room waits for one of the bulks that fill that budget to end; under full load that is
+     * most buffers, and a deadline for each was a timer that fired only to find no room.
      */
     long sendPartial(long nowMillis, long coalesceMillis, long lingerMillis, Room room, Sender sender)
             throws InterruptedException {
@@ -130,13 +133,26 @@ final class SlotBuffers {
             if (age >= lingerMillis ? room.hasRoom(slot) : age >= coalesceMillis && room.idle(slot)) {
                 slots.nonEmpty.remove(slot);
                 send(slot, sender);
-            } else if (age < coalesceMillis) {
-                next = Math.min(next, slot.firstDocAtMillis + coalesceMillis);
-            } else if (age < lingerMillis) {
-                next = Math.min(next, slot.firstDocAtMillis + lingerMillis);
+            } else {
+                next = Math.min(next, nextChance(slot, age, coalesceMillis, lingerMillis, room));
             }
         }
         return next;
+    }
+
+    /**
+     * When a buffer of {@code ageMillis} that may not go now could go whatever happens meanwhile:
+     * its coalesce if its slot and node are idle, its linger if its node's budget has room, else
+     * never ({@link Long#MAX_VALUE}: the end of a bulk that holds the room looks again).
+     */
+    static long nextChance(Slot slot, long ageMillis, long coalesceMillis, long lingerMillis, Room room) {
+        if (ageMillis < coalesceMillis && room.idle(slot)) {
+            return slot.firstDocAtMillis + coalesceMillis;
+        }
+        if (ageMillis < lingerMillis && room.hasRoom(slot)) {
+            return slot.firstDocAtMillis + lingerMillis;
+        }
+        return Long.MAX_VALUE;
     }
 
     /**
