@@ -8,6 +8,7 @@ import io.kes.connector.cluster.RestClients;
 import io.kes.connector.cluster.SentTo;
 import io.kes.connector.cluster.TargetNodeSelector;
 import io.kes.connector.fence.CheckpointFence;
+import io.kes.connector.fence.EndOfInputFlushes;
 import io.kes.connector.fence.EpochFinisher;
 import io.kes.connector.fence.Epochs;
 import io.kes.connector.internal.Backoff;
@@ -111,12 +112,16 @@ final class BulkWriter implements AutoCloseable {
                 WriterRouting.of(predictor),
                 metrics -> new BulkDispatcher(settings, client, selector, taskMailbox, metrics, subtaskIndex, opaqueId),
                 new TaskThread(taskMailbox, time, System::nanoTime),
-                new Reporting(metricGroup, subtaskIndex, failureHandler),
+                new Reporting(metricGroup, subtaskIndex, failureHandler, opaqueId),
                 client);
     }
 
-    /** Where the writer reports: its metrics, its subtask (thread names), and documents that will not be written. */
-    record Reporting(MetricGroup metricGroup, int subtaskIndex, FailureHandler failureHandler) {}
+    /**
+     * Where the writer reports: its metrics, its subtask (thread names), documents that will not be
+     * written, and its job ({@link EarlierWrites#tag}; the writers of one job in one process end a
+     * bounded input with one flush: {@link EndOfInputFlushes}).
+     */
+    record Reporting(MetricGroup metricGroup, int subtaskIndex, FailureHandler failureHandler, String job) {}
 
     /**
      * The parts a unit test replaces: the transport (built from the writer's metrics), predictions,
@@ -154,7 +159,8 @@ final class BulkWriter implements AutoCloseable {
                         fenceClient,
                         new Backoff(settings.initialBackoff(), settings.maxBackoff()),
                         settings.maxRetryTime(),
-                        settings.fenceSyncWait())
+                        settings.fenceSyncWait(),
+                        EndOfInputFlushes.join(reporting.job() + " -> " + settings.hosts()))
                 : null;
         this.drain = new CheckpointDrain(
                 new EpochFinisher(

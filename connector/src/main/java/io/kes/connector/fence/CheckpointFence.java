@@ -51,7 +51,7 @@ import org.slf4j.LoggerFactory;
  * replay too many, never a loss.
  */
 @Internal
-public final class CheckpointFence {
+public final class CheckpointFence implements AutoCloseable {
 
     /** The checkpoint must not complete: writes since the last one may be lost. */
     public static final class FenceException extends IOException {
@@ -83,7 +83,23 @@ public final class CheckpointFence {
 
     private volatile boolean inputEnded;
 
+    private final EndOfInputFlushes.Member endOfInput;
+
     public CheckpointFence(RestClient client, Backoff backoff, Duration maxRetryTime, Duration maxSyncWait) {
+        this(client, backoff, maxRetryTime, maxSyncWait, null);
+    }
+
+    /**
+     * @param endOfInput the writers this fence ends a bounded input with ({@link EndOfInputFlushes});
+     *                   null: on its own
+     */
+    public CheckpointFence(
+            RestClient client,
+            Backoff backoff,
+            Duration maxRetryTime,
+            Duration maxSyncWait,
+            EndOfInputFlushes.Member endOfInput) {
+        this.endOfInput = endOfInput;
         this.metadata = new ClusterMetadataClient(client);
         this.shards = new PrimaryShardState(client);
         this.backoff = backoff;
@@ -99,7 +115,8 @@ public final class CheckpointFence {
      * the next fence.
      *
      * <p>{@code endsInput}: these are the last writes of a bounded input. No later write will share
-     * the translog's next sync, so the written indices are flushed at once instead of waited for.
+     * the translog's next sync, so the written indices are flushed at once instead of waited for:
+     * once for the job's writers in this process that end together ({@link EndOfInputFlushes}).
      * A check for earlier writes that finds the input ended ({@link #endOfInput()}), or is waiting
      * for a sync when it ends, returns false at once and leaves its writes in {@code acknowledged}:
      * the end of input's check comes next and vouches for them with the same one flush (two
@@ -165,6 +182,14 @@ public final class CheckpointFence {
         }
     }
 
+    /** The writer closes, or its input's end is over: the other writers' end of input no longer waits for this one. */
+    @Override
+    public void close() {
+        if (endOfInput != null) {
+            endOfInput.close();
+        }
+    }
+
     /** Whether writes before the input's end are left to the end of input's check: the input ended meanwhile. */
     private boolean leftToTheEnd(boolean endsInput) {
         return !endsInput && inputEnded;
@@ -207,7 +232,9 @@ public final class CheckpointFence {
             flush.addAll(lagging);
         }
         if (!flush.isEmpty()) {
-            if (endsInput) {
+            if (endsInput && endOfInput != null) {
+                endOfInput.refreshAndFlush(flush, shards::refreshAndFlush, maxSyncWait.toMillis());
+            } else if (endsInput) {
                 shards.refreshAndFlush(flush);
             } else {
                 // no refresh mid-run: it would make documents searchable that the index's own interval holds back

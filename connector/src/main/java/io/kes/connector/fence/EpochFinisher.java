@@ -69,6 +69,9 @@ public final class EpochFinisher implements AutoCloseable {
                     waitingForTheEnd.forEach(failed -> failed.durable.completeExceptionally(t));
                     waitingForTheEnd.clear();
                 } finally {
+                    if (epoch.endsInput && fence != null) {
+                        fence.close(); // its end is over, flushed or not: the other writers' ends no longer wait for it
+                    }
                     afterEachEpoch.run();
                 }
             });
@@ -113,5 +116,8 @@ public final class EpochFinisher implements AutoCloseable {
     @Override
     public void close() {
         thread.shutdownNow(); // an epoch still waiting for the end of input never completes: its task is closing
+        if (fence != null) {
+            fence.close();
+        }
     }
 }

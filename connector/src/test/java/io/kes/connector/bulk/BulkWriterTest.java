@@ -430,7 +430,7 @@ class BulkWriterTest {
                     predictions,
                     metrics -> new Transport(),
                     new TaskThread(new TaskMailbox(mailbox), time, nanos::get),
-                    new BulkWriter.Reporting(new UnregisteredMetricsGroup(), 0, failed::addAll),
+                    new BulkWriter.Reporting(new UnregisteredMetricsGroup(), 0, failed::addAll, "kes/test"),
                     null);
         }
 
