@@ -116,7 +116,9 @@ public final class ElasticsearchSinkOptions {
                             + "own translog fsync (every `index.translog.sync_interval`, 5 s by default) to cover the "
                             + "writes before its barrier. Indices that sync less often, or do not catch up in time, are "
                             + "made durable with `_flush` instead, a Lucene commit that costs Elasticsearch more CPU. "
-                            + "Writing goes on during the wait either way; only the checkpoint waits."));
+                            + "Writing goes on during the wait either way; only the checkpoint waits. At the end of a "
+                            + "bounded input it also bounds how long a writer waits for the job's other writers in its "
+                            + "process, which end the input with one `_flush` together."));
 
     public static final ConfigOption<Boolean> PRIMARY_NODE_ROUTING = declare(
             "elasticsearch.primary_node_routing",
