@@ -85,13 +85,9 @@ public final class CheckpointFence implements AutoCloseable {
 
     private final EndOfInputFlushes.Member endOfInput;
 
-    public CheckpointFence(RestClient client, Backoff backoff, Duration maxRetryTime, Duration maxSyncWait) {
-        this(client, backoff, maxRetryTime, maxSyncWait, null);
-    }
-
     /**
-     * @param endOfInput the writers this fence ends a bounded input with ({@link EndOfInputFlushes});
-     *                   null: on its own
+     * @param endOfInput the writers this fence ends a bounded input with ({@link EndOfInputFlushes};
+     *                   a group of one flushes at once)
      */
     public CheckpointFence(
             RestClient client,
@@ -185,9 +181,7 @@ public final class CheckpointFence implements AutoCloseable {
     /** The writer closes, or its input's end is over: the other writers' end of input no longer waits for this one. */
     @Override
     public void close() {
-        if (endOfInput != null) {
-            endOfInput.close();
-        }
+        endOfInput.close();
     }
 
     /** Whether writes before the input's end are left to the end of input's check: the input ended meanwhile. */
@@ -232,10 +226,8 @@ public final class CheckpointFence implements AutoCloseable {
             flush.addAll(lagging);
         }
         if (!flush.isEmpty()) {
-            if (endsInput && endOfInput != null) {
+            if (endsInput) {
                 endOfInput.refreshAndFlush(flush, shards::refreshAndFlush, maxSyncWait.toMillis());
-            } else if (endsInput) {
-                shards.refreshAndFlush(flush);
             } else {
                 // no refresh mid-run: it would make documents searchable that the index's own interval holds back
                 shards.flush(flush);

@@ -12,6 +12,7 @@ import io.kes.connector.testing.CannedElasticsearch.Answer;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -113,7 +114,11 @@ class CheckpointFenceTest {
 
     private CheckpointFence fence(Duration maxSyncWait) {
         return new CheckpointFence(
-                client, new Backoff(Duration.ofMillis(10), Duration.ofMillis(20)), Duration.ofMillis(300), maxSyncWait);
+                client,
+                new Backoff(Duration.ofMillis(10), Duration.ofMillis(20)),
+                Duration.ofMillis(300),
+                maxSyncWait,
+                EndOfInputFlushes.join("kes/fence-test-" + UUID.randomUUID())); // alone: a group of one
     }
 
     /** An index whose translog syncs every 100 ms: within any sync wait, so the fence waits for it. */
