@@ -24,9 +24,14 @@ public final class RestClients {
         return create(settings, NodeSelector.ANY);
     }
 
-    /** With a node selector, e.g. a {@link TargetNodeSelector} for nodes added later with {@code setNodes}. */
+    /**
+     * With a node selector, e.g. a {@link TargetNodeSelector} for nodes added later with
+     * {@code setNodes}. One I/O thread: a client serves one writer's few connections (or one
+     * task's metadata reads), and the HTTP client's default, a thread per core, gives a
+     * TaskManager with a writer per core as many threads as the square of its cores.
+     */
     public static RestClient create(SinkSettings settings, NodeSelector nodeSelector) {
-        return create(settings, hosts(settings), nodeSelector, 0);
+        return create(settings, hosts(settings), nodeSelector, 1);
     }
 
     /**
@@ -38,7 +43,6 @@ public final class RestClients {
         return create(settings, new HttpHost[] {node}, NodeSelector.ANY, 1);
     }
 
-    /** @param ioThreads 0: the HTTP client's default (one per core) */
     private static RestClient create(
             SinkSettings settings, HttpHost[] hosts, NodeSelector nodeSelector, int ioThreads) {
         List<Header> headers = new ArrayList<>();
@@ -66,11 +70,8 @@ public final class RestClients {
                     if (ssl != null) {
                         hc.setSSLContext(ssl);
                     }
-                    if (ioThreads > 0) {
-                        hc.setDefaultIOReactorConfig(IOReactorConfig.custom()
-                                .setIoThreadCount(ioThreads)
-                                .build());
-                    }
+                    hc.setDefaultIOReactorConfig(
+                            IOReactorConfig.custom().setIoThreadCount(ioThreads).build());
                     return hc;
                 });
         if (settings.pathPrefix() != null) {
