@@ -24,14 +24,9 @@ public final class RestClients {
         return create(settings, NodeSelector.ANY);
     }
 
-    /**
-     * With a node selector, e.g. a {@link TargetNodeSelector} for nodes added later with
-     * {@code setNodes}. One I/O thread: a client serves one writer's few connections (or one
-     * task's metadata reads), and the HTTP client's default, a thread per core, gives a
-     * TaskManager with a writer per core as many threads as the square of its cores.
-     */
+    /** With a node selector, e.g. a {@link TargetNodeSelector} for nodes added later with {@code setNodes}. */
     public static RestClient create(SinkSettings settings, NodeSelector nodeSelector) {
-        return create(settings, hosts(settings), nodeSelector, 1);
+        return create(settings, hosts(settings), nodeSelector);
     }
 
     /**
@@ -40,11 +35,15 @@ public final class RestClients {
      * after a timeout is skipped, and the request answered by another.
      */
     static RestClient forNode(SinkSettings settings, HttpHost node) {
-        return create(settings, new HttpHost[] {node}, NodeSelector.ANY, 1);
+        return create(settings, new HttpHost[] {node}, NodeSelector.ANY);
     }
 
-    private static RestClient create(
-            SinkSettings settings, HttpHost[] hosts, NodeSelector nodeSelector, int ioThreads) {
+    /**
+     * Each client runs one I/O thread: it serves one writer's few connections (or one task's
+     * metadata reads), and the HTTP client's default, a thread per core, gives a TaskManager with a
+     * writer per core as many threads as the square of its cores.
+     */
+    private static RestClient create(SinkSettings settings, HttpHost[] hosts, NodeSelector nodeSelector) {
         List<Header> headers = new ArrayList<>();
         String authorization = settings.authorization();
         if (authorization != null) {
@@ -71,7 +70,7 @@ public final class RestClients {
                         hc.setSSLContext(ssl);
                     }
                     hc.setDefaultIOReactorConfig(
-                            IOReactorConfig.custom().setIoThreadCount(ioThreads).build());
+                            IOReactorConfig.custom().setIoThreadCount(1).build());
                     return hc;
                 });
         if (settings.pathPrefix() != null) {
