@@ -9,6 +9,7 @@ import io.kes.stack.Http;
 import io.kes.stack.KafkaBroker;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
@@ -30,7 +31,7 @@ final class FixedLoadRuns {
     static final long SAMPLE_MS = 100;
 
     /**
-     * @param lag               over the samples from the first paced record to the last one indexed
+     * @param lag               over the samples from the first paced record to the producer's last; then the drain
      * @param startupSeconds    job start to the prelude indexed
      * @param docsPerBulk       paced records over the {@code _bulk} requests the nodes received meanwhile
      * @param esCpuSeconds      the nodes' CPU meanwhile
@@ -59,13 +60,14 @@ final class FixedLoadRuns {
         @Override
         public String toString() {
             return String.format(
-                    "lag p50 %.2f s, p95 %.2f s, p99 %.2f s, max %.2f s over %d samples; %.0f docs per _bulk; %,d of %,d"
+                    "lag p50 %.2f s, p95 %.2f s, p99 %.2f s, max %.2f s over %d samples, drain %.2f s; %.0f docs per _bulk; %,d of %,d"
                             + " counted, index_total %,d; start-up %.1f s; client CPU %.1f s/M docs (steady %.1f)",
                     lag.p50() / 1000,
                     lag.p95() / 1000,
                     lag.p99() / 1000,
                     lag.max() / 1000,
                     lag.samples(),
+                    lag.drain() / 1000,
                     docsPerBulk,
                     counted,
                     records,
@@ -194,7 +196,8 @@ final class FixedLoadRuns {
                     total,
                     counted,
                     indexTotal,
-                    IndexLag.Summary.of(lags),
+                    IndexLag.Summary.of(
+                            lags, times, Arrays.stream(ackedNanos).max().orElse(start)),
                     startup,
                     Stats.ratio(paced, delta.bulkHttpRequests()),
                     delta.cpuMillis() / 1000.0,

@@ -18,15 +18,31 @@ final class IndexLag {
 
     private IndexLag() {}
 
-    /** Lag percentiles of one run, in milliseconds, over {@code samples} samples. */
-    record Summary(double p50, double p95, double p99, double max, int samples) {
-        static Summary of(long[] lagMillis) {
+    /**
+     * Lag percentiles of one run, in milliseconds, over the {@code samples} taken while the producer
+     * wrote (up to its last acknowledged record), and the drain: from that last record to the first
+     * sample with every record indexed. After the producer stops, a count-based lag no longer
+     * averages a slow node's records with the others': it becomes the wait of the last records
+     * alone, the longest of any record's, and when a stall begins as the load ends those samples
+     * (up to 10 at 100 ms) were the whole p99 of 600. The end is reported as what it is, the drain.
+     */
+    record Summary(double p50, double p95, double p99, double max, int samples, double drain) {
+        static Summary of(long[] lagMillis, long[] sampleNanos, long lastAckNanos) {
+            int during = 0;
+            while (during < sampleNanos.length && sampleNanos[during] <= lastAckNanos) {
+                during++;
+            }
+            long[] load = during == 0 ? lagMillis : Arrays.copyOf(lagMillis, during);
+            double drain = sampleNanos.length == 0
+                    ? Double.NaN
+                    : Math.max(0, sampleNanos[sampleNanos.length - 1] - lastAckNanos) / 1e6;
             return new Summary(
-                    Stats.percentile(lagMillis, 50),
-                    Stats.percentile(lagMillis, 95),
-                    Stats.percentile(lagMillis, 99),
-                    Stats.percentile(lagMillis, 100),
-                    lagMillis.length);
+                    Stats.percentile(load, 50),
+                    Stats.percentile(load, 95),
+                    Stats.percentile(load, 99),
+                    Stats.percentile(load, 100),
+                    load.length,
+                    drain);
         }
     }
 

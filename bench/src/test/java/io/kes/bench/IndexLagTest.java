@@ -57,16 +57,34 @@ class IndexLagTest {
     @Test
     void summaryIsNearestRankPercentilesAndTheMaximum() {
         long[] lags = new long[100];
+        long[] times = new long[100];
         for (int i = 0; i < 100; i++) {
             lags[i] = 100 - i; // 100 .. 1 ms, unsorted on purpose
+            times[i] = i * 100 * MS;
         }
-        IndexLag.Summary s = IndexLag.Summary.of(lags);
+        IndexLag.Summary s = IndexLag.Summary.of(lags, times, 99 * 100 * MS);
 
         assertThat(s.p50()).isEqualTo(50);
         assertThat(s.p95()).isEqualTo(95);
         assertThat(s.p99()).isEqualTo(99);
         assertThat(s.max()).isEqualTo(100);
         assertThat(s.samples()).isEqualTo(100);
+        assertThat(s.drain()).isEqualTo(0);
+    }
+
+    @Test
+    void samplesAfterTheProducersLastRecordMakeTheDrainNotThePercentiles() {
+        // while the producer writes the lag stays at 30 ms; its last record (at 500 ms) waits for a
+        // stalled node, and the count, with nothing left to average it with, lags 100-400 ms
+        long[] times = {100 * MS, 200 * MS, 300 * MS, 400 * MS, 500 * MS, 600 * MS, 700 * MS, 800 * MS, 900 * MS};
+        long[] lags = {30, 30, 30, 30, 30, 100, 200, 300, 400};
+
+        IndexLag.Summary s = IndexLag.Summary.of(lags, times, 500 * MS);
+
+        assertThat(s.p99()).isEqualTo(30);
+        assertThat(s.max()).isEqualTo(30);
+        assertThat(s.samples()).isEqualTo(5);
+        assertThat(s.drain()).isEqualTo(400);
     }
 
     @Test
