@@ -228,6 +228,10 @@ public final class KesJob {
         } else if (!env.getCheckpointConfig().isCheckpointingEnabled()) {
             env.enableCheckpointing(KesConfig.JobSettings.DEFAULT_CHECKPOINT_INTERVAL.toMillis());
         }
+        // The job emits no watermarks; Flink's default interval (200 ms) would still run a timer on
+        // every source task whose mail emits nothing: its timer threads took 0.8% of the keyed job's
+        // CPU samples at 48 shards (none without it).
+        env.getConfig().setAutoWatermarkInterval(0);
         FailureHandler failures = config.errors.deadLetters()
                 ? new DeadLetterFailureHandler(
                         config.kafka.bootstrapServers(), config.kafka.properties(), config.errors.deadLetterTopic())
