@@ -321,6 +321,30 @@ class BulkWriterTest {
         assertThat(writer.sentBodies()).as("the node has room again").containsExactly("a=1", "b=1 c=1");
     }
 
+    /**
+     * When the load stops, the last buffers of a node's slots go one after another, each as the
+     * bulk before it is answered (the node is idle again), not at their linger: nothing else is
+     * left to make them look again.
+     */
+    @Test
+    void theLastBuffersOfALoadGoAsTheirNodesBulksAreAnsweredNotAtTheirLinger() throws Exception {
+        writer = new Harness(b -> b.setBulkMaxDocs(100).setBulkLinger(Duration.ofSeconds(1)));
+        writer.write("a", 0);
+        writer.time.advance(Duration.ofMillis(5));
+        writer.write("s1-b", 1);
+        writer.write("s2-c", 2);
+        writer.time.advance(Duration.ofMillis(20));
+        assertThat(writer.sentBodies()).as("the node is busy with a's bulk").containsExactly("a=0");
+
+        writer.answer(0, 200);
+        writer.time.advance(Duration.ZERO);
+        assertThat(writer.sentBodies()).containsExactly("a=0", "s1-b=1");
+
+        writer.answer(1, 200);
+        writer.time.advance(Duration.ZERO);
+        assertThat(writer.sentBodies()).containsExactly("a=0", "s1-b=1", "s2-c=2");
+    }
+
     @Test
     void aBufferGoesAfterTheLingerWhileItsNodeHasAFreePlaceButIsNotIdle() throws Exception {
         writer = new Harness(
@@ -408,8 +432,8 @@ class BulkWriterTest {
         final List<FailedOperation> failed = new ArrayList<>();
         /** Documents the writer predicted itself. */
         int predicted;
-        /** The index's one shard: one slot. */
-        final IndexLayout layout = IndexLayout.of("logs", "uuid", new long[] {1}, null);
+        /** The index's three shards on one node: ids starting "s1-" and "s2-" go to shards 1 and 2, the others to 0. */
+        final IndexLayout layout = IndexLayout.of("logs", "uuid", new long[] {1, 1, 1}, null);
 
         final BulkWriter writer;
         private BulkTransport.Outcomes outcomes;
@@ -423,7 +447,7 @@ class BulkWriterTest {
                     .settings();
             WriterRouting predictions = new FixedRouting(op -> {
                 predicted++;
-                return layout.shard(0);
+                return layout.shard(op.id().startsWith("s1-") ? 1 : op.id().startsWith("s2-") ? 2 : 0);
             });
             writer = new BulkWriter(
                     settings,
