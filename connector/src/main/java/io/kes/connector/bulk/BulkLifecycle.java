@@ -91,13 +91,20 @@ final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, B
                 () -> waitingSends > 0);
     }
 
-    /** A buffer started filling: it goes once it coalesced and its node has room. */
+    /**
+     * A buffer started filling: it holds the current epoch open until its bulk is done, and goes once
+     * it coalesced and its node has room.
+     */
     void bufferStarted(Slot slot) {
+        if (slot.body == null) {
+            return; // full with its first document: queued already, in the current epoch
+        }
+        slot.epoch = drain.bufferStarted();
         partialSends.bufferStarted(slot);
     }
 
     /**
-     * Queues a buffer for its node, in the current epoch, and sends what may go. It goes out once
+     * Queues a buffer for its node, in its buffer's epoch, and sends what may go. It goes out once
      * its node's budget has room and none of its documents has an earlier write still in flight
      * (that one must be applied first, {@link InFlightIds}). Waits (backpressure) only while the
      * queued bytes pass {@code bulk.max_queued_bytes}, or until an old layout's buffer is out.
@@ -106,7 +113,8 @@ final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, B
     public void send(Slot slot, BulkBody body, boolean beforeAnyLater) throws InterruptedException {
         metrics.docsPerBulk.update(body.itemCount());
         metrics.shardsPerBulk.update(body.distinctShards());
-        BulkInFlight bulk = new BulkInFlight(body, slot, drain.bulkQueued());
+        BulkInFlight bulk = new BulkInFlight(body, slot, drain.bulkQueued(slot.epoch));
+        slot.epoch = null;
         budgets.enqueue(bulk, transport.nodeOf(slot));
         pump();
         waitWhile(() -> beforeAnyLater ? !bulk.sent : budgets.queuedBytes() > maxQueuedBytes);

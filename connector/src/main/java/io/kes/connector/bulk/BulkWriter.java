@@ -38,9 +38,10 @@ import org.elasticsearch.client.RestClient;
  * topology (the writer runs in its input's subtask: a Kafka partition's records stay in one writer,
  * in offset order) and the replay from the last checkpoint, every id ends with its last write.
  *
- * <p>Checkpoints do not stop the writes. At a barrier, {@link #checkpoint()} sends (queues) every
- * buffer and closes the current {@link Epochs epoch}, which a buffer joins when it is queued; the
- * future it returns completes once every bulk of that epoch (and of older ones) is done and, with
+ * <p>Checkpoints do not stop the writes, nor cut bulks short. At a barrier, {@link #checkpoint()}
+ * closes the current {@link Epochs epoch}, which a buffer joins with its first document (and the bulk
+ * it becomes, with documents from after the barrier too, stays in); the future it returns
+ * completes once every bulk of that epoch (and of older ones) is done and, with
  * the checkpoint fence, Elasticsearch made them durable. The caller waits on that future off the task thread (the asynchronous part of the
  * checkpoint), and documents after the barrier keep flowing meanwhile. Only the end of a bounded
  * input waits on the task thread ({@link #drainAndMakeDurable()}).
@@ -198,15 +199,15 @@ final class BulkWriter implements AutoCloseable {
     }
 
     /**
-     * A checkpoint barrier: sends every buffer and closes the current epoch. Returns at once (after
-     * backpressure, past {@code bulk.max_queued_bytes}); the future completes when every bulk sent
-     * or queued before this barrier is done, retries included, and, with {@link Durability#CHECKPOINT_FENCE},
+     * A checkpoint barrier: closes the current epoch. Sends nothing: a buffer that is not full goes
+     * when it would have anyway, so a barrier does not cut bulks short. Returns at once; the future
+     * completes when every document written before this barrier went out in a bulk and every such
+     * bulk is done, retries included, and, with {@link Durability#CHECKPOINT_FENCE},
      * Elasticsearch made them durable with no primary failover in between. It fails with the first
      * write failure, or the fence's. Wait on it off the task thread.
      */
     public CompletableFuture<Void> checkpoint() throws InterruptedException {
         bulks.rethrowFailure();
-        buffers.sendAll(bulks);
         long now = time.getCurrentProcessingTime();
         if (now - lastForgetMillis > Housekeeping.FORGET_IDLE_TARGETS_MILLIS) {
             lastForgetMillis = now;
@@ -217,14 +218,23 @@ final class BulkWriter implements AutoCloseable {
     }
 
     /**
-     * The end of a bounded input: {@link #checkpoint()}, then waits for it on the task thread, so
+     * The end of a bounded input: {@link #sendBuffers()}, {@link #checkpoint()}, then waits for it on the task thread, so
      * the task only finishes with every write acknowledged and durable (flushed at once: no later
      * write will share the translog's next sync, so waiting for it would only delay the job's end).
      * Rethrows a failure.
      */
     public void drainAndMakeDurable() throws Exception {
         drain.endInput();
+        sendBuffers();
         drain.awaitOnTaskThread(checkpoint());
+    }
+
+    /**
+     * No document follows (the input ended, or the job stops with a savepoint): sends every buffer
+     * now, for none will fill any further and the last checkpoint waits for them.
+     */
+    public void sendBuffers() throws InterruptedException {
+        buffers.sendAll(bulks);
     }
 
     /** See {@link BulkLifecycle#nodesThatMayRunItsBulks()}. */

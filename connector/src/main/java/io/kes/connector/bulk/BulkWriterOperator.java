@@ -220,6 +220,16 @@ public final class BulkWriterOperator<IN> extends AbstractStreamOperator<Documen
         writer.drainAndMakeDurable();
     }
 
+    /**
+     * No record follows: after {@link #endInput()}, or before the savepoint of a stop without
+     * draining, which waits for the buffers (a barrier does not send them: {@link BulkWriter#checkpoint}).
+     */
+    @Override
+    public void finish() throws Exception {
+        writer.sendBuffers();
+        super.finish();
+    }
+
     /** Closes what {@link #open()} made, also when it failed half-way: each part whatever the others throw. */
     @Override
     public void close() throws Exception {

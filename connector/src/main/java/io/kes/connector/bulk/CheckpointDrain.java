@@ -10,10 +10,13 @@ import java.util.function.LongSupplier;
 import org.apache.flink.metrics.Histogram;
 
 /**
- * The writer's side of a checkpoint, without stopping the writes. A bulk joins the {@link Epochs epoch}
- * current when it is queued; a barrier closes that epoch. An epoch drains once its bulks and every
- * older epoch's are done, retries included, so a checkpoint waits for exactly the bulks before its
- * barrier and never completes before an earlier one. A drained epoch goes to the
+ * The writer's side of a checkpoint, without stopping the writes. A buffer joins the {@link Epochs epoch}
+ * current when it gets its first document, and the bulk it becomes stays in that epoch; a barrier
+ * closes the current epoch but sends nothing: a buffer that is not full goes when it would have
+ * without the barrier (full, its node idle, its linger), with the documents that came after the
+ * barrier in it. An epoch drains once its buffers' bulks and every older epoch's are done, retries
+ * included, so a checkpoint waits for exactly the documents before its barrier (and for those that
+ * share their bulks) and never completes before an earlier one. A drained epoch goes to the
  * {@link EpochFinisher} (the fence, the failure handler's flush) on its own thread, or fails with
  * the writer's first failure: a checkpoint never completes over a lost write.
  *
@@ -44,9 +47,17 @@ final class CheckpointDrain implements AutoCloseable {
         }
     }
 
-    /** The epoch a bulk queued now belongs to, for good: its retries and parts stay in it. */
-    Epoch bulkQueued() {
+    /** A buffer got its first document: the current epoch does not drain before the buffer's bulk is done. */
+    Epoch bufferStarted() {
         return epochs.bulkSent();
+    }
+
+    /**
+     * The epoch of a bulk queued now, for good (its retries and parts stay in it): its buffer's
+     * ({@link #bufferStarted}), or the current one for a buffer that was queued as it started.
+     */
+    Epoch bulkQueued(Epoch buffers) {
+        return buffers != null ? buffers : epochs.bulkSent();
     }
 
     /** A bulk of {@code epoch} is over (done, given up, or dropped after a failure). */
@@ -55,8 +66,8 @@ final class CheckpointDrain implements AutoCloseable {
     }
 
     /**
-     * A barrier: closes the current epoch. The future completes once every bulk queued before it is
-     * done and the finisher made them durable; a failure of it fails the task.
+     * A barrier: closes the current epoch. The future completes once every buffer started before it
+     * went out in a bulk and every such bulk is done and the finisher made them durable; a failure of it fails the task.
      */
     CompletableFuture<Void> closeEpoch() {
         Epoch closing = epochs.current();

@@ -1,5 +1,7 @@
 package io.kes.connector.bulk;
 
+import io.kes.connector.fence.Epochs.Epoch;
+
 /**
  * The buffer of one (target, shard) slot: everything in it was predicted for one shard, so the bulk
  * it becomes never waits on another shard. A target's documents of unpredictable shard share a
@@ -11,6 +13,11 @@ final class Slot {
     final int shard;
     BulkBody body;
     long firstDocAtMillis;
+    /**
+     * The epoch current when the buffer got its first document: the buffer holds it open, and the
+     * bulk it becomes belongs to it ({@link CheckpointDrain#bufferStarted}); null with no buffer.
+     */
+    Epoch epoch;
     /**
      * Sizes of this slot's last few bodies: the next one starts as big as the largest, so it
      * seldom grows by copying (a humongous copy, for G1, at ~1 MB). Under load a slot's bulks

@@ -8,7 +8,7 @@ import java.util.function.LongSupplier;
 
 /**
  * The writer's buffers: fills the {@link Slot} of each document and hands out the bodies that are
- * ready to go (full, their node has room ({@link PartialSends}), a checkpoint barrier, or of a
+ * ready to go (full, their node has room ({@link PartialSends}), the end of the input, or of a
  * target's old layout), in the order they must be sent. Task thread only.
  */
 final class SlotBuffers {
@@ -163,7 +163,7 @@ final class SlotBuffers {
         arrays.giveBack(sent.array());
     }
 
-    /** Sends every buffer (a checkpoint barrier). */
+    /** Sends every buffer (the end of a bounded input). */
     void sendAll(Sender sender) throws InterruptedException {
         List<Slot> pending = new ArrayList<>(slots.nonEmpty);
         slots.nonEmpty.clear();

@@ -116,6 +116,49 @@ class BulkWriterTest {
         checkpoint.get(10, TimeUnit.SECONDS);
     }
 
+    /**
+     * A barrier used to send every buffer: at 96 shards and a checkpoint every 10 s, a tenth of the
+     * bulks left part full for no other reason. The buffer keeps its documents' epoch instead.
+     */
+    @Test
+    void aBarrierDoesNotCutAPartFullBufferAndItsCheckpointWaitsForTheBulkItBecomes() throws Exception {
+        writer = new Harness(b -> b.setBulkMaxDocs(3));
+        writer.write("a", 1);
+        writer.write("b", 1);
+        CompletableFuture<Void> checkpoint = writer.writer.checkpoint();
+
+        assertThat(writer.sentBodies())
+                .as("the barrier leaves the buffer to fill")
+                .isEmpty();
+        assertStaysPending(checkpoint, "a and b are still buffered");
+        writer.write("c", 1);
+        assertThat(writer.sentBodies())
+                .as("full: one bulk with the document after the barrier")
+                .containsExactly("a=1 b=1 c=1");
+        assertStaysPending(checkpoint, "its bulk is not answered yet");
+        writer.answer(0, 200, 200, 200);
+        checkpoint.get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aBufferStartedAfterABarrierDoesNotHoldThatCheckpoint() throws Exception {
+        writer = new Harness(b -> b.setBulkMaxDocs(3));
+        writer.write("a", 1);
+        CompletableFuture<Void> first = writer.writer.checkpoint();
+        writer.write("s1-b", 1);
+        CompletableFuture<Void> second = writer.writer.checkpoint();
+        writer.time.advance(Duration.ofMillis(5));
+        assertThat(writer.sentBodies()).as("one part-full bulk per idle node").containsExactly("a=1");
+
+        writer.answer(0, 200);
+        first.get(10, TimeUnit.SECONDS);
+        assertStaysPending(second, "s1-b is still buffered");
+        writer.time.advance(Duration.ZERO);
+        assertThat(writer.sentBodies()).containsExactly("a=1", "s1-b=1");
+        writer.answer(1, 200);
+        second.get(10, TimeUnit.SECONDS);
+    }
+
     @Test
     void aCheckpointWaitsForTheBulksBeforeItsBarrierAndNotForLaterOnes() throws Exception {
         List<CompletableFuture<Void>> checkpoints = twoCheckpointsOfOneBulkEach();
