@@ -168,7 +168,9 @@ public final class ElasticsearchSinkOptions {
                     .withDescription(
                             "A buffer that is not full is sent at the latest this long after its first document, "
                                     + "once its node has a free place in flight (while the node has none it keeps filling). Usually a "
-                                    + "buffer goes much sooner: see `bulk.coalesce`."));
+                                    + "buffer goes much sooner: see `bulk.coalesce`. A checkpoint barrier does not cut a buffer short, "
+                                    + "but makes it go within this long at the latest, queued for its node as a full one; the "
+                                    + "checkpoint waits for it."));
 
     public static final ConfigOption<Duration> BULK_COALESCE = declare(
             "bulk.coalesce",

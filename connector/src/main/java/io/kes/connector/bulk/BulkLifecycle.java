@@ -103,6 +103,11 @@ final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, B
         partialSends.bufferStarted(slot);
     }
 
+    /** A checkpoint barrier: the buffers filling now hold its epoch and go within the linger ({@link PartialSends#barrier}). */
+    void barrier() {
+        partialSends.barrier();
+    }
+
     /**
      * Queues a buffer for its node, in its buffer's epoch, and sends what may go. It goes out once
      * its node's budget has room and none of its documents has an earlier write still in flight

@@ -200,7 +200,8 @@ final class BulkWriter implements AutoCloseable {
 
     /**
      * A checkpoint barrier: closes the current epoch. Sends nothing: a buffer that is not full goes
-     * when it would have anyway, so a barrier does not cut bulks short. Returns at once; the future
+     * when it would have anyway, so a barrier does not cut bulks short, but within {@code bulk.linger}
+     * at the latest, queued for its node with room or not. Returns at once; the future
      * completes when every document written before this barrier went out in a bulk and every such
      * bulk is done, retries included, and, with {@link Durability#CHECKPOINT_FENCE},
      * Elasticsearch made them durable with no primary failover in between. It fails with the first
@@ -208,6 +209,7 @@ final class BulkWriter implements AutoCloseable {
      */
     public CompletableFuture<Void> checkpoint() throws InterruptedException {
         bulks.rethrowFailure();
+        bulks.barrier();
         long now = time.getCurrentProcessingTime();
         if (now - lastForgetMillis > Housekeeping.FORGET_IDLE_TARGETS_MILLIS) {
             lastForgetMillis = now;

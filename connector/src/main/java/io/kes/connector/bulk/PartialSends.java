@@ -77,6 +77,18 @@ final class PartialSends {
     }
 
     /**
+     * A checkpoint barrier: the buffers filling now go within {@code bulk.linger} whatever their
+     * node's room ({@link SlotBuffers#barrier}), so that the checkpoint waits at most about that long
+     * for documents that are not in a bulk yet.
+     */
+    void barrier() {
+        long due = time.getCurrentProcessingTime() + lingerMillis;
+        if (buffers.barrier(due)) {
+            arm(due);
+        }
+    }
+
+    /**
      * A bulk ended: its node (and its slot) may have room now for a buffer that waits. Looked at
      * at once, on the task thread that handles the answer: a timer would cost a thread hop and a
      * mail per bulk.

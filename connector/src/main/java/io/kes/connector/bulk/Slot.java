@@ -19,6 +19,11 @@ final class Slot {
      */
     Epoch epoch;
     /**
+     * A checkpoint waits for this buffer: it goes at this moment at the latest, queued for its node
+     * whether or not the node has room (as a full one); {@link Long#MAX_VALUE} while none waits.
+     */
+    long dueAtMillis = Long.MAX_VALUE;
+    /**
      * Sizes of this slot's last few bodies: the next one starts as big as the largest, so it
      * seldom grows by copying (a humongous copy, for G1, at ~1 MB). Under load a slot's bulks
      * alternate between full ones and ones sent part full when their node had room, and starting
@@ -47,6 +52,7 @@ final class Slot {
     BulkBody take() {
         BulkBody taken = body;
         body = null;
+        dueAtMillis = Long.MAX_VALUE;
         recentSizes[bodiesTaken++ % recentSizes.length] = taken.sizeInBytes();
         return taken;
     }

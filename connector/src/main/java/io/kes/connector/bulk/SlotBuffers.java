@@ -113,10 +113,23 @@ final class SlotBuffers {
     }
 
     /**
+     * A checkpoint barrier: every buffer filling now goes at {@code dueAtMillis} at the latest, with
+     * room in its node's budget or not (it then queues there, as a full one would). Left to room
+     * alone it could wait behind other slots' full bulks for as long as they keep coming, and its
+     * checkpoint with it. Returns whether any buffer is filling.
+     */
+    boolean barrier(long dueAtMillis) {
+        for (Slot slot : slots.nonEmpty) {
+            slot.dueAtMillis = Math.min(slot.dueAtMillis, dueAtMillis);
+        }
+        return !slots.nonEmpty.isEmpty();
+    }
+
+    /**
      * Sends, oldest first, the buffers that are not full but may go: those that coalesced for
-     * {@code coalesceMillis} and whose slot and node are {@linkplain Room#idle idle}, and those that
-     * waited {@code lingerMillis} and whose node {@linkplain Room#hasRoom has room}. The others keep
-     * filling. Returns when the next one may go whatever happens meanwhile ({@link Long#MAX_VALUE}:
+     * {@code coalesceMillis} and whose slot and node are {@linkplain Room#idle idle}, those that
+     * waited {@code lingerMillis} and whose node {@linkplain Room#hasRoom has room}, and those a
+     * checkpoint waits for that are {@linkplain #barrier due}. The others keep filling. Returns when the next one may go whatever happens meanwhile ({@link Long#MAX_VALUE}:
      * none, until a bulk ends and makes room): a buffer whose slot or node is busy counts only with
      * room in its node's budget, and then with its linger, for at its coalesce it could not go. One
      * without room waits for one of the bulks that fill that budget to end; under full load that is
@@ -130,7 +143,8 @@ final class SlotBuffers {
                 continue; // sent while an earlier one waited (backpressure)
             }
             long age = nowMillis - slot.firstDocAtMillis;
-            if (age >= lingerMillis ? room.hasRoom(slot) : age >= coalesceMillis && room.idle(slot)) {
+            if (nowMillis >= slot.dueAtMillis
+                    || (age >= lingerMillis ? room.hasRoom(slot) : age >= coalesceMillis && room.idle(slot))) {
                 slots.nonEmpty.remove(slot);
                 send(slot, sender);
             } else {
@@ -143,16 +157,17 @@ final class SlotBuffers {
     /**
      * When a buffer of {@code ageMillis} that may not go now could go whatever happens meanwhile:
      * its coalesce if its slot and node are idle, its linger if its node's budget has room, else
-     * never ({@link Long#MAX_VALUE}: the end of a bulk that holds the room looks again).
+     * when a checkpoint needs it ({@link Slot#dueAtMillis}; {@link Long#MAX_VALUE} when none does:
+     * the end of a bulk that holds the room looks again).
      */
     static long nextChance(Slot slot, long ageMillis, long coalesceMillis, long lingerMillis, Room room) {
         if (ageMillis < coalesceMillis && room.idle(slot)) {
-            return slot.firstDocAtMillis + coalesceMillis;
+            return Math.min(slot.firstDocAtMillis + coalesceMillis, slot.dueAtMillis);
         }
         if (ageMillis < lingerMillis && room.hasRoom(slot)) {
-            return slot.firstDocAtMillis + lingerMillis;
+            return Math.min(slot.firstDocAtMillis + lingerMillis, slot.dueAtMillis);
         }
-        return Long.MAX_VALUE;
+        return slot.dueAtMillis;
     }
 
     /**

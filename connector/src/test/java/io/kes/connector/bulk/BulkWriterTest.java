@@ -140,6 +140,35 @@ class BulkWriterTest {
         checkpoint.get(10, TimeUnit.SECONDS);
     }
 
+    /**
+     * Left to its node's room, a part-full buffer of a checkpoint could wait behind full bulks of
+     * busier slots for as long as they keep coming, and its checkpoint with it.
+     */
+    @Test
+    void aBufferOfABarrierQueuesForItsNodeALingerAfterTheBarrierAheadOfLaterFullBulks() throws Exception {
+        writer = new Harness(b -> b.setBulkMaxDocs(3).setMaxInFlight(1).setBulkLinger(Duration.ofSeconds(1)));
+        writer.write("s2-a", 1);
+        writer.write("s2-b", 1);
+        writer.write("s2-c", 1);
+        writer.write("a", 1);
+        CompletableFuture<Void> checkpoint = writer.writer.checkpoint();
+        writer.time.advance(Duration.ofMillis(999));
+        assertThat(writer.sentBodies())
+                .as("a's node is busy, its buffer still fills")
+                .containsExactly("s2-a=1 s2-b=1 s2-c=1");
+
+        writer.time.advance(Duration.ofMillis(1));
+        writer.write("s2-d", 1);
+        writer.write("s2-e", 1);
+        writer.write("s2-f", 1);
+        writer.answer(0, 200, 200, 200);
+        assertThat(writer.sentBodies())
+                .as("queued at the barrier's linger, ahead of the full bulk after it")
+                .containsExactly("s2-a=1 s2-b=1 s2-c=1", "a=1");
+        writer.answer(1, 200);
+        checkpoint.get(10, TimeUnit.SECONDS);
+    }
+
     @Test
     void aBufferStartedAfterABarrierDoesNotHoldThatCheckpoint() throws Exception {
         writer = new Harness(b -> b.setBulkMaxDocs(3));
