@@ -7,8 +7,9 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.flink.annotation.Internal;
 
 /**
- * Which checkpoint each bulk belongs to. The bulks sent between two checkpoint barriers form an
- * epoch; a barrier closes the current epoch, and a closed epoch is drained once every one of its
+ * Which checkpoint each bulk belongs to. The bulks sent, and the buffers started, between two
+ * checkpoint barriers form an epoch (the writer counts a buffer as one of its bulks from its first
+ * document on); a barrier closes the current epoch, and a closed epoch is drained once every one of its
  * bulks is done (acknowledged, retried to success, or handed to the failure handler). Writes after
  * the barrier go on in the next epoch meanwhile: the checkpoint waits for its own bulks, the
  * pipeline does not.
@@ -48,7 +49,7 @@ public final class Epochs {
     private Epoch current = new Epoch(0);
     private final ArrayDeque<Epoch> closed = new ArrayDeque<>();
 
-    /** A new bulk (not a retry: a retry stays in its first attempt's epoch) joins the current epoch. */
+    /** A new bulk or buffer (not a retry: a retry stays in its first attempt's epoch) joins the current epoch. */
     public Epoch bulkSent() {
         current.outstanding++;
         return current;
