@@ -103,7 +103,7 @@ final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, B
         partialSends.bufferStarted(slot);
     }
 
-    /** A checkpoint barrier: the buffers filling now hold its epoch and go within the linger ({@link PartialSends#barrier}). */
+    /** A checkpoint barrier: the buffers filling now go within the linger ({@link PartialSends#barrier}). */
     void barrier() {
         partialSends.barrier();
     }

@@ -220,10 +220,10 @@ final class BulkWriter implements AutoCloseable {
     }
 
     /**
-     * The end of a bounded input: {@link #sendBuffers()}, {@link #checkpoint()}, then waits for it on the task thread, so
-     * the task only finishes with every write acknowledged and durable (flushed at once: no later
-     * write will share the translog's next sync, so waiting for it would only delay the job's end).
-     * Rethrows a failure.
+     * The end of a bounded input: {@link #sendBuffers()}, {@link #checkpoint()}, then waits for it on
+     * the task thread, so the task only finishes with every write acknowledged and durable (flushed
+     * at once: no later write will share the translog's next sync, so waiting for it would only
+     * delay the job's end). Rethrows a failure.
      */
     public void drainAndMakeDurable() throws Exception {
         drain.endInput();

@@ -129,8 +129,9 @@ final class SlotBuffers {
      * Sends, oldest first, the buffers that are not full but may go: those that coalesced for
      * {@code coalesceMillis} and whose slot and node are {@linkplain Room#idle idle}, those that
      * waited {@code lingerMillis} and whose node {@linkplain Room#hasRoom has room}, and those a
-     * checkpoint waits for that are {@linkplain #barrier due}. The others keep filling. Returns when the next one may go whatever happens meanwhile ({@link Long#MAX_VALUE}:
-     * none, until a bulk ends and makes room): a buffer whose slot or node is busy counts only with
+     * checkpoint waits for that are {@linkplain #barrier due}. The others keep filling. Returns when
+     * the next one may go whatever happens meanwhile ({@link Long#MAX_VALUE}: none, until a bulk
+     * ends and makes room): a buffer whose slot or node is busy counts only with
      * room in its node's budget, and then with its linger, for at its coalesce it could not go. One
      * without room waits for one of the bulks that fill that budget to end; under full load that is
      * most buffers, and a deadline for each was a timer that fired only to find no room.
