@@ -97,13 +97,7 @@ class FaultToleranceIT {
         Path latest = Checkpoints.latest(checkpoints.toString()).orElseThrow();
         assertThat(Files.exists(latest.resolve("_metadata"))).isTrue();
 
-        Configuration restore = new Configuration(flink);
-        restore.set(StateRecoveryOptions.SAVEPOINT_PATH, latest.toUri().toString());
-        JobClient restored = start(config(kafka, name, false), restore);
-        awaitAtLeast(() -> count(name), RECORDS);
-        restored.cancel().get(1, TimeUnit.MINUTES);
-
-        assertThat(ProgressReporter.sum("numRecordsOut", "Source"))
+        assertThat(recordsReadCompletingTheStreamFrom(latest.toUri().toString(), kafka, name, flink))
                 .as("records read after the restore")
                 .isLessThanOrEqualTo(RECORDS - RECORDS / 3);
         assertThat(es.http().refreshAndCount(name)).isEqualTo(RECORDS);
@@ -127,17 +121,26 @@ class FaultToleranceIT {
                 .get(2, TimeUnit.MINUTES);
         long indexedAtStop = es.http().refreshAndCount(name);
 
-        Configuration restore = new Configuration();
-        restore.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
-        JobClient restored = start(config(kafka, name, false), restore);
-        awaitAtLeast(() -> count(name), RECORDS);
-        restored.cancel().get(1, TimeUnit.MINUTES);
-
-        long coveredBySavepoint = RECORDS - ProgressReporter.sum("numRecordsOut", "Source");
+        long coveredBySavepoint =
+                RECORDS - recordsReadCompletingTheStreamFrom(savepoint, kafka, name, new Configuration());
         assertThat(coveredBySavepoint)
                 .as("records the savepoint's offsets cover, against those indexed when it completed")
                 .isLessThanOrEqualTo(indexedAtStop);
         assertThat(es.http().refreshAndCount(name)).isEqualTo(RECORDS);
+    }
+
+    /**
+     * Restores the unbounded job from {@code snapshot} (a checkpoint or a savepoint) and lets it run
+     * until every record is indexed; returns how many records its source read.
+     */
+    private static long recordsReadCompletingTheStreamFrom(
+            String snapshot, KafkaBroker kafka, String name, Configuration flink) throws Exception {
+        Configuration restore = new Configuration(flink);
+        restore.set(StateRecoveryOptions.SAVEPOINT_PATH, snapshot);
+        JobClient restored = start(config(kafka, name, false), restore);
+        awaitAtLeast(() -> count(name), RECORDS);
+        restored.cancel().get(1, TimeUnit.MINUTES);
+        return ProgressReporter.sum("numRecordsOut", "Source");
     }
 
     /** The newest completed checkpoint's number ({@code chk-N}), 0 before the first. */

@@ -179,7 +179,7 @@ final class SlotBuffers {
         arrays.giveBack(sent.array());
     }
 
-    /** Sends every buffer (the end of a bounded input). */
+    /** Sends every buffer (no document follows: the end of the input, or a stop with a savepoint). */
     void sendAll(Sender sender) throws InterruptedException {
         List<Slot> pending = new ArrayList<>(slots.nonEmpty);
         slots.nonEmpty.clear();
