@@ -259,9 +259,9 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
     /** A length-prefixed string, decoded where it lies in {@link #incoming}. */
     private String readString(DataInputDeserializer in) throws IOException {
         int length = in.readInt();
-        String s = new String(incoming, in.getPosition(), length, StandardCharsets.UTF_8);
-        in.skipBytesToRead(length);
-        return s;
+        int at = in.getPosition();
+        in.skipBytesToRead(length); // an EOFException, not an index error, if the record is short
+        return new String(incoming, at, length, StandardCharsets.UTF_8);
     }
 
     /** The last string of one field, encoded and decoded once while it repeats. */
@@ -281,11 +281,11 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
         String decode(DataInputDeserializer in) throws IOException {
             int length = in.readInt();
             int at = in.getPosition();
+            in.skipBytesToRead(length);
             if (last == null || !Arrays.equals(incoming, at, at + length, lastBytes, 0, lastBytes.length)) {
                 lastBytes = Arrays.copyOfRange(incoming, at, at + length);
                 last = new String(lastBytes, StandardCharsets.UTF_8);
             }
-            in.skipBytesToRead(length);
             return last;
         }
     }
