@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.OpType;
 import io.kes.connector.RecordOrigin;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
@@ -162,7 +163,7 @@ class DocumentOperationSerializerTest {
         int[] copies = {0};
         DataInputDeserializer network = new DataInputDeserializer(out.getCopyOfBuffer()) {
             @Override
-            public void readFully(byte[] b, int off, int len) throws java.io.IOException {
+            public void readFully(byte[] b, int off, int len) throws IOException {
                 copies[0]++;
                 super.readFully(b, off, len);
             }
