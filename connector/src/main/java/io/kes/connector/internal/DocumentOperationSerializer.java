@@ -17,13 +17,14 @@ import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * Compact serializer for {@link DocumentOperation} wherever it crosses the network before the
- * sink (a user's keyBy or rebalance; within the sink it never does). Without it Flink would fall
- * back to Kryo for the class: slower, larger, and fragile across versions. Layout: the length of
- * the rest, a flags byte saying which nullable fields follow, then the fields in declaration order;
- * strings as a length and their UTF-8 bytes. The record's key and headers always cross (the
- * dead-letter topic needs them to replay the record); its value only when the source is not the
- * value itself, so an unchanged value crosses once.
+ * Compact serializer for {@link DocumentOperation} wherever it crosses the network: the keyed
+ * topology's slot exchange (inside {@code RoutedOperation}, every record) and a user's keyBy or
+ * rebalance before the sink. Without it Flink would fall back to Kryo for the class: slower,
+ * larger, and fragile across versions. Layout: the length of the rest, a flags byte saying which
+ * nullable fields follow, then the fields in declaration order; strings as a length and their
+ * UTF-8 bytes. The record's key and headers always cross (the dead-letter topic needs them to
+ * replay the record); its value only when the source is not the value itself, so an unchanged
+ * value crosses once.
  *
  * <p>Every record crosses this serializer, so it avoids per-call and per-character work. The
  * leading length lets the reader take the whole record out of the network buffer in one copy and
@@ -35,7 +36,10 @@ import org.apache.flink.core.memory.DataOutputView;
  * gets a fresh one per thread through {@link #duplicate()}.
  *
  * <p>The format is only ever read by the same build that wrote it (in-flight records between two
- * operators, not state), so it carries no version.
+ * operators, not state), so it carries no version. Only an unaligned checkpoint keeps records in
+ * flight, and the keyed topology refuses those; a job of one's own that sends operations through an
+ * exchange under unaligned checkpoints moves to another kes build through a savepoint (always
+ * aligned).
  */
 @Internal
 public final class DocumentOperationSerializer extends TypeSerializer<DocumentOperation> {
