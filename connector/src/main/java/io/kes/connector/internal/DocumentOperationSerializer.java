@@ -262,10 +262,20 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
 
     /** A length-prefixed string, decoded where it lies in {@link #incoming}. */
     private String readString(DataInputDeserializer in) throws IOException {
+        int at = stepOverString(in);
+        return new String(incoming, at, in.getPosition() - at, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Moves {@code in} past the length-prefixed byte string it reads next; returns where that string
+     * starts in {@link #incoming} (it ends at {@code in}'s position). A length past the record's end
+     * is an EOFException here, as every other short read is, not an index error later.
+     */
+    private static int stepOverString(DataInputDeserializer in) throws IOException {
         int length = in.readInt();
         int at = in.getPosition();
-        in.skipBytesToRead(length); // an EOFException, not an index error, if the record is short
-        return new String(incoming, at, length, StandardCharsets.UTF_8);
+        in.skipBytesToRead(length);
+        return at;
     }
 
     /** The last string of one field, encoded and decoded once while it repeats. */
@@ -283,11 +293,10 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
 
         /** The length-prefixed string {@code in} reads next from {@link #incoming}. */
         String decode(DataInputDeserializer in) throws IOException {
-            int length = in.readInt();
-            int at = in.getPosition();
-            in.skipBytesToRead(length);
-            if (last == null || !Arrays.equals(incoming, at, at + length, lastBytes, 0, lastBytes.length)) {
-                lastBytes = Arrays.copyOfRange(incoming, at, at + length);
+            int at = stepOverString(in);
+            int end = in.getPosition();
+            if (last == null || !Arrays.equals(incoming, at, end, lastBytes, 0, lastBytes.length)) {
+                lastBytes = Arrays.copyOfRange(incoming, at, end);
                 last = new String(lastBytes, StandardCharsets.UTF_8);
             }
             return last;
