@@ -105,7 +105,7 @@ class FaultToleranceIT {
 
     /**
      * A stop with a savepoint (no drain) mid-stream: once the savepoint completes, every record it
-     * covers is in the index (a barrier leaves part-full buffers filling, and the operators' finish
+     * covers is in the index (a barrier leaves part-full buffers filling, and the savepoint
      * sends them), and the job restored from it completes the stream.
      */
     @Test

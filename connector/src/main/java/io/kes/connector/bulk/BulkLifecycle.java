@@ -82,7 +82,7 @@ final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, B
         this.handOver = new FailureHandOver(failureHandler, metrics);
         this.partialSends = new PartialSends(
                 task.time(),
-                check -> task.mailbox().run(check, "kes: a partial send's check, put off while a send waited"),
+                check -> task.mailbox().run(check::run, "kes: a partial send's check, put off while a send waited"),
                 buffers,
                 this,
                 budgets.room(transport::nodeOf),

@@ -74,6 +74,7 @@ import org.elasticsearch.client.RestClient;
 final class BulkWriter implements AutoCloseable {
 
     private final WriterRouting predictor;
+    private final TaskThread task;
     private final TaskMailbox mailbox;
     private final ProcessingTimeService time;
     private final BulkMetrics metrics;
@@ -101,7 +102,6 @@ final class BulkWriter implements AutoCloseable {
             TargetNodeSelector selector,
             ShardPredictor predictor,
             MailboxExecutor mailbox,
-            ProcessingTimeService time,
             MetricGroup metricGroup,
             int subtaskIndex,
             FailureHandler failureHandler,
@@ -112,7 +112,10 @@ final class BulkWriter implements AutoCloseable {
                 settings,
                 WriterRouting.of(predictor),
                 metrics -> new BulkDispatcher(settings, client, selector, taskMailbox, metrics, subtaskIndex, opaqueId),
-                new TaskThread(taskMailbox, time, System::nanoTime),
+                new TaskThread(
+                        taskMailbox,
+                        new WriterTimers(taskMailbox, "kes-writer-timers-" + subtaskIndex),
+                        System::nanoTime),
                 new Reporting(metricGroup, subtaskIndex, failureHandler, opaqueId),
                 client);
     }
@@ -140,6 +143,7 @@ final class BulkWriter implements AutoCloseable {
             RestClient fenceClient)
             throws Exception {
         this.predictor = predictor;
+        this.task = task;
         this.mailbox = task.mailbox();
         this.time = task.time();
         this.budgets = new NodeBudgets(
@@ -249,6 +253,7 @@ final class BulkWriter implements AutoCloseable {
         bulks.close();
         mailbox.close();
         drain.close();
+        task.close();
         transport.close(); // the failure handler is its opener's to close (BulkWriterOperator)
     }
 }

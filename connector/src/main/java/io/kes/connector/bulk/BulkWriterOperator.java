@@ -19,6 +19,8 @@ import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.checkpoint.SavepointType;
+import org.apache.flink.runtime.checkpoint.SnapshotType;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.OperatorStateHandle;
 import org.apache.flink.runtime.state.SnapshotResult;
@@ -142,16 +144,7 @@ public final class BulkWriterOperator<IN> extends AbstractStreamOperator<Documen
         EarlierWrites.awaitGone(metadataClient, settings, tag, settings.maxRetryTime());
         bulkClient = RestClients.create(settings, selector);
         writer = BulkWriter.open(
-                settings,
-                bulkClient,
-                selector,
-                predictor,
-                mailbox,
-                getProcessingTimeService(),
-                getMetricGroup(),
-                subtask,
-                failures,
-                tag);
+                settings, bulkClient, selector, predictor, mailbox, getMetricGroup(), subtask, failures, tag);
     }
 
     @Override
@@ -186,12 +179,23 @@ public final class BulkWriterOperator<IN> extends AbstractStreamOperator<Documen
             long checkpointId, long timestamp, CheckpointOptions options, CheckpointStreamFactory storage)
             throws Exception {
         OperatorSnapshotFutures snapshot = super.snapshotState(checkpointId, timestamp, options, storage);
+        if (stopsTheJob(options)) {
+            // A stop with a savepoint: no record follows (without drain Flink calls no finish() and
+            // no endInput()), so the buffers go now instead of at their coalesce or linger.
+            writer.sendBuffers();
+        }
         if (barrierCheckpointId == checkpointId && barrierEpochDurable != null) {
             CompletableFuture<Void> durable = barrierEpochDurable;
             barrierEpochDurable = null;
             snapshot.setOperatorStateManagedFuture(afterDurable(durable, snapshot.getOperatorStateManagedFuture()));
         }
         return snapshot;
+    }
+
+    /** A synchronous savepoint: the job stops (or suspends) once it completes. */
+    private static boolean stopsTheJob(CheckpointOptions options) {
+        SnapshotType type = options.getCheckpointType();
+        return type.isSavepoint() && ((SavepointType) type).isSynchronous();
     }
 
     /**
@@ -218,16 +222,6 @@ public final class BulkWriterOperator<IN> extends AbstractStreamOperator<Documen
     public void endInput() throws Exception {
         endOfInput = true;
         writer.drainAndMakeDurable();
-    }
-
-    /**
-     * No record follows: after {@link #endInput()}, or before the savepoint of a stop without
-     * draining, which waits for the buffers (a barrier does not send them: {@link BulkWriter#checkpoint}).
-     */
-    @Override
-    public void finish() throws Exception {
-        writer.sendBuffers();
-        super.finish();
     }
 
     /** Closes what {@link #open()} made, also when it failed half-way: each part whatever the others throw. */

@@ -2,10 +2,11 @@ package io.kes.connector.bulk;
 
 import java.util.concurrent.CompletionException;
 import org.apache.flink.api.common.operators.MailboxExecutor;
+import org.apache.flink.util.function.ThrowingRunnable;
 
 /**
  * The writer's way onto its task thread from other threads (the REST client's I/O threads, the
- * {@link EpochFinisher}). Once the task shuts down its mailbox refuses mail; by then nobody waits
+ * {@link EpochFinisher}, the {@link WriterTimers}). Once the task shuts down its mailbox refuses mail; by then nobody waits
  * for what the mail would have done, so a refused mail is dropped after close.
  */
 final class TaskMailbox {
@@ -17,10 +18,10 @@ final class TaskMailbox {
         this.mailbox = mailbox;
     }
 
-    /** Runs {@code action} on the task thread. */
-    void run(Runnable action, String description) {
+    /** Runs {@code action} on the task thread; what it throws fails the task. */
+    void run(ThrowingRunnable<? extends Exception> action, String description) {
         try {
-            mailbox.execute(action::run, description);
+            mailbox.execute(action, description);
         } catch (RuntimeException rejected) {
             if (!closed) {
                 throw rejected;
