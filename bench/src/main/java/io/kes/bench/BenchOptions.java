@@ -173,9 +173,6 @@ final class BenchOptions {
                 System.err.println("--scenario fixed-load starts its own 3 nodes (it stops one of them): no --es-url");
                 usage(2);
             }
-            if (!outGiven) {
-                o.out = o.out.resolve("fixed-load-" + java.time.LocalDate.now());
-            }
         } else if (!o.scenario.equals("rounds")) {
             System.err.println(
                     "unknown scenario " + o.scenario + "; scenarios: rounds (the default), users-path, fixed-load");
@@ -220,6 +217,9 @@ final class BenchOptions {
             // the official sink runs on Elasticsearch 8 only (OfficialRuns.whyNot): the comparison needs 8.19
             o.esVersion = io.kes.stack.StackLayout.fromBuild().elasticsearch8Version();
         }
+        if (!outGiven) {
+            o.out = freeFolder(o.out, runFolder(o, java.time.LocalDate.now()));
+        }
         if ((o.esUrl == null) != (o.kafka == null)) {
             System.err.println("--es-url and --kafka go together");
             usage(2);
@@ -252,6 +252,35 @@ final class BenchOptions {
         return o;
     }
 
+    /**
+     * The folder a run's results go to under {@code bench/results}: the scenario, the date and what
+     * was run, so that a published run is named by what it measured ({@code
+     * users-path-2026-11-30-48-96-shards}, {@code fixed-load-2026-11-30}, {@code full-2026-11-24}).
+     */
+    static String runFolder(BenchOptions o, java.time.LocalDate date) {
+        return switch (o.scenario) {
+            case "users-path" ->
+                "users-path-" + date + "-"
+                        + String.join(
+                                "-",
+                                o.usersPathShards.stream().map(String::valueOf).toList())
+                        + "-shards"
+                        + (o.usersPathTarget.equals("index") ? "" : "-" + o.usersPathTarget)
+                        + (o.routingField == null ? "" : "-routing-" + o.routingField);
+            case "fixed-load" -> "fixed-load-" + date;
+            default -> (o.quick ? "quick-" : "full-") + date;
+        };
+    }
+
+    /** {@code parent/name}, or {@code parent/name-2}, {@code -3}... when a run of the same name is there already. */
+    static Path freeFolder(Path parent, String name) {
+        Path folder = parent.resolve(name);
+        for (int n = 2; java.nio.file.Files.exists(folder); n++) {
+            folder = parent.resolve(name + "-" + n);
+        }
+        return folder;
+    }
+
     /** A count with an optional {@code k} or {@code m} suffix: 500k, 2m, 2_000_000. */
     static long parseCount(String s) {
         s = s.replace("_", "").toLowerCase();
@@ -270,25 +299,26 @@ final class BenchOptions {
     }
 
     static void usage(int code) {
-        System.err.println(
-                String.join(
-                        "\n",
-                        "usage: kes bench [--records N] [--docs-per-run N] [--rounds R] [--partitions P] [--parallelism P] [--modes kes,kes-30s,kes-mixed,kes-request,official,ceiling]",
-                        "                 [--skip-multinode] [--multinode-records N] [--multinode-rounds R] [--loader-threads T] [--node-cpus C] [--no-primary-aware]",
-                        "                 [--no-multinode-jobs] [--windows W] [--scenario users-path [--shards 6,48,96]]",
-                        "                 [--quick] [--no-profile] [--budget-minutes M] [--out DIR] [--es-url URL --kafka BOOTSTRAP] [--es-version V]",
-                        "defaults: 2,000,000 records in Kafka, each single-node run indexes the last 500,000 of them, 5 rounds, 6 partitions, parallelism 2,",
-                        "modes kes,kes-mixed,kes-request,official,ceiling (kes-30s when asked for; with official, Elasticsearch 8.19 unless --es-version), 3-node scenario with 3 rounds of up to 500,000 docs",
-                        "per run (fewer when the single-node part left less than enough of the --budget-minutes 24 for it; 0 = no budget),",
-                        "kes, kes-mixed and official on 3 nodes too (--no-multinode-jobs: loader only), long-running mode: one kes and one",
-                        "official job over the whole topic in --windows 4 windows (0 = off; off with --quick).",
-                        "--scenario users-path: kes through bin/kes run as its own process (keyed, and chained beside it at 48 and 96 shards) against the",
-                        "official sink and three loaders (loader-topic: reads the topic and sends single-shard bulks as a process of its own;",
-                        "loader-topic-durable: the same, ending with a _refresh and a _flush as kes does; loader: the same bulks pre-serialized,",
-                        "sent only), 6 shards at parallelism 2 and 48/96 shards at parallelism 8; 1,000,000 records,",
-                        "3 rounds by default; [--target data-stream] [--routing-field level] (kes modes only): a data stream per run, routing by a field",
-                        "--scenario fixed-load [--rate 3000] [--seconds 60] [--stall on|off|both] [--kes-bulk 'topology: keyed'] [--modes kes,kes-mixed,kes-linger,official]:",
-                        "index lag at a steady load on 3 nodes, one data node stopped 1 s every 5 s (--stall), 3 rounds; results in bench/results/fixed-load-<date>"));
+        System.err.println(String.join(
+                "\n",
+                "usage: kes bench [--records N] [--docs-per-run N] [--rounds R] [--partitions P] [--parallelism P] [--modes kes,kes-30s,kes-mixed,kes-request,official,ceiling]",
+                "                 [--skip-multinode] [--multinode-records N] [--multinode-rounds R] [--loader-threads T] [--node-cpus C] [--no-primary-aware]",
+                "                 [--no-multinode-jobs] [--windows W] [--scenario users-path [--shards 6,48,96]]",
+                "                 [--quick] [--no-profile] [--budget-minutes M] [--out DIR] [--es-url URL --kafka BOOTSTRAP] [--es-version V]",
+                "defaults: 2,000,000 records in Kafka, each single-node run indexes the last 500,000 of them, 5 rounds, 6 partitions, parallelism 2,",
+                "modes kes,kes-mixed,kes-request,official,ceiling (kes-30s when asked for; with official, Elasticsearch 8.19 unless --es-version), 3-node scenario with 3 rounds of up to 500,000 docs",
+                "per run (fewer when the single-node part left less than enough of the --budget-minutes 24 for it; 0 = no budget),",
+                "kes, kes-mixed and official on 3 nodes too (--no-multinode-jobs: loader only), long-running mode: one kes and one",
+                "official job over the whole topic in --windows 4 windows (0 = off; off with --quick).",
+                "--scenario users-path: kes through bin/kes run as its own process (keyed, and chained beside it at 48 and 96 shards) against the",
+                "official sink and three loaders (loader-topic: reads the topic and sends single-shard bulks as a process of its own;",
+                "loader-topic-durable: the same, ending with a _refresh and a _flush as kes does; loader: the same bulks pre-serialized,",
+                "sent only), 6 shards at parallelism 2 and 48/96 shards at parallelism 8; 1,000,000 records,",
+                "3 rounds by default; [--target data-stream] [--routing-field level] (kes modes only): a data stream per run, routing by a field",
+                "--scenario fixed-load [--rate 3000] [--seconds 60] [--stall on|off|both] [--kes-bulk 'topology: keyed'] [--modes kes,kes-mixed,kes-linger,official]:",
+                "index lag at a steady load on 3 nodes, one data node stopped 1 s every 5 s (--stall), 3 rounds.",
+                "Results go to bench/results/<scenario>-<date>-<what> (users-path-<date>-<shards>-shards, fixed-load-<date>,",
+                "full-<date>, quick-<date>; -2, -3 for a second run of the day), or --out DIR."));
         System.exit(code);
     }
 }

@@ -17,8 +17,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * README.md is the project's front door: small, linking to nothing outside the repository, and
- * every relative link in it and in docs/ lands on a file that exists, so a doc moved or renamed
- * cannot leave a dead link behind. Tests run with the module's folder as working directory; the
+ * every relative link in it and in docs/ lands on a file that exists, and on a heading of it where
+ * the link names one, so a doc moved or a section renamed cannot leave a dead link behind.
+ * {@link ResultsCitedTest} keeps bench/results and the README's numbers in step. Tests run with the module's folder as working directory; the
  * repository is its parent.
  */
 class DocsLinksTest {
@@ -97,6 +98,68 @@ class DocsLinksTest {
         assertThat(broken)
                 .as("relative links to files that do not exist (resolved from the linking file's folder)")
                 .isEmpty();
+    }
+
+    /**
+     * A link's {@code #anchor} names a heading of the page it leads to (GitHub's slug of it: lower
+     * case, punctuation dropped, spaces as hyphens), so a section renamed or removed cannot leave a
+     * link that opens the page at its top.
+     */
+    @Test
+    void everyAnchorOfALinkLeadsToAHeadingThatExists() throws IOException {
+        List<String> broken = new ArrayList<>();
+        int checked = 0;
+        for (Path file : readmeAndDocs()) {
+            Matcher link = LINK.matcher(String.join("\n", outsideCodeBlocks(file)));
+            while (link.find()) {
+                String target = link.group(1);
+                int anchor = target.indexOf('#');
+                if (anchor < 0 || SCHEME.matcher(target).find()) {
+                    continue;
+                }
+                Path page = anchor == 0
+                        ? file
+                        : file.getParent().resolve(target.substring(0, anchor)).normalize();
+                if (!page.getFileName().toString().endsWith(".md") || !Files.isRegularFile(page)) {
+                    continue;
+                }
+                checked++;
+                if (!anchors(page).contains(target.substring(anchor + 1))) {
+                    broken.add(ROOT.relativize(file) + ": " + target);
+                }
+            }
+        }
+
+        assertThat(checked)
+                .as("links with an #anchor in README.md and docs/*.md")
+                .isPositive();
+        assertThat(broken)
+                .as("links whose #anchor is no heading of the page they lead to")
+                .isEmpty();
+    }
+
+    private static final Pattern HEADING = Pattern.compile("^#{1,6}\\s+(.*?)\\s*#*\\s*$");
+
+    private static final Pattern NOT_IN_SLUG = Pattern.compile("[^\\p{L}\\p{N}\\p{M}\\p{Pc} -]");
+
+    /** The anchors GitHub gives a page's headings; a repeated slug gets -1, -2, ... */
+    private static List<String> anchors(Path page) throws IOException {
+        List<String> anchors = new ArrayList<>();
+        Map<String, Integer> seen = new java.util.HashMap<>();
+        for (String line : outsideCodeBlocks(page)) {
+            Matcher heading = HEADING.matcher(line);
+            if (!heading.matches()) {
+                continue;
+            }
+            String text = heading.group(1).replaceAll("\\[([^\\]]*)\\]\\([^)]*\\)", "$1");
+            String slug = NOT_IN_SLUG
+                    .matcher(text.toLowerCase(java.util.Locale.ROOT))
+                    .replaceAll("")
+                    .replace(' ', '-');
+            int n = seen.merge(slug, 1, Integer::sum) - 1;
+            anchors.add(n == 0 ? slug : slug + "-" + n);
+        }
+        return anchors;
     }
 
     /** README.md and docs/*.md, in order. */

@@ -38,7 +38,7 @@ public final class NodeSecurity {
     public static final String KES_ROLE = "kes_writer";
 
     /**
-     * The privileges kes needs (docs/config-reference.md, "Privileges kes needs", says why each):
+     * The privileges kes needs (docs/security.md, "Privileges kes needs", says why each):
      * cluster {@code monitor} (cluster state, node addresses, tasks) and
      * {@code manage_index_templates} (routes with {@code index_template:}); on the indices it writes
      * {@code auto_configure} (indices its writes create, and the mapping updates of new fields),

@@ -61,7 +61,7 @@ public final class RestClients {
                     // kes authenticates with a default header and gives the client no credentials, so
                     // the auth cache RestClient sets on every request only costs: reading it
                     // deserializes a BasicScheme per request, 3.4% of a steady writer's CPU
-                    // (docs/benchmark.md, seventeenth session)
+                    // (docs/benchmark.md, What we tried: "No auth cache")
                     hc.disableAuthCaching();
                     // every node holding primaries gets its own max_in_flight bulks, not only the configured hosts
                     hc.setMaxConnTotal(Math.max(30, settings.maxInFlight() * Math.max(hosts.length, 8) * 2))
