@@ -122,7 +122,9 @@ public final class SinkSettings implements Serializable {
                         + c.get(BULK_MAX_BYTES));
         this.linger = positive(c, BULK_LINGER);
         this.coalesce = c.get(BULK_COALESCE);
-        check(!coalesce.isNegative(), BULK_COALESCE.key() + " must be 0 or a duration like 5ms, got " + coalesce);
+        check(
+                coalesce == null || !coalesce.isNegative(),
+                BULK_COALESCE.key() + " must be 0 or a duration like 5ms, got " + coalesce);
         this.maxInFlight = c.get(BULK_MAX_IN_FLIGHT);
         check(maxInFlight >= 1, BULK_MAX_IN_FLIGHT.key() + " must be at least 1, got " + maxInFlight);
         this.maxQueuedBytes = c.get(BULK_MAX_QUEUED_BYTES).getBytes();
@@ -217,9 +219,12 @@ public final class SinkSettings implements Serializable {
         return linger;
     }
 
-    /** {@code bulk.coalesce}: how long a buffer that is not full waits once its node is idle; at most the linger. */
+    /**
+     * {@code bulk.coalesce}: how long a buffer that is not full waits once its node is idle, at most
+     * the linger; null when not set (the wait comes from each index's refresh interval).
+     */
     public Duration coalesce() {
-        return coalesce.compareTo(linger) < 0 ? coalesce : linger;
+        return coalesce == null || coalesce.compareTo(linger) < 0 ? coalesce : linger;
     }
 
     public int maxInFlight() {

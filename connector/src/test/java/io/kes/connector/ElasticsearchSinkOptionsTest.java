@@ -38,8 +38,9 @@ class ElasticsearchSinkOptionsTest {
     @Test
     void meaningIsTheDescriptionWithoutMarkdown() {
         assertThat(ElasticsearchSinkOptions.meaning(ElasticsearchSinkOptions.BULK_COALESCE))
-                .contains("(under load bulks fill by backpressure; Freshness "
-                        + "(docs/operations.md#freshness-when-a-buffer-goes)). 0: at once; the value of bulk.linger:");
+                .contains("half its index's index.refresh_interval (500 ms")
+                .contains("waits out the linger (Freshness (docs/operations.md#freshness-when-a-buffer-goes)). Set:")
+                .contains("for an indexed lag no search could see). 0: at once.");
     }
 
     /** A surface with its own names (a SQL table) declares an option again: same type, default and description. */

@@ -86,7 +86,9 @@ final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, B
                 buffers,
                 this,
                 budgets.room(transport::nodeOf),
-                settings.coalesce().toMillis(),
+                new DepartureRule(
+                        settings.coalesce() == null ? -1 : settings.coalesce().toMillis(),
+                        settings.linger().toMillis()),
                 settings.linger().toMillis(),
                 () -> waitingSends > 0);
     }

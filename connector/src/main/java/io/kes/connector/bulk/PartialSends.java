@@ -33,7 +33,7 @@ final class PartialSends {
     private final SlotBuffers buffers;
     private final SlotBuffers.Sender sender;
     private final SlotBuffers.Room room;
-    private final long coalesceMillis;
+    private final DepartureRule rule;
     private final long lingerMillis;
     /** Whether a send waits in {@code yield()} right now (backpressure, an old layout's buffer). */
     private final BooleanSupplier sendWaiting;
@@ -52,7 +52,7 @@ final class PartialSends {
             SlotBuffers buffers,
             SlotBuffers.Sender sender,
             SlotBuffers.Room room,
-            long coalesceMillis,
+            DepartureRule rule,
             long lingerMillis,
             BooleanSupplier sendWaiting) {
         this.time = time;
@@ -60,7 +60,7 @@ final class PartialSends {
         this.buffers = buffers;
         this.sender = sender;
         this.room = room;
-        this.coalesceMillis = coalesceMillis; // at most the linger: SinkSettings.coalesce() says so
+        this.rule = rule;
         this.lingerMillis = lingerMillis;
         this.sendWaiting = sendWaiting;
     }
@@ -70,7 +70,7 @@ final class PartialSends {
      * linger, if only its node's budget has room; else when a bulk ends ({@link #bulkEnded}).
      */
     void bufferStarted(Slot slot) {
-        long next = SlotBuffers.nextChance(slot, 0, coalesceMillis, lingerMillis, room);
+        long next = rule.nextLook(slot, slot.firstDocAtMillis, room);
         if (next != Long.MAX_VALUE) {
             arm(next);
         }
@@ -132,7 +132,7 @@ final class PartialSends {
             putOff = true;
             return;
         }
-        long next = buffers.sendPartial(current, coalesceMillis, lingerMillis, room, sender);
+        long next = buffers.sendPartial(current, rule, room, sender);
         if (next != Long.MAX_VALUE) {
             arm(next);
         }

@@ -1,5 +1,6 @@
 package io.kes.connector.bulk;
 
+import io.kes.connector.cluster.IndexMetadata;
 import io.kes.connector.fence.Epochs.Epoch;
 
 /**
@@ -23,6 +24,11 @@ final class Slot {
      * whether or not the node has room (as a full one); {@link Long#MAX_VALUE} while none waits.
      */
     long dueAtMillis = Long.MAX_VALUE;
+    /**
+     * Its index's {@code refresh_interval} in milliseconds (negative: none), as read with the layout
+     * its slot was made for; Elasticsearch's default where kes has no layout ({@link DepartureRule}).
+     */
+    long refreshIntervalMillis = IndexMetadata.DEFAULT_REFRESH_INTERVAL.toMillis();
     /**
      * Sizes of this slot's last few bodies: the next one starts as big as the largest, so it
      * seldom grows by copying (a humongous copy, for G1, at ~1 MB). Under load a slot's bulks

@@ -8,8 +8,8 @@ import java.util.function.LongSupplier;
 
 /**
  * The writer's buffers: fills the {@link Slot} of each document and hands out the bodies that are
- * ready to go (full, their node has room ({@link PartialSends}), the end of the input, or of a
- * target's old layout), in the order they must be sent. Task thread only.
+ * ready to go (full, their {@link DepartureRule} says so ({@link PartialSends}), the end of the
+ * input, or of a target's old layout), in the order they must be sent. Task thread only.
  */
 final class SlotBuffers {
 
@@ -126,49 +126,24 @@ final class SlotBuffers {
     }
 
     /**
-     * Sends, oldest first, the buffers that are not full but may go: those that coalesced for
-     * {@code coalesceMillis} and whose slot and node are {@linkplain Room#idle idle}, those that
-     * waited {@code lingerMillis} and whose node {@linkplain Room#hasRoom has room}, and those a
-     * checkpoint waits for that are {@linkplain #barrier due}. The others keep filling. Returns when
-     * the next one may go whatever happens meanwhile ({@link Long#MAX_VALUE}: none, until a bulk
-     * ends and makes room): a buffer whose slot or node is busy counts only with
-     * room in its node's budget, and then with its linger, for at its coalesce it could not go. One
-     * without room waits for one of the bulks that fill that budget to end; under full load that is
-     * most buffers, and a deadline for each was a timer that fired only to find no room.
+     * Sends, oldest first, the buffers that are not full but may go by {@code rule}; the others keep
+     * filling. Returns when the next one may go whatever happens meanwhile ({@link Long#MAX_VALUE}:
+     * none, until a bulk ends and makes room: {@link DepartureRule#nextLook}).
      */
-    long sendPartial(long nowMillis, long coalesceMillis, long lingerMillis, Room room, Sender sender)
-            throws InterruptedException {
+    long sendPartial(long nowMillis, DepartureRule rule, Room room, Sender sender) throws InterruptedException {
         long next = Long.MAX_VALUE;
         for (Slot slot : new ArrayList<>(slots.nonEmpty)) {
             if (slot.body == null) {
                 continue; // sent while an earlier one waited (backpressure)
             }
-            long age = nowMillis - slot.firstDocAtMillis;
-            if (nowMillis >= slot.dueAtMillis
-                    || (age >= lingerMillis ? room.hasRoom(slot) : age >= coalesceMillis && room.idle(slot))) {
+            if (rule.goesNow(slot, nowMillis, room)) {
                 slots.nonEmpty.remove(slot);
                 send(slot, sender);
             } else {
-                next = Math.min(next, nextChance(slot, age, coalesceMillis, lingerMillis, room));
+                next = Math.min(next, rule.nextLook(slot, nowMillis, room));
             }
         }
         return next;
-    }
-
-    /**
-     * When a buffer of {@code ageMillis} that may not go now could go whatever happens meanwhile:
-     * its coalesce if its slot and node are idle, its linger if its node's budget has room, else
-     * when a checkpoint needs it ({@link Slot#dueAtMillis}; {@link Long#MAX_VALUE} when none does:
-     * the end of a bulk that holds the room looks again).
-     */
-    static long nextChance(Slot slot, long ageMillis, long coalesceMillis, long lingerMillis, Room room) {
-        if (ageMillis < coalesceMillis && room.idle(slot)) {
-            return Math.min(slot.firstDocAtMillis + coalesceMillis, slot.dueAtMillis);
-        }
-        if (ageMillis < lingerMillis && room.hasRoom(slot)) {
-            return Math.min(slot.firstDocAtMillis + lingerMillis, slot.dueAtMillis);
-        }
-        return slot.dueAtMillis;
     }
 
     /**

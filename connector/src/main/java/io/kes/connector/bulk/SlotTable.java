@@ -64,12 +64,16 @@ final class SlotTable {
         if (shard < 0) {
             if (slots.anyShard == null) {
                 slots.anyShard = new Slot(target, PredictedShard.UNKNOWN_SHARD);
+                if (prediction.layout() != null) {
+                    slots.anyShard.refreshIntervalMillis = prediction.layout().refreshIntervalMillis();
+                }
             }
             return slots.anyShard;
         }
         Slot slot = slots.byShard[shard];
         if (slot == null) {
             slot = new Slot(target, shard);
+            slot.refreshIntervalMillis = prediction.layout().refreshIntervalMillis();
             slots.byShard[shard] = slot;
         }
         return slot;

@@ -36,6 +36,7 @@ public final class ClusterMetadataClient {
             "metadata.indices.*.settings.index.routing_path",
             "metadata.indices.*.settings.index.logsdb.route_on_sort_fields",
             "metadata.indices.*.settings.index.translog.sync_interval",
+            "metadata.indices.*.settings.index.refresh_interval",
             "metadata.indices.*.settings.index.default_pipeline",
             "metadata.indices.*.settings.index.final_pipeline");
     /** An Elasticsearch time value: {@code 5s}, {@code 500ms}, {@code 1m}... */
@@ -98,7 +99,17 @@ public final class ClusterMetadataClient {
                 syncInterval.isTextual()
                         ? timeValue(syncInterval.asText())
                         : IndexMetadata.DEFAULT_TRANSLOG_SYNC_INTERVAL,
-                List.copyOf(pipelines));
+                List.copyOf(pipelines),
+                refreshInterval(index.path("refresh_interval")));
+    }
+
+    /** {@code index.refresh_interval}: unset is Elasticsearch's 1 s, {@code -1} no periodic refresh. */
+    static Duration refreshInterval(JsonNode setting) {
+        if (!setting.isTextual()) {
+            return IndexMetadata.DEFAULT_REFRESH_INTERVAL;
+        }
+        String value = setting.asText().trim();
+        return value.startsWith("-") ? IndexMetadata.NO_REFRESH : timeValue(value);
     }
 
     /** An Elasticsearch time value such as {@code 5s}, {@code 500ms}, {@code 1m}. */

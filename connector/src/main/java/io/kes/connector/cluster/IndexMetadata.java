@@ -22,6 +22,8 @@ import org.apache.flink.annotation.Internal;
  *                             often an async-durability index fsyncs its translog by itself
  * @param indexPipelines       {@code settings.index.default_pipeline} and {@code final_pipeline} ({@code _none} left
  *                             out): read with the rest, so one added or changed later is seen at the next read
+ * @param refreshInterval      {@code settings.index.refresh_interval} (Elasticsearch's 1 s when unset,
+ *                             {@link #NO_REFRESH} for {@code -1}): how often its new documents become searchable
  */
 @Internal
 public record IndexMetadata(
@@ -33,7 +35,32 @@ public record IndexMetadata(
         boolean routedByDocument,
         long[] primaryTerms,
         Duration translogSyncInterval,
-        List<String> indexPipelines) {
+        List<String> indexPipelines,
+        Duration refreshInterval) {
+
+    /** An index with Elasticsearch's default refresh interval. */
+    public IndexMetadata(
+            String name,
+            String uuid,
+            int numberOfShards,
+            int routingNumShards,
+            int routingPartitionSize,
+            boolean routedByDocument,
+            long[] primaryTerms,
+            Duration translogSyncInterval,
+            List<String> indexPipelines) {
+        this(
+                name,
+                uuid,
+                numberOfShards,
+                routingNumShards,
+                routingPartitionSize,
+                routedByDocument,
+                primaryTerms,
+                translogSyncInterval,
+                indexPipelines,
+                DEFAULT_REFRESH_INTERVAL);
+    }
 
     /** An index without default or final pipeline. */
     public IndexMetadata(
@@ -56,6 +83,12 @@ public record IndexMetadata(
                 translogSyncInterval,
                 List.of());
     }
+
+    /** Elasticsearch's default {@code index.refresh_interval}. */
+    public static final Duration DEFAULT_REFRESH_INTERVAL = Duration.ofSeconds(1);
+
+    /** {@code index.refresh_interval: -1}: no periodic refresh; documents become searchable at an explicit one. */
+    public static final Duration NO_REFRESH = Duration.ofMillis(-1);
 
     /** Elasticsearch's default {@code index.translog.sync_interval}. */
     public static final Duration DEFAULT_TRANSLOG_SYNC_INTERVAL = Duration.ofSeconds(5);

@@ -27,6 +27,7 @@ public final class IndexLayout {
     private final long[] baselineTerms;
     private final IndexRouting routing;
     private final Object generation;
+    private final long refreshIntervalMillis;
     private final PredictedShard[] shards;
     private final PredictedShard[] mayMoveFrom;
     private final PredictedShard anyShard;
@@ -47,6 +48,7 @@ public final class IndexLayout {
         }
         this.routing = routing;
         this.generation = generation;
+        this.refreshIntervalMillis = metadata.refreshInterval().toMillis();
         this.shards = new PredictedShard[numberOfShards];
         this.mayMoveFrom = new PredictedShard[numberOfShards];
         for (int s = 0; s < numberOfShards; s++) {
@@ -95,6 +97,14 @@ public final class IndexLayout {
 
     public int numberOfShards() {
         return numberOfShards;
+    }
+
+    /**
+     * {@code index.refresh_interval} in milliseconds when this layout was read; negative: the index
+     * does not refresh by itself ({@code -1}).
+     */
+    public long refreshIntervalMillis() {
+        return refreshIntervalMillis;
     }
 
     /** The primary term of {@code shard} when this layout was read; at least 1 (a shard without a started primary reads as 1, the lowest). */

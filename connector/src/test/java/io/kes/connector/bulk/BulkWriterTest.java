@@ -7,6 +7,7 @@ import io.kes.connector.Durability;
 import io.kes.connector.ElasticsearchSink;
 import io.kes.connector.ElasticsearchSinkBuilder;
 import io.kes.connector.FailedOperation;
+import io.kes.connector.SinkSettings;
 import io.kes.connector.bulk.EarlierWrites.TaggedBulks;
 import io.kes.connector.cluster.SentTo;
 import io.kes.connector.internal.Housekeeping;
@@ -454,6 +455,42 @@ class BulkWriterTest {
         assertThat(writer.sentBodies()).containsExactly("a=1", "b=1 c=1");
     }
 
+    /**
+     * Without {@code bulk.coalesce}, a buffer that is not full waits half its index's refresh
+     * interval (the harness's index has Elasticsearch's default, 1 s) even on an idle node: its
+     * documents would not be searchable sooner, and the bulk carries more of them.
+     */
+    @Test
+    void aBufferThatIsNotFullWaitsHalfItsIndexsRefreshIntervalThenGoesOnceItsNodeHasRoom() throws Exception {
+        writer = Harness.withTheDefaultDeparture(b -> b.setBulkMaxDocs(100));
+        writer.write("a", 1);
+        writer.time.advance(Duration.ofMillis(300));
+        writer.write("b", 1);
+        writer.time.advance(Duration.ofMillis(199));
+        assertThat(writer.sentBodies())
+                .as("its node is idle, but a refresh would not show it sooner")
+                .isEmpty();
+
+        writer.time.advance(Duration.ofMillis(1));
+        assertThat(writer.sentBodies()).containsExactly("a=1 b=1");
+    }
+
+    /** Without {@code bulk.coalesce}, a buffer whose node has no free place keeps filling past its wait, as with it. */
+    @Test
+    void withTheDefaultDepartureABufferWhoseNodeHasNoFreePlaceKeepsFilling() throws Exception {
+        writer = Harness.withTheDefaultDeparture(b -> b.setBulkMaxDocs(100).setMaxInFlight(1));
+        writer.write("a", 1);
+        writer.time.advance(Duration.ofMillis(500));
+        writer.write("b", 1);
+        writer.time.advance(Duration.ofSeconds(5));
+        writer.write("c", 1);
+        assertThat(writer.sentBodies()).as("a hangs on its node").containsExactly("a=1");
+
+        writer.answer(0, 200);
+        writer.time.advance(Duration.ZERO);
+        assertThat(writer.sentBodies()).containsExactly("a=1", "b=1 c=1");
+    }
+
     /** Writes a, closes an epoch (a checkpoint barrier), writes b, closes another: one bulk in each, both in flight. */
     private List<CompletableFuture<Void>> twoCheckpointsOfOneBulkEach() throws Exception {
         writer = new Harness(b -> b.setBulkMaxDocs(1));
@@ -510,13 +547,26 @@ class BulkWriterTest {
         final BulkWriter writer;
         private BulkTransport.Outcomes outcomes;
 
+        /** With {@code bulk.coalesce: 5ms}, the eager rule, which the guarantees here were written against. */
         Harness(UnaryOperator<ElasticsearchSinkBuilder> options) throws Exception {
-            var settings = options.apply(ElasticsearchSink.builder()
-                            .setHosts("http://127.0.0.1:9200")
-                            .setDurability(Durability.REQUEST)
-                            .setBulkLinger(Duration.ofHours(1)))
+            this(options.apply(base().setBulkCoalesce(Duration.ofMillis(5)))
                     .build()
-                    .settings();
+                    .settings());
+        }
+
+        /** With the options as given: no {@code bulk.coalesce} unless they set one, so the departure waits on the index's refresh. */
+        static Harness withTheDefaultDeparture(UnaryOperator<ElasticsearchSinkBuilder> options) throws Exception {
+            return new Harness(options.apply(base()).build().settings());
+        }
+
+        private static ElasticsearchSinkBuilder base() {
+            return ElasticsearchSink.builder()
+                    .setHosts("http://127.0.0.1:9200")
+                    .setDurability(Durability.REQUEST)
+                    .setBulkLinger(Duration.ofHours(1));
+        }
+
+        private Harness(SinkSettings settings) throws Exception {
             WriterRouting predictions = new FixedRouting(op -> {
                 predicted++;
                 return layout.shard(op.id().startsWith("s1-") ? 1 : op.id().startsWith("s2-") ? 2 : 0);

@@ -46,8 +46,8 @@ class PartialSendsTest {
     /** Mails the writer posts to its own task thread, run when the test says (the task's mailbox loop). */
     private final List<Runnable> mails = new ArrayList<>();
 
-    private final PartialSends partialSends =
-            new PartialSends(time, mails::add, buffers, sender, room, 5, 1_000, sendWaiting::get);
+    private final PartialSends partialSends = new PartialSends(
+            time, mails::add, buffers, sender, room, new DepartureRule(5, 1_000), 1_000, sendWaiting::get);
 
     /**
      * Under full load a send waits (backpressure) most of the time. A check that found one waiting

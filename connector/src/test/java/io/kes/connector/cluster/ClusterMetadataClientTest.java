@@ -3,6 +3,7 @@ package io.kes.connector.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.time.Duration;
 import org.apache.http.HttpHost;
 import org.junit.jupiter.api.Test;
@@ -28,5 +29,13 @@ class ClusterMetadataClientTest {
         assertThat(ClusterMetadataClient.timeValue("500ms")).isEqualTo(Duration.ofMillis(500));
         assertThat(ClusterMetadataClient.timeValue("1m")).isEqualTo(Duration.ofMinutes(1));
         assertThatThrownBy(() -> ClusterMetadataClient.timeValue("soon")).hasMessageContaining("'soon'");
+    }
+
+    @Test
+    void anIndexsRefreshIntervalIsElasticsearchsDefaultWhenUnsetAndNoneForMinusOne() {
+        JsonNodeFactory json = JsonNodeFactory.instance;
+        assertThat(ClusterMetadataClient.refreshInterval(json.missingNode())).isEqualTo(Duration.ofSeconds(1));
+        assertThat(ClusterMetadataClient.refreshInterval(json.textNode("30s"))).isEqualTo(Duration.ofSeconds(30));
+        assertThat(ClusterMetadataClient.refreshInterval(json.textNode("-1"))).isEqualTo(IndexMetadata.NO_REFRESH);
     }
 }
