@@ -26,6 +26,8 @@ final class FaultInjector {
 
     /** How long a rescale waits for the restored job's first checkpoint at its new parallelism. */
     private static final Duration RESCALED_CHECKPOINT_WAIT = Duration.ofSeconds(90);
+    /** Far below Flink's checkpoint timeout (10 min), which a stop that hangs runs into. */
+    private static final Duration STOP_WITHIN = Duration.ofSeconds(60);
 
     private final TortureServers servers;
     private final PrintStream out;
@@ -72,6 +74,8 @@ final class FaultInjector {
                 job.start(true);
             }
             case RESCALE -> rescale(job, fault.amount());
+            case STOP_SAVEPOINT ->
+                out.printf("  (stop with a savepoint: %s)%n", job.stopWithSavepointAndResume(STOP_WITHIN));
             case REJECTION_STORM -> {
                 proxy.rejectBulksFor(Duration.ofSeconds(fault.amount()));
                 Thread.sleep(fault.amount() * 1000L);

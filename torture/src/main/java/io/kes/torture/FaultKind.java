@@ -27,6 +27,11 @@ public enum FaultKind {
             0,
             "a bulk of the deletes route held inside Elasticsearch while the proxy answers it 504 after 2 s, as a load"
                     + " balancer does, and applied after kes got the 504"),
+    STOP_SAVEPOINT(
+            "stop-savepoint",
+            3,
+            "flink stop: a savepoint without drain through the job's REST API, which must complete within 60 s,"
+                    + " then the job started again from it, as before an upgrade"),
     RESCALE(
             "rescale",
             2,
@@ -42,13 +47,13 @@ public enum FaultKind {
      * {@link #NODE_STALL}. A cluster: kes sends its bulks straight to the primaries' nodes, around
      * the fault proxy, so the proxy's kinds would touch almost nothing and are left out; the node
      * kinds hit the first node, the one kes's configured host (the proxy) leads to; the job's own
-     * kinds (job-kill, rescale) are the same on both.
+     * kinds (job-kill, rescale, stop-savepoint) are the same on both.
      */
     static List<FaultKind> forNodes(int nodes) {
         if (nodes == 1) {
             return Arrays.stream(values()).filter(k -> k != NODE_STALL).toList();
         }
-        return List.of(ES_KILL, JOB_KILL, KAFKA_RESTART, ES_PAUSE, ROLLOVER, NODE_STALL, RESCALE);
+        return List.of(ES_KILL, JOB_KILL, KAFKA_RESTART, ES_PAUSE, ROLLOVER, NODE_STALL, RESCALE, STOP_SAVEPOINT);
     }
 
     /** The kind printed as {@code label}; a message listing every label when there is none. */

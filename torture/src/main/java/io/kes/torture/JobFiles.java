@@ -107,9 +107,10 @@ final class JobFiles {
     }
 
     /** checkpoints-config/local.yaml's keys, with a short interval and a checkpoint folder of this schedule's own. */
-    static Path writeFlinkConf(Path dir) throws IOException {
+    static Path writeFlinkConf(Path dir, int restPort) throws IOException {
         String yaml = String.join(
                 "\n",
+                "rest.port: " + restPort, // the stop-savepoint fault stops the job through it
                 "execution.checkpointing.interval: 2s",
                 "execution.checkpointing.min-pause: 1s",
                 "execution.checkpointing.timeout: 10min",

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,12 +30,16 @@ final class JobProcess {
     private final Path flinkConf;
     private final Path checkpoints;
     private final Path log;
+    /** The job's Flink REST API ({@code rest.port} in its Flink configuration). */
+    private final FlinkRest rest;
+
     private Process process;
     private int starts;
     private int parallelism;
 
-    JobProcess(Path root, Config config, int parallelism, Path flinkConf, Path checkpoints, Path log) {
+    JobProcess(Path root, Config config, int parallelism, Path flinkConf, int restPort, Path checkpoints, Path log) {
         this.root = root;
+        this.rest = new FlinkRest(restPort);
         this.config = config;
         this.parallelism = parallelism;
         this.flinkConf = flinkConf;
@@ -49,6 +54,26 @@ final class JobProcess {
      * there is one and {@code restore} says so.
      */
     synchronized void start(boolean restore) {
+        start(restore && hasCompletedCheckpoint() ? List.of("--restore-latest") : List.of());
+    }
+
+    /**
+     * {@code flink stop} as before an upgrade: a savepoint without drain through the REST API into
+     * {@code savepoints/} beside the checkpoints (it must complete within {@code timeout}, whatever
+     * the writer is doing), then, once the stopped job's process exited, a start from that
+     * savepoint. Returns the savepoint's location.
+     */
+    synchronized String stopWithSavepointAndResume(Duration timeout) throws IOException, InterruptedException {
+        String savepoint = rest.stopWithSavepoint(checkpoints.resolveSibling("savepoints"), timeout);
+        if (!waitFor(30)) { // the job finished: bin/kes run returns
+            process.destroyForcibly();
+            waitFor(30);
+        }
+        start(List.of("--restore", savepoint));
+        return savepoint;
+    }
+
+    private void start(List<String> restoreFlags) {
         Path configFile;
         try {
             configFile = config.at(parallelism);
@@ -76,9 +101,7 @@ final class JobProcess {
                 // log
                 "--no-check",
                 "--quiet"));
-        if (restore && hasCompletedCheckpoint()) {
-            command.add("--restore-latest");
-        }
+        command.addAll(restoreFlags);
         try {
             Files.writeString(
                     log,

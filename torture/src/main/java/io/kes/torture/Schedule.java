@@ -7,6 +7,7 @@ import io.kes.torture.FaultPlan.Fault;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -82,13 +83,15 @@ final class Schedule {
         Files.deleteIfExists(dir.resolve("job.log")); // nor its log lines counted
         Files.deleteIfExists(dir.resolve("kes.log"));
         int[] shards = {2};
+        int restPort = freePort();
         ScheduleResources resources = new ScheduleResources(servers, names);
         resources.create(keyedPartitions, shards[0]);
         JobProcess job = new JobProcess(
                 root,
                 parallelism -> JobFiles.writeJobConfig(dir, names, servers, options.bulk(), topology, parallelism),
                 JobFiles.PARALLELISM,
-                JobFiles.writeFlinkConf(dir),
+                JobFiles.writeFlinkConf(dir, restPort),
+                restPort,
                 dir.resolve("checkpoints"),
                 dir.resolve("job.log"));
 
@@ -318,6 +321,13 @@ final class Schedule {
                     .forEach(p -> p.toFile().delete());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A free port on this machine, for the job's REST API. */
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
         }
     }
 }

@@ -29,6 +29,7 @@ class JobProcessTest {
                 },
                 JobFiles.PARALLELISM,
                 root.resolve("flink.yaml"),
+                0,
                 root.resolve("checkpoints"),
                 root.resolve("job.log"));
         try {
