@@ -43,15 +43,26 @@ public final class ConfluentAvroDecoder implements ValueDecoder {
     private final int attempts;
     private final Duration firstBackoff;
     private final Map<Integer, AvroToJson> converters = new HashMap<>();
+    private final boolean keys;
 
     public ConfluentAvroDecoder(String registryUrl) {
-        this(registryUrl, ATTEMPTS, Duration.ofMillis(500));
+        this(registryUrl, ATTEMPTS, Duration.ofMillis(500), false);
+    }
+
+    /** A decoder of record keys: any schema (a string, a long, a record), and "key" in its messages. */
+    public static ConfluentAvroDecoder forKeys(String registryUrl) {
+        return new ConfluentAvroDecoder(registryUrl, ATTEMPTS, Duration.ofMillis(500), true);
     }
 
     ConfluentAvroDecoder(String registryUrl, int attempts, Duration firstBackoff) {
+        this(registryUrl, attempts, firstBackoff, false);
+    }
+
+    private ConfluentAvroDecoder(String registryUrl, int attempts, Duration firstBackoff, boolean keys) {
         this.registryUrl = registryUrl.endsWith("/") ? registryUrl.substring(0, registryUrl.length() - 1) : registryUrl;
         this.attempts = attempts;
         this.firstBackoff = firstBackoff;
+        this.keys = keys;
     }
 
     @Override
@@ -59,7 +70,7 @@ public final class ConfluentAvroDecoder implements ValueDecoder {
         if (value.length < 5 || value[0] != 0) {
             throw new DecodeException(
                     "not_confluent_wire_format",
-                    "value is not in the Confluent wire format (magic byte 0, "
+                    (keys ? "key" : "value") + " is not in the Confluent wire format (magic byte 0, "
                             + "a 4-byte schema id, Avro binary): "
                             + (value.length < 5
                                     ? "it has only " + value.length + " bytes"
@@ -69,7 +80,8 @@ public final class ConfluentAvroDecoder implements ValueDecoder {
         int id = (value[1] & 0xff) << 24 | (value[2] & 0xff) << 16 | (value[3] & 0xff) << 8 | (value[4] & 0xff);
         AvroToJson converter = converters.get(id);
         if (converter == null) {
-            converter = new AvroToJson(fetch(id));
+            Schema schema = fetch(id);
+            converter = keys ? AvroToJson.forKeys(schema) : new AvroToJson(schema);
             converters.put(id, converter);
         }
         return converter.toJson(value, 5, value.length - 5, " (schema id " + id + ")");
@@ -115,7 +127,9 @@ public final class ConfluentAvroDecoder implements ValueDecoder {
         }
         try {
             Schema schema = AvroToJson.parse(schemaJson);
-            new AvroToJson(schema); // checks it is a record
+            if (!keys) {
+                new AvroToJson(schema); // checks it is a record
+            }
             return schema;
         } catch (AvroRuntimeException | IllegalArgumentException e) {
             throw new DecodeException(

@@ -2,6 +2,8 @@ package io.kes.jobs.decode.avro;
 
 import io.kes.jobs.config.Route;
 import io.kes.jobs.decode.DecodeException;
+import io.kes.jobs.decode.connect.ConnectJsonDecoder;
+import io.kes.jobs.decode.connect.StringDecoder;
 
 /**
  * Turns a record value of a route's {@code format} into the bytes of a JSON object, which
@@ -12,6 +14,8 @@ import io.kes.jobs.decode.DecodeException;
 public interface ValueDecoder {
 
     /**
+     * @return the JSON object, or null when the value stands for no value (Connect's envelope with a
+     *         null payload), which is then taken as a tombstone
      * @throws DecodeException when the value itself cannot be decoded (it then goes to the
      *                         dead-letter topic or stops the job, per {@code errors.tolerance})
      */
@@ -22,6 +26,8 @@ public interface ValueDecoder {
         Route.ValueFormat format = route.format();
         return switch (format.kind()) {
             case JSON -> null;
+            case CONNECT_JSON -> new ConnectJsonDecoder();
+            case STRING -> new StringDecoder(format.stringField());
             case AVRO -> new AvroDecoder(format.schemaJson());
             case CONFLUENT_AVRO -> new ConfluentAvroDecoder(format.registryUrl());
         };

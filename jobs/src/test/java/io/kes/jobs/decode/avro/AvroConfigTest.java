@@ -122,7 +122,8 @@ class AvroConfigTest {
                         "{topics: [orders], index: orders, format: avro, schema_registry_url: \"http://r:8081\"}"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage(
-                        "routes[0].schema_registry_url only applies to format: confluent-avro (this route's format is avro)");
+                        "routes[0].schema_registry_url only applies to format: confluent-avro or key_format: confluent-avro "
+                                + "(this route's format is avro)");
     }
 
     @Test
