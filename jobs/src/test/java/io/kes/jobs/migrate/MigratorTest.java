@@ -239,6 +239,7 @@ class MigratorTest {
             "insert, fail, false, INDEX, true",
             "insert, delete, false, DELETE_ON_TOMBSTONE, true",
             "upsert, fail, false, UPSERT, false",
+            "upsert, delete, false, UPSERT_DELETE_ON_TOMBSTONE, false",
         })
         void writeMethodAndNullValuesBecomeTheOp(String write, String nulls, String keyIgnore, Op op, boolean version) {
             Route r = route("key.ignore", keyIgnore, "write.method", write, "behavior.on.null.values", nulls);
@@ -250,14 +251,16 @@ class MigratorTest {
         void whatKesCannotDoIsRefused() {
             assertThat(refused("behavior.on.null.values", "delete"))
                     .anySatisfy(p -> assertThat(p).contains("deletes nothing in Connect"));
-            assertThat(refused("key.ignore", "false", "write.method", "upsert", "behavior.on.null.values", "delete"))
-                    .anySatisfy(p -> assertThat(p).contains("either upserts or indexes and deletes"));
             assertThat(refused("behavior.on.null.values", "ignore"))
                     .anySatisfy(p -> assertThat(p).contains("kes drops no record silently"));
             assertThat(refused("key.ignore", "false", "external.version.header", "version"))
                     .anySatisfy(p -> assertThat(p).contains("versions documents by their record's Kafka offset only"));
-            assertThat(refused("key.ignore", "false", "key.converter", "org.apache.kafka.connect.json.JsonConverter"))
-                    .anySatisfy(p -> assertThat(p).contains("with its quotes"));
+            assertThat(refused(
+                            "key.ignore",
+                            "false",
+                            "key.converter",
+                            "org.apache.kafka.connect.converters.ByteArrayConverter"))
+                    .anySatisfy(p -> assertThat(p).contains("ByteArrayConverter"));
         }
 
         @Test
@@ -395,12 +398,42 @@ class MigratorTest {
             assertThat(r.format().registryUrl()).isEqualTo("http://registry:8081");
         }
 
+        @ParameterizedTest
+        @CsvSource({
+            "org.apache.kafka.connect.json.JsonConverter, true, CONNECT_JSON",
+            "org.apache.kafka.connect.json.JsonConverter, false, JSON",
+            "org.apache.kafka.connect.json.JsonConverter, , CONNECT_JSON", // schemas.enable's default is true
+            "org.apache.kafka.connect.storage.StringConverter, , STRING",
+        })
+        void jsonWithAndWithoutSchemasAndStringsBecomeTheirFormat(
+                String converter, String schemas, Route.ValueFormat.Kind format) {
+            Route r = route("value.converter", converter, "value.converter.schemas.enable", schemas);
+            assertThat(r.format().kind()).isEqualTo(format);
+        }
+
+        @ParameterizedTest
+        @CsvSource({
+            "org.apache.kafka.connect.storage.StringConverter, , STRING",
+            "org.apache.kafka.connect.json.JsonConverter, , CONNECT_JSON",
+            "org.apache.kafka.connect.json.JsonConverter, false, JSON",
+            "io.confluent.connect.avro.AvroConverter, , CONFLUENT_AVRO",
+        })
+        void keysOfEveryConverterBecomeIds(String converter, String schemas, Route.KeyFormat.Kind format) {
+            Route r = route(
+                    "key.ignore",
+                    "false",
+                    "key.converter",
+                    converter,
+                    "key.converter.schemas.enable",
+                    schemas,
+                    "key.converter.schema.registry.url",
+                    format == Route.KeyFormat.Kind.CONFLUENT_AVRO ? "http://registry:8081" : null);
+            assertThat(r.id().kind()).isEqualTo(IdSpec.Kind.KEY);
+            assertThat(r.keyFormat().kind()).isEqualTo(format);
+        }
+
         @Test
-        void jsonWithSchemasStringValuesAndRegistryAuthAreRefused() {
-            assertThat(refused("value.converter.schemas.enable", "true"))
-                    .anySatisfy(p -> assertThat(p).contains("envelope"));
-            assertThat(refused("value.converter", "org.apache.kafka.connect.storage.StringConverter"))
-                    .anySatisfy(p -> assertThat(p).contains("no kes equivalent"));
+        void registryAuthAndTwoRegistriesAreRefused() {
             assertThat(refused(
                             "value.converter",
                             "io.confluent.connect.avro.AvroConverter",
@@ -409,6 +442,13 @@ class MigratorTest {
                             "value.converter.basic.auth.user.info",
                             "u:p"))
                     .anySatisfy(p -> assertThat(p).contains("without authentication"));
+            assertThat(refused(
+                            "key.ignore", "false",
+                            "key.converter", "io.confluent.connect.avro.AvroConverter",
+                            "key.converter.schema.registry.url", "http://keys:8081",
+                            "value.converter", "io.confluent.connect.avro.AvroConverter",
+                            "value.converter.schema.registry.url", "http://values:8081"))
+                    .anySatisfy(p -> assertThat(p).contains("one schema registry"));
         }
 
         @Test
@@ -455,6 +495,84 @@ class MigratorTest {
                             "transforms.r.replacement",
                             "$1"))
                     .anySatisfy(p -> assertThat(p).contains("list the topics in topics"));
+        }
+    }
+
+    @Nested
+    class ChangeEvents {
+        private static final String UNWRAP = "io.debezium.transforms.ExtractNewRecordState";
+        private static final String KEY_FIELD = "org.apache.kafka.connect.transforms.ExtractField$Key";
+        private static final String VALUE_TO_KEY = "org.apache.kafka.connect.transforms.ValueToKey";
+
+        private String[] debezium(String... more) {
+            List<String> kv = new java.util.ArrayList<>(List.of(
+                    "key.ignore", "false",
+                    "key.converter", "org.apache.kafka.connect.json.JsonConverter",
+                    "key.converter.schemas.enable", "false",
+                    "behavior.on.null.values", "delete",
+                    "transforms", "unwrap,key",
+                    "transforms.unwrap.type", UNWRAP,
+                    "transforms.unwrap.drop.tombstones", "false",
+                    "transforms.unwrap.delete.handling.mode", "none",
+                    "transforms.key.type", KEY_FIELD,
+                    "transforms.key.field", "id"));
+            kv.addAll(java.util.Arrays.asList(more));
+            return kv.toArray(String[]::new);
+        }
+
+        @Test
+        void debeziumsUnwrapWithTheKeysFieldBecomesACdcRouteWithIdsFromTheKeyField() {
+            Route r = route(debezium());
+            assertThat(r.cdc()).isEqualTo(Route.Cdc.DEBEZIUM);
+            assertThat(r.id()).isEqualTo(new IdSpec(IdSpec.Kind.KEY_FIELD, List.of("id")));
+            assertThat(r.keyFormat().kind()).isEqualTo(Route.KeyFormat.Kind.JSON);
+            assertThat(r.op()).isEqualTo(Op.INDEX);
+            assertThat(r.versionByOffset()).isTrue();
+        }
+
+        @Test
+        void theUnwrapsDefaultsDropDeletesInConnectAndTheJobSaysThatKesDeletes() {
+            String yaml = yaml(debezium(
+                    "transforms.unwrap.drop.tombstones", null,
+                    "transforms.unwrap.delete.handling.mode", null,
+                    "behavior.on.null.values", null));
+            assertThat(yaml).contains("cdc: debezium").contains("Connect dropped delete events");
+        }
+
+        @Test
+        void valueToKeyWithExtractFieldTakesTheIdFromTheValuesField() {
+            Route r = route(
+                    "key.ignore", "false",
+                    "transforms", "copy,key",
+                    "transforms.copy.type", VALUE_TO_KEY,
+                    "transforms.copy.fields", "order_id",
+                    "transforms.key.type", KEY_FIELD,
+                    "transforms.key.field", "order_id");
+            assertThat(r.id()).isEqualTo(new IdSpec(IdSpec.Kind.FIELD, List.of("order_id")));
+            assertThat(r.cdc()).isEqualTo(Route.Cdc.NONE);
+        }
+
+        @Test
+        void whatTheTransformsCannotBecomeIsRefused() {
+            assertThat(refused(debezium("transforms.unwrap.delete.handling.mode", "rewrite")))
+                    .anySatisfy(p -> assertThat(p).contains("__deleted").contains("delete.handling.mode=none"));
+            assertThat(refused(debezium("transforms.unwrap.add.fields", "op,table")))
+                    .anySatisfy(p -> assertThat(p).contains("add.fields"));
+            assertThat(refused(debezium("key.ignore", "true")))
+                    .anySatisfy(p -> assertThat(p).contains("key.ignore=false"));
+            assertThat(refused(
+                            "key.ignore", "false",
+                            "transforms", "copy",
+                            "transforms.copy.type", VALUE_TO_KEY,
+                            "transforms.copy.fields", "a,b"))
+                    .anySatisfy(p -> assertThat(p).contains("ExtractField$Key"));
+            assertThat(refused(
+                            "key.ignore", "false",
+                            "key.converter", "org.apache.kafka.connect.storage.StringConverter",
+                            "transforms", "key",
+                            "transforms.key.type", KEY_FIELD,
+                            "transforms.key.field", "id"))
+                    .anySatisfy(p -> assertThat(p).contains("StringConverter"));
         }
     }
 }
