@@ -131,6 +131,13 @@ public record Route(
             this(kind, schemaJson, registryUrl, null);
         }
 
+        /** Credentials in a registry URL stay out of logs and messages. */
+        @Override
+        public String toString() {
+            return "ValueFormat[kind=" + kind + ", registryUrl=" + RouteKeys.withoutCredentials(registryUrl)
+                    + ", stringField=" + stringField + "]";
+        }
+
         /** The formats. */
         public enum Kind {
             JSON,
@@ -151,6 +158,12 @@ public record Route(
      */
     public record KeyFormat(Kind kind, String registryUrl) implements Serializable {
         public static final KeyFormat STRING = new KeyFormat(Kind.STRING, null);
+
+        /** Credentials in a registry URL stay out of logs and messages. */
+        @Override
+        public String toString() {
+            return "KeyFormat[kind=" + kind + ", registryUrl=" + RouteKeys.withoutCredentials(registryUrl) + "]";
+        }
 
         /** The formats. */
         public enum Kind {
@@ -197,6 +210,11 @@ public record Route(
                 || !rename.isEmpty()
                 || dataStream != null
                 || cdc != Cdc.NONE;
+    }
+
+    /** Whether values or keys are read with schemas from a registry. */
+    public boolean readsFromARegistry() {
+        return format.kind() == ValueFormat.Kind.CONFLUENT_AVRO || keyFormat.kind() == KeyFormat.Kind.CONFLUENT_AVRO;
     }
 
     /** Whether ids come from record keys. */

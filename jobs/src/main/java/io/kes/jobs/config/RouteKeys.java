@@ -153,21 +153,31 @@ final class RouteKeys {
                 : kind == KeyFormat.Kind.STRING ? KeyFormat.STRING : new KeyFormat(kind, null);
     }
 
+    /** One URL or several, comma-separated as in Confluent's schema.registry.url: each is tried in turn. */
     private static String registryUrl(ConfigNode node) {
-        String url = node.requiredString("schema_registry_url", "http://registry:8081");
-        URI uri;
-        try {
-            uri = new URI(url.trim());
-        } catch (URISyntaxException e) {
-            uri = null;
+        String urls = node.requiredString("schema_registry_url", "http://registry:8081");
+        List<String> checked = new java.util.ArrayList<>();
+        for (String url : urls.split(",")) {
+            URI uri;
+            try {
+                uri = new URI(url.trim());
+            } catch (URISyntaxException e) {
+                uri = null;
+            }
+            if (uri == null
+                    || !("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))
+                    || uri.getHost() == null) {
+                throw new ConfigException(node.keyPath("schema_registry_url") + " '" + withoutCredentials(url.trim())
+                        + "' must be an http:// or https:// URL, e.g. http://registry:8081 (several: comma-separated)");
+            }
+            checked.add(url.trim());
         }
-        if (uri == null
-                || !("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))
-                || uri.getHost() == null) {
-            throw new ConfigException(node.keyPath("schema_registry_url") + " '" + url
-                    + "' must be an http:// or https:// URL, e.g. http://registry:8081");
-        }
-        return url.trim();
+        return String.join(",", checked);
+    }
+
+    /** The URLs with any {@code user:password@} masked, for messages. */
+    static String withoutCredentials(String urls) {
+        return urls == null ? null : urls.replaceAll("://[^/@,]*@", "://****@");
     }
 
     static IdSpec idSpec(ConfigNode node) {

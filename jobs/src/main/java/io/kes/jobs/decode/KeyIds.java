@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectWriter;
+import io.kes.jobs.config.RegistrySettings;
 import io.kes.jobs.config.Route;
 import io.kes.jobs.decode.avro.ConfluentAvroDecoder;
 import io.kes.jobs.decode.connect.ConnectEnvelope;
@@ -51,13 +52,13 @@ final class KeyIds {
     private final String field;
     private final ConfluentAvroDecoder avro;
 
-    KeyIds(Route route) {
+    KeyIds(Route route, RegistrySettings registry) {
         this.format = route.keyFormat().kind();
         this.field = route.id().kind() == Route.IdSpec.Kind.KEY_FIELD
                 ? route.id().fields().get(0)
                 : null;
         this.avro = format == Route.KeyFormat.Kind.CONFLUENT_AVRO
-                ? ConfluentAvroDecoder.forKeys(route.keyFormat().registryUrl())
+                ? ConfluentAvroDecoder.forKeys(route.keyFormat().registryUrl(), registry)
                 : null;
     }
 

@@ -1,9 +1,6 @@
 package io.kes.jobs.decode.avro;
 
-import io.kes.jobs.config.Route;
 import io.kes.jobs.decode.DecodeException;
-import io.kes.jobs.decode.connect.ConnectJsonDecoder;
-import io.kes.jobs.decode.connect.StringDecoder;
 
 /**
  * Turns a record value of a route's {@code format} into the bytes of a JSON object, which
@@ -20,16 +17,4 @@ public interface ValueDecoder {
      *                         dead-letter topic or stops the job, per {@code errors.tolerance})
      */
     byte[] toJson(byte[] value) throws DecodeException;
-
-    /** The decoder of a route's format, or null for {@code format: json} (values are JSON already). */
-    static ValueDecoder forRoute(Route route) {
-        Route.ValueFormat format = route.format();
-        return switch (format.kind()) {
-            case JSON -> null;
-            case CONNECT_JSON -> new ConnectJsonDecoder();
-            case STRING -> new StringDecoder(format.stringField());
-            case AVRO -> new AvroDecoder(format.schemaJson());
-            case CONFLUENT_AVRO -> new ConfluentAvroDecoder(format.registryUrl());
-        };
-    }
 }
