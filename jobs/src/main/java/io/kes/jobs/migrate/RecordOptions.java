@@ -155,8 +155,8 @@ final class RecordOptions {
                     "key.converter.",
                     CONVERTERS,
                     "—",
-                    "read with `key.converter`: `schemas.enable`, `schema.registry.url` (the same registry as the "
-                            + "values'); registry authentication is refused",
+                    "read with `key.converter`: `schemas.enable`, `schema.registry.url` and the registry's "
+                            + "credentials and trust store as for `value.converter.*` (one registry for keys and values)",
                     true),
             planned(
                     "value.converter",
@@ -170,8 +170,13 @@ final class RecordOptions {
                     "value.converter.",
                     CONVERTERS,
                     "—",
-                    "read with `value.converter`: `schemas.enable`, `schema.registry.url` (the first URL; it becomes "
-                            + "`routes[].schema_registry_url`); registry authentication is refused",
+                    "read with `value.converter`: `schemas.enable`; `schema.registry.url` becomes "
+                            + "`routes[].schema_registry_url` (several URLs too); `basic.auth.user.info` (source "
+                            + "`USER_INFO`, or `URL`: the credentials in the URL) becomes `schema_registry.basic_auth_user_info`, "
+                            + "`bearer.auth.token` (source `STATIC_TOKEN`) `schema_registry.bearer_token`, a PEM "
+                            + "`schema.registry.ssl.truststore.location` `schema_registry.tls_ca_file` (a JKS or PKCS12 one "
+                            + "is refused with the `keytool` line that exports its CA); `SASL_INHERIT`, fetched bearer tokens "
+                            + "and client certificates are refused",
                     true),
             row("header.converter", CONVERTERS, "—", "not carried over: kes reads headers as bytes", Values.NOTHING),
             // Transforms

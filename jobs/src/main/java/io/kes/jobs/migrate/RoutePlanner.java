@@ -57,11 +57,14 @@ final class RoutePlanner {
         if (keyFormat != null
                 && keyFormat.registry() != null
                 && format.registry() != null
-                && !keyFormat.registry().equals(format.registry())) {
-            m.refuse("key.converter.schema.registry.url (" + keyFormat.registry() + ") and "
-                    + "value.converter.schema.registry.url (" + format.registry() + ") differ: a kes route reads "
-                    + "keys and values from one schema registry (routes[].schema_registry_url)");
+                && (!keyFormat.registry().equals(format.registry())
+                        || !keyFormat.access().equals(format.access()))) {
+            m.refuse("key.converter's and value.converter's schema registry settings differ (URL, credentials or "
+                    + "trust store): kes reads keys and values from one schema registry (routes[].schema_registry_url "
+                    + "and the schema_registry section); give both converters the same");
         }
+        (format.access().isEmpty() && keyFormat != null ? keyFormat.access() : format.access())
+                .forEach((k, v) -> m.job.set("schema_registry", k, v));
         boolean keyIds = false;
         List<String> routeTopics = new ArrayList<>(topics);
         if (regex != null) {
@@ -193,20 +196,21 @@ final class RoutePlanner {
     }
 
     /** How keys are read: as text (StringConverter, format null), plain JSON, Connect's envelope or Avro. */
-    record KeyFormat(String format, String registry) {
+    record KeyFormat(String format, String registry, Map<String, String> access) {
 
         static KeyFormat of(Migration m) {
             ConnectConfig c = m.config;
             String kc = c.get("key.converter", "");
             switch (kc) {
                 case "", "org.apache.kafka.connect.storage.StringConverter" -> {
-                    return new KeyFormat(null, null);
+                    return new KeyFormat(null, null, Map.of());
                 }
                 case "org.apache.kafka.connect.json.JsonConverter" -> {
                     m.job.comment("JsonConverter keys: kes's id is a key's canonical text, Connect's for integer keys "
                             + "and for string keys that do not read as JSON (a string key \"42\" keeps its quotes in "
                             + "kes, so that it never shares the id of the number 42); see routes[].key_format.");
-                    return new KeyFormat(c.bool("key.converter.schemas.enable", true) ? "connect-json" : "json", null);
+                    return new KeyFormat(
+                            c.bool("key.converter.schemas.enable", true) ? "connect-json" : "json", null, Map.of());
                 }
                 case "io.confluent.connect.avro.AvroConverter" -> {
                     List<String> urls = c.list("key.converter.schema.registry.url");
@@ -214,13 +218,8 @@ final class RoutePlanner {
                         throw new MigrationException("key.converter.schema.registry.url is missing: AvroConverter "
                                 + "needs the schema registry, and so does kes (routes[].schema_registry_url)");
                     }
-                    if (c.has("key.converter.basic.auth.user.info")
-                            || c.has("key.converter.basic.auth.credentials.source")
-                            || c.has("key.converter.bearer.auth.token")) {
-                        throw new MigrationException("key.converter.*auth*: kes reads the schema registry "
-                                + "without authentication; registry authentication is not supported yet");
-                    }
-                    return new KeyFormat("confluent-avro", urls.get(0));
+                    return new KeyFormat(
+                            "confluent-avro", String.join(",", urls), RegistryOptions.of(m, "key.converter."));
                 }
                 default ->
                     throw new MigrationException("key.converter = " + kc + " with key.ignore=false: kes reads keys "
@@ -240,25 +239,25 @@ final class RoutePlanner {
     }
 
     /** A route's value format: JSON with or without Connect's envelope, text, or Confluent Avro with a schema registry. */
-    record ValueFormat(String format, String registry) {
+    record ValueFormat(String format, String registry, Map<String, String> access) {
 
         static ValueFormat of(Migration m) {
             ConnectConfig c = m.config;
             String vc = c.get("value.converter", "");
             switch (vc) {
                 case "" -> {
-                    return new ValueFormat("json", null);
+                    return new ValueFormat("json", null, Map.of());
                 }
                 case "org.apache.kafka.connect.json.JsonConverter" -> {
                     // schemas.enable defaults to true: each value is a {"schema": ..., "payload": ...} envelope
                     return new ValueFormat(
-                            c.bool("value.converter.schemas.enable", true) ? "connect-json" : "json", null);
+                            c.bool("value.converter.schemas.enable", true) ? "connect-json" : "json", null, Map.of());
                 }
                 case "org.apache.kafka.connect.storage.StringConverter" -> {
                     m.job.comment("StringConverter values: kes indexes each as {\"message\": \"<the text>\"} "
                             + "(routes[].format: string); Connect sends the text as a JSON string, not an object. "
-                            + " If the strings are JSON objects, set format: json instead.");
-                    return new ValueFormat("string", null);
+                            + "If the strings are JSON objects, set format: json instead.");
+                    return new ValueFormat("string", null, Map.of());
                 }
                 case "io.confluent.connect.avro.AvroConverter" -> {
                     List<String> urls = c.list("value.converter.schema.registry.url");
@@ -266,17 +265,12 @@ final class RoutePlanner {
                         throw new MigrationException("value.converter.schema.registry.url is missing: AvroConverter "
                                 + "needs the schema registry, and so does kes (routes[].schema_registry_url)");
                     }
-                    if (c.has("value.converter.basic.auth.user.info")
-                            || c.has("value.converter.basic.auth.credentials.source")
-                            || c.has("value.converter.bearer.auth.token")) {
-                        throw new MigrationException("value.converter.*auth*: kes reads the schema registry "
-                                + "without authentication; registry authentication is not supported yet");
-                    }
                     if (!c.bool("compact.map.entries", true)) {
                         throw new MigrationException("compact.map.entries=false: kes writes Avro maps as JSON "
                                 + "objects ({\"k\": v}), not as [{\"key\": k, \"value\": v}] arrays");
                     }
-                    return new ValueFormat("confluent-avro", urls.get(0));
+                    return new ValueFormat(
+                            "confluent-avro", String.join(",", urls), RegistryOptions.of(m, "value.converter."));
                 }
                 default ->
                     throw new MigrationException("value.converter = " + vc + ": kes reads JSON values "

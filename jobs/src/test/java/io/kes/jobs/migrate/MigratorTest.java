@@ -52,7 +52,14 @@ class MigratorTest {
 
     static KesConfig job(String... keyValues) {
         return KesConfig.parse(
-                yaml(keyValues), Map.of("KAFKA_BOOTSTRAP_SERVERS", "kafka:9092", "ES_PASSWORD", "from-the-env"));
+                yaml(keyValues),
+                Map.of(
+                        "KAFKA_BOOTSTRAP_SERVERS",
+                        "kafka:9092",
+                        "ES_PASSWORD",
+                        "from-the-env",
+                        "SR_USER_INFO",
+                        "sr:pw"));
     }
 
     static Route route(String... keyValues) {
@@ -432,23 +439,71 @@ class MigratorTest {
             assertThat(r.keyFormat().kind()).isEqualTo(format);
         }
 
+        private static final String AVRO = "io.confluent.connect.avro.AvroConverter";
+
         @Test
-        void registryAuthAndTwoRegistriesAreRefused() {
-            assertThat(refused(
-                            "value.converter",
-                            "io.confluent.connect.avro.AvroConverter",
-                            "value.converter.schema.registry.url",
-                            "http://registry:8081",
-                            "value.converter.basic.auth.user.info",
-                            "u:p"))
-                    .anySatisfy(p -> assertThat(p).contains("without authentication"));
+        void theRegistrysCredentialsAndCaBecomeTheSchemaRegistrySection() {
+            KesConfig basic = job(
+                    "value.converter", AVRO,
+                    "value.converter.schemas.enable", null,
+                    "value.converter.schema.registry.url", "https://r1:8081,https://r2:8081",
+                    "value.converter.basic.auth.credentials.source", "USER_INFO",
+                    "value.converter.basic.auth.user.info", "${SR_USER_INFO}");
+            assertThat(basic.routes.get(0).format().registryUrl()).isEqualTo("https://r1:8081,https://r2:8081");
+            assertThat(basic.schemaRegistry.authorization())
+                    .isEqualTo(io.kes.jobs.config.RegistrySettings.basic("sr:pw"));
+            assertThat(yaml(
+                            "value.converter", AVRO,
+                            "value.converter.schemas.enable", null,
+                            "value.converter.schema.registry.url", "https://r1:8081",
+                            "value.converter.schema.registry.ssl.truststore.location", "/certs/registry-ca.pem",
+                            "value.converter.schema.registry.ssl.truststore.type", "PEM"))
+                    .contains("schema_registry:\n  tls_ca_file: \"/certs/registry-ca.pem\"");
+            String yaml = yaml(
+                    "value.converter", AVRO,
+                    "value.converter.schemas.enable", null,
+                    "value.converter.schema.registry.url", "https://r1:8081",
+                    "value.converter.bearer.auth.credentials.source", "STATIC_TOKEN",
+                    "value.converter.bearer.auth.token", "t0ken-secret");
+            assertThat(yaml).contains("schema_registry:\n  bearer_token: \"t0ken-secret\"");
+            assertThat(yaml.lines().filter(l -> l.startsWith("#")).toList())
+                    .as("the comments never show a secret")
+                    .noneMatch(l -> l.contains("t0ken-secret"));
+        }
+
+        @Test
+        void registryAuthKesCannotDoAndTwoRegistriesAreRefused() {
+            String[] avro = {
+                "value.converter",
+                AVRO,
+                "value.converter.schemas.enable",
+                null,
+                "value.converter.schema.registry.url",
+                "http://registry:8081"
+            };
+            assertThat(refused(with(avro, "value.converter.basic.auth.credentials.source", "SASL_INHERIT")))
+                    .anySatisfy(p -> assertThat(p).contains("SASL_INHERIT"));
+            assertThat(refused(with(avro, "value.converter.bearer.auth.credentials.source", "OAUTHBEARER")))
+                    .anySatisfy(p -> assertThat(p).contains("OAUTHBEARER"));
+            assertThat(refused(with(
+                            avro, "value.converter.schema.registry.ssl.truststore.location", "/certs/truststore.jks")))
+                    .anySatisfy(
+                            p -> assertThat(p).contains("keytool -exportcert -rfc -keystore /certs/truststore.jks"));
+            assertThat(refused(with(avro, "value.converter.schema.registry.ssl.keystore.location", "/certs/me.p12")))
+                    .anySatisfy(p -> assertThat(p).contains("client certificate"));
             assertThat(refused(
                             "key.ignore", "false",
-                            "key.converter", "io.confluent.connect.avro.AvroConverter",
+                            "key.converter", AVRO,
                             "key.converter.schema.registry.url", "http://keys:8081",
-                            "value.converter", "io.confluent.connect.avro.AvroConverter",
+                            "value.converter", AVRO,
                             "value.converter.schema.registry.url", "http://values:8081"))
                     .anySatisfy(p -> assertThat(p).contains("one schema registry"));
+        }
+
+        private String[] with(String[] base, String... more) {
+            List<String> all = new java.util.ArrayList<>(java.util.Arrays.asList(base));
+            all.addAll(java.util.Arrays.asList(more));
+            return all.toArray(String[]::new);
         }
 
         @Test
