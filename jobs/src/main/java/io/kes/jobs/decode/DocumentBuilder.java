@@ -11,11 +11,7 @@ import io.kes.connector.OpType;
 import io.kes.connector.RecordOrigin;
 import io.kes.jobs.config.RegistrySettings;
 import io.kes.jobs.config.Route;
-import io.kes.jobs.decode.avro.AvroDecoder;
-import io.kes.jobs.decode.avro.ConfluentAvroDecoder;
 import io.kes.jobs.decode.avro.ValueDecoder;
-import io.kes.jobs.decode.connect.ConnectJsonDecoder;
-import io.kes.jobs.decode.connect.StringDecoder;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -65,20 +61,8 @@ public final class DocumentBuilder {
                 || !route.exclude().isEmpty()
                 || !route.rename().isEmpty()
                 || route.dataStream() != null;
-        this.decoder = valueDecoder(route, registry);
+        this.decoder = ValueDecoders.of(route, registry);
         this.keyIds = route.idsFromKeys() ? new KeyIds(route, registry) : null;
-    }
-
-    /** The decoder of a route's format, or null for {@code format: json} (values are JSON already). */
-    private static ValueDecoder valueDecoder(Route route, RegistrySettings registry) {
-        Route.ValueFormat format = route.format();
-        return switch (format.kind()) {
-            case JSON -> null;
-            case CONNECT_JSON -> new ConnectJsonDecoder();
-            case STRING -> new StringDecoder(format.stringField());
-            case AVRO -> new AvroDecoder(format.schemaJson());
-            case CONFLUENT_AVRO -> new ConfluentAvroDecoder(format.registryUrl(), registry);
-        };
     }
 
     public DocumentOperation build(KafkaRecord record) throws DecodeException {
