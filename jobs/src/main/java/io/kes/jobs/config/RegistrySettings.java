@@ -17,11 +17,11 @@ import java.util.Set;
  * configured: basic auth ({@code basic_auth_user_info} as {@code basic.auth.user.info}, or
  * {@code username} and {@code password}), or a bearer token ({@code bearer_token}); TLS trusting the
  * CA of {@code tls_ca_file} (PEM). Credentials in a registry URL ({@code https://user:pass@host},
- * Confluent's {@code basic.auth.credentials.source=URL}) are taken for that URL.
+ * Confluent's {@code basic.auth.credentials.source=URL}) are refused, as in Elasticsearch's hosts:
+ * URLs are printed; {@code bin/kes migrate} moves them here.
  *
  * <p>The CA file is read when the config is loaded, so the task managers need no copy of it. Secrets
- * are never printed: {@link #toString} masks them, and the decoders name URLs without their
- * credentials.
+ * are never printed: {@link #toString} masks them.
  *
  * @param authorization the HTTP Authorization header to send, or null
  * @param caPem         the CA certificates (PEM) to trust instead of the JVM's, or null

@@ -170,6 +170,13 @@ final class RouteKeys {
                 throw new ConfigException(node.keyPath("schema_registry_url") + " '" + withoutCredentials(url.trim())
                         + "' must be an http:// or https:// URL, e.g. http://registry:8081 (several: comma-separated)");
             }
+            if (uri.getRawUserInfo() != null) {
+                // as for Elasticsearch's hosts: URLs are printed in logs and messages, secrets must not be
+                throw new ConfigException(
+                        node.keyPath("schema_registry_url") + " '" + withoutCredentials(url.trim())
+                                + "' holds credentials: put them in schema_registry.basic_auth_user_info (e.g. "
+                                + "\"${SR_USER_INFO}\") or schema_registry.username and password, and leave them out of the URL");
+            }
             checked.add(url.trim());
         }
         return String.join(",", checked);

@@ -172,7 +172,8 @@ final class RecordOptions {
                     "—",
                     "read with `value.converter`: `schemas.enable`; `schema.registry.url` becomes "
                             + "`routes[].schema_registry_url` (several URLs too); `basic.auth.user.info` (source "
-                            + "`USER_INFO`, or `URL`: the credentials in the URL) becomes `schema_registry.basic_auth_user_info`, "
+                            + "`USER_INFO`, or `URL`, Connect's default: the credentials in the URLs, which kes moves out of them) becomes "
+                            + "`schema_registry.basic_auth_user_info`, "
                             + "`bearer.auth.token` (source `STATIC_TOKEN`) `schema_registry.bearer_token`, a PEM "
                             + "`schema.registry.ssl.truststore.location` `schema_registry.tls_ca_file` (a JKS or PKCS12 one "
                             + "is refused with the `keytool` line that exports its CA); `SASL_INHERIT`, fetched bearer tokens "

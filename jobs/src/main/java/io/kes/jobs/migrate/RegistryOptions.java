@@ -1,8 +1,16 @@
 package io.kes.jobs.migrate;
 
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * An AvroConverter's schema registry client settings ({@code value.converter.*} or
@@ -13,6 +21,32 @@ import java.util.Map;
 final class RegistryOptions {
 
     private RegistryOptions() {}
+
+    /**
+     * The converter's {@code schema.registry.url}s without credentials; credentials found in them (Confluent's
+     * {@code basic.auth.credentials.source=URL}, its default) go to {@code settings} as user info.
+     */
+    static String urls(Migration m, String prefix, Map<String, String> settings) {
+        List<String> plain = new ArrayList<>();
+        Set<String> userInfos = new LinkedHashSet<>();
+        for (String url : m.config.list(prefix + "schema.registry.url")) {
+            Matcher credentials = CREDENTIALS.matcher(url);
+            if (credentials.find()) {
+                userInfos.add(URLDecoder.decode(credentials.group(1), StandardCharsets.UTF_8));
+                url = credentials.replaceFirst("://");
+            }
+            plain.add(url);
+        }
+        if (userInfos.size() > 1) {
+            m.refuse(prefix + "schema.registry.url holds different credentials in its URLs; kes sends one set to "
+                    + "every URL of a registry: give them all the same");
+        } else if (userInfos.size() == 1 && !settings.containsKey("basic_auth_user_info")) {
+            settings.put("basic_auth_user_info", userInfos.iterator().next());
+        }
+        return String.join(",", plain);
+    }
+
+    private static final Pattern CREDENTIALS = Pattern.compile("://([^/@]*)@");
 
     /** The {@code schema_registry} settings for the converter at {@code prefix} (e.g. {@code value.converter.}). */
     static Map<String, String> of(Migration m, String prefix) {
@@ -33,7 +67,7 @@ final class RegistryOptions {
                     }
                 }
                 case "URL" -> {
-                    // the credentials are in schema.registry.url, which kes reads as Confluent's client does
+                    // moved out of schema.registry.url by urls(): kes keeps credentials out of URLs
                 }
                 default ->
                     m.refuse(prefix + "basic.auth.credentials.source = " + source + ": kes authenticates to the "

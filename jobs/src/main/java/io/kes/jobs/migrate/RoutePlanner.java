@@ -218,8 +218,8 @@ final class RoutePlanner {
                         throw new MigrationException("key.converter.schema.registry.url is missing: AvroConverter "
                                 + "needs the schema registry, and so does kes (routes[].schema_registry_url)");
                     }
-                    return new KeyFormat(
-                            "confluent-avro", String.join(",", urls), RegistryOptions.of(m, "key.converter."));
+                    Map<String, String> access = RegistryOptions.of(m, "key.converter.");
+                    return new KeyFormat("confluent-avro", RegistryOptions.urls(m, "key.converter.", access), access);
                 }
                 default ->
                     throw new MigrationException("key.converter = " + kc + " with key.ignore=false: kes reads keys "
@@ -269,8 +269,9 @@ final class RoutePlanner {
                         throw new MigrationException("compact.map.entries=false: kes writes Avro maps as JSON "
                                 + "objects ({\"k\": v}), not as [{\"key\": k, \"value\": v}] arrays");
                     }
+                    Map<String, String> access = RegistryOptions.of(m, "value.converter.");
                     return new ValueFormat(
-                            "confluent-avro", String.join(",", urls), RegistryOptions.of(m, "value.converter."));
+                            "confluent-avro", RegistryOptions.urls(m, "value.converter.", access), access);
                 }
                 default ->
                     throw new MigrationException("value.converter = " + vc + ": kes reads JSON values "

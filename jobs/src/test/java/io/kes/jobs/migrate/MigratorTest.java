@@ -472,6 +472,23 @@ class MigratorTest {
         }
 
         @Test
+        void credentialsInTheRegistrysUrlMoveToTheSchemaRegistrySectionAndAreNeverShown() {
+            String yaml = yaml(
+                    "value.converter",
+                    AVRO,
+                    "value.converter.schemas.enable",
+                    null,
+                    "value.converter.schema.registry.url",
+                    "https://sr:p%40ss@r1:8081,https://sr:p%40ss@r2:8081");
+            assertThat(yaml)
+                    .contains("schema_registry_url: \"https://r1:8081,https://r2:8081\"")
+                    .contains("basic_auth_user_info: \"sr:p@ss\"");
+            assertThat(yaml.lines().filter(l -> l.startsWith("#")).toList())
+                    .noneMatch(l -> l.contains("p%40ss"))
+                    .anyMatch(l -> l.contains("https://****@r1:8081"));
+        }
+
+        @Test
         void registryAuthKesCannotDoAndTwoRegistriesAreRefused() {
             String[] avro = {
                 "value.converter",

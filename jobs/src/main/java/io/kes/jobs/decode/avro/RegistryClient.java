@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.HttpURLConnection;
 import java.net.URI;
-import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
@@ -24,7 +23,8 @@ import javax.net.ssl.TrustManagerFactory;
  * GETs from a schema registry as users run them: several URLs (tried in turn, starting with the one
  * that answered last), basic auth or a bearer token, TLS trusting the user's CA. A 5xx answer or an
  * I/O error moves on to the next URL; after every URL failed, the next round waits a growing pause,
- * {@code attempts} rounds in all. Messages name URLs without their credentials.
+ * {@code attempts} rounds in all. The URLs hold no credentials (the config refuses them), so
+ * messages may name them.
  *
  * <p>A plain {@link HttpURLConnection}: the JDK's {@code HttpClient} leaves a thread in native code
  * that holds the JVM's exit back by up to 300 ms.
@@ -34,8 +34,8 @@ final class RegistryClient {
     /** The registry's answer: HTTP status, body, and the URL asked (without credentials). */
     record Answer(int statusCode, String body, String url) {}
 
-    /** One registry URL: where to send, and with which Authorization header. */
-    private record Endpoint(String base, String shown, String authorization) {}
+    /** One registry URL (never with credentials: the config refuses them) and the Authorization header to send. */
+    private record Endpoint(String base, String authorization) {}
 
     private final List<Endpoint> endpoints = new ArrayList<>();
     private final SSLSocketFactory tls;
@@ -45,19 +45,10 @@ final class RegistryClient {
 
     RegistryClient(String urls, RegistrySettings settings, int attempts, Duration firstBackoff) {
         for (String url : urls.split(",")) {
-            URI uri = URI.create(url.trim());
-            String authorization = settings.authorization();
-            if (uri.getRawUserInfo() != null) {
-                // Confluent's basic.auth.credentials.source=URL: the URL's own credentials
-                authorization = RegistrySettings.basic(URLDecoder.decode(uri.getRawUserInfo(), StandardCharsets.UTF_8));
-                uri = URI.create(uri.getScheme() + "://"
-                        + uri.getRawAuthority().substring(uri.getRawUserInfo().length() + 1)
-                        + (uri.getRawPath() == null ? "" : uri.getRawPath()));
-            }
-            String base = uri.toString().endsWith("/")
-                    ? uri.toString().substring(0, uri.toString().length() - 1)
-                    : uri.toString();
-            endpoints.add(new Endpoint(base, base, authorization));
+            String base = url.trim().endsWith("/")
+                    ? url.trim().substring(0, url.trim().length() - 1)
+                    : url.trim();
+            endpoints.add(new Endpoint(base, settings.authorization()));
         }
         this.tls = settings.caPem() == null ? null : trusting(settings.caPem());
         this.attempts = attempts;
@@ -66,7 +57,7 @@ final class RegistryClient {
 
     /** The registry's URLs, as messages may show them. */
     String shown() {
-        return String.join(", ", endpoints.stream().map(Endpoint::shown).toList());
+        return String.join(", ", endpoints.stream().map(Endpoint::base).toList());
     }
 
     /** @throws IllegalStateException when no URL answered below 500 in {@code attempts} rounds */
