@@ -8,15 +8,20 @@ import io.kes.stack.ElasticsearchNode;
 import io.kes.stack.KafkaBroker;
 import io.kes.stack.junit.ElasticsearchExtension;
 import io.kes.stack.junit.KafkaExtension;
+import io.kes.stack.tls.CertificateAuthority;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Avro topics, with a schema file and in the Confluent wire format, end to end against real Kafka and Elasticsearch. */
 @ExtendWith({ElasticsearchExtension.class, KafkaExtension.class})
@@ -101,6 +106,95 @@ class AvroRoutesIT {
             assertThat(dead.get("bad-magic").headers()).containsEntry("kes.error.type", "not_confluent_wire_format");
             assertThat(dead.get("bad-id").headers()).containsEntry("kes.error.type", "unknown_schema_id");
         }
+    }
+
+    /**
+     * Debezium's change events and keys in Avro, from a registry that takes only TLS (its own CA) and
+     * basic auth: upserts by the key's field, deletes, and the malformed records in the dead-letter
+     * topic with their reason.
+     */
+    @Test
+    void debeziumAvroWithAvroKeysFromAnAuthenticatedHttpsRegistry(
+            ElasticsearchNode es, KafkaBroker kafka, @TempDir Path dir) throws Exception {
+        Schema row = new Schema.Parser()
+                .parse("{\"type\":\"record\",\"name\":\"Value\",\"namespace\":\"inv.customers\",\"fields\":["
+                        + "{\"name\":\"id\",\"type\":\"int\"},{\"name\":\"email\",\"type\":\"string\"}]}");
+        Schema envelope = Schema.createRecord(
+                "Envelope",
+                null,
+                "inv.customers",
+                false,
+                List.of(
+                        new Schema.Field("before", Schema.createUnion(Schema.create(Schema.Type.NULL), row)),
+                        new Schema.Field("after", Schema.createUnion(Schema.create(Schema.Type.NULL), row)),
+                        new Schema.Field("op", Schema.create(Schema.Type.STRING))));
+        Schema keySchema = new Schema.Parser()
+                .parse("{\"type\":\"record\",\"name\":\"Key\",\"namespace\":\"inv.customers\",\"fields\":["
+                        + "{\"name\":\"id\",\"type\":\"int\"}]}");
+        CertificateAuthority ca = CertificateAuthority.create(dir, "CN=kes IT registry CA", "changeit", 30);
+        Path keyStore = ca.issueKeystore("registry", "CN=localhost", "san=ip:127.0.0.1,dns:localhost");
+        String basic = "Basic " + Base64.getEncoder().encodeToString("sr:pw".getBytes(StandardCharsets.UTF_8));
+        try (TestSchemaRegistry registry = TestSchemaRegistry.https(keyStore, ca.password())
+                .requireAuthorization(basic)
+                .register(31, keySchema.toString())
+                .register(32, envelope.toString())) {
+            java.util.function.IntFunction<byte[]> key = id -> {
+                GenericData.Record k = new GenericData.Record(keySchema);
+                k.put("id", id);
+                return AvroTestData.confluent(31, AvroTestData.write(keySchema, k));
+            };
+            java.util.function.BiFunction<String, Object[], byte[]> event = (op, images) -> {
+                GenericData.Record e = new GenericData.Record(envelope);
+                e.put("before", images[0] == null ? null : customer(row, (Integer) images[0], (String) images[1]));
+                e.put("after", images[2] == null ? null : customer(row, (Integer) images[2], (String) images[3]));
+                e.put("op", op);
+                return AvroTestData.confluent(32, AvroTestData.write(envelope, e));
+            };
+            List<TestTopics.KeyValue> records = List.of(
+                    new TestTopics.KeyValue(key.apply(1), event.apply("r", new Object[] {null, null, 1, "one@x"})),
+                    new TestTopics.KeyValue(key.apply(2), event.apply("c", new Object[] {null, null, 2, "two@x"})),
+                    new TestTopics.KeyValue(key.apply(1), event.apply("u", new Object[] {1, "one@x", 1, "uno@x"})),
+                    new TestTopics.KeyValue(key.apply(2), event.apply("d", new Object[] {2, "two@x", null, null})),
+                    new TestTopics.KeyValue(key.apply(2), null),
+                    new TestTopics.KeyValue(key.apply(3), event.apply("x", new Object[] {null, null, 3, "x@x"})),
+                    new TestTopics.KeyValue(
+                            TestTopics.utf8("plain-text-key"),
+                            event.apply("c", new Object[] {null, null, 4, "four@x"})));
+            TestTopics.produce(kafka, "it-debezium-avro", Map.of(), records);
+            kafka.createTopic("it-debezium-avro-dead", 1, Map.of());
+
+            run(
+                    es,
+                    kafka,
+                    "  - topics: [it-debezium-avro]\n    index: it-debezium-avro\n    cdc: debezium\n"
+                            + "    format: confluent-avro\n    key_format: confluent-avro\n"
+                            + "    schema_registry_url: \"http://127.0.0.1:1," + registry.url() + "\"\n"
+                            + "    id: {key_field: id}\n"
+                            + "schema_registry:\n  username: sr\n  password: pw\n  tls_ca_file: \""
+                            + ca.certificatePem()
+                            + "\"\n"
+                            + "errors:\n  tolerance: all\n  dead_letter_topic: it-debezium-avro-dead");
+
+            es.http().refreshAndCount("it-debezium-avro");
+            assertThat(TestTopics.source(es, "it-debezium-avro", "1")).isEqualTo("{\"id\":1,\"email\":\"uno@x\"}");
+            assertThat(es.http().get("/it-debezium-avro/_doc/2").status())
+                    .as("deleted")
+                    .isEqualTo(404);
+            assertThat(es.http().refreshAndCount("it-debezium-avro")).isEqualTo(1);
+            Map<String, TestTopics.DeadLetter> dead = TestTopics.deadLetters(kafka, "it-debezium-avro-dead", 2);
+            assertThat(dead.values())
+                    .extracting(d -> d.headers().get("kes.error.type"))
+                    .containsExactlyInAnyOrder("unknown_cdc_op", "not_confluent_wire_format");
+            assertThat(dead.get("plain-text-key").headers().get("kes.error.reason"))
+                    .startsWith("key is not in the Confluent wire format");
+        }
+    }
+
+    private static GenericData.Record customer(Schema row, int id, String email) {
+        GenericData.Record r = new GenericData.Record(row);
+        r.put("id", id);
+        r.put("email", email);
+        return r;
     }
 
     private static void produce(KafkaBroker kafka, String topic, List<Map.Entry<String, byte[]>> records)

@@ -4,10 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kes.jobs.decode.avro.AvroTestData;
+import io.kes.jobs.decode.avro.TestSchemaRegistry;
 import io.kes.stack.ElasticsearchNode;
 import io.kes.stack.KafkaBroker;
 import io.kes.stack.junit.ElasticsearchExtension;
 import io.kes.stack.junit.KafkaExtension;
+import io.kes.stack.tls.CertificateAuthority;
 import java.net.ServerSocket;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -15,10 +18,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.apache.avro.Schema;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -149,18 +154,28 @@ class MigrationIT {
                 .as("k2 deleted by its tombstone")
                 .isEqualTo(404);
 
-        // write.method=upsert with deletes is one thing kes refuses, naming why; exit code 2
-        Path refused = Files.createDirectories(home.resolve("refused")).resolve("connector.json");
-        Files.writeString(
-                refused,
-                "{\"name\": \"r\", \"topics\": \"mig-keyed\", \"write.method\": \"upsert\","
+        // write.method=upsert with deletes: partial updates, and tombstones deleting, in their order
+        TestTopics.produce(
+                kafka,
+                "mig-upsert-deletes",
+                Map.of(),
+                List.of(
+                        TestTopics.KeyValue.of("d1", "{\"a\":1}"),
+                        TestTopics.KeyValue.of("d1", "{\"b\":2}"),
+                        TestTopics.KeyValue.of("d2", "{\"a\":1}"),
+                        TestTopics.KeyValue.of("d2", null),
+                        TestTopics.KeyValue.of("d3", "{\"a\":1}"),
+                        TestTopics.KeyValue.of("d3", null),
+                        TestTopics.KeyValue.of("d3", "{\"c\":3}")));
+        migrateAndRun(
+                home.resolve("upsert-deletes"),
+                es,
+                kafka,
+                "{\"name\": \"upsert-deletes-sink\", \"topics\": \"mig-upsert-deletes\", \"write.method\": \"upsert\","
                         + " \"behavior.on.null.values\": \"delete\", " + keyed + "}");
-        try (KesProcess migrate =
-                KesProcess.binKes(refused.getParent(), "migrate", "--from-connect", refused.toString())) {
-            assertThat(migrate.awaitExit(Duration.ofMinutes(1))).isTrue();
-            assertThat(migrate.exitCode()).as(migrate.console()).isEqualTo(2);
-            assertThat(migrate.console()).contains("either upserts or indexes and deletes on tombstones");
-        }
+        es.http().refreshAndCount("mig-upsert-deletes");
+        assertThat(search(es, "mig-upsert-deletes"))
+                .isEqualTo(Map.of("d1", JSON.readTree("{\"a\":1,\"b\":2}"), "d3", JSON.readTree("{\"c\":3}")));
 
         TestTopics.produce(
                 kafka,
@@ -179,6 +194,136 @@ class MigrationIT {
         assertThat(es.http().refreshAndCount("mig-upsert")).isEqualTo(2);
         assertThat(get(es, "mig-upsert", "u1").get("_source").toString()).isEqualTo("{\"a\":1,\"b\":2}");
         assertThat(get(es, "mig-upsert", "u2").get("_source").toString()).isEqualTo("{\"a\":3}");
+    }
+
+    /**
+     * StringConverter values, and Avro keys and values from a registry on HTTPS with its own CA that
+     * takes only the credentials Connect put in the registry's URL.
+     */
+    @Test
+    void stringValuesAndAvroFromAnAuthenticatedHttpsRegistry(
+            ElasticsearchNode es, KafkaBroker kafka, @TempDir Path home) throws Exception {
+        TestTopics.produce(
+                kafka,
+                "mig-strings",
+                Map.of(),
+                List.of(TestTopics.KeyValue.of(null, "GET /a 200"), TestTopics.KeyValue.of(null, "{\"a\":1}")));
+        migrateAndRun(
+                home.resolve("strings"),
+                es,
+                kafka,
+                "{\"name\": \"strings-sink\", \"topics\": \"mig-strings\", \"key.ignore\": \"true\","
+                        + " \"connector.class\": \"io.confluent.connect.elasticsearch.ElasticsearchSinkConnector\","
+                        + " \"connection.url\": \"" + es.url() + "\","
+                        + " \"value.converter\": \"org.apache.kafka.connect.storage.StringConverter\"}");
+        es.http().refreshAndCount("mig-strings");
+        assertThat(search(es, "mig-strings"))
+                .isEqualTo(Map.of(
+                        "mig-strings+0+0", JSON.readTree("{\"message\":\"GET /a 200\"}"),
+                        "mig-strings+0+1", JSON.readTree("{\"message\":\"{\\\"a\\\":1}\"}")));
+
+        CertificateAuthority ca =
+                CertificateAuthority.create(home.resolve("ca"), "CN=kes migration registry CA", "changeit", 30);
+        Path keyStore = ca.issueKeystore("registry", "CN=localhost", "san=ip:127.0.0.1,dns:localhost");
+        String basic = "Basic " + Base64.getEncoder().encodeToString("sr:p@ss".getBytes(StandardCharsets.UTF_8));
+        try (TestSchemaRegistry registry = TestSchemaRegistry.https(keyStore, ca.password())
+                .requireAuthorization(basic)
+                .register(1, "\"string\"")
+                .register(2, AvroTestData.ORDER_SCHEMA)) {
+            byte[] k1 = AvroTestData.confluent(1, AvroTestData.write(Schema.create(Schema.Type.STRING), "o-1"));
+            TestTopics.produce(
+                    kafka,
+                    "mig-avro",
+                    Map.of(),
+                    List.of(
+                            new TestTopics.KeyValue(
+                                    k1, AvroTestData.confluent(2, AvroTestData.order("o-1", 1, "NEW", null, 0L))),
+                            new TestTopics.KeyValue(
+                                    k1, AvroTestData.confluent(2, AvroTestData.order("o-1", 2, "PAID", "n", 0L)))));
+            String url = registry.url().replace("://", "://sr:p%40ss@");
+            String avro = "\"io.confluent.connect.avro.AvroConverter\"";
+            migrateAndRun(
+                    home.resolve("avro"),
+                    es,
+                    kafka,
+                    "{\"name\": \"avro-sink\", \"topics\": \"mig-avro\", \"key.ignore\": \"false\","
+                            + " \"connector.class\": \"io.confluent.connect.elasticsearch.ElasticsearchSinkConnector\","
+                            + " \"connection.url\": \"" + es.url() + "\","
+                            + " \"key.converter\": " + avro + ", \"key.converter.schema.registry.url\": \"" + url
+                            + "\","
+                            + " \"key.converter.schema.registry.ssl.truststore.location\": \"" + ca.certificatePem()
+                            + "\","
+                            + " \"key.converter.schema.registry.ssl.truststore.type\": \"PEM\","
+                            + " \"value.converter\": " + avro + ", \"value.converter.schema.registry.url\": \"" + url
+                            + "\","
+                            + " \"value.converter.schema.registry.ssl.truststore.location\": \"" + ca.certificatePem()
+                            + "\","
+                            + " \"value.converter.schema.registry.ssl.truststore.type\": \"PEM\"}");
+            assertThat(Files.readString(home.resolve("avro/mapping.yaml")))
+                    .as("the password only where the job reads it, never in a URL or a comment")
+                    .doesNotContain("p%40ss")
+                    .containsOnlyOnce("p@ss");
+        }
+        es.http().refreshAndCount("mig-avro");
+        assertThat(search(es, "mig-avro"))
+                .isEqualTo(Map.of(
+                        "o-1",
+                        JSON.readTree("{\"id\":\"o-1\",\"amount\":2.0,\"status\":\"PAID\",\"note\":\"n\","
+                                + "\"ts\":\"1970-01-01T00:00:00Z\"}")));
+    }
+
+    /**
+     * Debezium's topic through the connector configuration Debezium's documentation gives for
+     * Elasticsearch: JsonConverter with schemas, ExtractNewRecordState with deletes kept, the key's
+     * {@code id} field as the document id, tombstones deleting.
+     */
+    @Test
+    void debeziumWithTheUnwrapTransform(ElasticsearchNode es, KafkaBroker kafka, @TempDir Path home) throws Exception {
+        String rowSchema = "{\"type\":\"struct\",\"optional\":true,\"fields\":[{\"field\":\"id\",\"type\":\"int32\"},"
+                + "{\"field\":\"email\",\"type\":\"string\"}]}";
+        String eventSchema = "{\"type\":\"struct\",\"fields\":[{\"field\":\"before\"," + rowSchema.substring(1)
+                + ",{\"field\":\"after\"," + rowSchema.substring(1) + ",{\"field\":\"op\",\"type\":\"string\"}]}";
+        String keySchema = "{\"type\":\"struct\",\"fields\":[{\"field\":\"id\",\"type\":\"int32\"}]}";
+        java.util.function.IntFunction<String> key =
+                id -> "{\"schema\":" + keySchema + ",\"payload\":{\"id\":" + id + "}}";
+        java.util.function.Function<String[], String> event = e -> "{\"schema\":" + eventSchema
+                + ",\"payload\":{\"before\":" + e[1] + ",\"after\":" + e[2] + ",\"op\":\"" + e[0] + "\"}}";
+        String one = "{\"id\":1,\"email\":\"one@x\"}";
+        String two = "{\"id\":2,\"email\":\"two@x\"}";
+        TestTopics.produce(
+                kafka,
+                "dbserver1.inventory.customers",
+                Map.of(),
+                List.of(
+                        TestTopics.KeyValue.of(key.apply(1), event.apply(new String[] {"r", "null", one})),
+                        TestTopics.KeyValue.of(key.apply(2), event.apply(new String[] {"c", "null", two})),
+                        TestTopics.KeyValue.of(
+                                key.apply(1), event.apply(new String[] {"u", one, "{\"id\":1,\"email\":\"uno@x\"}"})),
+                        TestTopics.KeyValue.of(key.apply(2), event.apply(new String[] {"d", two, "null"})),
+                        TestTopics.KeyValue.of(key.apply(2), null)));
+        migrateAndRun(
+                home,
+                es,
+                kafka,
+                "{\"name\": \"customers-sink\", \"config\": {"
+                        + "\"connector.class\": \"io.confluent.connect.elasticsearch.ElasticsearchSinkConnector\","
+                        + " \"topics\": \"dbserver1.inventory.customers\", \"connection.url\": \"" + es.url() + "\","
+                        + " \"key.ignore\": \"false\", \"behavior.on.null.values\": \"delete\","
+                        + " \"key.converter\": \"org.apache.kafka.connect.json.JsonConverter\","
+                        + " \"value.converter\": \"org.apache.kafka.connect.json.JsonConverter\","
+                        + " \"transforms\": \"unwrap,key\","
+                        + " \"transforms.unwrap.type\": \"io.debezium.transforms.ExtractNewRecordState\","
+                        + " \"transforms.unwrap.drop.tombstones\": \"false\","
+                        + " \"transforms.unwrap.delete.handling.mode\": \"none\","
+                        + " \"transforms.key.type\": \"org.apache.kafka.connect.transforms.ExtractField$Key\","
+                        + " \"transforms.key.field\": \"id\"}}");
+        es.http().refreshAndCount("dbserver1.inventory.customers");
+        assertThat(search(es, "dbserver1.inventory.customers"))
+                .as("row 1 at its update, row 2 deleted")
+                .isEqualTo(Map.of("1", JSON.readTree("{\"id\":1,\"email\":\"uno@x\"}")));
+        assertThat(get(es, "dbserver1.inventory.customers", "1").get("_version").asLong())
+                .as("Connect's external version: the update's offset")
+                .isEqualTo(2);
     }
 
     /** A dead-letter queue: what Elasticsearch refuses goes there, whole and with where it came from. */

@@ -29,6 +29,7 @@ import org.slf4j.LoggerFactory;
  *       {@link ElasticsearchSinkOptions} (e.g. {@code bulk: {max_docs: 1000}});
  *   <li>{@code kafka}: {@link KafkaSettings};
  *   <li>{@code routes}: a list of {@link Route};
+ *   <li>{@code schema_registry}: {@link RegistrySettings}, for the routes that read from one;
  *   <li>{@code job}: {@link JobSettings}.
  * </ul>
  * See docs/config-reference.md for every key.
@@ -49,6 +50,8 @@ public final class KesConfig implements Serializable {
     public final List<Route> routes;
     public final ErrorSettings errors;
     public final JobSettings job;
+    /** How the routes' schema registry is reached: credentials and TLS ({@link RegistrySettings#NONE} when unset). */
+    public final RegistrySettings schemaRegistry;
 
     private KesConfig(
             Configuration sinkOptions,
@@ -56,13 +59,15 @@ public final class KesConfig implements Serializable {
             KafkaSettings kafka,
             List<Route> routes,
             ErrorSettings errors,
-            JobSettings job) {
+            JobSettings job,
+            RegistrySettings schemaRegistry) {
         this.sinkOptions = sinkOptions;
         this.sink = sink;
         this.kafka = kafka;
         this.routes = routes;
         this.errors = errors;
         this.job = job;
+        this.schemaRegistry = schemaRegistry;
     }
 
     public static KesConfig load(Path file) {
@@ -87,7 +92,7 @@ public final class KesConfig implements Serializable {
         ConfigProblems problems = new ConfigProblems();
         ConfigNode root = new ConfigNode("", tree, new SecretResolver(env), problems);
         Set<String> topLevel = new TreeSet<>(SINK_SECTIONS);
-        topLevel.addAll(List.of("kafka", "routes", "errors", "job"));
+        topLevel.addAll(List.of("kafka", "routes", "errors", "job", "schema_registry"));
         root.allowOnly(topLevel); // throws only when the file is not a mapping at all
 
         // Each part is read on its own and its problems kept, so one run reports them all.
@@ -119,6 +124,14 @@ public final class KesConfig implements Serializable {
         }
         JobSettings job = problems.attempt(() -> JobSettings.from(root.section("job")), null);
         ErrorSettings errors = problems.attempt(() -> ErrorSettings.from(root.section("errors")), null);
+        RegistrySettings registry =
+                problems.attempt(() -> RegistrySettings.from(root.section("schema_registry")), RegistrySettings.NONE);
+        if (root.section("schema_registry").isPresent()
+                && routes.size() == routeNodes.size()
+                && routes.stream().noneMatch(Route::readsFromARegistry)) {
+            problems.add("schema_registry only applies to routes that read from a schema registry (format or "
+                    + "key_format confluent-avro), and no route does; remove it or set such a route's format");
+        }
         SinkSettings sink = null;
         if (sinkOptionsRead) {
             try {
@@ -136,7 +149,7 @@ public final class KesConfig implements Serializable {
                         route.target());
             }
         }
-        return new KesConfig(sinkOptions, sink, kafka, List.copyOf(routes), errors, job);
+        return new KesConfig(sinkOptions, sink, kafka, List.copyOf(routes), errors, job, registry);
     }
 
     /** Maps {@code elasticsearch:}, {@code bulk:}, {@code retry:} onto the sink's declared options. */

@@ -23,13 +23,16 @@ import java.util.regex.Pattern;
  *                       {@code {hash: [paths]}}
  * @param routing        {@code routing}: field path whose value is the custom routing, or null; never with
  *                       delete-on-tombstone (a tombstone has no value to read it from)
- * @param op             {@code op}: index (default), create, upsert, delete-on-tombstone
+ * @param op             {@code op}: index (default), create, upsert, delete-on-tombstone, upsert-delete-on-tombstone
  * @param timestampField {@code timestamp_field}: the event time (default {@code @timestamp}; Kafka's record timestamp when absent)
  * @param include        {@code include}: keep only these top-level fields (empty: all)
  * @param exclude        {@code exclude}: drop these field paths
  * @param rename         {@code rename}: field path → new top-level name
  * @param template       {@code index_template}: settings of a composable index template kes puts at start, or null
- * @param format         {@code format} with {@code avro_schema_file} or {@code schema_registry_url}: how values are encoded
+ * @param format         {@code format} with {@code avro_schema_file}, {@code schema_registry_url} or
+ *                       {@code string_field}: how values are encoded
+ * @param keyFormat      {@code key_format}: how keys are encoded, when ids come from them
+ * @param cdc            {@code cdc}: the change-event envelope values arrive in, which then decides each record's op
  * @param pipeline       {@code pipeline}: the ingest pipeline each document goes through (named in its bulk item), or null
  *                       (then the index's {@code index.default_pipeline}, if any, applies)
  * @param versionByOffset {@code version: kafka-offset}: each write carries its record's offset as an external
@@ -50,7 +53,9 @@ public record Route(
         IndexTemplateSettings template,
         ValueFormat format,
         String pipeline,
-        boolean versionByOffset)
+        boolean versionByOffset,
+        KeyFormat keyFormat,
+        Cdc cdc)
         implements Serializable {
 
     static final Set<String> KEYS = Set.of(
@@ -64,6 +69,9 @@ public record Route(
             "format",
             "avro_schema_file",
             "schema_registry_url",
+            "string_field",
+            "key_format",
+            "cdc",
             "timestamp_field",
             "include",
             "exclude",
@@ -77,23 +85,91 @@ public record Route(
         INDEX,
         CREATE,
         UPSERT,
-        DELETE_ON_TOMBSTONE
+        DELETE_ON_TOMBSTONE,
+        /** Upserts records and deletes on tombstones: Connect's write.method=upsert with behavior.on.null.values=delete. */
+        UPSERT_DELETE_ON_TOMBSTONE;
+
+        /** Whether a tombstone deletes its key's document. */
+        public boolean deletesOnTombstone() {
+            return this == DELETE_ON_TOMBSTONE || this == UPSERT_DELETE_ON_TOMBSTONE;
+        }
+
+        /** Whether a record with a value updates its document ({@code doc_as_upsert}) rather than replacing it. */
+        public boolean upserts() {
+            return this == UPSERT || this == UPSERT_DELETE_ON_TOMBSTONE;
+        }
+
+        /** As written in the YAML. */
+        public String yaml() {
+            return name().toLowerCase().replace('_', '-');
+        }
+    }
+
+    /** Change-event envelopes a route can read. */
+    public enum Cdc {
+        NONE,
+        /**
+         * Debezium's {@code {before, after, op, ...}}: {@code c}, {@code r}, {@code u} index the
+         * {@code after} image, {@code d} and tombstones delete the key's document.
+         */
+        DEBEZIUM
     }
 
     /**
      * How record values are encoded.
      *
-     * @param kind        {@code format}: json (default), avro or confluent-avro
+     * @param kind        {@code format}: json (default), connect-json, string, avro or confluent-avro
      * @param schemaJson  with avro: the writer schema, read from {@code avro_schema_file} when the config is loaded
      * @param registryUrl with confluent-avro: {@code schema_registry_url}, where schemas are fetched by id
+     * @param stringField with string: the field of the document that holds the value's text ({@code string_field})
      */
-    public record ValueFormat(Kind kind, String schemaJson, String registryUrl) implements Serializable {
+    public record ValueFormat(Kind kind, String schemaJson, String registryUrl, String stringField)
+            implements Serializable {
         public static final ValueFormat JSON = new ValueFormat(Kind.JSON, null, null);
+
+        public ValueFormat(Kind kind, String schemaJson, String registryUrl) {
+            this(kind, schemaJson, registryUrl, null);
+        }
+
+        /** Credentials in a registry URL stay out of logs and messages. */
+        @Override
+        public String toString() {
+            return "ValueFormat[kind=" + kind + ", registryUrl=" + RouteKeys.withoutCredentials(registryUrl)
+                    + ", stringField=" + stringField + "]";
+        }
 
         /** The formats. */
         public enum Kind {
             JSON,
+            /** Kafka Connect's JsonConverter with schemas.enable=true: {@code {"schema": ..., "payload": ...}}. */
+            CONNECT_JSON,
+            /** Kafka Connect's StringConverter: UTF-8 text, which becomes one field of the document. */
+            STRING,
             AVRO,
+            CONFLUENT_AVRO
+        }
+    }
+
+    /**
+     * How record keys are encoded, for ids made from them ({@code id: key} or {@code {key_field: ...}}).
+     *
+     * @param kind        {@code key_format}: string (default: the key's bytes as text), json, connect-json or confluent-avro
+     * @param registryUrl with confluent-avro: the route's {@code schema_registry_url}
+     */
+    public record KeyFormat(Kind kind, String registryUrl) implements Serializable {
+        public static final KeyFormat STRING = new KeyFormat(Kind.STRING, null);
+
+        /** Credentials in a registry URL stay out of logs and messages. */
+        @Override
+        public String toString() {
+            return "KeyFormat[kind=" + kind + ", registryUrl=" + RouteKeys.withoutCredentials(registryUrl) + "]";
+        }
+
+        /** The formats. */
+        public enum Kind {
+            STRING,
+            JSON,
+            CONNECT_JSON,
             CONFLUENT_AVRO
         }
     }
@@ -106,6 +182,8 @@ public record Route(
             /** {@code topic+partition+offset} as text: the ids Kafka Connect's Elasticsearch sink gives with key.ignore. */
             KAFKA_CONNECT,
             KEY,
+            /** One field of a key that is a JSON object, a Connect struct or an Avro record: Connect's ExtractField$Key. */
+            KEY_FIELD,
             NONE,
             FIELD,
             HASH
@@ -130,7 +208,18 @@ public record Route(
                 || !include.isEmpty()
                 || !exclude.isEmpty()
                 || !rename.isEmpty()
-                || dataStream != null;
+                || dataStream != null
+                || cdc != Cdc.NONE;
+    }
+
+    /** Whether values or keys are read with schemas from a registry. */
+    public boolean readsFromARegistry() {
+        return format.kind() == ValueFormat.Kind.CONFLUENT_AVRO || keyFormat.kind() == KeyFormat.Kind.CONFLUENT_AVRO;
+    }
+
+    /** Whether ids come from record keys. */
+    public boolean idsFromKeys() {
+        return id.kind() == IdSpec.Kind.KEY || id.kind() == IdSpec.Kind.KEY_FIELD;
     }
 
     /**
@@ -158,9 +247,13 @@ public record Route(
                         "op",
                         Op.INDEX,
                         s -> Op.valueOf(s.toUpperCase().replace('-', '_')),
-                        Set.of("index", "create", "upsert", "delete-on-tombstone")),
+                        Set.of("index", "create", "upsert", "delete-on-tombstone", "upsert-delete-on-tombstone")),
                 null);
         IdSpec id = node.attempt(() -> RouteKeys.idSpec(node), null);
+        KeyFormat keyFormat = node.attempt(() -> RouteKeys.keyFormat(node), KeyFormat.STRING);
+        Cdc cdc = node.attempt(
+                () -> node.choice("cdc", Cdc.NONE, s -> Cdc.valueOf(s.toUpperCase()), Set.of("none", "debezium")),
+                Cdc.NONE);
         String routing = node.attempt(() -> node.string("routing", null), null);
         Map<String, String> rename = node.attempt(
                 () -> {
@@ -193,6 +286,12 @@ public record Route(
         if (pipeline != null) {
             RouteConflicts.pipelineAndOp(node, pipeline, op, dataStream);
         }
+        if (id != null) {
+            RouteConflicts.keyFormatAndId(node, keyFormat, id);
+        }
+        if (cdc != Cdc.NONE && id != null) {
+            RouteConflicts.cdc(node, id, routing, dataStream);
+        }
         if (problems.count() > before) {
             throw ConfigException.alreadyReported();
         }
@@ -211,6 +310,8 @@ public record Route(
                 template,
                 format,
                 pipeline,
-                versionByOffset);
+                versionByOffset,
+                keyFormat,
+                cdc);
     }
 }

@@ -2,6 +2,7 @@ package io.kes.jobs.config;
 
 import io.kes.connector.IndexNameTemplate;
 import io.kes.jobs.config.Route.IdSpec;
+import io.kes.jobs.config.Route.KeyFormat;
 import io.kes.jobs.config.Route.ValueFormat;
 import java.io.IOException;
 import java.net.URI;
@@ -79,18 +80,35 @@ final class RouteKeys {
                 "format",
                 ValueFormat.Kind.JSON,
                 s -> ValueFormat.Kind.valueOf(s.toUpperCase().replace('-', '_')),
-                Set.of("json", "avro", "confluent-avro"));
+                Set.of("json", "connect-json", "string", "avro", "confluent-avro"));
         if (kind != ValueFormat.Kind.AVRO && node.has("avro_schema_file")) {
             throw new ConfigException(
                     node.keyPath("avro_schema_file") + " only applies to format: avro (this route's format is "
                             + kind.name().toLowerCase().replace('_', '-') + ")");
         }
-        if (kind != ValueFormat.Kind.CONFLUENT_AVRO && node.has("schema_registry_url")) {
+        if (kind != ValueFormat.Kind.CONFLUENT_AVRO
+                && node.has("schema_registry_url")
+                && !"confluent-avro".equals(node.string("key_format", null))) {
             throw new ConfigException(node.keyPath("schema_registry_url")
-                    + " only applies to format: confluent-avro (this route's format is "
+                    + " only applies to format: confluent-avro or key_format: confluent-avro (this route's format is "
                     + kind.name().toLowerCase().replace('_', '-') + ")");
         }
+        if (kind != ValueFormat.Kind.STRING && node.has("string_field")) {
+            throw new ConfigException(node.keyPath("string_field") + " only applies to format: string (this route's "
+                    + "format is " + kind.name().toLowerCase().replace('_', '-') + ")");
+        }
         switch (kind) {
+            case STRING -> {
+                String field = node.string("string_field", "message");
+                if (field.isBlank()) {
+                    throw new ConfigException(node.keyPath("string_field")
+                            + " must name the field that holds each value's text, e.g. message (the default)");
+                }
+                return new ValueFormat(kind, null, null, field);
+            }
+            case CONNECT_JSON -> {
+                return new ValueFormat(kind, null, null);
+            }
             case AVRO -> {
                 Path file = Path.of(node.requiredString(
                         "avro_schema_file", "schemas/order.avsc (the writer schema of the values)"));
@@ -116,25 +134,57 @@ final class RouteKeys {
                 return new ValueFormat(kind, schemaJson, null);
             }
             case CONFLUENT_AVRO -> {
-                String url = node.requiredString("schema_registry_url", "http://registry:8081");
-                URI uri;
-                try {
-                    uri = new URI(url.trim());
-                } catch (URISyntaxException e) {
-                    uri = null;
-                }
-                if (uri == null
-                        || !("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))
-                        || uri.getHost() == null) {
-                    throw new ConfigException(node.keyPath("schema_registry_url") + " '" + url
-                            + "' must be an http:// or https:// URL, e.g. http://registry:8081");
-                }
-                return new ValueFormat(kind, null, url.trim());
+                return new ValueFormat(kind, null, registryUrl(node));
             }
             default -> {
                 return ValueFormat.JSON;
             }
         }
+    }
+
+    static KeyFormat keyFormat(ConfigNode node) {
+        KeyFormat.Kind kind = node.choice(
+                "key_format",
+                KeyFormat.Kind.STRING,
+                s -> KeyFormat.Kind.valueOf(s.toUpperCase().replace('-', '_')),
+                Set.of("string", "json", "connect-json", "confluent-avro"));
+        return kind == KeyFormat.Kind.CONFLUENT_AVRO
+                ? new KeyFormat(kind, registryUrl(node))
+                : kind == KeyFormat.Kind.STRING ? KeyFormat.STRING : new KeyFormat(kind, null);
+    }
+
+    /** One URL or several, comma-separated as in Confluent's schema.registry.url: each is tried in turn. */
+    private static String registryUrl(ConfigNode node) {
+        String urls = node.requiredString("schema_registry_url", "http://registry:8081");
+        List<String> checked = new java.util.ArrayList<>();
+        for (String url : urls.split(",")) {
+            URI uri;
+            try {
+                uri = new URI(url.trim());
+            } catch (URISyntaxException e) {
+                uri = null;
+            }
+            if (uri == null
+                    || !("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))
+                    || uri.getHost() == null) {
+                throw new ConfigException(node.keyPath("schema_registry_url") + " '" + withoutCredentials(url.trim())
+                        + "' must be an http:// or https:// URL, e.g. http://registry:8081 (several: comma-separated)");
+            }
+            if (uri.getRawUserInfo() != null) {
+                // as for Elasticsearch's hosts: URLs are printed in logs and messages, secrets must not be
+                throw new ConfigException(
+                        node.keyPath("schema_registry_url") + " '" + withoutCredentials(url.trim())
+                                + "' holds credentials: put them in schema_registry.basic_auth_user_info (e.g. "
+                                + "\"${SR_USER_INFO}\") or schema_registry.username and password, and leave them out of the URL");
+            }
+            checked.add(url.trim());
+        }
+        return String.join(",", checked);
+    }
+
+    /** The URLs with any {@code user:password@} masked, for messages. */
+    static String withoutCredentials(String urls) {
+        return urls == null ? null : urls.replaceAll("://[^/@,]*@", "://****@");
     }
 
     static IdSpec idSpec(ConfigNode node) {
@@ -150,15 +200,21 @@ final class RouteKeys {
                         .map(k -> " Did you mean '" + k + "'?")
                         .orElse("");
                 throw new ConfigException(
-                        node.keyPath("id") + " must be one of kafka, kafka-connect, key, none, {field: path} or "
-                                + "{hash: [paths]}, got '"
+                        node.keyPath("id") + " must be one of kafka, kafka-connect, key, none, {field: path}, "
+                                + "{hash: [paths]} or {key_field: name}, got '"
                                 + raw + "'." + hint);
             }
             return new IdSpec(IdSpec.Kind.valueOf(raw.toUpperCase().replace('-', '_')), List.of());
         }
-        id.allowOnly(Set.of("field", "hash"));
-        if (!id.has("field") && !id.has("hash")) {
+        id.allowOnly(Set.of("field", "hash", "key_field"));
+        if (!id.has("field") && !id.has("hash") && !id.has("key_field")) {
             throw ConfigException.alreadyReported(); // only unknown keys, each reported by allowOnly
+        }
+        if (id.keys().size() > 1) {
+            throw new ConfigException(node.keyPath("id") + " takes one of field, hash or key_field, got " + id.keys());
+        }
+        if (id.has("key_field")) {
+            return new IdSpec(IdSpec.Kind.KEY_FIELD, List.of(id.requiredString("key_field", "id")));
         }
         if (id.has("field")) {
             return new IdSpec(IdSpec.Kind.FIELD, List.of(id.requiredString("field", "order.id")));

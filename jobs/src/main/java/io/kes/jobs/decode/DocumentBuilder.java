@@ -9,6 +9,7 @@ import io.kes.connector.IndexNameTemplate;
 import io.kes.connector.KafkaCoordinateId;
 import io.kes.connector.OpType;
 import io.kes.connector.RecordOrigin;
+import io.kes.jobs.config.RegistrySettings;
 import io.kes.jobs.config.Route;
 import io.kes.jobs.decode.avro.ValueDecoder;
 import java.io.IOException;
@@ -28,6 +29,8 @@ import java.util.Map;
  * value's bytes pass through untouched and are never parsed; otherwise the JSON is parsed once,
  * and serialized again only when fields were changed. Values of other formats (Avro) are converted
  * to JSON first by the route's {@link ValueDecoder} and then treated exactly like JSON values.
+ * With {@code cdc: debezium} the value is a change event ({@link DebeziumEvent}): its after image
+ * is the document, or the key's document is deleted. Ids from keys are {@link KeyIds}'.
  *
  * <p>Every document's origin carries what the dead-letter topic needs to replay its record as it
  * was: the key and headers always, the value only when the document's source is not the value
@@ -43,8 +46,14 @@ public final class DocumentBuilder {
     private final boolean parse;
     private final boolean transforms;
     private final ValueDecoder decoder;
+    private final KeyIds keyIds;
 
     public DocumentBuilder(Route route) {
+        this(route, RegistrySettings.NONE);
+    }
+
+    /** @param registry how the route's schema registry is reached, for {@code confluent-avro} values or keys */
+    public DocumentBuilder(Route route, RegistrySettings registry) {
         this.route = route;
         this.index = IndexNameTemplate.parse(route.target());
         this.parse = route.needsFields();
@@ -52,14 +61,23 @@ public final class DocumentBuilder {
                 || !route.exclude().isEmpty()
                 || !route.rename().isEmpty()
                 || route.dataStream() != null;
-        this.decoder = ValueDecoder.forRoute(route);
+        this.decoder = ValueDecoders.of(route, registry);
+        this.keyIds = route.idsFromKeys() ? new KeyIds(route, registry) : null;
     }
 
     public DocumentOperation build(KafkaRecord record) throws DecodeException {
-        if (record.value() == null) {
+        byte[] json = record.value() == null ? null : decoder == null ? record.value() : decoder.toJson(record.value());
+        if (json == null) {
             return tombstone(record);
         }
-        byte[] json = decoder == null ? record.value() : decoder.toJson(record.value());
+        ObjectNode doc = null;
+        if (route.cdc() == Route.Cdc.DEBEZIUM) {
+            DebeziumEvent event = DebeziumEvent.read(json);
+            if (event.deletes()) {
+                return delete(record);
+            }
+            doc = event.after();
+        }
         if (!parse) {
             return DocumentOperation.write(opType(), indexName(null, record, null))
                     .id(id(null, record))
@@ -70,13 +88,16 @@ public final class DocumentBuilder {
                     .version(version(record))
                     .build();
         }
-        ObjectNode doc = parseObject(json);
+        if (doc == null) {
+            doc = parseObject(json);
+        }
         Instant eventTime = eventTime(doc, record);
         String id = id(doc, record);
         String routing = route.routing() == null ? null : requiredText(doc, route.routing(), "routing");
         String target = indexName(doc, record, eventTime);
         byte[] source = json;
-        if (transforms) {
+        boolean changed = transforms || route.cdc() != Route.Cdc.NONE; // a change event's document is its after image
+        if (changed) {
             transform(doc, eventTime);
             source = serialize(doc);
         }
@@ -86,7 +107,7 @@ public final class DocumentBuilder {
                 .idUnique(idsUnique())
                 .routing(routing)
                 .source(source)
-                .origin(origin(record, transforms || decoder != null))
+                .origin(origin(record, changed || decoder != null))
                 .pipeline(route.pipeline())
                 .version(version(record))
                 .build();
@@ -121,27 +142,34 @@ public final class DocumentBuilder {
         return switch (route.op()) {
             case INDEX, DELETE_ON_TOMBSTONE -> OpType.INDEX;
             case CREATE -> OpType.CREATE;
-            case UPSERT -> OpType.UPSERT;
+            case UPSERT, UPSERT_DELETE_ON_TOMBSTONE -> OpType.UPSERT;
         };
     }
 
     private DocumentOperation tombstone(KafkaRecord record) throws DecodeException {
-        if (route.op() != Route.Op.DELETE_ON_TOMBSTONE) {
+        // With cdc, the tombstone Debezium writes after a delete event deletes again: a no-op (404) when the
+        // delete event came first, and the only delete left when compaction has removed that event.
+        if (!route.op().deletesOnTombstone() && route.cdc() == Route.Cdc.NONE) {
             throw new DecodeException(
                     "tombstone",
                     "record has no value (a tombstone) and the route's op is "
-                            + route.op().name().toLowerCase().replace('_', '-')
-                            + "; use op: delete-on-tombstone to delete documents on tombstones");
+                            + route.op().yaml()
+                            + "; use op: delete-on-tombstone (or upsert-delete-on-tombstone) to delete documents "
+                            + "on tombstones");
         }
+        return delete(record);
+    }
+
+    /** The delete of the record key's document: a tombstone's, or a change event's. */
+    private DocumentOperation delete(KafkaRecord record) throws DecodeException {
         if (index.placeholders().stream().anyMatch(p -> !isRecordPlaceholder(p.name()))) {
             throw new DecodeException(
-                    "tombstone",
-                    "a tombstone cannot name an index built from document fields (" + route.target() + ")");
+                    "tombstone", "a delete cannot name an index built from document fields (" + route.target() + ")");
         }
         String target = indexName(null, record, Instant.ofEpochMilli(record.timestamp()));
         return DocumentOperation.write(OpType.DELETE, target)
                 .id(id(null, record))
-                .origin(origin(record, false))
+                .origin(origin(record, record.value() != null))
                 .version(version(record))
                 .build();
     }
@@ -242,12 +270,8 @@ public final class DocumentBuilder {
                 // Kafka Connect's format, kept so that a job taking over from its Elasticsearch sink overwrites
                 // the documents the connector wrote instead of duplicating them. Topic names cannot hold '+'.
                 return record.topic() + "+" + record.partition() + "+" + record.offset();
-            case KEY:
-                if (record.key() == null || record.key().length == 0) {
-                    throw new DecodeException(
-                            "missing_id", "the route takes ids from record keys, and this record has none");
-                }
-                return keyId(record.key());
+            case KEY, KEY_FIELD:
+                return keyIds.id(record.key());
             case FIELD:
                 return requiredText(doc, spec.fields().get(0), "id");
             case HASH:
@@ -260,36 +284,6 @@ public final class DocumentBuilder {
             default:
                 return null;
         }
-    }
-
-    /** Marks an id made from a key that is not UTF-8 text; a text key that starts so is written the same way. */
-    static final String BINARY_KEY_PREFIX = "\uFFFDb64:";
-
-    /**
-     * The id of a record key: the key as text when it is valid UTF-8 (a string key, as most
-     * producers write them); otherwise (a Confluent Avro or other binary key) the marker and the
-     * key in URL-safe base64, so distinct binary keys stay distinct ids (decoding them as text
-     * would turn every invalid byte into U+FFFD and let keys collapse into one id). A text key that
-     * itself starts with the marker is encoded the same way, so no two keys share an id.
-     */
-    static String keyId(byte[] key) {
-        String lenient = new String(key, StandardCharsets.UTF_8);
-        if (lenient.indexOf('\uFFFD') < 0) {
-            return lenient; // the common case, one pass: valid UTF-8 (no replacement) that cannot start with the marker
-        }
-        java.nio.charset.CharsetDecoder utf8 = StandardCharsets.UTF_8
-                .newDecoder()
-                .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
-                .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT);
-        try {
-            String text = utf8.decode(java.nio.ByteBuffer.wrap(key)).toString();
-            if (!text.startsWith(BINARY_KEY_PREFIX)) {
-                return text;
-            }
-        } catch (java.nio.charset.CharacterCodingException binary) {
-            // fall through: not text
-        }
-        return BINARY_KEY_PREFIX + BASE64.encodeToString(key);
     }
 
     private static String requiredText(ObjectNode doc, String path, String what) throws DecodeException {

@@ -50,7 +50,7 @@ public final class RecordDecoder extends ProcessFunction<KafkaRecord, DocumentOp
         // not computeIfAbsent: its lambda captures this, and bin/kes run's JIT (C1) allocates one per record
         DocumentBuilder builder = builders.get(record.topic());
         if (builder == null) {
-            builder = new DocumentBuilder(route(record.topic()));
+            builder = new DocumentBuilder(route(record.topic()), config.schemaRegistry);
             builders.put(record.topic(), builder);
         }
         try {

@@ -15,7 +15,8 @@ final class Comments {
                 || k.contains("secret")
                 || k.contains("user.info")
                 || k.contains("token");
-        return secret ? "****" : value;
+        // a registry URL may carry Confluent's URL credentials: kes moves them out, and never shows them
+        return secret ? "****" : value.replaceAll("://[^/@,]*@", "://****@");
     }
 
     static String line(ConnectOption option, String key, String value) {

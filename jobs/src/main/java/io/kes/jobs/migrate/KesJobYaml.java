@@ -17,7 +17,7 @@ final class KesJobYaml {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final List<String> SECTIONS =
-            List.of("elasticsearch", "bulk", "retry", "kafka", "routes", "errors", "job");
+            List.of("elasticsearch", "bulk", "retry", "kafka", "schema_registry", "routes", "errors", "job");
 
     private final Map<String, Map<String, Object>> sections = new LinkedHashMap<>();
     private final List<Map<String, Object>> routes = new ArrayList<>();

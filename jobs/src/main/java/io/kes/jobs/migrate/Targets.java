@@ -72,10 +72,11 @@ final class Targets {
                 name = regexRouter(c, prefix, name);
             } else if (type.equals(TIMESTAMP_ROUTER)) {
                 name = timestampRouter(c, prefix, name);
-            } else {
+            } else if (!RecordTransforms.handles(type)) {
                 throw new MigrationException(prefix + "type = " + (type.isEmpty() ? "(missing)" : type)
                         + ": kes has no single message transforms; it takes RegexRouter and TimestampRouter, which "
-                        + "name the index. Move this transform before Kafka (e.g. into the producer or a stream "
+                        + "name the index, Debezium's ExtractNewRecordState (cdc: debezium), and ExtractField$Key "
+                        + "and ValueToKey, which name the document. Move this transform before Kafka (e.g. into the producer or a stream "
                         + "processor), or drop it");
             }
         }

@@ -30,6 +30,7 @@ class ConfigReferenceTest {
         add(keys, "routes[].index_template.", IndexTemplateSettings.KEYS);
         add(keys, "errors.", ErrorSettings.KEYS);
         add(keys, "job.", KesConfig.JobSettings.KEYS);
+        add(keys, "schema_registry.", RegistrySettings.KEYS);
         List<String> missing = keys.stream()
                 .filter(k -> !reference.contains("| `" + k + "` |"))
                 .toList();

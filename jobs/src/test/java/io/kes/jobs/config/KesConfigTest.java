@@ -41,7 +41,7 @@ class KesConfigTest {
                                                                         .toList())),
                                         "unknown key 'routes[0].indx'. Did you mean 'index'? Allowed here: "
                                                 + String.join(", ", new java.util.TreeSet<>(Route.KEYS)),
-                                        "routes[0].id must be one of kafka, kafka-connect, key, none, {field: path} or {hash: [paths]}, got 'kafak'. Did you mean 'kafka'?"))
+                                        "routes[0].id must be one of kafka, kafka-connect, key, none, {field: path}, {hash: [paths]} or {key_field: name}, got 'kafak'. Did you mean 'kafka'?"))
                 .hasMessageStartingWith("3 errors in the config:\n  unknown key 'bulk.max_doc'");
     }
 
@@ -66,7 +66,7 @@ class KesConfigTest {
                 .hasMessage(
                         "routes[0].id none cannot upsert: those need the document's id; use id: key, {field: ...} or {hash: [...]}");
         assertThatThrownBy(() -> parse(BASE + "routes: [{topics: [a], index: a, op: delete-on-tombstone}]"))
-                .hasMessageStartingWith("routes[0].id must be key with op delete-on-tombstone");
+                .hasMessageStartingWith("routes[0].id must be key or {key_field: ...} with op delete-on-tombstone");
         assertThatThrownBy(() -> parse(
                         BASE + "routes: [{topics: [a], index: a, id: key, op: delete-on-tombstone, routing: tenant}]"))
                 .hasMessage(

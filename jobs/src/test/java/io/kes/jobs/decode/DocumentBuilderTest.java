@@ -77,15 +77,13 @@ class DocumentBuilderTest {
     void distinctBinaryKeysStayDistinctIdsAndTextKeysStayAsTheyAre() {
         byte[] avroKey1 = {0, 0, 0, 0, 7, (byte) 0xFF, 0x01}; // not UTF-8: both decode as text to "\0\0\0\0\7\uFFFD\1"
         byte[] avroKey2 = {0, 0, 0, 0, 7, (byte) 0xFE, 0x01};
-        assertThat(DocumentBuilder.keyId(avroKey1))
-                .isNotEqualTo(DocumentBuilder.keyId(avroKey2))
-                .startsWith("\uFFFDb64:");
-        assertThat(DocumentBuilder.keyId("order-42 \u00e9\u2603".getBytes(StandardCharsets.UTF_8)))
+        assertThat(KeyIds.text(avroKey1)).isNotEqualTo(KeyIds.text(avroKey2)).startsWith("\uFFFDb64:");
+        assertThat(KeyIds.text("order-42 \u00e9\u2603".getBytes(StandardCharsets.UTF_8)))
                 .isEqualTo("order-42 \u00e9\u2603");
-        byte[] lookalike = (DocumentBuilder.BINARY_KEY_PREFIX + "AAAAAAf_AQ").getBytes(StandardCharsets.UTF_8);
-        assertThat(DocumentBuilder.keyId(lookalike))
+        byte[] lookalike = (KeyIds.BINARY_KEY_PREFIX + "AAAAAAf_AQ").getBytes(StandardCharsets.UTF_8);
+        assertThat(KeyIds.text(lookalike))
                 .as("a text key that looks like an encoded one")
-                .isNotEqualTo(DocumentBuilder.keyId(avroKey1));
+                .isNotEqualTo(KeyIds.text(avroKey1));
     }
 
     /** Issue 27 item 8: a route with {@code id: key} gives binary keys their marked base64 ids, not U+FFFD text. */
@@ -101,7 +99,7 @@ class DocumentBuilderTest {
         String id2 = byKey.build(new KafkaRecord("orders", 2, 42, KAFKA_TIME, avroKey2, value, List.of()))
                 .id();
 
-        assertThat(id1).isNotEqualTo(id2).startsWith(DocumentBuilder.BINARY_KEY_PREFIX);
+        assertThat(id1).isNotEqualTo(id2).startsWith(KeyIds.BINARY_KEY_PREFIX);
     }
 
     @Test

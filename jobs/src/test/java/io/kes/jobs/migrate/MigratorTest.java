@@ -52,7 +52,14 @@ class MigratorTest {
 
     static KesConfig job(String... keyValues) {
         return KesConfig.parse(
-                yaml(keyValues), Map.of("KAFKA_BOOTSTRAP_SERVERS", "kafka:9092", "ES_PASSWORD", "from-the-env"));
+                yaml(keyValues),
+                Map.of(
+                        "KAFKA_BOOTSTRAP_SERVERS",
+                        "kafka:9092",
+                        "ES_PASSWORD",
+                        "from-the-env",
+                        "SR_USER_INFO",
+                        "sr:pw"));
     }
 
     static Route route(String... keyValues) {
@@ -239,6 +246,7 @@ class MigratorTest {
             "insert, fail, false, INDEX, true",
             "insert, delete, false, DELETE_ON_TOMBSTONE, true",
             "upsert, fail, false, UPSERT, false",
+            "upsert, delete, false, UPSERT_DELETE_ON_TOMBSTONE, false",
         })
         void writeMethodAndNullValuesBecomeTheOp(String write, String nulls, String keyIgnore, Op op, boolean version) {
             Route r = route("key.ignore", keyIgnore, "write.method", write, "behavior.on.null.values", nulls);
@@ -250,14 +258,16 @@ class MigratorTest {
         void whatKesCannotDoIsRefused() {
             assertThat(refused("behavior.on.null.values", "delete"))
                     .anySatisfy(p -> assertThat(p).contains("deletes nothing in Connect"));
-            assertThat(refused("key.ignore", "false", "write.method", "upsert", "behavior.on.null.values", "delete"))
-                    .anySatisfy(p -> assertThat(p).contains("either upserts or indexes and deletes"));
             assertThat(refused("behavior.on.null.values", "ignore"))
                     .anySatisfy(p -> assertThat(p).contains("kes drops no record silently"));
             assertThat(refused("key.ignore", "false", "external.version.header", "version"))
                     .anySatisfy(p -> assertThat(p).contains("versions documents by their record's Kafka offset only"));
-            assertThat(refused("key.ignore", "false", "key.converter", "org.apache.kafka.connect.json.JsonConverter"))
-                    .anySatisfy(p -> assertThat(p).contains("with its quotes"));
+            assertThat(refused(
+                            "key.ignore",
+                            "false",
+                            "key.converter",
+                            "org.apache.kafka.connect.converters.ByteArrayConverter"))
+                    .anySatisfy(p -> assertThat(p).contains("ByteArrayConverter"));
         }
 
         @Test
@@ -395,20 +405,122 @@ class MigratorTest {
             assertThat(r.format().registryUrl()).isEqualTo("http://registry:8081");
         }
 
+        @ParameterizedTest
+        @CsvSource({
+            "org.apache.kafka.connect.json.JsonConverter, true, CONNECT_JSON",
+            "org.apache.kafka.connect.json.JsonConverter, false, JSON",
+            "org.apache.kafka.connect.json.JsonConverter, , CONNECT_JSON", // schemas.enable's default is true
+            "org.apache.kafka.connect.storage.StringConverter, , STRING",
+        })
+        void jsonWithAndWithoutSchemasAndStringsBecomeTheirFormat(
+                String converter, String schemas, Route.ValueFormat.Kind format) {
+            Route r = route("value.converter", converter, "value.converter.schemas.enable", schemas);
+            assertThat(r.format().kind()).isEqualTo(format);
+        }
+
+        @ParameterizedTest
+        @CsvSource({
+            "org.apache.kafka.connect.storage.StringConverter, , STRING",
+            "org.apache.kafka.connect.json.JsonConverter, , CONNECT_JSON",
+            "org.apache.kafka.connect.json.JsonConverter, false, JSON",
+            "io.confluent.connect.avro.AvroConverter, , CONFLUENT_AVRO",
+        })
+        void keysOfEveryConverterBecomeIds(String converter, String schemas, Route.KeyFormat.Kind format) {
+            Route r = route(
+                    "key.ignore",
+                    "false",
+                    "key.converter",
+                    converter,
+                    "key.converter.schemas.enable",
+                    schemas,
+                    "key.converter.schema.registry.url",
+                    format == Route.KeyFormat.Kind.CONFLUENT_AVRO ? "http://registry:8081" : null);
+            assertThat(r.id().kind()).isEqualTo(IdSpec.Kind.KEY);
+            assertThat(r.keyFormat().kind()).isEqualTo(format);
+        }
+
+        private static final String AVRO = "io.confluent.connect.avro.AvroConverter";
+
         @Test
-        void jsonWithSchemasStringValuesAndRegistryAuthAreRefused() {
-            assertThat(refused("value.converter.schemas.enable", "true"))
-                    .anySatisfy(p -> assertThat(p).contains("envelope"));
-            assertThat(refused("value.converter", "org.apache.kafka.connect.storage.StringConverter"))
-                    .anySatisfy(p -> assertThat(p).contains("no kes equivalent"));
+        void theRegistrysCredentialsAndCaBecomeTheSchemaRegistrySection() {
+            KesConfig basic = job(
+                    "value.converter", AVRO,
+                    "value.converter.schemas.enable", null,
+                    "value.converter.schema.registry.url", "https://r1:8081,https://r2:8081",
+                    "value.converter.basic.auth.credentials.source", "USER_INFO",
+                    "value.converter.basic.auth.user.info", "${SR_USER_INFO}");
+            assertThat(basic.routes.get(0).format().registryUrl()).isEqualTo("https://r1:8081,https://r2:8081");
+            assertThat(basic.schemaRegistry.authorization())
+                    .isEqualTo(io.kes.jobs.config.RegistrySettings.basic("sr:pw"));
+            assertThat(yaml(
+                            "value.converter", AVRO,
+                            "value.converter.schemas.enable", null,
+                            "value.converter.schema.registry.url", "https://r1:8081",
+                            "value.converter.schema.registry.ssl.truststore.location", "/certs/registry-ca.pem",
+                            "value.converter.schema.registry.ssl.truststore.type", "PEM"))
+                    .contains("schema_registry:\n  tls_ca_file: \"/certs/registry-ca.pem\"");
+            String yaml = yaml(
+                    "value.converter", AVRO,
+                    "value.converter.schemas.enable", null,
+                    "value.converter.schema.registry.url", "https://r1:8081",
+                    "value.converter.bearer.auth.credentials.source", "STATIC_TOKEN",
+                    "value.converter.bearer.auth.token", "t0ken-secret");
+            assertThat(yaml).contains("schema_registry:\n  bearer_token: \"t0ken-secret\"");
+            assertThat(yaml.lines().filter(l -> l.startsWith("#")).toList())
+                    .as("the comments never show a secret")
+                    .noneMatch(l -> l.contains("t0ken-secret"));
+        }
+
+        @Test
+        void credentialsInTheRegistrysUrlMoveToTheSchemaRegistrySectionAndAreNeverShown() {
+            String yaml = yaml(
+                    "value.converter",
+                    AVRO,
+                    "value.converter.schemas.enable",
+                    null,
+                    "value.converter.schema.registry.url",
+                    "https://sr:p%40ss@r1:8081,https://sr:p%40ss@r2:8081");
+            assertThat(yaml)
+                    .contains("schema_registry_url: \"https://r1:8081,https://r2:8081\"")
+                    .contains("basic_auth_user_info: \"sr:p@ss\"");
+            assertThat(yaml.lines().filter(l -> l.startsWith("#")).toList())
+                    .noneMatch(l -> l.contains("p%40ss"))
+                    .anyMatch(l -> l.contains("https://****@r1:8081"));
+        }
+
+        @Test
+        void registryAuthKesCannotDoAndTwoRegistriesAreRefused() {
+            String[] avro = {
+                "value.converter",
+                AVRO,
+                "value.converter.schemas.enable",
+                null,
+                "value.converter.schema.registry.url",
+                "http://registry:8081"
+            };
+            assertThat(refused(with(avro, "value.converter.basic.auth.credentials.source", "SASL_INHERIT")))
+                    .anySatisfy(p -> assertThat(p).contains("SASL_INHERIT"));
+            assertThat(refused(with(avro, "value.converter.bearer.auth.credentials.source", "OAUTHBEARER")))
+                    .anySatisfy(p -> assertThat(p).contains("OAUTHBEARER"));
+            assertThat(refused(with(
+                            avro, "value.converter.schema.registry.ssl.truststore.location", "/certs/truststore.jks")))
+                    .anySatisfy(
+                            p -> assertThat(p).contains("keytool -exportcert -rfc -keystore /certs/truststore.jks"));
+            assertThat(refused(with(avro, "value.converter.schema.registry.ssl.keystore.location", "/certs/me.p12")))
+                    .anySatisfy(p -> assertThat(p).contains("client certificate"));
             assertThat(refused(
-                            "value.converter",
-                            "io.confluent.connect.avro.AvroConverter",
-                            "value.converter.schema.registry.url",
-                            "http://registry:8081",
-                            "value.converter.basic.auth.user.info",
-                            "u:p"))
-                    .anySatisfy(p -> assertThat(p).contains("without authentication"));
+                            "key.ignore", "false",
+                            "key.converter", AVRO,
+                            "key.converter.schema.registry.url", "http://keys:8081",
+                            "value.converter", AVRO,
+                            "value.converter.schema.registry.url", "http://values:8081"))
+                    .anySatisfy(p -> assertThat(p).contains("one schema registry"));
+        }
+
+        private String[] with(String[] base, String... more) {
+            List<String> all = new java.util.ArrayList<>(java.util.Arrays.asList(base));
+            all.addAll(java.util.Arrays.asList(more));
+            return all.toArray(String[]::new);
         }
 
         @Test
@@ -455,6 +567,84 @@ class MigratorTest {
                             "transforms.r.replacement",
                             "$1"))
                     .anySatisfy(p -> assertThat(p).contains("list the topics in topics"));
+        }
+    }
+
+    @Nested
+    class ChangeEvents {
+        private static final String UNWRAP = "io.debezium.transforms.ExtractNewRecordState";
+        private static final String KEY_FIELD = "org.apache.kafka.connect.transforms.ExtractField$Key";
+        private static final String VALUE_TO_KEY = "org.apache.kafka.connect.transforms.ValueToKey";
+
+        private String[] debezium(String... more) {
+            List<String> kv = new java.util.ArrayList<>(List.of(
+                    "key.ignore", "false",
+                    "key.converter", "org.apache.kafka.connect.json.JsonConverter",
+                    "key.converter.schemas.enable", "false",
+                    "behavior.on.null.values", "delete",
+                    "transforms", "unwrap,key",
+                    "transforms.unwrap.type", UNWRAP,
+                    "transforms.unwrap.drop.tombstones", "false",
+                    "transforms.unwrap.delete.handling.mode", "none",
+                    "transforms.key.type", KEY_FIELD,
+                    "transforms.key.field", "id"));
+            kv.addAll(java.util.Arrays.asList(more));
+            return kv.toArray(String[]::new);
+        }
+
+        @Test
+        void debeziumsUnwrapWithTheKeysFieldBecomesACdcRouteWithIdsFromTheKeyField() {
+            Route r = route(debezium());
+            assertThat(r.cdc()).isEqualTo(Route.Cdc.DEBEZIUM);
+            assertThat(r.id()).isEqualTo(new IdSpec(IdSpec.Kind.KEY_FIELD, List.of("id")));
+            assertThat(r.keyFormat().kind()).isEqualTo(Route.KeyFormat.Kind.JSON);
+            assertThat(r.op()).isEqualTo(Op.INDEX);
+            assertThat(r.versionByOffset()).isTrue();
+        }
+
+        @Test
+        void theUnwrapsDefaultsDropDeletesInConnectAndTheJobSaysThatKesDeletes() {
+            String yaml = yaml(debezium(
+                    "transforms.unwrap.drop.tombstones", null,
+                    "transforms.unwrap.delete.handling.mode", null,
+                    "behavior.on.null.values", null));
+            assertThat(yaml).contains("cdc: debezium").contains("Connect dropped delete events");
+        }
+
+        @Test
+        void valueToKeyWithExtractFieldTakesTheIdFromTheValuesField() {
+            Route r = route(
+                    "key.ignore", "false",
+                    "transforms", "copy,key",
+                    "transforms.copy.type", VALUE_TO_KEY,
+                    "transforms.copy.fields", "order_id",
+                    "transforms.key.type", KEY_FIELD,
+                    "transforms.key.field", "order_id");
+            assertThat(r.id()).isEqualTo(new IdSpec(IdSpec.Kind.FIELD, List.of("order_id")));
+            assertThat(r.cdc()).isEqualTo(Route.Cdc.NONE);
+        }
+
+        @Test
+        void whatTheTransformsCannotBecomeIsRefused() {
+            assertThat(refused(debezium("transforms.unwrap.delete.handling.mode", "rewrite")))
+                    .anySatisfy(p -> assertThat(p).contains("__deleted").contains("delete.handling.mode=none"));
+            assertThat(refused(debezium("transforms.unwrap.add.fields", "op,table")))
+                    .anySatisfy(p -> assertThat(p).contains("add.fields"));
+            assertThat(refused(debezium("key.ignore", "true")))
+                    .anySatisfy(p -> assertThat(p).contains("key.ignore=false"));
+            assertThat(refused(
+                            "key.ignore", "false",
+                            "transforms", "copy",
+                            "transforms.copy.type", VALUE_TO_KEY,
+                            "transforms.copy.fields", "a,b"))
+                    .anySatisfy(p -> assertThat(p).contains("ExtractField$Key"));
+            assertThat(refused(
+                            "key.ignore", "false",
+                            "key.converter", "org.apache.kafka.connect.storage.StringConverter",
+                            "transforms", "key",
+                            "transforms.key.type", KEY_FIELD,
+                            "transforms.key.field", "id"))
+                    .anySatisfy(p -> assertThat(p).contains("StringConverter"));
         }
     }
 }

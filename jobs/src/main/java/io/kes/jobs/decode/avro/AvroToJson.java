@@ -58,19 +58,32 @@ public final class AvroToJson {
     private final BoundedBinaryDecoder decoder = new BoundedBinaryDecoder();
     private final ByteArrayOutputStream out = new ByteArrayOutputStream(256);
     private final CharsetDecoder utf8Decoder = StandardCharsets.UTF_8.newDecoder();
+    private final String subject;
     private Object reuse;
 
     /** @throws IllegalArgumentException when the schema's top level is not a record or a map */
     public AvroToJson(Schema schema) {
+        this(schema, "value");
         if (schema.getType() != Schema.Type.RECORD && schema.getType() != Schema.Type.MAP) {
             throw new IllegalArgumentException("the schema must be a record (documents are JSON objects), got a "
                     + schema.getType().getName());
         }
+    }
+
+    private AvroToJson(Schema schema, String subject) {
         this.schema = schema;
+        this.subject = subject;
         this.name = schema.getType() == Schema.Type.RECORD
                 ? schema.getFullName()
-                : "map<" + schema.getValueType().getType().getName() + ">";
+                : schema.getType() == Schema.Type.MAP
+                        ? "map<" + schema.getValueType().getType().getName() + ">"
+                        : schema.getType().getName();
         this.reader = new GenericDatumReader<>(schema, schema, GenericData.get());
+    }
+
+    /** For record keys, which are ids rather than documents: any schema, a string or a long as much as a record. */
+    public static AvroToJson forKeys(Schema schema) {
+        return new AvroToJson(schema, "key");
     }
 
     /** Parses a schema, failing with Avro's reason. */
@@ -112,7 +125,7 @@ public final class AvroToJson {
 
     private DecodeException mismatch(String what, String problem) {
         return new DecodeException(
-                "avro_mismatch", "value does not match the Avro schema " + name + what + ": it " + problem);
+                "avro_mismatch", subject + " does not match the Avro schema " + name + what + ": it " + problem);
     }
 
     private void write(JsonGenerator gen, Object datum, Schema s) throws IOException {

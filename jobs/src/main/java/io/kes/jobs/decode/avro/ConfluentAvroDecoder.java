@@ -2,12 +2,9 @@ package io.kes.jobs.decode.avro;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kes.jobs.config.RegistrySettings;
 import io.kes.jobs.decode.DecodeException;
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.HttpURLConnection;
-import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -39,19 +36,32 @@ public final class ConfluentAvroDecoder implements ValueDecoder {
     static final int ATTEMPTS = 4;
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private final String registryUrl;
-    private final int attempts;
-    private final Duration firstBackoff;
+    private final RegistryClient registry;
     private final Map<Integer, AvroToJson> converters = new HashMap<>();
+    private final boolean keys;
 
     public ConfluentAvroDecoder(String registryUrl) {
-        this(registryUrl, ATTEMPTS, Duration.ofMillis(500));
+        this(registryUrl, RegistrySettings.NONE);
+    }
+
+    /** @param registryUrls one URL or several, comma-separated */
+    public ConfluentAvroDecoder(String registryUrls, RegistrySettings settings) {
+        this(new RegistryClient(registryUrls, settings, ATTEMPTS, Duration.ofMillis(500)), false);
+    }
+
+    /** A decoder of record keys: any schema (a string, a long, a record), and "key" in its messages. */
+    public static ConfluentAvroDecoder forKeys(String registryUrls, RegistrySettings settings) {
+        return new ConfluentAvroDecoder(
+                new RegistryClient(registryUrls, settings, ATTEMPTS, Duration.ofMillis(500)), true);
     }
 
     ConfluentAvroDecoder(String registryUrl, int attempts, Duration firstBackoff) {
-        this.registryUrl = registryUrl.endsWith("/") ? registryUrl.substring(0, registryUrl.length() - 1) : registryUrl;
-        this.attempts = attempts;
-        this.firstBackoff = firstBackoff;
+        this(new RegistryClient(registryUrl, RegistrySettings.NONE, attempts, firstBackoff), false);
+    }
+
+    private ConfluentAvroDecoder(RegistryClient registry, boolean keys) {
+        this.registry = registry;
+        this.keys = keys;
     }
 
     @Override
@@ -59,7 +69,7 @@ public final class ConfluentAvroDecoder implements ValueDecoder {
         if (value.length < 5 || value[0] != 0) {
             throw new DecodeException(
                     "not_confluent_wire_format",
-                    "value is not in the Confluent wire format (magic byte 0, "
+                    (keys ? "key" : "value") + " is not in the Confluent wire format (magic byte 0, "
                             + "a 4-byte schema id, Avro binary): "
                             + (value.length < 5
                                     ? "it has only " + value.length + " bytes"
@@ -69,24 +79,29 @@ public final class ConfluentAvroDecoder implements ValueDecoder {
         int id = (value[1] & 0xff) << 24 | (value[2] & 0xff) << 16 | (value[3] & 0xff) << 8 | (value[4] & 0xff);
         AvroToJson converter = converters.get(id);
         if (converter == null) {
-            converter = new AvroToJson(fetch(id));
+            Schema schema = fetch(id);
+            converter = keys ? AvroToJson.forKeys(schema) : new AvroToJson(schema);
             converters.put(id, converter);
         }
         return converter.toJson(value, 5, value.length - 5, " (schema id " + id + ")");
     }
 
     private Schema fetch(int id) throws DecodeException {
-        String url = registryUrl + "/schemas/ids/" + Integer.toUnsignedString(id);
-        Answer response = get(url);
+        RegistryClient.Answer response = registry.get("/schemas/ids/" + Integer.toUnsignedString(id));
+        String url = response.url();
         if (response.statusCode() == 404) {
             throw new DecodeException(
                     "unknown_schema_id",
-                    "schema id " + Integer.toUnsignedString(id) + " is not in the schema registry " + registryUrl + " ("
-                            + abbreviate(response.body()) + ")");
+                    "schema id " + Integer.toUnsignedString(id) + " is not in the schema registry " + registry.shown()
+                            + " (" + abbreviate(response.body()) + ")");
         }
         if (response.statusCode() != 200) {
             throw new IllegalStateException("the schema registry answered GET " + url + " with HTTP "
-                    + response.statusCode() + " (" + abbreviate(response.body()) + "); check schema_registry_url");
+                    + response.statusCode() + " (" + abbreviate(response.body()) + "); check schema_registry_url"
+                    + (response.statusCode() == 401 || response.statusCode() == 403
+                            ? " and the credentials of schema_registry (basic_auth_user_info, username/password or "
+                                    + "bearer_token)"
+                            : ""));
         }
         String schemaJson;
         try {
@@ -115,61 +130,15 @@ public final class ConfluentAvroDecoder implements ValueDecoder {
         }
         try {
             Schema schema = AvroToJson.parse(schemaJson);
-            new AvroToJson(schema); // checks it is a record
+            if (!keys) {
+                new AvroToJson(schema); // checks it is a record
+            }
             return schema;
         } catch (AvroRuntimeException | IllegalArgumentException e) {
             throw new DecodeException(
                     "unsupported_schema",
-                    "schema id " + id + " from " + registryUrl + " cannot be used: " + e.getMessage());
+                    "schema id " + id + " from " + registry.shown() + " cannot be used: " + e.getMessage());
         }
-    }
-
-    /** The registry's answer: HTTP status and body. */
-    private record Answer(int statusCode, String body) {}
-
-    /**
-     * GET with retries of 5xx answers and I/O errors, with a plain {@link HttpURLConnection}: the
-     * JDK's {@code HttpClient} leaves a thread in native code that holds the JVM's exit back by up
-     * to 300 ms.
-     */
-    private Answer get(String url) {
-        String last = null;
-        Duration pause = firstBackoff;
-        for (int attempt = 1; attempt <= attempts; attempt++) {
-            try {
-                HttpURLConnection connection =
-                        (HttpURLConnection) URI.create(url).toURL().openConnection();
-                connection.setConnectTimeout(5_000);
-                connection.setReadTimeout(10_000);
-                connection.setRequestProperty("Accept", "application/vnd.schemaregistry.v1+json, application/json");
-                int status = connection.getResponseCode();
-                InputStream stream = status < 400 ? connection.getInputStream() : connection.getErrorStream();
-                String body;
-                try (InputStream in = stream) {
-                    body = in == null ? "" : new String(in.readAllBytes(), StandardCharsets.UTF_8);
-                }
-                if (status < 500) {
-                    return new Answer(status, body);
-                }
-                last = "HTTP " + status + " " + abbreviate(body);
-            } catch (IOException e) {
-                last = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
-            }
-            if (attempt < attempts) {
-                try {
-                    Thread.sleep(pause.toMillis());
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException("interrupted while fetching a schema from " + url, e);
-                }
-                pause = pause.multipliedBy(2);
-            }
-        }
-        throw new IllegalStateException(
-                "schema_registry_unreachable: the schema registry at " + registryUrl + " did not answer GET "
-                        + url + " after " + attempts + " attempts (last: " + last
-                        + "); the job fails and restarts from its last "
-                        + "checkpoint, so no record is lost");
     }
 
     private static String abbreviate(String s) {

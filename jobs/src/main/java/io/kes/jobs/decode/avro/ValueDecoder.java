@@ -1,6 +1,5 @@
 package io.kes.jobs.decode.avro;
 
-import io.kes.jobs.config.Route;
 import io.kes.jobs.decode.DecodeException;
 
 /**
@@ -12,18 +11,10 @@ import io.kes.jobs.decode.DecodeException;
 public interface ValueDecoder {
 
     /**
+     * @return the JSON object, or null when the value stands for no value (Connect's envelope with a
+     *         null payload), which is then taken as a tombstone
      * @throws DecodeException when the value itself cannot be decoded (it then goes to the
      *                         dead-letter topic or stops the job, per {@code errors.tolerance})
      */
     byte[] toJson(byte[] value) throws DecodeException;
-
-    /** The decoder of a route's format, or null for {@code format: json} (values are JSON already). */
-    static ValueDecoder forRoute(Route route) {
-        Route.ValueFormat format = route.format();
-        return switch (format.kind()) {
-            case JSON -> null;
-            case AVRO -> new AvroDecoder(format.schemaJson());
-            case CONFLUENT_AVRO -> new ConfluentAvroDecoder(format.registryUrl());
-        };
-    }
 }

@@ -117,12 +117,14 @@ class AvroConfigTest {
                                 "{topics: [orders], index: orders, format: confluent-avro, schema_registry_url: \"registry:8081\"}"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage(
-                        "routes[0].schema_registry_url 'registry:8081' must be an http:// or https:// URL, e.g. http://registry:8081");
+                        "routes[0].schema_registry_url 'registry:8081' must be an http:// or https:// URL, e.g. http://registry:8081 "
+                                + "(several: comma-separated)");
         assertThatThrownBy(() -> parse(
                         "{topics: [orders], index: orders, format: avro, schema_registry_url: \"http://r:8081\"}"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage(
-                        "routes[0].schema_registry_url only applies to format: confluent-avro (this route's format is avro)");
+                        "routes[0].schema_registry_url only applies to format: confluent-avro or key_format: confluent-avro "
+                                + "(this route's format is avro)");
     }
 
     @Test
