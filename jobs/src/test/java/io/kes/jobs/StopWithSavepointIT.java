@@ -2,13 +2,10 @@ package io.kes.jobs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kes.jobs.cli.ProgressReporter;
 import io.kes.jobs.config.KesConfig;
 import io.kes.stack.ElasticsearchNode;
 import io.kes.stack.FaultProxy;
-import io.kes.stack.Http;
 import io.kes.stack.KafkaBroker;
 import io.kes.stack.SharedServers;
 import java.nio.charset.StandardCharsets;
@@ -45,7 +42,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class StopWithSavepointIT {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final int KEYS = 500;
     /** Records of each round: every key a few times, its last value last. */
     private static final int ROUND = 2_000;
@@ -110,7 +106,7 @@ class StopWithSavepointIT {
                     .get(STOP_WITHIN.toSeconds(), TimeUnit.SECONDS);
             System.out.printf(
                     "%s: the stop with a savepoint took %d ms%n", moment, (System.nanoTime() - stopAt) / 1_000_000);
-            assertThat(lastValues(es, name))
+            assertThat(TestTopics.numbersById(es, name, "v", KEYS + 10))
                     .as("the savepoint covers the whole first round: every key at its last value of it")
                     .isEqualTo(expected(0));
 
@@ -124,14 +120,15 @@ class StopWithSavepointIT {
                     () -> ProgressReporter.sum("numRecordsOut", "Source") >= ROUND,
                     "the restored job read the second round");
             long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
-            while (!lastValues(es, name).equals(expected(1)) && System.nanoTime() < deadline) {
+            while (!TestTopics.numbersById(es, name, "v", KEYS + 10).equals(expected(1))
+                    && System.nanoTime() < deadline) {
                 Thread.sleep(200);
             }
             restored.cancel().get(1, TimeUnit.MINUTES);
             assertThat(ProgressReporter.sum("numRecordsOut", "Source"))
                     .as("the restored job read only the second round")
                     .isEqualTo(ROUND);
-            assertThat(lastValues(es, name))
+            assertThat(TestTopics.numbersById(es, name, "v", KEYS + 10))
                     .as("every key at its last value after the restore")
                     .isEqualTo(expected(1));
         }
@@ -165,21 +162,6 @@ class StopWithSavepointIT {
             last.put("k" + (i % KEYS), value(round, i));
         }
         return last;
-    }
-
-    private static Map<String, Long> lastValues(ElasticsearchNode es, String index) throws Exception {
-        Http http = es.http();
-        http.send("POST", "/" + index + "/_refresh", null).requireOk("refresh");
-        JsonNode hits = JSON.readTree(http.get("/" + index + "/_search?size=" + (KEYS + 10)
-                                + "&filter_path=hits.hits._id,hits.hits._source")
-                        .requireOk("search")
-                        .body())
-                .path("hits")
-                .path("hits");
-        Map<String, Long> stored = new TreeMap<>();
-        hits.forEach(hit -> stored.put(
-                hit.path("_id").asText(), hit.path("_source").path("v").asLong()));
-        return stored;
     }
 
     private static KesConfig config(FaultProxy proxy, KafkaBroker kafka, String name, Moment moment) {

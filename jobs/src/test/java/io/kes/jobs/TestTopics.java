@@ -2,6 +2,7 @@ package io.kes.jobs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kes.jobs.config.KesConfig;
 import io.kes.jobs.quickstart.SampleLogs;
@@ -14,6 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -145,6 +147,24 @@ final class TestTopics {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(1);
         KesJob.build(env, config);
         env.execute("kes-it");
+    }
+
+    /**
+     * Every document of {@code index} (at most {@code size}) by id, with the whole number in its
+     * {@code field}: the final state a test checks key by key. Refreshes first.
+     */
+    static Map<String, Long> numbersById(SearchNode es, String index, String field, int size) throws Exception {
+        es.http().send("POST", "/" + index + "/_refresh", null).requireOk("refresh");
+        JsonNode hits = JSON.readTree(es.http()
+                        .get("/" + index + "/_search?size=" + size + "&filter_path=hits.hits._id,hits.hits._source")
+                        .requireOk("search")
+                        .body())
+                .path("hits")
+                .path("hits");
+        Map<String, Long> stored = new TreeMap<>();
+        hits.forEach(hit -> stored.put(
+                hit.path("_id").asText(), hit.path("_source").path(field).asLong()));
+        return stored;
     }
 
     /** The {@code _source} of a document, as compact JSON. */

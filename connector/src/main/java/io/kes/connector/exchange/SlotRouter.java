@@ -7,7 +7,11 @@ import io.kes.connector.bulk.RoutedOperation;
 import io.kes.connector.internal.OneInputOperatorFactory;
 import io.kes.connector.routing.PredictedShard;
 import io.kes.connector.routing.ShardPredictor;
+import java.util.List;
 import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.runtime.io.network.api.writer.ResultPartitionWriter;
+import org.apache.flink.runtime.jobgraph.IntermediateDataSetID;
+import org.apache.flink.streaming.api.graph.NonChainedOutput;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperatorFactory;
@@ -17,8 +21,8 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 /**
  * {@code kes: shard slots}, chained to the sink's input: predicts each document's shard (with the
  * routing table the routers and writers of its JVM share) and tags it with its slot's key
- * ({@link SlotKeys}), which the exchange behind it maps onto one writer (the writers run at the
- * router's parallelism), and with that prediction, which its writer uses instead of predicting again. Tracks checkpoint
+ * ({@link SlotKeys}), which the exchange behind it maps onto one writer (keyed by the writers that
+ * really run: {@link #writers()}), and with that prediction, which its writer uses instead of predicting again. Tracks checkpoint
  * barriers and completions, which tell it when an id whose key changed with a layout may move to
  * its new writer. Stateless: after a restore every writer starts empty.
  */
@@ -64,10 +68,37 @@ final class SlotRouter extends AbstractStreamOperator<RoutedOperation>
                 ShardPredictor.keyOf(sink, getRuntimeContext().getTaskInfo()),
                 settings,
                 "kes-layout-reads-" + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
-        keys = new SlotKeys(getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks());
+        keys = new SlotKeys(writers());
         routed = new RoutedOperation();
         getMetricGroup().gauge("slotKeysRemembered", () -> keys.remembered());
         getMetricGroup().gauge("hotSlots", () -> keys.hotSlots());
+    }
+
+    /**
+     * The writers this router's keys are spread over: the exchange's channels, that is the writers'
+     * parallelism as it runs. The job graph gives routers and writers one parallelism, but the
+     * Kubernetes operator's autoscaler ({@code pipeline.jobvertex-parallelism-overrides}) or the
+     * adaptive scheduler set each vertex's own: keyed by its own parallelism a router would mean
+     * other writers than the exchange ({@code key mod writers}) reaches, and its "same writer
+     * either way" shortcut ({@link SlotKeys}) would let an id move writer with a write still
+     * buffered on the old one.
+     */
+    private int writers() {
+        List<NonChainedOutput> outputs = getOperatorConfig().getOperatorNonChainedOutputs(getUserCodeClassloader());
+        if (outputs.size() == 1) {
+            IntermediateDataSetID exchange = outputs.get(0).getDataSetId();
+            for (ResultPartitionWriter out :
+                    getContainingTask().getEnvironment().getAllWriters()) {
+                if (out.getPartitionId()
+                        .getPartitionId()
+                        .getIntermediateDataSetID()
+                        .equals(exchange)) {
+                    return out.getNumberOfSubpartitions();
+                }
+            }
+        }
+        throw new IllegalStateException("kes's shard-slot router found no exchange to its writers (outputs: " + outputs
+                + "): it must be followed by the exchange SlotExchange builds");
     }
 
     @Override
