@@ -7,11 +7,9 @@ import io.kes.stack.ElasticsearchCluster;
 import io.kes.stack.ElasticsearchNode;
 import io.kes.stack.Http;
 import io.kes.stack.KafkaBroker;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -115,14 +113,14 @@ final class FixedLoadRuns {
         long prelude = prelude(options);
         long paced = (long) options.rate * options.seconds;
         long total = prelude + paced;
-        Job job = null;
+        FixedLoadJob job = null;
         try (PacedProducer producer =
                         new PacedProducer(servers.broker().bootstrapServers(), index, options.partitions);
                 NodeCounts counts = new NodeCounts(urls, index)) {
             producer.prelude(prelude);
             long brokerAtStart = broker.brokerMillis();
             long t0 = System.nanoTime();
-            job = start(variant.mode(), index, producer, urls, total);
+            job = FixedLoadJob.start(options, official, variant.mode(), index, producer, urls, total);
             while (counts.total() < prelude) {
                 job.check();
                 if (System.nanoTime() - t0 > TimeUnit.SECONDS.toNanos(30)
@@ -215,80 +213,6 @@ final class FixedLoadRuns {
                 admin.deleteTopics(List.of(index)).all().get(60, TimeUnit.SECONDS);
             }
         }
-    }
-
-    /** A running job: its process's CPU, a check that it still runs, and how to end it. */
-    private interface Job {
-        long cpuMillis();
-
-        void check() throws Exception;
-
-        void stop() throws Exception;
-    }
-
-    private Job start(String mode, String index, PacedProducer producer, List<String> urls, long total)
-            throws Exception {
-        if (mode.equals("official")) {
-            long pid = official.follow(
-                    producer.bootstrap(),
-                    producer.topic(),
-                    index,
-                    urls,
-                    PacedProducer.endOffsets(total, options.partitions));
-            return new Job() {
-                public long cpuMillis() {
-                    return EsStats.treeCpuMillis(pid);
-                }
-
-                public void check() {
-                    Optional<String> failed = official.followFailure();
-                    if (failed.isPresent()) {
-                        throw new IllegalStateException("the official sink " + failed.get());
-                    }
-                }
-
-                public void stop() throws Exception {
-                    official.awaitFollowed(120);
-                }
-            };
-        }
-        Path dir = options.work.resolve("kes-run-" + index).toAbsolutePath();
-        Path config = KesProcessRuns.writeConfig(
-                dir,
-                urls,
-                producer.bootstrap(),
-                producer.topic(),
-                index,
-                options.parallelism,
-                false,
-                FixedLoadScenario.bulkSettings(mode, options.kesBulk),
-                "index: " + index);
-        Process process = KesProcessRuns.builder(dir, config, "1g").start();
-        long[] last = {0};
-        return new Job() {
-            public long cpuMillis() {
-                // the process tree is gone once it exits: its last reading stands
-                last[0] = Math.max(last[0], EsStats.treeCpuMillis(process.pid()));
-                return last[0];
-            }
-
-            public void check() throws Exception {
-                if (!process.isAlive()) {
-                    throw new IllegalStateException("bin/kes run (" + mode + ") exited with " + process.exitValue()
-                            + "; its last lines (all in " + dir + "):\n" + KesProcessRuns.printedTail(dir, 8));
-                }
-            }
-
-            public void stop() throws Exception {
-                // the job follows the topic and never ends on its own: SIGTERM, as a user's Ctrl-C
-                process.descendants().forEach(ProcessHandle::destroy);
-                process.destroy();
-                if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                    process.descendants().forEach(ProcessHandle::destroyForcibly);
-                    process.destroyForcibly();
-                }
-            }
-        };
     }
 
     /** Primaries on each of the 3 nodes ({@code total_shards_per_node}; no replicas): the stalled node's share. */
