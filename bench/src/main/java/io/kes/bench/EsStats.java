@@ -101,8 +101,11 @@ final class EsStats {
         return JSON.readTree(http.get(path).requireOk("GET " + path).body());
     }
 
-    /** utime + stime of every process in each node's tree (the launcher shell, the CLI JVM, the server JVM). */
-    private long localCpuMillis() {
+    /**
+     * utime + stime of every process in each node's tree (the launcher shell, the CLI JVM, the server
+     * JVM): from /proc, so it answers while a node is stopped, as {@code _nodes/stats} does not.
+     */
+    long localCpuMillis() {
         long millis = 0;
         for (ElasticsearchNode node : localNodes) {
             millis += treeCpuMillis(node.process().orElseThrow().pid());
