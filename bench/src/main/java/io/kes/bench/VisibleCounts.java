@@ -62,10 +62,14 @@ final class VisibleCounts implements AutoCloseable {
                 unanswered.incrementAndGet();
                 return;
             }
-            long count = Http.longField(r.body(), "count");
-            highest.accumulateAndGet(count, Math::max);
-            synchronized (samples) {
-                samples.add(new Sample(sent, answered, count));
+            try {
+                long count = Http.longField(r.body(), "count");
+                highest.accumulateAndGet(count, Math::max);
+                synchronized (samples) {
+                    samples.add(new Sample(sent, answered, count));
+                }
+            } catch (RuntimeException noCount) {
+                unanswered.incrementAndGet(); // an answer without a count (e.g. shard failures only) counts nothing
             }
         });
     }
