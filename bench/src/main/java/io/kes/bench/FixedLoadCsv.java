@@ -17,7 +17,7 @@ final class FixedLoadCsv {
     static final String RUN_HEADER = "mode,stall,round,rate,shards,writers,records,counted,index_total,"
             + "lag_p50_ms,lag_p95_ms,lag_p99_ms,lag_max_ms,samples,drain_ms,"
             + "visible_lag_p50_ms,visible_lag_p95_ms,visible_lag_p99_ms,visible_lag_max_ms,searches,unanswered_searches,"
-            + "visible_drain_ms,startup_s,bulk_requests,shard_operations,docs_per_bulk,docs_per_shard_operation,"
+            + "visible_drain_ms,startup_s,bulk_requests,shard_operations,write_pool_tasks,docs_per_bulk,docs_per_shard_operation,"
             + "es_cpu_ms_load_window,docs_indexed_load_window,es_cpu_s_per_1000_docs,client_cpu_s,steady_client_cpu_ms_per_doc\n";
 
     static final String SAMPLE_HEADER = "mode,stall,round,ms,indexed,lag_ms,visible,visible_lag_ms\n";
@@ -38,11 +38,11 @@ final class FixedLoadCsv {
         Files.writeString(out.resolve("fixed-load-samples.csv"), samples);
     }
 
-    private static String runRow(BenchOptions options, FixedLoadRuns.Result r) {
+    static String runRow(BenchOptions options, FixedLoadRuns.Result r) {
         IndexLag.Summary seen = r.visible().summary();
         return String.format(
                 Locale.ROOT,
-                "%s,%b,%d,%d,%d,%d,%d,%d,%d,%.0f,%.0f,%.0f,%.0f,%d,%.0f,%.0f,%.0f,%.0f,%.0f,%d,%d,%.0f,%.2f,%d,%d,%.1f,%.1f,"
+                "%s,%b,%d,%d,%d,%d,%d,%d,%d,%.0f,%.0f,%.0f,%.0f,%d,%.0f,%.0f,%.0f,%.0f,%.0f,%d,%d,%.0f,%.2f,%d,%d,%d,%.1f,%.1f,"
                         + "%d,%d,%.4f,%.3f,%.4f%n",
                 r.variant().mode(),
                 r.variant().stall(),
@@ -69,6 +69,7 @@ final class FixedLoadCsv {
                 r.startupSeconds(),
                 r.bulks().bulkRequests(),
                 r.bulks().shardOperations(),
+                r.writePoolTasks(),
                 r.bulks().docsPerBulk(),
                 r.bulks().docsPerShardOperation(),
                 r.esCpu().cpuMillis(),

@@ -37,6 +37,7 @@ final class FixedLoadRuns {
      * @param startupSeconds    job start to the prelude indexed and visible
      * @param bulks             the paced records, the {@code _bulk} requests and the shard operations from the prelude
      *                          indexed to the last record indexed
+     * @param writePoolTasks    the write thread pools' completed tasks meanwhile: the shard operations' cross-check
      * @param esCpu             the nodes' CPU over the load window, per document indexed in it
      * @param clientCpuSeconds  the job's process (start-up included) and the broker (the producer's share too), to the last record indexed
      * @param steadyClientCpuMsPerDoc the same per paced record, from 25% to 75% of them indexed
@@ -52,6 +53,7 @@ final class FixedLoadRuns {
             long unansweredSearches,
             double startupSeconds,
             BulkShape bulks,
+            long writePoolTasks,
             EsCpuPerDocs esCpu,
             double clientCpuSeconds,
             double steadyClientCpuMsPerDoc,
@@ -231,6 +233,7 @@ final class FixedLoadRuns {
                     visible.unanswered(),
                     startup,
                     new BulkShape(paced, delta.bulkHttpRequests(), shardOperations),
+                    delta.writeCompleted(),
                     esCpu,
                     cpu[cpu.length - 1] / 1000.0,
                     IndexLag.cpuMillisPerDoc(indexed, cpu, paced, 0.25, 0.75),
