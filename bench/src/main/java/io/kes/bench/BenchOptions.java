@@ -59,6 +59,8 @@ final class BenchOptions {
     List<Boolean> stalls = List.of(true, false);
     /** {@code fixed-load}: sink options added to every kes mode's {@code bulk:} map, e.g. {@code topology: keyed}. */
     String kesBulk = "";
+    /** {@code fixed-load}: the index's shards ({@code --shards N}, one number); the writers are {@link #parallelism}. */
+    int shards = Bench.SHARDS;
 
     static BenchOptions parse(String[] args) {
         BenchOptions o = new BenchOptions();
@@ -69,6 +71,8 @@ final class BenchOptions {
         boolean windowsGiven = false;
         boolean modesGiven = false;
         boolean outGiven = false;
+        boolean shardsGiven = false;
+        boolean partitionsGiven = false;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -84,8 +88,12 @@ final class BenchOptions {
                     o.rounds = Integer.parseInt(args[++i]);
                     roundsGiven = true;
                 }
-                case "--partitions" -> o.partitions = Integer.parseInt(args[++i]);
-                case "--parallelism" -> o.parallelism = Integer.parseInt(args[++i]);
+                case "--partitions" -> {
+                    o.partitions = Integer.parseInt(args[++i]);
+                    partitionsGiven = true;
+                }
+                // the writers are the job's parallelism: --writers says what it means for a sink
+                case "--parallelism", "--writers" -> o.parallelism = Integer.parseInt(args[++i]);
                 case "--loader-threads" -> o.loaderThreads = Integer.parseInt(args[++i]);
                 case "--node-cpus" -> o.nodeCpus = Double.parseDouble(args[++i]);
                 case "--modes" -> {
@@ -131,10 +139,12 @@ final class BenchOptions {
                 case "--budget-minutes" -> o.budgetMinutes = Double.parseDouble(args[++i]);
                 case "--quick" -> o.quick = true;
                 case "--scenario" -> o.scenario = args[++i];
-                case "--shards" ->
+                case "--shards" -> {
                     o.usersPathShards = java.util.Arrays.stream(args[++i].split(","))
                             .map(Integer::valueOf)
                             .toList();
+                    shardsGiven = true;
+                }
                 case "--target" -> o.usersPathTarget = args[++i];
                 case "--routing-field" -> o.routingField = args[++i];
                 case "-h", "--help" -> usage(0);
@@ -173,6 +183,16 @@ final class BenchOptions {
                 System.err.println("--scenario fixed-load starts its own 3 nodes (it stops one of them): no --es-url");
                 usage(2);
             }
+            if (shardsGiven) {
+                if (o.usersPathShards.size() != 1) {
+                    System.err.println("--scenario fixed-load runs one index shape: --shards takes one number");
+                    usage(2);
+                }
+                o.shards = o.usersPathShards.get(0);
+            }
+            // a partition per writer at least, so that the official sink (its source chained to its writer) and kes
+            // chained have every writer busy
+            o.partitions = partitionsGiven ? o.partitions : Math.max(o.partitions, o.parallelism);
         } else if (!o.scenario.equals("rounds")) {
             System.err.println(
                     "unknown scenario " + o.scenario + "; scenarios: rounds (the default), users-path, fixed-load");
@@ -315,8 +335,10 @@ final class BenchOptions {
                 "loader-topic-durable: the same, ending with a _refresh and a _flush as kes does; loader: the same bulks pre-serialized,",
                 "sent only), 6 shards at parallelism 2 and 48/96 shards at parallelism 8; 1,000,000 records,",
                 "3 rounds by default; [--target data-stream] [--routing-field level] (kes modes only): a data stream per run, routing by a field",
-                "--scenario fixed-load [--rate 3000] [--seconds 60] [--stall on|off|both] [--kes-bulk 'topology: keyed'] [--modes kes,kes-mixed,kes-linger,official]:",
-                "index lag at a steady load on 3 nodes, one data node stopped 1 s every 5 s (--stall), 3 rounds.",
+                "--scenario fixed-load [--rate 3000] [--seconds 60] [--shards 6] [--writers 2] [--stall on|off|both] [--kes-bulk 'topology: keyed']",
+                "                 [--modes kes,kes-mixed,kes-linger,official]: indexed and search-visible lag, Elasticsearch CPU per 1,000 documents,",
+                "documents per _bulk and per shard operation at a steady load on 3 nodes, one data node stopped 1 s every 5 s (--stall),",
+                "3 rounds; at least one partition per writer unless --partitions.",
                 "Results go to bench/results/<scenario>-<date>-<what> (users-path-<date>-<shards>-shards, fixed-load-<date>,",
                 "full-<date>, quick-<date>; -2, -3 for a second run of the day), or --out DIR."));
         System.exit(code);

@@ -20,13 +20,19 @@ final class EsStats {
     private static final ObjectMapper JSON = new ObjectMapper();
     static final long CLOCK_TICKS = clockTicks();
 
-    /** Counters at one moment; deltas between two of them describe a run. */
-    record Snapshot(long cpuMillis, long bulkHttpRequests, long writeRejected) {
+    /**
+     * Counters at one moment; deltas between two of them describe a run.
+     *
+     * @param writeCompleted tasks the write thread pools completed: shard-level bulk operations and the
+     *                       coordinating step of {@code _bulk} requests alike, a cross-check of both
+     */
+    record Snapshot(long cpuMillis, long bulkHttpRequests, long writeRejected, long writeCompleted) {
         Snapshot minus(Snapshot before) {
             return new Snapshot(
                     cpuMillis - before.cpuMillis,
                     bulkHttpRequests - before.bulkHttpRequests,
-                    writeRejected - before.writeRejected);
+                    writeRejected - before.writeRejected,
+                    writeCompleted - before.writeCompleted);
         }
     }
 
@@ -47,6 +53,7 @@ final class EsStats {
         JsonNode nodes = json("/_nodes/stats/http,thread_pool,process").path("nodes");
         long bulk = 0;
         long rejected = 0;
+        long completed = 0;
         long cpuFromStats = 0;
         for (Iterator<JsonNode> it = nodes.elements(); it.hasNext(); ) {
             JsonNode node = it.next();
@@ -58,11 +65,13 @@ final class EsStats {
                 }
             }
             rejected += node.path("thread_pool").path("write").path("rejected").asLong();
+            completed +=
+                    node.path("thread_pool").path("write").path("completed").asLong();
             cpuFromStats +=
                     node.path("process").path("cpu").path("total_in_millis").asLong();
         }
         long cpu = localNodes.isEmpty() ? cpuFromStats : localCpuMillis();
-        return new Snapshot(cpu, bulk, rejected);
+        return new Snapshot(cpu, bulk, rejected, completed);
     }
 
     /** What Lucene did to one index so far: commits (flushes), merges and their time, segments now. */
@@ -101,8 +110,11 @@ final class EsStats {
         return JSON.readTree(http.get(path).requireOk("GET " + path).body());
     }
 
-    /** utime + stime of every process in each node's tree (the launcher shell, the CLI JVM, the server JVM). */
-    private long localCpuMillis() {
+    /**
+     * utime + stime of every process in each node's tree (the launcher shell, the CLI JVM, the server
+     * JVM): from /proc, so it answers while a node is stopped, as {@code _nodes/stats} does not.
+     */
+    long localCpuMillis() {
         long millis = 0;
         for (ElasticsearchNode node : localNodes) {
             millis += treeCpuMillis(node.process().orElseThrow().pid());

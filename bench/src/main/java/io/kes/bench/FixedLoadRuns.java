@@ -7,11 +7,9 @@ import io.kes.stack.ElasticsearchCluster;
 import io.kes.stack.ElasticsearchNode;
 import io.kes.stack.Http;
 import io.kes.stack.KafkaBroker;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -21,8 +19,9 @@ import org.apache.kafka.clients.admin.Admin;
  * One run of the fixed-load scenario: a fresh topic and index, a prelude the job must index first
  * (its start-up, JIT and first checkpoint are not the lag), then the paced records while the
  * cluster's count is sampled every 100 ms through each node's own port ({@link NodeCounts}) with
- * the job's and the broker's CPU; the stall, when asked for, from the first paced record to the
- * last one indexed. Then the checks: the index holds every record exactly once (its count and
+ * the job's and the broker's CPU, a search counts what is visible every 200 ms ({@link
+ * VisibleCounts}), and the nodes' CPU is read where the load window starts and ends; the stall, when
+ * asked for, from the first paced record to the last one visible. Then the checks: the index holds every record exactly once (its count and
  * {@code index_total} equal the records produced, sampled ids of every partition are there).
  */
 final class FixedLoadRuns {
@@ -31,10 +30,15 @@ final class FixedLoadRuns {
     static final long SAMPLE_MS = 100;
 
     /**
-     * @param lag               over the samples from the first paced record to the producer's last; then the drain
-     * @param startupSeconds    job start to the prelude indexed
-     * @param docsPerBulk       paced records over the {@code _bulk} requests the nodes received meanwhile
-     * @param esCpuSeconds      the nodes' CPU meanwhile
+     * @param lag               the nodes' indexed count: over the samples from the first paced record to the producer's
+     *                          last; then the drain
+     * @param visible           the count a search returns ({@link VisibleLag}), the same way
+     * @param unansweredSearches searches that failed or timed out, left out of {@code visible}
+     * @param startupSeconds    job start to the prelude indexed and visible
+     * @param bulks             the paced records, the {@code _bulk} requests and the shard operations from the prelude
+     *                          indexed to the last record indexed
+     * @param writePoolTasks    the write thread pools' completed tasks meanwhile: the shard operations' cross-check
+     * @param esCpu             the nodes' CPU over the load window, per document indexed in it
      * @param clientCpuSeconds  the job's process (start-up included) and the broker (the producer's share too), to the last record indexed
      * @param steadyClientCpuMsPerDoc the same per paced record, from 25% to 75% of them indexed
      */
@@ -45,9 +49,12 @@ final class FixedLoadRuns {
             long counted,
             long indexTotal,
             IndexLag.Summary lag,
+            VisibleLag.Series visible,
+            long unansweredSearches,
             double startupSeconds,
-            double docsPerBulk,
-            double esCpuSeconds,
+            BulkShape bulks,
+            long writePoolTasks,
+            EsCpuPerDocs esCpu,
             double clientCpuSeconds,
             double steadyClientCpuMsPerDoc,
             long[] sampleMillis,
@@ -59,16 +66,24 @@ final class FixedLoadRuns {
 
         @Override
         public String toString() {
+            IndexLag.Summary seen = visible.summary();
             return String.format(
-                    "lag p50 %.2f s, p95 %.2f s, p99 %.2f s, max %.2f s over %d samples, drain %.2f s; %.0f docs per _bulk; %,d of %,d"
-                            + " counted, index_total %,d; start-up %.1f s; client CPU %.1f s/M docs (steady %.1f)",
+                    "indexed lag p50 %.2f s, p99 %.2f s over %d samples, drain %.2f s; visible lag p50 %.2f s, p99 %.2f s"
+                            + " over %d searches (%d unanswered), drain %.2f s; %.0f docs per _bulk, %.0f per shard operation;"
+                            + " ES CPU %.3f s per 1,000 docs; %,d of %,d counted, index_total %,d; start-up %.1f s;"
+                            + " client CPU %.1f s/M docs (steady %.1f)",
                     lag.p50() / 1000,
-                    lag.p95() / 1000,
                     lag.p99() / 1000,
-                    lag.max() / 1000,
                     lag.samples(),
                     lag.drain() / 1000,
-                    docsPerBulk,
+                    seen.p50() / 1000,
+                    seen.p99() / 1000,
+                    seen.samples(),
+                    unansweredSearches,
+                    seen.drain() / 1000,
+                    bulks.docsPerBulk(),
+                    bulks.docsPerShardOperation(),
+                    esCpu.secondsPerThousandDocs(),
                     counted,
                     records,
                     indexTotal,
@@ -111,19 +126,21 @@ final class FixedLoadRuns {
         Http es = cluster.http();
         List<String> urls = cluster.urls();
         String index = "kes-bench-fixed-" + variant.name() + "-r" + round;
-        createIndex(es, index);
+        createIndex(es, index, options.shards);
         long prelude = prelude(options);
         long paced = (long) options.rate * options.seconds;
         long total = prelude + paced;
-        Job job = null;
+        FixedLoadJob job = null;
         try (PacedProducer producer =
                         new PacedProducer(servers.broker().bootstrapServers(), index, options.partitions);
-                NodeCounts counts = new NodeCounts(urls, index)) {
+                NodeCounts counts = new NodeCounts(urls, index);
+                VisibleCounts visible = new VisibleCounts(searchNode().url(), index)) {
             producer.prelude(prelude);
             long brokerAtStart = broker.brokerMillis();
             long t0 = System.nanoTime();
-            job = start(variant.mode(), index, producer, urls, total);
-            while (counts.total() < prelude) {
+            job = FixedLoadJob.start(options, official, variant.mode(), index, producer, urls, total);
+            // the prelude searchable too, so that the visible lag's clock starts where the indexed lag's does
+            while (counts.total() < prelude || visible.highest() < prelude) {
                 job.check();
                 if (System.nanoTime() - t0 > TimeUnit.SECONDS.toNanos(30)
                         && counts.total() == 0
@@ -132,19 +149,21 @@ final class FixedLoadRuns {
                             + " while the index holds some: NodeCounts reads the wrong field of _nodes/_local/stats");
                 }
                 if (System.nanoTime() - t0 > TimeUnit.MINUTES.toNanos(3)) {
-                    throw new IllegalStateException("the job indexed " + counts.total() + " of the " + prelude
-                            + " prelude records in 3 minutes");
+                    throw new IllegalStateException("the job indexed " + counts.total() + " and searches counted "
+                            + visible.highest() + " of the " + prelude + " prelude records in 3 minutes");
                 }
                 Thread.sleep(SAMPLE_MS);
             }
             double startup = (System.nanoTime() - t0) / 1e9;
             EsStats.Snapshot before = stats.snapshot();
+            long shardOperationsBefore = stats.shardBulkOperations(index);
             PauseInjector stall = variant.stall()
                     ? new PauseInjector(victim, servers, FixedLoadScenario.STALL_MS, FixedLoadScenario.STALL_PERIOD_MS)
                     : null;
             List<long[]> samples = new ArrayList<>(); // nanos, paced records indexed, client CPU ms
             long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
             CompletableFuture<long[]> acked;
+            EsCpuPerDocs esCpu = null;
             if (stall != null) {
                 stall.start();
             }
@@ -152,6 +171,10 @@ final class FixedLoadRuns {
                 acked = CompletableFuture.supplyAsync(() -> producer.paced(options.rate, options.seconds, start));
                 long deadline = start + TimeUnit.SECONDS.toNanos(options.seconds + 180L);
                 long cpu = 0;
+                // the nodes' CPU and indexed count where the load window starts (the first sample) and ends (the
+                // first sample after the producer's last record)
+                long esCpuFrom = 0;
+                long indexedFrom = 0;
                 for (long next = start; ; next += TimeUnit.MILLISECONDS.toNanos(SAMPLE_MS)) {
                     long wait = next - System.nanoTime();
                     if (wait > 0) {
@@ -161,6 +184,12 @@ final class FixedLoadRuns {
                     long indexed = counts.total() - prelude;
                     cpu = Math.max(cpu, job.cpuMillis() + broker.brokerMillis() - brokerAtStart);
                     samples.add(new long[] {now, indexed, cpu});
+                    if (samples.size() == 1) {
+                        esCpuFrom = stats.localCpuMillis();
+                        indexedFrom = indexed;
+                    } else if (esCpu == null && (acked.isDone() || indexed >= paced)) {
+                        esCpu = new EsCpuPerDocs(stats.localCpuMillis() - esCpuFrom, indexed - indexedFrom);
+                    }
                     if (indexed >= paced) {
                         break;
                     }
@@ -174,6 +203,7 @@ final class FixedLoadRuns {
                                 indexed, paced, options.seconds + 180));
                     }
                 }
+                awaitVisible(visible, total);
             } finally {
                 if (stall != null) {
                     stall.stop();
@@ -181,6 +211,7 @@ final class FixedLoadRuns {
             }
             long[] ackedNanos = acked.get(60, TimeUnit.SECONDS);
             EsStats.Snapshot delta = stats.snapshot().minus(before);
+            long shardOperations = stats.shardBulkOperations(index) - shardOperationsBefore;
             long counted = es.refreshAndCount(index);
             long indexTotal = OfficialRuns.indexTotal(es, index);
             checkIds(es, index, PacedProducer.endOffsets(total, options.partitions));
@@ -198,9 +229,12 @@ final class FixedLoadRuns {
                     indexTotal,
                     IndexLag.Summary.of(
                             lags, times, Arrays.stream(ackedNanos).max().orElse(start)),
+                    VisibleLag.of(visible.samples(), start, prelude, ackedNanos),
+                    visible.unanswered(),
                     startup,
-                    Stats.ratio(paced, delta.bulkHttpRequests()),
-                    delta.cpuMillis() / 1000.0,
+                    new BulkShape(paced, delta.bulkHttpRequests(), shardOperations),
+                    delta.writeCompleted(),
+                    esCpu,
                     cpu[cpu.length - 1] / 1000.0,
                     IndexLag.cpuMillisPerDoc(indexed, cpu, paced, 0.25, 0.75),
                     offsets,
@@ -217,96 +251,57 @@ final class FixedLoadRuns {
         }
     }
 
-    /** A running job: its process's CPU, a check that it still runs, and how to end it. */
-    private interface Job {
-        long cpuMillis();
-
-        void check() throws Exception;
-
-        void stop() throws Exception;
+    /**
+     * The node searches go through: not the stalled one. A search through a stopped node gets no
+     * answer at all, which is that node's outage, not how fresh the index is; through another node it
+     * waits for the stopped node's shards only, as a user's search does.
+     */
+    private ElasticsearchNode searchNode() {
+        return cluster.nodes().stream().filter(n -> n != victim).findFirst().orElseThrow();
     }
 
-    private Job start(String mode, String index, PacedProducer producer, List<String> urls, long total)
-            throws Exception {
-        if (mode.equals("official")) {
-            long pid = official.follow(
-                    producer.bootstrap(),
-                    producer.topic(),
-                    index,
-                    urls,
-                    PacedProducer.endOffsets(total, options.partitions));
-            return new Job() {
-                public long cpuMillis() {
-                    return EsStats.treeCpuMillis(pid);
-                }
-
-                public void check() {
-                    Optional<String> failed = official.followFailure();
-                    if (failed.isPresent()) {
-                        throw new IllegalStateException("the official sink " + failed.get());
-                    }
-                }
-
-                public void stop() throws Exception {
-                    official.awaitFollowed(120);
-                }
-            };
+    /** Until a search counts every record: the refresh after the last one indexed makes it visible. */
+    private static void awaitVisible(VisibleCounts visible, long total) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(VISIBLE_DRAIN_SECONDS);
+        while (visible.highest() < total && System.nanoTime() < deadline) {
+            Thread.sleep(VisibleCounts.PERIOD_MS);
         }
-        Path dir = options.work.resolve("kes-run-" + index).toAbsolutePath();
-        Path config = KesProcessRuns.writeConfig(
-                dir,
-                urls,
-                producer.bootstrap(),
-                producer.topic(),
-                index,
-                options.parallelism,
-                false,
-                FixedLoadScenario.bulkSettings(mode, options.kesBulk),
-                "index: " + index);
-        Process process = KesProcessRuns.builder(dir, config, "1g").start();
-        long[] last = {0};
-        return new Job() {
-            public long cpuMillis() {
-                // the process tree is gone once it exits: its last reading stands
-                last[0] = Math.max(last[0], EsStats.treeCpuMillis(process.pid()));
-                return last[0];
-            }
-
-            public void check() throws Exception {
-                if (!process.isAlive()) {
-                    throw new IllegalStateException("bin/kes run (" + mode + ") exited with " + process.exitValue()
-                            + "; its last lines (all in " + dir + "):\n" + KesProcessRuns.printedTail(dir, 8));
-                }
-            }
-
-            public void stop() throws Exception {
-                // the job follows the topic and never ends on its own: SIGTERM, as a user's Ctrl-C
-                process.descendants().forEach(ProcessHandle::destroy);
-                process.destroy();
-                if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                    process.descendants().forEach(ProcessHandle::destroyForcibly);
-                    process.destroyForcibly();
-                }
-            }
-        };
     }
 
-    /** Primaries on each of the 3 nodes ({@code total_shards_per_node}; no replicas): the stalled node's share. */
-    static final int PRIMARIES_PER_NODE = 2;
+    /** How long the last records may take to become searchable before the visible drain is given up (NaN). */
+    private static final long VISIBLE_DRAIN_SECONDS = 30;
 
-    /** 6 shards, 2 primaries on each of the 3 nodes, no replicas, no refreshes during the load. */
-    private static void createIndex(Http es, String index) throws Exception {
+    static final int NODES = 3;
+
+    /**
+     * Primaries on each of the 3 nodes ({@code total_shards_per_node}; no replicas), so that every
+     * node holds its share and the stalled node's share is known.
+     */
+    static int primariesPerNode(int shards) {
+        return (shards + NODES - 1) / NODES;
+    }
+
+    /**
+     * {@code shards} primaries spread over the 3 nodes, no replicas, refreshed every second as
+     * Elasticsearch's default: the visible lag is measured against the refresh users get, and
+     * kes's bulks wait as long as the index's refresh hides their documents.
+     */
+    private static void createIndex(Http es, String index, int shards) throws Exception {
         es.send("DELETE", "/" + index, null);
         es.send(
                         "PUT",
                         "/" + index,
-                        "{\"settings\":{\"number_of_shards\":" + Bench.SHARDS + ",\"number_of_replicas\":0,"
-                                + "\"index.routing.allocation.total_shards_per_node\":" + PRIMARIES_PER_NODE + ","
-                                + "\"refresh_interval\":\"-1\",\"translog.durability\":\"async\"}}")
+                        "{\"settings\":{\"number_of_shards\":" + shards + ",\"number_of_replicas\":0,"
+                                + "\"index.routing.allocation.total_shards_per_node\":" + primariesPerNode(shards) + ","
+                                + "\"refresh_interval\":\"" + REFRESH_INTERVAL
+                                + "\",\"translog.durability\":\"async\"}}")
                 .requireOk("creating " + index);
         es.get("/_cluster/health/" + index + "?wait_for_status=green&timeout=60s")
                 .requireOk("health of " + index);
     }
+
+    /** Set explicitly: left at its default, a shard that no search has hit for 30 s skips its refreshes. */
+    static final String REFRESH_INTERVAL = "1s";
 
     /** The first and last record of every partition and 8 between them sit under kes's id for their coordinates. */
     private static void checkIds(Http es, String index, long[] ends) throws Exception {

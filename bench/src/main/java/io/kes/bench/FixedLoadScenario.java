@@ -12,14 +12,17 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code bin/kes bench --scenario fixed-load}: how fresh the index stays at a steady, moderate load
- * (issue 39). Three Elasticsearch nodes (1 GB heaps), one index of 6 shards (2 primaries per node,
- * no replicas), a producer writing {@code --rate} records a second for {@code --seconds} seconds
- * while the job follows the topic at parallelism 2; with and without one data node that is not the
- * elected master stopped for 1 s every 5 s. Per run: the index lag's percentiles ({@link IndexLag}),
- * documents per {@code _bulk}, and the client's CPU per document over the whole run and in the
- * steady window. {@link FixedLoadRuns} runs one; results: {@code fixed-load.md}, {@code fixed-load.csv}
- * and {@code fixed-load-samples.csv} in {@code --out}.
+ * {@code bin/kes bench --scenario fixed-load}: what users pay and see at a steady, moderate load
+ * (issues 39 and 67). Three Elasticsearch nodes (1 GB heaps), one index of {@code --shards} shards
+ * (6 by default, spread evenly over the nodes, no replicas, refreshed every second), a producer
+ * writing {@code --rate} records a second for {@code --seconds} seconds while the job follows the
+ * topic with {@code --writers} writers (2 by default); with and without one data node that is not the
+ * elected master stopped for 1 s every 5 s. Per run: the indexed lag's and the search-visible lag's
+ * percentiles ({@link IndexLag}, {@link VisibleLag}), documents per {@code _bulk} and per shard
+ * operation ({@link BulkShape}), Elasticsearch's CPU per 1,000 documents ({@link EsCpuPerDocs}),
+ * and the client's CPU per document over the whole run and in the steady window. {@link
+ * FixedLoadRuns} runs one; results: {@code fixed-load.md}, {@code fixed-load.csv} and {@code
+ * fixed-load-samples.csv} in {@code --out}.
  */
 final class FixedLoadScenario {
 
@@ -117,15 +120,9 @@ final class FixedLoadScenario {
             environment.put(
                     "load",
                     String.format(
-                            "%,d records/s for %d s (after a prelude of %,d records the job indexes before the clock starts),"
-                                    + " %d partitions, parallelism %d, stall: %d ms every %d ms",
-                            options.rate,
-                            options.seconds,
-                            FixedLoadRuns.prelude(options),
-                            options.partitions,
-                            options.parallelism,
-                            STALL_MS,
-                            STALL_PERIOD_MS));
+                            "%s (after a prelude of %,d records the job indexes before the clock starts),"
+                                    + " stall: %d ms every %d ms",
+                            FixedLoadReport.shape(options), FixedLoadRuns.prelude(options), STALL_MS, STALL_PERIOD_MS));
             if (!options.kesBulk.isBlank()) {
                 environment.put("extra kes bulk settings", options.kesBulk);
             }

@@ -21,6 +21,46 @@ class FixedLoadOptionsTest {
     }
 
     @Test
+    void theDefaultShapeIsSixShardsAndTwoWritersAsThePublishedRuns() {
+        BenchOptions o = BenchOptions.parse(new String[] {"--scenario", "fixed-load", "--out", "x"});
+
+        assertThat(o.shards).isEqualTo(6);
+        assertThat(o.parallelism).isEqualTo(2);
+        assertThat(o.partitions).isEqualTo(6);
+        assertThat(FixedLoadReport.shape(o))
+                .isEqualTo("3,000 records/s for 60 s, 6 shards (refresh 1s), 2 writers, 6 partitions");
+    }
+
+    @Test
+    void shardsAndWritersSetTheIndexAndTheJobAndEveryWriterGetsAPartition() {
+        BenchOptions o = BenchOptions.parse(new String[] {
+            "--scenario", "fixed-load", "--shards", "48", "--writers", "8", "--rate", "500", "--out", "x"
+        });
+
+        assertThat(o.shards).isEqualTo(48);
+        assertThat(o.parallelism).isEqualTo(8);
+        assertThat(o.partitions).isEqualTo(8);
+        assertThat(FixedLoadReport.shape(o))
+                .startsWith("500 records/s for 60 s, 48 shards")
+                .contains("8 writers");
+    }
+
+    @Test
+    void givenPartitionsStayAsGiven() {
+        BenchOptions o = BenchOptions.parse(
+                new String[] {"--scenario", "fixed-load", "--writers", "8", "--partitions", "4", "--out", "x"});
+
+        assertThat(o.partitions).isEqualTo(4);
+    }
+
+    @Test
+    void theStalledNodesShareOfPrimariesIsTheShardsSpreadOverThreeNodes() {
+        assertThat(FixedLoadRuns.primariesPerNode(6)).isEqualTo(2);
+        assertThat(FixedLoadRuns.primariesPerNode(48)).isEqualTo(16);
+        assertThat(FixedLoadRuns.primariesPerNode(4)).isEqualTo(2);
+    }
+
+    @Test
     void variantsAreEveryModeTimesEveryStallSetting() {
         BenchOptions o = BenchOptions.parse(new String[] {
             "--scenario", "fixed-load", "--modes", "kes,kes-mixed", "--stall", "on", "--out", "x", "--rounds", "1"
