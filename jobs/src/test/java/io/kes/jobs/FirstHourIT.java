@@ -55,7 +55,7 @@ class FirstHourIT {
                             "kes: the config has 3 errors:",
                             "unknown key 'bulk.max_doc'. Did you mean 'max_docs'?",
                             "unknown key 'routes[0].indx'. Did you mean 'index'?",
-                            "routes[0].id must be one of kafka, kafka-connect, key, none, {field: path} or {hash: [paths]}, got 'kafak'. Did you mean 'kafka'?")
+                            "routes[0].id must be one of kafka, kafka-connect, key, none, {field: path}, {hash: [paths]} or {key_field: name}, got 'kafak'. Did you mean 'kafka'?")
                     .doesNotContain("Exception", "\tat ");
         }
     }
