@@ -27,32 +27,16 @@ final class FlinkRest {
     }
 
     /**
-     * Stops the running job with a savepoint in {@code directory}, without drain, and returns the
-     * savepoint's location; fails when it has not completed within {@code timeout} (Flink would
-     * wait for its checkpoint timeout): a stop must not hang whatever the writer is doing.
+     * Asks the running job to stop with a savepoint in {@code directory}, without drain. Returns
+     * once Flink took the request: the job's process exits when the savepoint completes, and with it
+     * this REST endpoint, so the savepoint's completion is read from the process and the directory
+     * ({@link JobProcess#stopWithSavepointAndResume}), not from here.
      */
-    String stopWithSavepoint(Path directory, Duration timeout) throws IOException, InterruptedException {
-        String job = runningJob();
-        String trigger = call(
-                        "POST",
-                        "/jobs/" + job + "/stop",
-                        "{\"drain\":false,\"targetDirectory\":\"" + directory.toUri() + "\"}")
-                .path("request-id")
-                .asText();
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
-            JsonNode status = call("GET", "/jobs/" + job + "/savepoints/" + trigger, null);
-            if ("COMPLETED".equals(status.path("status").path("id").asText())) {
-                JsonNode operation = status.path("operation");
-                if (operation.has("location")) {
-                    return operation.path("location").asText();
-                }
-                throw new IllegalStateException("the stop with a savepoint failed: " + operation.path("failure-cause"));
-            }
-            Thread.sleep(100);
-        }
-        throw new IllegalStateException(
-                "the stop with a savepoint did not complete within " + timeout.toSeconds() + " s (job " + job + ")");
+    void triggerStopWithSavepoint(Path directory) throws IOException, InterruptedException {
+        call(
+                "POST",
+                "/jobs/" + runningJob() + "/stop",
+                "{\"drain\":false,\"targetDirectory\":\"" + directory.toUri() + "\"}");
     }
 
     private String runningJob() throws IOException, InterruptedException {

@@ -59,18 +59,37 @@ final class JobProcess {
 
     /**
      * {@code flink stop} as before an upgrade: a savepoint without drain through the REST API into
-     * {@code savepoints/} beside the checkpoints (it must complete within {@code timeout}, whatever
-     * the writer is doing), then, once the stopped job's process exited, a start from that
+     * {@code savepoints/} beside the checkpoints, which must complete within {@code timeout} whatever
+     * the writer is doing (the job then finishes and its process exits), then a start from that
      * savepoint. Returns the savepoint's location.
      */
-    synchronized String stopWithSavepointAndResume(Duration timeout) throws IOException, InterruptedException {
-        String savepoint = rest.stopWithSavepoint(checkpoints.resolveSibling("savepoints"), timeout);
-        if (!waitFor(30)) { // the job finished: bin/kes run returns
-            process.destroyForcibly();
-            waitFor(30);
+    synchronized Path stopWithSavepointAndResume(Duration timeout) throws IOException, InterruptedException {
+        Path savepoints = checkpoints.resolveSibling("savepoints");
+        List<Path> before = savepointsIn(savepoints);
+        rest.triggerStopWithSavepoint(savepoints);
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new IllegalStateException("the stop with a savepoint did not complete within " + timeout.toSeconds()
+                    + " s (see " + log + ")");
         }
-        start(List.of("--restore", savepoint));
+        Path savepoint = savepointsIn(savepoints).stream()
+                .filter(p -> !before.contains(p))
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("the job exited with code " + process.exitValue()
+                        + " after the stop without a savepoint in " + savepoints + " (see " + log + ")"));
+        start(List.of("--restore", savepoint.toUri().toString()));
         return savepoint;
+    }
+
+    /** The complete savepoints in {@code dir}: folders {@code savepoint-*} with their {@code _metadata}, which Flink writes last. */
+    private static List<Path> savepointsIn(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        try (Stream<Path> folders = Files.list(dir)) {
+            return folders.filter(p -> p.getFileName().toString().startsWith("savepoint-"))
+                    .filter(p -> Files.exists(p.resolve("_metadata")))
+                    .toList();
+        }
     }
 
     private void start(List<String> restoreFlags) {
