@@ -63,18 +63,23 @@ final class SlotTable {
         int shard = prediction.batchShard();
         if (shard < 0) {
             if (slots.anyShard == null) {
-                slots.anyShard = new Slot(target, PredictedShard.UNKNOWN_SHARD);
-                if (prediction.layout() != null) {
-                    slots.anyShard.refreshIntervalMillis = prediction.layout().refreshIntervalMillis();
-                }
+                slots.anyShard = newSlot(target, PredictedShard.UNKNOWN_SHARD, prediction);
             }
             return slots.anyShard;
         }
         Slot slot = slots.byShard[shard];
         if (slot == null) {
-            slot = new Slot(target, shard);
-            slot.refreshIntervalMillis = prediction.layout().refreshIntervalMillis();
+            slot = newSlot(target, shard, prediction);
             slots.byShard[shard] = slot;
+        }
+        return slot;
+    }
+
+    /** A slot that knows its index's refresh interval, when the prediction names a layout ({@link DepartureRule}). */
+    private static Slot newSlot(String target, int shard, PredictedShard prediction) {
+        Slot slot = new Slot(target, shard);
+        if (prediction.layout() != null) {
+            slot.refreshIntervalMillis = prediction.layout().refreshIntervalMillis();
         }
         return slot;
     }

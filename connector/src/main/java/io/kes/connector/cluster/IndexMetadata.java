@@ -38,31 +38,7 @@ public record IndexMetadata(
         List<String> indexPipelines,
         Duration refreshInterval) {
 
-    /** An index with Elasticsearch's default refresh interval. */
-    public IndexMetadata(
-            String name,
-            String uuid,
-            int numberOfShards,
-            int routingNumShards,
-            int routingPartitionSize,
-            boolean routedByDocument,
-            long[] primaryTerms,
-            Duration translogSyncInterval,
-            List<String> indexPipelines) {
-        this(
-                name,
-                uuid,
-                numberOfShards,
-                routingNumShards,
-                routingPartitionSize,
-                routedByDocument,
-                primaryTerms,
-                translogSyncInterval,
-                indexPipelines,
-                DEFAULT_REFRESH_INTERVAL);
-    }
-
-    /** An index without default or final pipeline. */
+    /** An index without default or final pipeline, with Elasticsearch's default refresh interval. */
     public IndexMetadata(
             String name,
             String uuid,
@@ -81,7 +57,8 @@ public record IndexMetadata(
                 routedByDocument,
                 primaryTerms,
                 translogSyncInterval,
-                List.of());
+                List.of(),
+                DEFAULT_REFRESH_INTERVAL);
     }
 
     /** Elasticsearch's default {@code index.refresh_interval}. */

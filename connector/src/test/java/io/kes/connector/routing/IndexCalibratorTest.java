@@ -45,7 +45,8 @@ class IndexCalibratorTest {
                 routedByDocument,
                 new long[] {1, 1},
                 IndexMetadata.DEFAULT_TRANSLOG_SYNC_INTERVAL,
-                pipelines);
+                pipelines,
+                IndexMetadata.DEFAULT_REFRESH_INTERVAL);
     }
 
     @Test
