@@ -67,7 +67,7 @@ final class JobProcess {
         Path savepoints = checkpoints.resolveSibling("savepoints");
         List<Path> before = savepointsIn(savepoints);
         rest.triggerStopWithSavepoint(savepoints);
-        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        if (!waitFor((int) timeout.toSeconds())) {
             throw new IllegalStateException("the stop with a savepoint did not complete within " + timeout.toSeconds()
                     + " s (see " + log + ")");
         }
