@@ -5,6 +5,9 @@ import io.kes.connector.OpType;
 import io.kes.connector.RecordOrigin;
 import io.kes.connector.routing.PredictedShard;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Set;
 
 /**
  * A body's items: where each starts in the body, where it was predicted to land, and what the
@@ -192,5 +195,25 @@ final class BodyItems {
     /** The whole operation when it was kept whole (not plain), else null. */
     DocumentOperation whole(int item) {
         return whole[item];
+    }
+
+    /** Shards the items were predicted for; 0 when some are not predicted. */
+    int distinctShards() {
+        PredictedShard first = predictions[0];
+        boolean single = first.knowsShard();
+        for (int i = 1; single && i < size; i++) {
+            single = predictions[i] == first;
+        }
+        if (single) {
+            return 1;
+        }
+        Set<PredictedShard> shards = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (int i = 0; i < size; i++) {
+            if (!predictions[i].knowsShard()) {
+                return 0;
+            }
+            shards.add(predictions[i]);
+        }
+        return shards.size();
     }
 }

@@ -7,10 +7,7 @@ import io.kes.connector.routing.PredictedShard;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The NDJSON body of one {@code _bulk} request, built incrementally. Each document's source bytes
@@ -38,7 +35,6 @@ final class BulkBody {
     private static final byte[] EXTERNAL_GTE = ascii(",\"version_type\":\"external_gte\"");
     private static final byte[] RETRY_ON_CONFLICT = ascii(",\"retry_on_conflict\":3");
     private static final byte[] ACTION_END = ascii("}}\n");
-    private static final byte[] HEX = ascii("0123456789abcdef");
 
     /** What an item's operation holds instead of its source: the source is in the body (see {@link #document}). */
     static final byte[] SOURCE_IN_BODY = new byte[0];
@@ -224,31 +220,10 @@ final class BulkBody {
         return replaced;
     }
 
-    /**
-     * A JSON string literal, escaped per RFC 8259. Escaped byte by byte of its UTF-8 encoding: a
-     * multi-byte character's bytes are all 0x80 and above, so the ASCII ones that need escaping are
-     * never part of one; and a loop over bytes costs C1 less than one of {@code charAt}.
-     */
     private void writeJsonString(String s) {
         byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
-        ensure(utf8.length * 6 + 2);
-        bytes[size++] = '"';
-        for (byte b : utf8) {
-            if (b == '"' || b == '\\') {
-                bytes[size++] = '\\';
-                bytes[size++] = b;
-            } else if (b >= 0 && b < 0x20) {
-                bytes[size++] = '\\';
-                bytes[size++] = 'u';
-                bytes[size++] = '0';
-                bytes[size++] = '0';
-                bytes[size++] = HEX[b >> 4];
-                bytes[size++] = HEX[b & 0xf];
-            } else {
-                bytes[size++] = b;
-            }
-        }
-        bytes[size++] = '"';
+        ensure(JsonStrings.maxEncodedLength(utf8));
+        size = JsonStrings.write(utf8, bytes, size);
     }
 
     private void ensure(int extra) {
@@ -344,30 +319,13 @@ final class BulkBody {
         return held != null ? held : idInActionLine(item);
     }
 
-    /**
-     * The id as {@link #writeJsonString} wrote it after {@link #ID_FIELD}, unescaped: the first
-     * {@code ID_FIELD} of the action line is the id's (an index name holds no comma, and its
-     * quotes are escaped).
-     */
+    /** The id as {@link #writeJsonString} wrote it after the action line's first {@link #ID_FIELD} (an index name holds no comma). */
     private String idInActionLine(int item) {
         int at = items.start(item);
         while (!startsWith(at, ID_FIELD)) {
             at++;
         }
-        at += ID_FIELD.length + 1; // and the string's opening quote
-        byte[] id = new byte[itemEnd(item) - at];
-        int n = 0;
-        for (byte b = bytes[at]; b != '"'; b = bytes[++at]) {
-            if (b != '\\') {
-                id[n++] = b;
-            } else if (bytes[++at] == 'u') { // backslash, u, two zeros, two hex digits: a control character
-                id[n++] = (byte) Integer.parseInt(new String(bytes, at + 3, 2, StandardCharsets.US_ASCII), 16);
-                at += 4;
-            } else {
-                id[n++] = bytes[at]; // an escaped quote or backslash
-            }
-        }
-        return new String(id, 0, n, StandardCharsets.UTF_8);
+        return JsonStrings.read(bytes, at + ID_FIELD.length, itemEnd(item));
     }
 
     private boolean startsWith(int at, byte[] prefix) {
@@ -385,21 +343,6 @@ final class BulkBody {
 
     /** Shards the documents were predicted for; 0 when some are not predicted. */
     int distinctShards() {
-        PredictedShard first = items.prediction(0);
-        boolean single = first.knowsShard();
-        for (int i = 1; single && i < itemCount(); i++) {
-            single = items.prediction(i) == first;
-        }
-        if (single) {
-            return 1;
-        }
-        Set<PredictedShard> shards = Collections.newSetFromMap(new IdentityHashMap<>());
-        for (int i = 0; i < itemCount(); i++) {
-            if (!items.prediction(i).knowsShard()) {
-                return 0;
-            }
-            shards.add(items.prediction(i));
-        }
-        return shards.size();
+        return items.distinctShards();
     }
 }

@@ -5,31 +5,23 @@ import io.kes.connector.SinkSettings;
 import io.kes.connector.cluster.SentTo;
 import io.kes.connector.cluster.StatusPolicy;
 import io.kes.connector.internal.Backoff;
-import java.util.Collections;
 import java.util.HashSet;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Objects;
 import java.util.Set;
-import java.util.function.BooleanSupplier;
 import org.apache.flink.api.common.operators.ProcessingTimeService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The life of every bulk in flight, in one place: queued for its node, sent, answered, then retried,
- * split, done, given up, or held until its node no longer runs it. The deciders say what an answer
- * does ({@link BulkAnswers}, {@link Retries}, {@link ItemOutcomes}); this class applies it. It is
- * the only one that changes a {@link BulkInFlight}, takes and releases the per-id holds
- * ({@link InFlightIds}), ends a bulk's place in its node's budget ({@link NodeBudgets#done}) and in
- * its epoch ({@link CheckpointDrain#bulkDone}), and sends a body ({@link BulkTransport#dispatch}).
- *
- * <p>It also sends the slot buffers ({@link SlotBuffers.Sender}): a full buffer is queued at once;
- * one that is not full goes when its node has room ({@link PartialSends}, looked at again whenever a
- * bulk ends). The first failure is kept ({@link #rethrowFailure()}); after it nothing more is sent.
+ * The life of every bulk after it went out, in one place: answered, then retried, split, done, given
+ * up, or held until its node no longer runs it. The deciders say what an answer does
+ * ({@link BulkAnswers}, {@link Retries}, {@link ItemOutcomes}); this class applies it: it changes a
+ * {@link BulkInFlight} once it left, releases its per-id holds ({@link InFlightIds}) and tells the
+ * departures when it is over ({@link Departures#over}). When a bulk leaves is {@link Departures}'
+ * business. The first failure is kept ({@link FirstFailure}); after it nothing more is sent.
  * Task thread only: answers, timers and the task listing arrive there.
  */
-final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, BulkTransport.Outcomes, AutoCloseable {
+final class BulkLifecycle implements BulkTransport.Outcomes, AutoCloseable {
 
     /** What the writer builds and shares with this class: its transport, queues, buffers, epochs, metrics. */
     record Parts(
@@ -44,136 +36,38 @@ final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, B
 
     private final TaskThread task;
     private final SlotBuffers buffers;
-    private final BulkTransport transport;
     private final NodeBudgets budgets;
-    private final CheckpointDrain drain;
     private final BulkMetrics metrics;
-    private final long maxQueuedBytes;
     private final Retries retries;
     private final AbandonedBulks abandoned;
     private final FailureHandOver handOver;
-    private final PartialSends partialSends;
     private final InFlightIds ids = new InFlightIds();
     private final Acknowledgements acknowledgements;
+    private final FirstFailure failure;
+    private final Departures departures;
 
-    /** Bulks that went out and are not over: at close, their nodes may still run them. */
-    private final Set<BulkInFlight> unfinished = Collections.newSetFromMap(new IdentityHashMap<>());
     /** Nodes of bulks given up on without an answer: they may still run them. */
     private final Set<SentTo> givenUpOn = new HashSet<>();
 
-    /** How many sends are waiting (backpressure, or an old layout's buffer that must leave first). */
-    private int waitingSends;
-
-    private RuntimeException failure;
     private boolean closed;
 
     BulkLifecycle(SinkSettings settings, TaskThread task, Parts parts, FailureHandler failureHandler) {
         this.task = task;
         this.buffers = parts.buffers();
-        this.transport = parts.transport();
         this.budgets = parts.budgets();
-        this.drain = parts.drain();
         this.metrics = parts.metrics();
         this.acknowledgements = new Acknowledgements(parts.predictor(), metrics);
-        this.maxQueuedBytes = settings.maxQueuedBytes();
         this.retries =
                 new Retries(settings.maxRetryTime(), new Backoff(settings.initialBackoff(), settings.maxBackoff()));
-        this.abandoned = new AbandonedBulks(transport::listTaggedBulks, this::after, task.nanoTime());
+        this.abandoned = new AbandonedBulks(parts.transport()::listTaggedBulks, this::after, task.nanoTime());
         this.handOver = new FailureHandOver(failureHandler, metrics);
-        this.partialSends = new PartialSends(
-                task.time(),
-                check -> task.mailbox().run(check::run, "kes: a partial send's check, put off while a send waited"),
-                buffers,
-                this,
-                budgets.room(transport::nodeOf),
-                new DepartureRule(
-                        settings.coalesce() == null ? -1 : settings.coalesce().toMillis(),
-                        settings.linger().toMillis()),
-                settings.linger().toMillis(),
-                () -> waitingSends > 0);
+        this.failure = new FirstFailure(parts.drain());
+        this.departures = new Departures(settings, task, parts, ids, failure, this);
     }
 
-    /**
-     * A buffer started filling: it holds the current epoch open until its bulk is done, and goes once
-     * it coalesced and its node has room.
-     */
-    void bufferStarted(Slot slot) {
-        if (slot.body == null) {
-            return; // full with its first document: queued already, in the current epoch
-        }
-        slot.epoch = drain.bufferStarted();
-        partialSends.bufferStarted(slot);
-    }
-
-    /** A checkpoint barrier: the buffers filling now go within the linger ({@link PartialSends#barrier}). */
-    void barrier() {
-        partialSends.barrier();
-    }
-
-    /**
-     * Queues a buffer for its node, in its buffer's epoch, and sends what may go. It goes out once
-     * its node's budget has room and none of its documents has an earlier write still in flight
-     * (that one must be applied first, {@link InFlightIds}). Waits (backpressure) only while the
-     * queued bytes pass {@code bulk.max_queued_bytes}, or until an old layout's buffer is out.
-     */
-    @Override
-    public void send(Slot slot, BulkBody body, boolean beforeAnyLater) throws InterruptedException {
-        metrics.docsPerBulk.update(body.itemCount());
-        metrics.shardsPerBulk.update(body.distinctShards());
-        BulkInFlight bulk = new BulkInFlight(body, slot, drain.bulkQueued(slot.epoch));
-        slot.epoch = null;
-        budgets.enqueue(bulk, transport.nodeOf(slot));
-        pump();
-        waitWhile(() -> beforeAnyLater ? !bulk.sent : budgets.queuedBytes() > maxQueuedBytes);
-    }
-
-    @Override
-    public void awaitQueued(Slot slot) throws InterruptedException {
-        waitWhile(() -> slot.queued > 0);
-    }
-
-    /** Runs the task's mails (answers, timers) while {@code waiting} holds; rethrows a failure meanwhile. */
-    private void waitWhile(BooleanSupplier waiting) throws InterruptedException {
-        waitingSends++;
-        try {
-            while (waiting.getAsBoolean()) {
-                task.mailbox().yield();
-                rethrowFailure();
-            }
-        } finally {
-            if (--waitingSends == 0) {
-                partialSends.sendsResumed();
-            }
-        }
-    }
-
-    /** Sends what may go now; after a failure, drops what waits instead (a restart replays it). */
-    private void pump() {
-        if (failure == null) {
-            budgets.pump(this);
-        } else {
-            budgets.dropQueued().forEach(dropped -> drain.bulkDone(dropped.epoch));
-        }
-    }
-
-    @Override
-    public boolean mayGo(BulkInFlight bulk) {
-        return !ids.anyHeld(bulk.body);
-    }
-
-    @Override
-    public void go(BulkInFlight bulk, NodeBudgets.Budget budget) {
-        ids.holdAll(bulk.body);
-        bulk.budget = budget;
-        bulk.sent = true;
-        bulk.firstSentNanos = task.nanoTime().getAsLong();
-        unfinished.add(bulk);
-        dispatch(bulk);
-    }
-
-    private void dispatch(BulkInFlight bulk) {
-        bulk.sentTo = transport.dispatch(bulk, this);
-        bulk.sentNanos = task.nanoTime().getAsLong();
+    /** Where documents go in and buffers leave from. */
+    Departures departures() {
+        return departures;
     }
 
     /**
@@ -202,7 +96,7 @@ final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, B
         }
         apply(bulk, BulkAnswers.ofResponse(outcomes));
         buffers.answered(sent); // done, or what is left copied into a retry body: its array may be filled again
-        pump(); // ids released, maybe room in the budget
+        departures.pump(); // ids released: a bulk that waited for them may go
     }
 
     @Override
@@ -234,7 +128,7 @@ final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, B
                             + " Lower bulk.max_bytes below the node's http.max_content_length.",
                     bytes,
                     bulk.slot);
-            dispatch(bulk);
+            departures.dispatch(bulk);
         } else if (next instanceof NextStep.HandOver hand) {
             ids.release(hand.failure().operation());
             fail(handOver.refused(List.of(hand.failure())));
@@ -263,7 +157,7 @@ final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, B
                     bulk.attempt,
                     cause);
         }
-        after(after.delayMillis(), () -> dispatch(bulk));
+        after(after.delayMillis(), () -> departures.dispatch(bulk));
     }
 
     /**
@@ -288,7 +182,7 @@ final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, B
     /** The current part is over; the next part of a split bulk goes out now, or the bulk is done. */
     private void partDone(BulkInFlight bulk) {
         if (bulk.nextPart()) {
-            dispatch(bulk);
+            departures.dispatch(bulk);
         } else {
             done(bulk);
         }
@@ -296,13 +190,7 @@ final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, B
 
     /** The bulk is over: every item succeeded, went to the failure handler, or failed the job. */
     private void done(BulkInFlight bulk) {
-        unfinished.remove(bulk);
-        budgets.done(bulk);
-        drain.bulkDone(bulk.epoch);
-        pump(); // room in its node's budget
-        if (failure == null) {
-            partialSends.bulkEnded(); // a buffer that waited for that room may go
-        }
+        departures.over(bulk);
     }
 
     /** The job fails: what is left of the bulk is no longer in flight (a restart replays it). */
@@ -317,21 +205,13 @@ final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, B
         done(bulk);
     }
 
-    /** The job fails (null: it does not); the first failure is the one it reports, and every checkpoint waiting fails with it. */
     private void fail(RuntimeException why) {
-        if (why != null && failure == null) {
-            failure = why;
-            drain.writerFailed(why);
-        } else if (why != null && failure != why) {
-            failure.addSuppressed(why);
-        }
+        failure.fail(why);
     }
 
     /** Rethrows the first asynchronous failure, if any. */
     void rethrowFailure() {
-        if (failure != null) {
-            throw failure;
-        }
+        failure.rethrow();
     }
 
     /**
@@ -341,7 +221,7 @@ final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, B
      */
     Set<SentTo> nodesThatMayRunItsBulks() {
         Set<SentTo> nodes = new HashSet<>(givenUpOn);
-        unfinished.stream().map(bulk -> bulk.sentTo).filter(Objects::nonNull).forEach(nodes::add);
+        departures.addNodesOfUnfinished(nodes);
         return nodes;
     }
 
@@ -355,10 +235,10 @@ final class BulkLifecycle implements SlotBuffers.Sender, NodeBudgets.Dispatch, B
         });
     }
 
-    /** No retry, poll or partial send goes out any more. */
+    /** No retry, poll or buffer goes out any more. */
     @Override
     public void close() {
         closed = true;
-        partialSends.close();
+        departures.close();
     }
 }

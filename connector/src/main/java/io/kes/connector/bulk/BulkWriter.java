@@ -46,11 +46,11 @@ import org.elasticsearch.client.RestClient;
  * checkpoint), and documents after the barrier keep flowing meanwhile. Only the end of a bounded
  * input waits on the task thread ({@link #drainAndMakeDurable()}).
  *
- * <p>The pieces: {@link SlotBuffers} fills the per-shard buffers and says when one is ready
- * ({@link PartialSends}: one that is not full as soon as its node has room); {@link BulkLifecycle}
- * owns every bulk from then on: it queues it per node ({@link NodeBudgets}), sends it through a
- * {@link BulkTransport} ({@link BulkDispatcher}), and applies what the pure deciders say its answer
- * does: {@link ItemOutcomes} per item, {@link BulkAnswers} for the bulk (retry, 413 split, the
+ * <p>The pieces: {@link Departures} decides when a bulk leaves: it fills the per-shard buffers
+ * ({@link SlotBuffers}), queues each one that must go per node ({@link NodeBudgets}), and lets one
+ * that is not full go when {@link DepartureRule} says so; it sends through a {@link BulkTransport}
+ * ({@link BulkDispatcher}). {@link BulkLifecycle} owns every bulk from then on and applies what the
+ * pure deciders say its answer does: {@link ItemOutcomes} per item, {@link BulkAnswers} for the bulk (retry, 413 split, the
  * failure handler, give up, wait for its node: {@link AbandonedBulks}), {@link Retries} when it
  * goes again. {@link CheckpointDrain} puts each bulk in an epoch and finishes an epoch once its
  * bulks are done; {@link WriteFailures} words the errors. This class predicts (unless the router
@@ -81,6 +81,7 @@ final class BulkWriter implements AutoCloseable {
     private final SlotBuffers buffers;
     private final BulkTransport transport;
     private final BulkLifecycle bulks;
+    private final Departures departures;
     private final CheckpointDrain drain;
 
     @VisibleForTesting
@@ -183,6 +184,7 @@ final class BulkWriter implements AutoCloseable {
                 task,
                 new BulkLifecycle.Parts(this.transport, budgets, buffers, drain, metrics, predictor),
                 reporting.failureHandler());
+        this.departures = bulks.departures();
     }
 
     public void write(DocumentOperation op) throws InterruptedException {
@@ -196,16 +198,13 @@ final class BulkWriter implements AutoCloseable {
         if (!prediction.knowsShard()) {
             metrics.docsWithUnknownShard.inc();
         }
-        Slot started = buffers.add(op, prediction, bulks);
-        if (started != null) {
-            bulks.bufferStarted(started);
-        }
+        departures.add(op, prediction);
     }
 
     /**
      * A checkpoint barrier: closes the current epoch. Sends nothing: a buffer that is not full goes
-     * when it would have anyway, so a barrier does not cut bulks short, but within {@code bulk.linger}
-     * at the latest, queued for its node with room or not. Returns at once; the future
+     * when it would have anyway, so a barrier does not cut bulks short, and that is within
+     * {@code bulk.linger} of its first document ({@link DepartureRule}). Returns at once; the future
      * completes when every document written before this barrier went out in a bulk and every such
      * bulk is done, retries included, and, with {@link Durability#CHECKPOINT_FENCE},
      * Elasticsearch made them durable with no primary failover in between. It fails with the first
@@ -213,7 +212,6 @@ final class BulkWriter implements AutoCloseable {
      */
     public CompletableFuture<Void> checkpoint() throws InterruptedException {
         bulks.rethrowFailure();
-        bulks.barrier();
         long now = time.getCurrentProcessingTime();
         if (now - lastForgetMillis > Housekeeping.FORGET_IDLE_TARGETS_MILLIS) {
             lastForgetMillis = now;
@@ -240,7 +238,7 @@ final class BulkWriter implements AutoCloseable {
      * now, for none will fill any further and the last checkpoint waits for them.
      */
     public void sendBuffers() throws InterruptedException {
-        buffers.sendAll(bulks);
+        departures.sendAll();
     }
 
     /** See {@link BulkLifecycle#nodesThatMayRunItsBulks()}. */

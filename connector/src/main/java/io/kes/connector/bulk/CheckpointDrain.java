@@ -13,8 +13,8 @@ import org.apache.flink.metrics.Histogram;
  * The writer's side of a checkpoint, without stopping the writes. A buffer joins the {@link Epochs epoch}
  * current when it gets its first document, and the bulk it becomes stays in that epoch; a barrier
  * closes the current epoch but sends nothing: a buffer that is not full goes when it would have
- * without the barrier (full, or its node has room), {@code bulk.linger} after the barrier at the
- * latest ({@link PartialSends#barrier}), with the documents that came after the barrier in it. An epoch drains once its buffers' bulks and every older epoch's are done, retries
+ * without the barrier ({@link DepartureRule}: full, or its node has room, and {@code bulk.linger}
+ * after its first document at the latest), with the documents that came after the barrier in it. An epoch drains once its buffers' bulks and every older epoch's are done, retries
  * included, so a checkpoint waits for exactly the documents before its barrier (and for those that
  * share their bulks) and never completes before an earlier one. A drained epoch goes to the
  * {@link EpochFinisher} (the fence, the failure handler's flush) on its own thread, or fails with

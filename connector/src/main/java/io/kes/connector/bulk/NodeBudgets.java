@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 import org.apache.http.HttpHost;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,19 +26,31 @@ import org.slf4j.LoggerFactory;
  * ids still has an earlier write in flight (the writer's check). A slot's buffers stay in the queue
  * of its first queued buffer while any of them waits, even when its primary moved meanwhile, so
  * that a slot's bulks never overtake each other. Queued bytes count against a bound the writer
- * blocks on (backpressure). Task thread only.
+ * blocks on (backpressure).
+ *
+ * <p>Nothing here sends: the departures' owner ({@link Departures}) polls the next bulk that may go
+ * ({@link #poll}) and asks whether a slot's node has room ({@link #idle}, {@link #hasRoom}). Task
+ * thread only.
  */
 final class NodeBudgets {
 
     private static final Logger LOG = LoggerFactory.getLogger(NodeBudgets.class);
 
-    /** What the bulks' owner ({@link BulkLifecycle}) does when a queue's head may go. */
-    interface Dispatch {
-        /** Whether the bulk may go now (none of its ids has an earlier write in flight). */
-        boolean mayGo(BulkInFlight bulk);
+    /**
+     * Where one slot's bulks wait and how many are out: the slot's next bulk queues behind its
+     * queued ones, and a buffer that is not full waits while its slot has any. Written here only.
+     */
+    static final class Lane {
+        private int queued;
+        private Budget queuedIn;
+        private int inFlight;
+        /** Some of them wait for the node its primary left (logged once per such run). */
+        private boolean behindMovedPrimary;
 
-        /** Sends the bulk, which takes a place in {@code budget} until {@link #done}. */
-        void go(BulkInFlight bulk, Budget budget);
+        /** This slot's bulks waiting in a node's queue. */
+        int queued() {
+            return queued;
+        }
     }
 
     /** One node's (or the configured hosts') in-flight budget and queue. */
@@ -102,49 +113,56 @@ final class NodeBudgets {
      */
     void enqueue(BulkInFlight bulk, HttpHost node) {
         Slot slot = bulk.slot;
+        Lane lane = slot.lane;
         Budget own =
                 byNode.computeIfAbsent(node != null ? node : unknownNode, n -> new Budget(n, maxInFlight, adaptive));
         Budget budget = own;
-        if (slot.queued > 0 && slot.queuedIn != own) {
-            if (node != null && slot.queuedIn.node == unknownNode) {
-                moveQueued(slot, slot.queuedIn, own);
+        if (lane.queued > 0 && lane.queuedIn != own) {
+            if (node != null && lane.queuedIn.node == unknownNode) {
+                moveQueued(slot, lane.queuedIn, own);
             } else {
-                budget = slot.queuedIn; // a moved primary: the slot's bulks must not overtake each other
+                budget = lane.queuedIn; // a moved primary: the slot's bulks must not overtake each other
                 behindMovedPrimary++;
-                if (!slot.behindMovedPrimary) {
-                    slot.behindMovedPrimary = true;
+                if (!lane.behindMovedPrimary) {
+                    lane.behindMovedPrimary = true;
                     LOG.info(
                             "The primary of {} moved to {} while {} of its bulks wait for {}: its bulks go there"
                                     + " until those are out, so that they stay in order.",
                             slot,
                             node != null ? node.toHostString() : "the configured hosts",
-                            slot.queued,
+                            lane.queued,
                             budget.node != null ? budget.node.toHostString() : "the configured hosts");
                 }
             }
         }
-        slot.queued++;
-        slot.queuedIn = budget;
+        lane.queued++;
+        lane.queuedIn = budget;
         budget.queue.add(bulk);
         queuedBytes += bulk.body.heapBytes();
         queuedBulks++;
     }
 
-    /** Sends every queue's head that may go, as long as its budget allows. */
-    void pump(Dispatch dispatch) {
+    /**
+     * The next queued bulk that may go now, which takes a place in its node's budget until
+     * {@link #done}; null when none may: every queue is empty, its budget full, or its head holds
+     * an id with an earlier write in {@code held} (that write must be applied first).
+     */
+    BulkInFlight poll(InFlightIds held) {
         for (Budget budget : byNode.values()) {
-            BulkInFlight head;
-            while (budget.inFlight < budget.limit() && (head = budget.queue.peek()) != null && dispatch.mayGo(head)) {
+            BulkInFlight head = budget.queue.peek();
+            if (head != null && budget.inFlight < budget.limit() && !held.anyHeld(head.body)) {
                 dequeue(budget);
-                head.slot.inFlight++;
+                head.slot.lane.inFlight++;
+                head.budget = budget;
                 budget.inFlight++;
                 inFlight++;
                 if (budget.adaptive != null) {
                     budget.adaptive.started(budget.inFlight);
                 }
-                dispatch.go(head, budget);
+                return head;
             }
         }
+        return null;
     }
 
     /** An attempt of a sent bulk ended; see {@link AdaptiveConcurrency#ended}. */
@@ -158,32 +176,27 @@ final class NodeBudgets {
 
     /** A sent bulk is over: its budget has room again. */
     void done(BulkInFlight bulk) {
-        bulk.slot.inFlight--;
+        bulk.slot.lane.inFlight--;
         bulk.budget.inFlight--;
         inFlight--;
     }
 
     /**
-     * Whether a slot's buffer that is not full may go ({@link PartialSends}), with {@code nodeOf}
-     * saying where its next bulk would go: its node's budget is idle or has a free place.
+     * Neither the slot nor its node ({@code node}, where its next bulk would go) has a bulk of this
+     * writer in flight or queued.
      */
-    SlotBuffers.Room room(Function<Slot, HttpHost> nodeOf) {
-        return new SlotBuffers.Room() {
-            @Override
-            public boolean idle(Slot slot) {
-                if (slot.queued > 0 || slot.inFlight > 0) {
-                    return false;
-                }
-                Budget budget = existing(nodeOf.apply(slot));
-                return budget == null || budget.inFlight + budget.queue.size() == 0;
-            }
+    boolean idle(Slot slot, HttpHost node) {
+        if (slot.lane.queued > 0 || slot.lane.inFlight > 0) {
+            return false;
+        }
+        Budget budget = existing(node);
+        return budget == null || budget.inFlight + budget.queue.size() == 0;
+    }
 
-            @Override
-            public boolean hasRoom(Slot slot) {
-                Budget budget = slot.queued > 0 ? slot.queuedIn : existing(nodeOf.apply(slot));
-                return budget == null || budget.inFlight + budget.queue.size() < budget.limit();
-            }
-        };
+    /** The budget the slot's next bulk would join (its queued bulks', or {@code node}'s) has a free place now. */
+    boolean hasRoom(Slot slot, HttpHost node) {
+        Budget budget = slot.lane.queued > 0 ? slot.lane.queuedIn : existing(node);
+        return budget == null || budget.inFlight + budget.queue.size() < budget.limit();
     }
 
     private Budget existing(HttpHost node) {
@@ -257,8 +270,9 @@ final class NodeBudgets {
         BulkInFlight bulk = budget.queue.poll();
         queuedBytes -= bulk.body.heapBytes();
         queuedBulks--;
-        if (--bulk.slot.queued == 0) {
-            bulk.slot.behindMovedPrimary = false;
+        Lane lane = bulk.slot.lane;
+        if (--lane.queued == 0) {
+            lane.behindMovedPrimary = false;
         }
     }
 

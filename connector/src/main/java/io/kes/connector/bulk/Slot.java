@@ -7,6 +7,9 @@ import io.kes.connector.fence.Epochs.Epoch;
  * The buffer of one (target, shard) slot: everything in it was predicted for one shard, so the bulk
  * it becomes never waits on another shard. A target's documents of unpredictable shard share a
  * slot with shard -1; with shard grouping off there is a single mixed slot.
+ *
+ * <p>Its fields are written by {@link SlotBuffers} only; where its bulks wait and how many are out
+ * is its {@link #lane}, written by {@link NodeBudgets} only.
  */
 final class Slot {
 
@@ -20,15 +23,10 @@ final class Slot {
      */
     Epoch epoch;
     /**
-     * A checkpoint waits for this buffer: it goes at this moment at the latest, queued for its node
-     * whether or not the node has room (as a full one); {@link Long#MAX_VALUE} while none waits.
-     */
-    long dueAtMillis = Long.MAX_VALUE;
-    /**
      * Its index's {@code refresh_interval} in milliseconds (negative: none), as read with the layout
      * its slot was made for; Elasticsearch's default where kes has no layout ({@link DepartureRule}).
      */
-    long refreshIntervalMillis = IndexMetadata.DEFAULT_REFRESH_INTERVAL.toMillis();
+    final long refreshIntervalMillis;
     /**
      * Sizes of this slot's last few bodies: the next one starts as big as the largest, so it
      * seldom grows by copying (a humongous copy, for G1, at ~1 MB). Under load a slot's bulks
@@ -41,24 +39,22 @@ final class Slot {
     private int bodiesTaken;
     /** What the current body was allocated with (the writer keeps the sum within a budget). */
     int capacity;
-    /** This slot's bodies waiting in a node's queue, and which queue: the next one queues behind them. */
-    int queued;
-
-    NodeBudgets.Budget queuedIn;
-    /** This slot's bulks sent and not over (retries included): a buffer that is not full waits for them. */
-    int inFlight;
-    /** Some of them wait for the node its primary left (logged once per such run). */
-    boolean behindMovedPrimary;
+    /** This slot's bulks queued for a node and in flight. */
+    final NodeBudgets.Lane lane = new NodeBudgets.Lane();
 
     Slot(String index, int shard) {
+        this(index, shard, IndexMetadata.DEFAULT_REFRESH_INTERVAL.toMillis());
+    }
+
+    Slot(String index, int shard, long refreshIntervalMillis) {
         this.index = index;
         this.shard = shard;
+        this.refreshIntervalMillis = refreshIntervalMillis;
     }
 
     BulkBody take() {
         BulkBody taken = body;
         body = null;
-        dueAtMillis = Long.MAX_VALUE;
         recentSizes[bodiesTaken++ % recentSizes.length] = taken.sizeInBytes();
         return taken;
     }

@@ -1,40 +1,36 @@
 package io.kes.connector.bulk;
 
 import io.kes.connector.DocumentOperation;
+import io.kes.connector.fence.Epochs.Epoch;
 import io.kes.connector.routing.PredictedShard;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.LongSupplier;
 
 /**
- * The writer's buffers: fills the {@link Slot} of each document and hands out the bodies that are
- * ready to go (full, their {@link DepartureRule} says so ({@link PartialSends}), the end of the
- * input, or of a target's old layout), in the order they must be sent. Task thread only.
+ * The writer's buffers, a plain container: fills the {@link Slot} of each document and says what must
+ * leave because of it (a target's old layout, a full buffer, the heap bound); when a buffer that is
+ * not full leaves is not its business but the departures' owner's ({@link Departures}), which takes
+ * it ({@link #take}). Task thread only.
  */
 final class SlotBuffers {
 
-    /** Where ready bodies go; may wait (backpressure). */
-    interface Sender {
-        /**
-         * @param beforeAnyLater the body is of a target's old layout: it must have gone out before
-         *                       anything buffered after it does (its ids may map to other slots now)
-         */
-        void send(Slot slot, BulkBody body, boolean beforeAnyLater) throws InterruptedException;
+    /**
+     * A buffer taken out to go as one bulk, with the epoch its first document joined. A body of null
+     * leaves nothing: the slot (of a target's old layout) has bulks queued, and nothing buffered
+     * after this may go before they are sent.
+     *
+     * @param beforeAnyLater of a target's old layout: it must be sent before anything buffered after it
+     *                       (its ids may map to other slots now)
+     */
+    record Leaving(Slot slot, BulkBody body, Epoch epoch, boolean beforeAnyLater) {}
 
-        /**
-         * Returns once every bulk of {@code slot} waiting in a node's queue has been sent (its ids
-         * are then held in flight, so nothing buffered after this overtakes them).
-         */
-        void awaitQueued(Slot slot) throws InterruptedException;
-    }
-
-    /** Whether a buffer that is not full may go now: asked of the node budgets. */
-    interface Room {
-        /** Neither the slot nor its node has a bulk of this writer in flight or queued. */
-        boolean idle(Slot slot);
-
-        /** The budget the slot's next bulk would join has a free place now. */
-        boolean hasRoom(Slot slot);
+    /** What an add leaves to do; the same instance every time, valid until the next add. */
+    static final class Added {
+        /** In the order they must go: a target's old layout first, then full buffers. */
+        final List<Leaving> leaving = new ArrayList<>();
+        /** The slot whose buffer the document started (it still fills), or null. */
+        Slot started;
     }
 
     /** A buffer starts at most this big unless its slot's last bulk was bigger and the budget allows. */
@@ -56,6 +52,7 @@ final class SlotBuffers {
     private final BodyArrays arrays;
 
     private final List<Slot> superseded = new ArrayList<>();
+    private final Added added = new Added();
     private long capacity;
     private int bufferedDocs;
 
@@ -70,80 +67,60 @@ final class SlotBuffers {
     }
 
     /**
-     * Buffers the document. Sends the target's old-layout buffers first, and the document's buffer
-     * once it is full. Returns the slot whose buffer the document started ({@link PartialSends}
-     * looks at it later), or null when it joined one.
+     * Buffers the document. The target's old-layout buffers are taken out first, the document's
+     * buffer once it is full, and the largest ones while the buffers together pass
+     * {@code bulk.max_buffered_bytes}: the caller sends them in that order.
      */
-    Slot add(DocumentOperation op, PredictedShard prediction, Sender sender) throws InterruptedException {
+    Added add(DocumentOperation op, PredictedShard prediction) {
+        added.leaving.clear();
+        added.started = null;
         Slot slot = slots.slotFor(op.index(), prediction, superseded);
         if (!superseded.isEmpty()) {
-            List<Slot> first = new ArrayList<>(superseded);
-            superseded.clear();
-            for (Slot old : first) {
-                if (old.body != null) {
-                    send(old, sender, true); // its earlier queued bulks are ahead of it in the same queue
-                } else {
-                    sender.awaitQueued(old);
-                }
+            for (Slot old : superseded) {
+                added.leaving.add(old.body != null ? take(old, true) : new Leaving(old, null, null, true));
             }
+            superseded.clear();
         }
-        boolean started = slot.body == null;
-        if (started) {
+        if (slot.body == null) {
             int initial = initialCapacity(slot);
             slot.body = new BulkBody(arrays.take(initial));
             slot.capacity = slot.body.array().length;
             capacity += slot.capacity;
             slot.firstDocAtMillis = clockMillis.getAsLong();
             slots.nonEmpty.add(slot);
+            added.started = slot;
         }
         long before = slot.body.heapBytes();
         slot.body.add(op, prediction);
         bufferedBytes += slot.body.heapBytes() - before;
         bufferedDocs++;
         if (slot.body.itemCount() >= maxDocs || slot.body.sizeInBytes() >= maxBytes) {
-            slots.nonEmpty.remove(slot);
-            send(slot, sender);
+            added.leaving.add(take(slot));
+            added.started = null;
         }
         while (bufferedBytes > maxBufferedBytes && !slots.nonEmpty.isEmpty()) {
             Slot largest = largestBuffer();
-            slots.nonEmpty.remove(largest);
-            send(largest, sender);
-        }
-        return started ? slot : null;
-    }
-
-    /**
-     * A checkpoint barrier: every buffer filling now goes at {@code dueAtMillis} at the latest, with
-     * room in its node's budget or not (it then queues there, as a full one would). Left to room
-     * alone it could wait behind other slots' full bulks for as long as they keep coming, and its
-     * checkpoint with it. Returns whether any buffer is filling.
-     */
-    boolean barrier(long dueAtMillis) {
-        for (Slot slot : slots.nonEmpty) {
-            slot.dueAtMillis = Math.min(slot.dueAtMillis, dueAtMillis);
-        }
-        return !slots.nonEmpty.isEmpty();
-    }
-
-    /**
-     * Sends, oldest first, the buffers that are not full but may go by {@code rule}; the others keep
-     * filling. Returns when the next one may go whatever happens meanwhile ({@link Long#MAX_VALUE}:
-     * none, until a bulk ends and makes room: {@link DepartureRule#nextLook}).
-     */
-    long sendPartial(long nowMillis, DepartureRule rule, Room room, Sender sender) throws InterruptedException {
-        long next = Long.MAX_VALUE;
-        for (Slot slot : new ArrayList<>(slots.nonEmpty)) {
-            if (slot.body == null) {
-                continue; // sent while an earlier one waited (backpressure)
-            }
-            if (rule.goesNow(slot, nowMillis, room)) {
-                slots.nonEmpty.remove(slot);
-                send(slot, sender);
-            } else {
-                next = Math.min(next, rule.nextLook(slot, nowMillis, room));
+            added.leaving.add(take(largest));
+            if (largest == added.started) {
+                added.started = null;
             }
         }
-        return next;
+        return added;
+    }
+
+    /** {@code slot}'s buffer, just started, holds {@code epoch} open until its bulk is done ({@link CheckpointDrain}). */
+    void opened(Slot slot, Epoch epoch) {
+        slot.epoch = epoch;
+    }
+
+    /** The slots whose buffer fills now, oldest first (a copy: taking one does not disturb it). */
+    List<Slot> filling() {
+        return new ArrayList<>(slots.nonEmpty);
+    }
+
+    /** Takes {@code slot}'s buffer out to go as one bulk. */
+    Leaving take(Slot slot) {
+        return take(slot, false);
     }
 
     /**
@@ -154,13 +131,13 @@ final class SlotBuffers {
         arrays.giveBack(sent.array());
     }
 
-    /** Sends every buffer (no document follows: the end of the input, or a stop with a savepoint). */
-    void sendAll(Sender sender) throws InterruptedException {
-        List<Slot> pending = new ArrayList<>(slots.nonEmpty);
-        slots.nonEmpty.clear();
-        for (Slot slot : pending) {
-            send(slot, sender);
+    /** Takes every buffer out (no document follows: the end of the input, or a stop with a savepoint). */
+    List<Leaving> takeAll() {
+        List<Leaving> all = new ArrayList<>(slots.nonEmpty.size());
+        for (Slot slot : filling()) {
+            all.add(take(slot));
         }
+        return all;
     }
 
     /** Forgets targets with nothing buffered (date-named indices come and go); call now and then. */
@@ -188,16 +165,15 @@ final class SlotBuffers {
         return largest;
     }
 
-    private void send(Slot slot, Sender sender) throws InterruptedException {
-        send(slot, sender, false);
-    }
-
-    private void send(Slot slot, Sender sender, boolean beforeAnyLater) throws InterruptedException {
+    private Leaving take(Slot slot, boolean beforeAnyLater) {
+        slots.nonEmpty.remove(slot);
         capacity -= slot.capacity;
+        Epoch epoch = slot.epoch;
+        slot.epoch = null;
         BulkBody body = slot.take();
         bufferedDocs -= body.itemCount();
         bufferedBytes -= body.heapBytes();
-        sender.send(slot, body, beforeAnyLater);
+        return new Leaving(slot, body, epoch, beforeAnyLater);
     }
 
     /**

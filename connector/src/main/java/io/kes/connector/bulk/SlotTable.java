@@ -77,11 +77,9 @@ final class SlotTable {
 
     /** A slot that knows its index's refresh interval, when the prediction names a layout ({@link DepartureRule}). */
     private static Slot newSlot(String target, int shard, PredictedShard prediction) {
-        Slot slot = new Slot(target, shard);
-        if (prediction.layout() != null) {
-            slot.refreshIntervalMillis = prediction.layout().refreshIntervalMillis();
-        }
-        return slot;
+        return prediction.layout() == null
+                ? new Slot(target, shard)
+                : new Slot(target, shard, prediction.layout().refreshIntervalMillis());
     }
 
     /**
@@ -105,7 +103,7 @@ final class SlotTable {
 
     /** A buffer, or bulks still queued for a node: the slot's next bulk must queue behind them. */
     private static boolean busy(Slot slot) {
-        return slot.body != null || slot.queued > 0;
+        return slot.body != null || slot.lane.queued() > 0;
     }
 
     /** Forgets targets with nothing buffered or queued (date-named indices come and go); call now and then. */

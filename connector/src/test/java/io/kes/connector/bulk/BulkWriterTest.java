@@ -435,24 +435,63 @@ class BulkWriterTest {
                 .containsExactly("a=1", "b=1");
     }
 
+    /**
+     * Under full load every node's budget is full most of the time and a buffer starts after every
+     * bulk cut: a timer per buffer (its wait, then its linger) was about 200 timers a second per
+     * writer, each a hop to Flink's timer thread and a mail back, that fired to find no room. The
+     * departures arm one timer, for the earliest moment any buffer could go; the end of a bulk looks
+     * at the others.
+     */
     @Test
-    void aBufferWhoseNodeHasNoFreePlaceKeepsFillingPastTheLingerInsteadOfQueueing() throws Exception {
+    void buffersWaitingForTheirNodesRoomShareOneTimer() throws Exception {
+        writer = new Harness(b -> b.setBulkMaxDocs(2).setMaxInFlight(1).setBulkLinger(Duration.ofSeconds(1)));
+        writer.write("a", 1);
+        writer.write("b", 1); // full: its node's only place is taken
+        long before = writer.time.registered;
+
+        for (int i = 0; i < 30; i++) {
+            writer.write("s" + (i % 3) + "-" + i, i); // buffers start and fill in every slot
+            writer.time.advance(Duration.ofMillis(10));
+        }
+
+        assertThat(writer.time.registered - before)
+                .as("timers armed while 15 buffers started behind a full budget")
+                .isEqualTo(1);
+        assertThat(writer.sentBodies()).hasSize(1);
+    }
+
+    /**
+     * A node that hangs (a stalled node) keeps its slots' buffers filling instead of cutting them into
+     * small bulks that queue behind its hanging ones, but no longer than {@code bulk.linger}: left to
+     * room alone a buffer waited for as long as the node's budget stayed full, and its documents
+     * with it (for ever without checkpoints, while other slots' full bulks kept the budget full).
+     */
+    @Test
+    void aBufferWhoseNodeHasNoFreePlaceKeepsFillingUntilTheLingerThenQueues() throws Exception {
         writer = new Harness(
                 b -> b.setBulkMaxDocs(100).setBulkLinger(Duration.ofMillis(50)).setMaxInFlight(1));
         writer.write("a", 1);
         writer.time.advance(Duration.ofMillis(5));
 
         writer.write("b", 1);
-        writer.time.advance(Duration.ofSeconds(5));
+        writer.time.advance(Duration.ofMillis(49));
         writer.write("c", 1);
         assertThat(writer.sentBodies()).as("a hangs on its node").containsExactly("a=1");
         assertThat(writer.writer.budgets.queuedBulks())
                 .as("not cut into a small bulk that queues")
                 .isZero();
 
+        writer.time.advance(Duration.ofMillis(1));
+        assertThat(writer.writer.budgets.queuedBulks())
+                .as("a linger after its first document it queues, whatever the node's room")
+                .isEqualTo(1);
+        writer.write("d", 1);
+
         writer.answer(0, 200);
-        writer.time.advance(Duration.ZERO);
         assertThat(writer.sentBodies()).containsExactly("a=1", "b=1 c=1");
+        writer.answer(1, 200);
+        writer.time.advance(Duration.ofMillis(50));
+        assertThat(writer.sentBodies()).containsExactly("a=1", "b=1 c=1", "d=1");
     }
 
     /**

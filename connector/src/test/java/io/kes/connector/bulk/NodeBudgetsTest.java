@@ -7,13 +7,11 @@ import io.kes.connector.fence.Epochs;
 import io.kes.connector.routing.PredictedShard;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import org.apache.http.HttpHost;
 import org.junit.jupiter.api.Test;
 
-/** Per-node in-flight budgets and queues, with a fake dispatch that records what went out. */
+/** Per-node in-flight budgets and queues, polled as the departures poll them; what went out is recorded. */
 class NodeBudgetsTest {
 
     private static final HttpHost A = new HttpHost("a", 9200, "http");
@@ -21,29 +19,28 @@ class NodeBudgetsTest {
     private final Epochs epochs = new Epochs();
     private final List<BulkInFlight> sent = new ArrayList<>();
     /** Ids with an earlier write in flight: a batch holding one may not go. */
-    private final Set<String> held = new HashSet<>();
+    private final InFlightIds held = new InFlightIds();
 
-    private final NodeBudgets.Dispatch dispatch = new NodeBudgets.Dispatch() {
-        @Override
-        public boolean mayGo(BulkInFlight batch) {
-            return batch.body.operations().stream().noneMatch(op -> held.contains(op.id()));
+    /** Sends every bulk that may go, as {@link Departures#pump} does. */
+    private void pump(NodeBudgets budgets) {
+        BulkInFlight next;
+        while ((next = budgets.poll(held)) != null) {
+            next.sent = true;
+            sent.add(next);
         }
+    }
 
-        @Override
-        public void go(BulkInFlight batch, NodeBudgets.Budget budget) {
-            batch.budget = budget;
-            batch.sent = true;
-            sent.add(batch);
-        }
-    };
-
-    private BulkInFlight batch(Slot slot, String... ids) {
+    private static BulkBody body(String... ids) {
         BulkBody body = new BulkBody(64);
         for (String id : ids) {
             body.add(
                     DocumentOperation.index("logs", id, "{}".getBytes(StandardCharsets.UTF_8)), PredictedShard.UNKNOWN);
         }
-        return new BulkInFlight(body, slot, epochs.bulkSent());
+        return body;
+    }
+
+    private BulkInFlight batch(Slot slot, String... ids) {
+        return new BulkInFlight(body(ids), slot, epochs.bulkSent());
     }
 
     @Test
@@ -60,7 +57,7 @@ class NodeBudgetsTest {
         budgets.enqueue(second, A);
         budgets.enqueue(third, A);
         budgets.enqueue(forB, B);
-        budgets.pump(dispatch);
+        pump(budgets);
 
         assertThat(sent).containsExactlyInAnyOrder(first, second, forB);
         assertThat(budgets.queuedBulks()).isEqualTo(1);
@@ -68,7 +65,7 @@ class NodeBudgetsTest {
         assertThat(budgets.inFlight()).isEqualTo(3);
 
         budgets.done(second);
-        budgets.pump(dispatch);
+        pump(budgets);
         assertThat(sent).endsWith(third);
         assertThat(budgets.queuedBytes()).isZero();
         assertThat(budgets.budgetOf(A).inFlight).isEqualTo(2);
@@ -80,35 +77,36 @@ class NodeBudgetsTest {
         Slot slot = new Slot("logs", 0);
         BulkInFlight busy = batch(new Slot("logs", 1), "x");
         budgets.enqueue(busy, A);
-        budgets.pump(dispatch);
+        pump(budgets);
         BulkInFlight older = batch(slot, "k");
         budgets.enqueue(older, A); // waits: A has no room
         BulkInFlight newer = batch(slot, "k");
         budgets.enqueue(newer, B); // the primary moved to B meanwhile
-        budgets.pump(dispatch);
+        pump(budgets);
 
         assertThat(sent).containsExactly(busy);
         assertThat(budgets.budgetOf(A).queue).as("behind the older one, for A").containsExactly(older, newer);
         budgets.done(busy);
-        budgets.pump(dispatch);
+        pump(budgets);
         assertThat(sent).containsExactly(busy, older);
     }
 
     @Test
     void aHeadWhoseDocumentHasAnEarlierWriteInFlightHoldsOnlyItsOwnQueue() {
         NodeBudgets budgets = new NodeBudgets(4, false, null);
-        held.add("k");
+        BulkBody earlierK = body("k");
+        held.holdAll(earlierK);
         BulkInFlight waiting = batch(new Slot("logs", 0), "k");
         BulkInFlight behind = batch(new Slot("logs", 1), "m");
         BulkInFlight elsewhere = batch(new Slot("logs", 2), "n");
         budgets.enqueue(waiting, A);
         budgets.enqueue(behind, A);
         budgets.enqueue(elsewhere, B);
-        budgets.pump(dispatch);
+        pump(budgets);
         assertThat(sent).containsExactly(elsewhere);
 
-        held.remove("k"); // the earlier write of k is done
-        budgets.pump(dispatch);
+        held.releaseAll(earlierK); // the earlier write of k is done
+        pump(budgets);
         assertThat(sent).containsExactly(elsewhere, waiting, behind);
     }
 
@@ -121,7 +119,7 @@ class NodeBudgetsTest {
         budgets.enqueue(unknown1, null);
         budgets.enqueue(unknown2, null);
         budgets.enqueue(forA, A);
-        budgets.pump(dispatch);
+        pump(budgets);
         assertThat(sent).containsExactlyInAnyOrder(unknown1, forA);
         assertThat(budgets.budgetOf(null).queue).containsExactly(unknown2);
     }
@@ -133,7 +131,7 @@ class NodeBudgetsTest {
         BulkInFlight forA = batch(new Slot("logs", 0), "2");
         budgets.enqueue(unknown, null);
         budgets.enqueue(forA, A);
-        budgets.pump(dispatch);
+        pump(budgets);
         assertThat(sent).containsExactly(unknown);
         assertThat(unknown.budget).isSameAs(budgets.budgetOf(A));
         assertThat(budgets.budgetOf(A).queue).containsExactly(forA);
@@ -144,20 +142,20 @@ class NodeBudgetsTest {
         NodeBudgets budgets = new NodeBudgets(1, false, null);
         Slot slot = new Slot("logs", 0);
         budgets.enqueue(batch(slot, "1"), A);
-        budgets.pump(dispatch);
+        pump(budgets);
         BulkInFlight queued = batch(slot, "2");
         budgets.enqueue(queued, A);
 
         assertThat(budgets.dropQueued()).containsExactly(queued);
         assertThat(budgets.queuedBytes()).isZero();
-        assertThat(slot.queued).isZero();
+        assertThat(slot.lane.queued()).isZero();
     }
 
     /** One bulk sent to A whose next window ends with a 429: A's adaptive limit is cut from 2 to 1. */
     private BulkInFlight sentAndCutOnce(NodeBudgets budgets) {
         BulkInFlight first = batch(new Slot("logs", 0), "1");
         budgets.enqueue(first, A);
-        budgets.pump(dispatch);
+        pump(budgets);
         budgets.attemptEnded(first, 50_000_000, 50_000_000, false); // the baseline
         budgets.attemptEnded(first, 200_000_000, -1, true); // a 429 ends the next window: limit 2 -> 1
         return first;
@@ -168,7 +166,7 @@ class NodeBudgetsTest {
         NodeBudgets budgets = new NodeBudgets(2, true, null);
         BulkInFlight first = sentAndCutOnce(budgets);
         budgets.enqueue(batch(new Slot("logs", 1), "2"), A);
-        budgets.pump(dispatch);
+        pump(budgets);
         assertThat(budgets.budgetOf(A).limit()).isEqualTo(1);
         assertThat(sent).containsExactly(first);
         assertThat(budgets.cuts()).isEqualTo(1);
@@ -181,7 +179,7 @@ class NodeBudgetsTest {
         Slot onB = new Slot("logs", 1);
         BulkInFlight stuck = batch(new Slot("logs", 2), "s"); // in flight through the configured hosts to a frozen node
         budgets.enqueue(stuck, null);
-        budgets.pump(dispatch);
+        pump(budgets);
         BulkInFlight earlyA = batch(onA, "a1");
         BulkInFlight earlyB = batch(onB, "b1");
         budgets.enqueue(earlyA, null);
@@ -190,7 +188,7 @@ class NodeBudgetsTest {
         // the primaries are located: the slots' next buffers name their nodes
         BulkInFlight laterB = batch(onB, "b2");
         budgets.enqueue(laterB, B);
-        budgets.pump(dispatch);
+        pump(budgets);
 
         assertThat(sent)
                 .as("B's buffers go to B in order, not behind the hanging bulk of the configured hosts")
@@ -201,7 +199,7 @@ class NodeBudgetsTest {
         assertThat(budgets.queuedBytes()).isEqualTo(earlyA.body.heapBytes() + laterB.body.heapBytes());
 
         budgets.done(earlyB);
-        budgets.pump(dispatch);
+        pump(budgets);
         assertThat(sent).endsWith(laterB);
     }
 
@@ -213,7 +211,7 @@ class NodeBudgetsTest {
         BulkInFlight toB = batch(new Slot("logs", 1), "2");
         budgets.enqueue(toA, A);
         budgets.enqueue(toB, B);
-        budgets.pump(dispatch);
+        pump(budgets);
         budgets.done(toA);
 
         budgets.forgetIdleNodes();

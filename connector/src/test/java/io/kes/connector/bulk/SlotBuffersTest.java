@@ -30,7 +30,7 @@ class SlotBuffersTest {
         List<BulkBody> sent = new ArrayList<>();
         long peak = 0;
         for (int i = 0; i < 50_000; i++) {
-            buffers.add(doc(i), layout.shard(i % SHARDS), recording(sent));
+            taken(buffers.add(doc(i), layout.shard(i % SHARDS)), sent);
             peak = Math.max(peak, buffers.bufferedBytes());
         }
         assertThat(peak).as("peak buffered heap").isLessThanOrEqualTo(max + 2_000);
@@ -44,7 +44,7 @@ class SlotBuffersTest {
         SlotBuffers buffers = new SlotBuffers(true, 100, 1024 * 1024, 64L * 1024 * 1024, () -> 0L);
         List<BulkBody> sent = new ArrayList<>();
         for (int i = 0; i < 100 * SHARDS; i++) {
-            buffers.add(doc(i), layout.shard(i % SHARDS), recording(sent));
+            taken(buffers.add(doc(i), layout.shard(i % SHARDS)), sent);
         }
         assertThat(sent).hasSize(SHARDS).allMatch(body -> body.itemCount() == 100);
     }
@@ -56,9 +56,9 @@ class SlotBuffersTest {
         int n = 0;
         for (int docs : new int[] {1_000, 300, 200, 1_000}) { // full, part full twice (its node had room), full
             for (int i = 0; i < docs; i++) {
-                buffers.add(doc(n++), layout.shard(0), recording(sent));
+                taken(buffers.add(doc(n++), layout.shard(0)), sent);
             }
-            buffers.sendAll(recording(sent));
+            buffers.takeAll().forEach(leaving -> sent.add(leaving.body()));
         }
         assertThat(sent).extracting(BulkBody::itemCount).containsExactly(1_000, 300, 200, 1_000);
         BulkBody full = sent.get(3);
@@ -76,15 +76,7 @@ class SlotBuffersTest {
         assertThat(body.heapBytes()).as("array + kept operations").isGreaterThan(body.array().length + 100L * 64);
     }
 
-    private static SlotBuffers.Sender recording(List<BulkBody> sent) {
-        return new SlotBuffers.Sender() {
-            @Override
-            public void send(Slot slot, BulkBody body, boolean beforeAnyLater) {
-                sent.add(body);
-            }
-
-            @Override
-            public void awaitQueued(Slot slot) {}
-        };
+    private static void taken(SlotBuffers.Added added, List<BulkBody> sent) {
+        added.leaving.forEach(leaving -> sent.add(leaving.body()));
     }
 }

@@ -2,6 +2,7 @@ package io.kes.connector.bulk;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kes.connector.fence.Epochs;
 import io.kes.connector.routing.IndexLayout;
 import io.kes.connector.routing.PredictedShard;
 import java.util.ArrayList;
@@ -66,7 +67,7 @@ class SlotTableTest {
         SlotTable table = new SlotTable(true);
         List<Slot> sendFirst = new ArrayList<>();
         Slot old = table.slotFor("logs", layout.shard(2), sendFirst);
-        old.queued = 1;
+        queueABulk(old);
 
         table.slotFor(
                 "logs",
@@ -81,7 +82,7 @@ class SlotTableTest {
         SlotTable table = new SlotTable(true);
         List<Slot> sendFirst = new ArrayList<>();
         Slot queued = table.slotFor("logs", layout.shard(2), sendFirst);
-        queued.queued = 1;
+        queueABulk(queued);
         Slot idle = table.slotFor("other", layout.shard(1), sendFirst);
 
         table.forgetIdleTargets();
@@ -92,5 +93,11 @@ class SlotTableTest {
         assertThat(table.slotFor("other", layout.shard(1), sendFirst))
                 .as("forgotten")
                 .isNotSameAs(idle);
+    }
+
+    /** A bulk of {@code slot} waits in its node's queue. */
+    private static void queueABulk(Slot slot) {
+        new NodeBudgets(1, false, null)
+                .enqueue(new BulkInFlight(new BulkBody(64), slot, new Epochs().bulkSent()), null);
     }
 }
