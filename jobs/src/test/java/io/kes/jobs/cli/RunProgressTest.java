@@ -6,7 +6,7 @@ import static io.kes.jobs.config.KafkaSettings.StartingOffsets.LATEST;
 import static io.kes.jobs.config.KafkaSettings.StartingOffsets.TIMESTAMP;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kes.jobs.cli.RunProgress.Partition;
+import io.kes.jobs.cli.RouteLag.Partition;
 import java.util.List;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
@@ -35,13 +35,13 @@ class RunProgressTest {
     @Test
     void aRestoredPartitionNotReadYetLagsFromTheOffsetItResumesAt() {
         // restored at the topic's end: the group's committed offset (kes commits on every checkpoint) is the end
-        OptionalLong resume = RunProgress.resumeAt(true, COMMITTED, NONE, false, at(50_000), NONE);
+        OptionalLong resume = RouteLag.resumeAt(true, COMMITTED, NONE, false, at(50_000), NONE);
         assertThat(new Partition(50_000, -1, resume).lag()).isEqualTo(at(0));
         // the source's own committed offset (its first checkpoint after the restore) wins over the group's
-        assertThat(RunProgress.resumeAt(true, EARLIEST, at(49_000), true, at(40_000), at(0)))
+        assertThat(RouteLag.resumeAt(true, EARLIEST, at(49_000), true, at(40_000), at(0)))
                 .isEqualTo(at(49_000));
         // a restored job reads from its state, never from starting_offsets
-        assertThat(RunProgress.resumeAt(true, EARLIEST, NONE, false, at(40_000), at(0)))
+        assertThat(RouteLag.resumeAt(true, EARLIEST, NONE, false, at(40_000), at(0)))
                 .isEqualTo(at(40_000));
     }
 
@@ -53,9 +53,8 @@ class RunProgressTest {
      */
     @Test
     void aRestoredPartitionTheCheckpointHeldNoOffsetForResumesWhereStartingOffsetsSays() {
-        assertThat(RunProgress.resumeAt(true, EARLIEST, NONE, true, NONE, at(0)))
-                .isEqualTo(at(0));
-        assertThat(new Partition(0, -1, RunProgress.resumeAt(true, COMMITTED, NONE, true, NONE, at(0))).lag())
+        assertThat(RouteLag.resumeAt(true, EARLIEST, NONE, true, NONE, at(0))).isEqualTo(at(0));
+        assertThat(new Partition(0, -1, RouteLag.resumeAt(true, COMMITTED, NONE, true, NONE, at(0))).lag())
                 .isEqualTo(at(0));
     }
 
@@ -66,7 +65,7 @@ class RunProgressTest {
      */
     @Test
     void aPartitionWhoseNextOffsetIsUnknownHasNoLagToShowRatherThanAFalseOne() {
-        OptionalLong resume = RunProgress.resumeAt(true, COMMITTED, NONE, false, NONE, at(0));
+        OptionalLong resume = RouteLag.resumeAt(true, COMMITTED, NONE, false, NONE, at(0));
         assertThat(resume).isEmpty();
         assertThat(new Partition(150_000, -1, resume).lag()).isEmpty();
     }
@@ -74,22 +73,22 @@ class RunProgressTest {
     @Test
     void aFreshStartResumesWhereStartingOffsetsSays() {
         // committed: the group's offset, else earliest (the start offset given for it)
-        assertThat(RunProgress.resumeAt(false, COMMITTED, NONE, false, at(700), at(100)))
+        assertThat(RouteLag.resumeAt(false, COMMITTED, NONE, false, at(700), at(100)))
                 .isEqualTo(at(700));
-        assertThat(RunProgress.resumeAt(false, COMMITTED, NONE, false, NONE, at(100)))
+        assertThat(RouteLag.resumeAt(false, COMMITTED, NONE, false, NONE, at(100)))
                 .isEqualTo(at(100));
         // earliest, latest, timestamp: the start offset, whatever the group committed before
-        assertThat(RunProgress.resumeAt(false, EARLIEST, NONE, false, at(700), at(100)))
+        assertThat(RouteLag.resumeAt(false, EARLIEST, NONE, false, at(700), at(100)))
                 .isEqualTo(at(100));
-        assertThat(RunProgress.resumeAt(false, LATEST, NONE, false, at(700), at(5_000)))
+        assertThat(RouteLag.resumeAt(false, LATEST, NONE, false, at(700), at(5_000)))
                 .isEqualTo(at(5_000));
-        assertThat(RunProgress.resumeAt(false, TIMESTAMP, NONE, false, at(700), at(2_500)))
+        assertThat(RouteLag.resumeAt(false, TIMESTAMP, NONE, false, at(700), at(2_500)))
                 .isEqualTo(at(2_500));
     }
 
     @Test
     void aRouteWithAPartitionOfUnknownLagShowsItsKnownLagAsALowerBound() {
-        assertThat(RunProgress.total(List.of(at(10), at(5)))).isEqualTo("15");
-        assertThat(RunProgress.total(List.of(at(1_200), NONE))).isEqualTo(">= 1,200");
+        assertThat(RouteLag.total(List.of(at(10), at(5)))).isEqualTo("15");
+        assertThat(RouteLag.total(List.of(at(1_200), NONE))).isEqualTo(">= 1,200");
     }
 }
