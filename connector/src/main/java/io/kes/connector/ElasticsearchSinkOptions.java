@@ -167,10 +167,9 @@ public final class ElasticsearchSinkOptions {
                     .defaultValue(Duration.ofMillis(1000))
                     .withDescription(
                             "A buffer that is not full is sent at the latest this long after its first document, "
-                                    + "once its node has a free place in flight (while the node has none it keeps filling). Usually a "
-                                    + "buffer goes much sooner: see `bulk.coalesce`. A checkpoint barrier does not cut a buffer short, "
-                                    + "but makes it go within this long at the latest, queued for its node as a full one; the "
-                                    + "checkpoint waits for it."));
+                                    + "queued for its node as a full one is even when the node has no free place in flight: "
+                                    + "no document waits in a buffer longer. Usually a buffer goes sooner: see `bulk.coalesce`. "
+                                    + "A checkpoint barrier does not cut a buffer short; the checkpoint waits for it."));
 
     public static final ConfigOption<Duration> BULK_COALESCE = declare(
             "bulk.coalesce",
@@ -185,7 +184,7 @@ public final class ElasticsearchSinkOptions {
                                     + "an index that does not refresh (`-1`) waits out the linger "
                                     + "([Freshness](operations.md#freshness-when-a-buffer-goes)). Set: the buffer goes this "
                                     + "long after its first document once neither its node nor its slot has a bulk of this "
-                                    + "writer in flight, and at the linger otherwise (at 3,000 records/s on 3 nodes, `5ms` made "
+                                    + "writer in flight, and at the linger at the latest (at 3,000 records/s on 3 nodes, `5ms` made "
                                     + "bulks of 27 documents that cost Elasticsearch 2.4x the CPU per document of 750-document "
                                     + "bulks, for an indexed lag no search could see). `0`: at once."));
 
