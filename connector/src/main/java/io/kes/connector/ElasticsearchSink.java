@@ -1,6 +1,7 @@
 package io.kes.connector;
 
 import io.kes.connector.exchange.SlotExchange;
+import java.util.List;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
@@ -52,10 +53,27 @@ public final class ElasticsearchSink implements Sink<DocumentOperation>, Support
 
     private final SinkSettings settings;
     private final FailureHandler failureHandler;
+    /** The names the job writes to, where all are known before it runs; empty otherwise. */
+    private final List<String> targets;
 
     ElasticsearchSink(SinkSettings settings, FailureHandler failureHandler) {
+        this(settings, failureHandler, List.of());
+    }
+
+    private ElasticsearchSink(SinkSettings settings, FailureHandler failureHandler, List<String> targets) {
         this.settings = settings;
         this.failureHandler = failureHandler;
+        this.targets = List.copyOf(targets);
+    }
+
+    /**
+     * This sink, told every index, alias or data stream the job writes to (names without
+     * placeholders; leave it out when the names come from the records). With
+     * {@code bulk.topology: auto} the writers then run chained when each of them has a single shard,
+     * read from the cluster as the job's graph is built: keyed writers gain nothing there.
+     */
+    public ElasticsearchSink writingTo(List<String> targets) {
+        return new ElasticsearchSink(settings, failureHandler, targets);
     }
 
     public static ElasticsearchSinkBuilder builder() {
@@ -80,7 +98,7 @@ public final class ElasticsearchSink implements Sink<DocumentOperation>, Support
     public DataStream<DocumentOperation> addPreWriteTopology(DataStream<DocumentOperation> input) {
         // Stateless, so no uids: Flink would then demand one on every sink that uses this one, and
         // a checkpoint of either topology restores into the other.
-        return SlotExchange.writerTopology(input, settings, failureHandler);
+        return SlotExchange.writerTopology(input, settings, failureHandler, targets);
     }
 
     /** Receives nothing: {@code kes: bulk writer} in the pre-write topology writes and emits no record. */

@@ -273,7 +273,9 @@ public final class ElasticsearchSinkOptions {
                                     + KEYED_FROM_WRITERS + " writers "
                                     + "up (or when the parallelism is left to the cluster), chained below (measured, "
                                     + "[benchmark.md](benchmark.md): at 8 writers keyed bulks are 1.7-2x fuller and the heap after GC "
-                                    + "0.7x; at 2 writers chained costs less CPU for the same bulks); with parallelism 1 or "
+                                    + "0.7x; at 2 writers chained costs less CPU for the same bulks), but chained when every target "
+                                    + "the job names has a single shard (read as the job is built: keyed gains nothing there and cost "
+                                    + "0.77x chained's docs/s at 8 writers); with parallelism 1 or "
                                     + "`bulk.shard_grouping` off always chained. Keyed needs aligned checkpoints (with unaligned ones "
                                     + "`auto` chains, `keyed` is refused). Checkpoints and savepoints restore across them "
                                     + "([Topology and memory](operations.md#topology-and-memory))."));

@@ -2,6 +2,7 @@ package io.kes.jobs;
 
 import io.kes.connector.ElasticsearchSink;
 import io.kes.connector.FailureHandler;
+import io.kes.connector.IndexNameTemplate;
 import io.kes.connector.deadletter.DeadLetterFailureHandler;
 import io.kes.jobs.cli.EarlyMiniCluster;
 import io.kes.jobs.cli.ExitCode;
@@ -11,6 +12,7 @@ import io.kes.jobs.cli.RunProgress;
 import io.kes.jobs.cli.UserErrors;
 import io.kes.jobs.cli.WebUi;
 import io.kes.jobs.config.KesConfig;
+import io.kes.jobs.config.Route;
 import io.kes.jobs.decode.RecordDecoder;
 import io.kes.jobs.preflight.Preflight;
 import io.kes.jobs.preflight.PreflightReport;
@@ -22,6 +24,8 @@ import io.kes.jobs.source.FailFastSource;
 import io.kes.jobs.source.KesKafkaSource;
 import io.kes.jobs.template.IndexTemplates;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -247,7 +251,7 @@ public final class KesJob {
                 .process(new RecordDecoder(config))
                 .name("decode")
                 .uid("kes-decode")
-                .sinkTo(ElasticsearchSink.of(config.sink, failures))
+                .sinkTo(ElasticsearchSink.of(config.sink, failures).writingTo(literalTargets(config)))
                 .name("es")
                 .setDescription("elasticsearch: "
                         + String.join(
@@ -266,4 +270,16 @@ public final class KesJob {
 
     private static final String USAGE = "usage: kes-job --config <mapping.yaml> [--flink-conf <flink config.yaml>] "
             + "[--restore <checkpoint or savepoint path> | --restore-latest]; all flags: bin/kes run --help";
+
+    /** Every route's target when none takes its name from the records; else none (not known before the job runs). */
+    static List<String> literalTargets(KesConfig config) {
+        List<String> targets = new ArrayList<>();
+        for (Route route : config.routes) {
+            if (!IndexNameTemplate.parse(route.target()).isLiteral()) {
+                return List.of();
+            }
+            targets.add(route.target());
+        }
+        return targets;
+    }
 }

@@ -7,6 +7,7 @@ import io.kes.connector.FailureHandler;
 import io.kes.connector.SinkSettings;
 import io.kes.connector.bulk.BulkWriterOperator;
 import io.kes.connector.bulk.RoutedOperation;
+import java.util.List;
 import java.util.UUID;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.functions.Partitioner;
@@ -28,8 +29,9 @@ import org.slf4j.LoggerFactory;
  * routers and writers of one JVM share one routing table
  * ({@link io.kes.connector.routing.ShardPredictor#openShared}).
  * {@link Topology#CHAINED}: the writer runs in its input's subtask, with no exchange.
- * {@link Topology#AUTO} (the default): keyed from 4 writers up. With one writer, or without shard
- * grouping, there is nothing to key: the chained topology is used.
+ * {@link Topology#AUTO} (the default): keyed from 4 writers up, unless every target the job names
+ * has a single shard ({@link TargetShards}). With one writer, or without shard grouping, there is
+ * nothing to key: the chained topology is used.
  *
  * <p>Per-id order: the records of one id come from one input subtask (one Kafka partition, in
  * offset order). Chained, they stay in that subtask. Keyed, they pass one router, which sends an
@@ -47,12 +49,13 @@ public final class SlotExchange {
      * {@link #keyed} decides, and returns the bulk writers' stream (it carries no records).
      */
     public static DataStream<DocumentOperation> writerTopology(
-            DataStream<DocumentOperation> input, SinkSettings settings, FailureHandler failureHandler) {
+            DataStream<DocumentOperation> input,
+            SinkSettings settings,
+            FailureHandler failureHandler,
+            List<String> targets) {
         int parallelism = input.getParallelism();
-        if (!keyed(
-                settings,
-                parallelism,
-                unalignedCheckpoints(input.getExecutionEnvironment().getCheckpointConfig()))) {
+        boolean unaligned = unalignedCheckpoints(input.getExecutionEnvironment().getCheckpointConfig());
+        if (!keyed(settings, parallelism, unaligned) || singleShardTargets(settings, parallelism, targets)) {
             // The input's parallelism, so the writer is chained to it: any other would put a
             // round-robin shuffle in between, and writes of one id could reach two writers.
             return input.transform(
@@ -102,6 +105,22 @@ public final class SlotExchange {
                             + "(bulk.topology: auto); keyed writers need aligned checkpoints to keep per-id order across the exchange");
             return false;
         }
+        return true;
+    }
+
+    /**
+     * {@link Topology#AUTO} about to key the writers, and every target has one shard: nothing to
+     * gain from the exchange ({@link TargetShards}).
+     */
+    private static boolean singleShardTargets(SinkSettings settings, int parallelism, List<String> targets) {
+        if (settings.topology() != Topology.AUTO || TargetShards.mostOf(settings, targets) != 1) {
+            return false;
+        }
+        LOG.info(
+                "Every target ({}) has one shard: kes's {} writers run chained to their input, not keyed by shard slot "
+                        + "(bulk.topology: auto; with one shard every writer buffers it either way)",
+                targets,
+                parallelism < 0 ? "" : parallelism);
         return true;
     }
 

@@ -64,6 +64,11 @@ final class KesDynamicSink implements DynamicTableSink, SupportsWritingMetadata 
 
     private List<String> metadataKeys = List.of();
 
+    /** The sink, told its index when the name is fixed (so that {@code bulk.topology: auto} can read its shards). */
+    private ElasticsearchSink literalIndex() {
+        return IndexNameTemplate.parse(spec.index()).isLiteral() ? sink.writingTo(List.of(spec.index())) : sink;
+    }
+
     KesDynamicSink(
             ElasticsearchSink sink,
             RowToDocument.Spec spec,
@@ -157,7 +162,7 @@ final class KesDynamicSink implements DynamicTableSink, SupportsWritingMetadata 
                         .setParallelism(writers);
                 provider.generateUid("kes-rows-to-documents").ifPresent(documents::uid);
                 DataStreamSink<DocumentOperation> out =
-                        documents.sinkTo(sink).name("kes: " + table).setParallelism(writers);
+                        documents.sinkTo(literalIndex()).name("kes: " + table).setParallelism(writers);
                 provider.generateUid("kes-sink").ifPresent(out::uid);
                 return out;
             }
