@@ -87,8 +87,9 @@ public final class TestSchemaRegistry implements AutoCloseable {
     }
 
     /** A schema under a GUID, as the newer serializers name it in a record header. */
-    public TestSchemaRegistry registerGuid(java.util.UUID guid, String schemaType, String schema) {
-        bodies.put("/schemas/guids/" + guid, body(schemaType, schema));
+    public TestSchemaRegistry registerGuid(
+            java.util.UUID guid, String schemaType, String schema, Map<?, ?>... references) {
+        bodies.put("/schemas/guids/" + guid, body(schemaType, schema, references));
         return this;
     }
 

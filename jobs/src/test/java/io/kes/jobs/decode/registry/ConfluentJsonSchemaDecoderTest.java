@@ -70,7 +70,7 @@ class ConfluentJsonSchemaDecoderTest {
                 .isEqualTo("\"k-1\"");
         UUID guid = UUID.fromString("00000000-0000-0000-0000-00000000002a");
         registry.registerGuid(guid, "JSON", SCHEMA);
-        byte[] header = ProtobufTestData.guidHeader(guid, new byte[0]);
+        byte[] header = RegistryTestRecords.guidHeader(guid, new byte[0]);
         assertThat(new String(
                         keys.toJson("{\"id\":7}".getBytes(StandardCharsets.UTF_8), header), StandardCharsets.UTF_8))
                 .isEqualTo("{\"id\":7}");

@@ -1,9 +1,9 @@
 package io.kes.jobs.decode.registry;
 
 import static io.kes.jobs.decode.avro.TestSchemaRegistry.reference;
-import static io.kes.jobs.decode.registry.ProtobufTestData.FIRST_MESSAGE;
-import static io.kes.jobs.decode.registry.ProtobufTestData.confluent;
-import static io.kes.jobs.decode.registry.ProtobufTestData.order;
+import static io.kes.jobs.decode.registry.RegistryTestRecords.FIRST_MESSAGE;
+import static io.kes.jobs.decode.registry.RegistryTestRecords.confluent;
+import static io.kes.jobs.decode.registry.RegistryTestRecords.order;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -29,11 +29,11 @@ class ConfluentProtobufDecoderTest {
     @BeforeEach
     void start() throws Exception {
         registry = new TestSchemaRegistry()
-                .registerVersion("money.proto", 1, "PROTOBUF", ProtobufTestData.MONEY_PROTO)
+                .registerVersion("money.proto", 1, "PROTOBUF", RegistryTestRecords.MONEY_PROTO)
                 .register(
                         11,
                         "PROTOBUF",
-                        ProtobufTestData.ORDERS_PROTO,
+                        RegistryTestRecords.ORDERS_PROTO,
                         reference("common/money.proto", "money.proto", 1));
     }
 
@@ -69,12 +69,12 @@ class ConfluentProtobufDecoderTest {
     @Test
     void messageIndexesNameTopLevelAndNestedMessages() throws Exception {
         ConfluentProtobufDecoder decoder = decoder(false);
-        byte[] customer = ProtobufTestData.message(out -> out.writeString(1, "Ada"));
+        byte[] customer = RegistryTestRecords.message(out -> out.writeString(1, "Ada"));
         // [1]: count 1 and index 1, each a zigzag varint: 0x02 0x02
         assertThat(text(decoder.toJson(confluent(11, new byte[] {0x02, 0x02}, customer))))
                 .isEqualTo("{\"name\":\"Ada\"}");
         // [0, 0]: Order.Line, count 2 (0x04), then 0 and 0
-        byte[] line = ProtobufTestData.message(out -> {
+        byte[] line = RegistryTestRecords.message(out -> {
             out.writeString(1, "s");
             out.writeInt32(2, 3);
         });
@@ -93,9 +93,9 @@ class ConfluentProtobufDecoderTest {
     void aSchemaGuidInTheHeaderNamesTheSchemaOfABareMessage() throws Exception {
         UUID guid = UUID.fromString("6f1c2a4e-0d3b-4c55-9a1e-2b7c8d9e0f10");
         registry.registerGuid(guid, "PROTOBUF", "syntax = \"proto3\"; message Ping { int32 n = 1; }");
-        byte[] header = ProtobufTestData.guidHeader(guid, FIRST_MESSAGE);
+        byte[] header = RegistryTestRecords.guidHeader(guid, FIRST_MESSAGE);
         assertThat(header).hasSize(18).startsWith(1, 0x6f, 0x1c);
-        byte[] ping = ProtobufTestData.message(out -> out.writeInt32(1, 5));
+        byte[] ping = RegistryTestRecords.message(out -> out.writeInt32(1, 5));
         assertThat(text(decoder(false).toJson(ping, header))).isEqualTo("{\"n\":5}");
         assertThat(text(decoder(true).toJson(ping, header))).isEqualTo("{\"n\":5}");
     }

@@ -9,7 +9,7 @@ import java.nio.ByteBuffer;
 import java.util.UUID;
 
 /**
- * Protobuf records laid out byte for byte as Confluent's {@code KafkaProtobufSerializer} writes them.
+ * Records laid out byte for byte as Confluent's {@code KafkaProtobufSerializer} writes them.
  * The layout is documented in Confluent's "Schema Registry: Formats, Serializers, and Deserializers"
  * (wire format: magic byte 0, 4-byte big-endian schema id, message indexes, message) and written by
  * {@code SchemaId.idToBytes} / {@code SchemaMessageIndexes.toByteArray} in confluentinc/schema-registry
@@ -18,10 +18,10 @@ import java.util.UUID;
  * {@code [0]} is written as the single byte 0. The messages are encoded field by field with
  * protobuf-java's {@link CodedOutputStream}, not through the descriptors kes builds.
  */
-final class ProtobufTestData {
+public final class RegistryTestRecords {
 
     /** io.kes.test.Order and friends; imports a reference and a well-known type. */
-    static final String ORDERS_PROTO = """
+    public static final String ORDERS_PROTO = """
             syntax = "proto3";
             package io.kes.test;
 
@@ -52,7 +52,7 @@ final class ProtobufTestData {
             }
             """;
 
-    static final String MONEY_PROTO = """
+    public static final String MONEY_PROTO = """
             syntax = "proto3";
             package io.kes.common;
 
@@ -62,10 +62,44 @@ final class ProtobufTestData {
             }
             """;
 
+    /** The key of io.kes.test.Order. */
+    public static final String ORDER_KEY_PROTO = """
+            syntax = "proto3";
+            package io.kes.test;
+
+            message OrderKey {
+              string order_id = 1;
+            }
+            """;
+
+    private static final long CREATED = 1_795_255_200L; // 2026-11-21T10:00:00Z
+
+    /** An Order of {@link #ORDERS_PROTO}, status SHIPPED, price 12 EUR, one line. */
+    public static byte[] order(String id, long quantity) {
+        return order(id, quantity, 1, CREATED, 12);
+    }
+
+    /** What {@link #order(String, long)} becomes as a document. */
+    public static String orderJson(String id, long quantity) {
+        return "{\"order_id\":\"" + id + "\",\"quantity\":\"" + quantity + "\",\"status\":\"SHIPPED\","
+                + "\"created\":\"2026-11-21T10:00:00Z\",\"price\":{\"currency\":\"EUR\",\"units\":\"12\"},"
+                + "\"lines\":[{\"sku\":\"sku-" + id + "\",\"count\":2}],\"gift\":false}";
+    }
+
+    /** An OrderKey of {@link #ORDER_KEY_PROTO} in the wire format, message indexes [0]. */
+    public static byte[] protobufKey(int schemaId, String orderId) {
+        return confluent(schemaId, FIRST_MESSAGE, message(out -> out.writeString(1, orderId)));
+    }
+
+    /** The header of a Protobuf record whose message is the file's first: the GUID and [0]. */
+    public static byte[] guidHeader(UUID guid) {
+        return guidHeader(guid, FIRST_MESSAGE);
+    }
+
     /** The value of {@code [0]}, the file's first message: the single byte 0. */
     static final byte[] FIRST_MESSAGE = {0x00};
 
-    private ProtobufTestData() {}
+    private RegistryTestRecords() {}
 
     /** An io.kes.test.Order: order_id, quantity, status, created (seconds), price (EUR units), one line. */
     static byte[] order(String id, long quantity, int status, long createdSeconds, long euros) {
@@ -102,7 +136,7 @@ final class ProtobufTestData {
     }
 
     /** Magic byte 0, the schema id big-endian, the message indexes as given (already encoded), the message. */
-    static byte[] confluent(int schemaId, byte[] messageIndexes, byte[] message) {
+    public static byte[] confluent(int schemaId, byte[] messageIndexes, byte[] message) {
         return ByteBuffer.allocate(5 + messageIndexes.length + message.length)
                 .put((byte) 0)
                 .putInt(schemaId)
@@ -115,7 +149,7 @@ final class ProtobufTestData {
      * The {@code __value_schema_id} header of {@code HeaderSchemaIdSerializer}: {@code SchemaId.guidToBytes},
      * magic byte 1, the GUID's most then least significant long, then (Protobuf) the message indexes.
      */
-    static byte[] guidHeader(UUID guid, byte[] messageIndexes) {
+    public static byte[] guidHeader(UUID guid, byte[] messageIndexes) {
         return ByteBuffer.allocate(17 + messageIndexes.length)
                 .put((byte) 1)
                 .putLong(guid.getMostSignificantBits())
