@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kes.jobs.config.KesConfig;
 import io.kes.jobs.decode.avro.TestSchemaRegistry;
 import io.kes.jobs.decode.registry.RegistryTestRecords;
+import io.kes.jobs.migrate.Migrator;
 import io.kes.stack.ElasticsearchNode;
 import io.kes.stack.KafkaBroker;
 import io.kes.stack.junit.ElasticsearchExtension;
@@ -15,10 +17,12 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.junit.jupiter.api.Test;
@@ -179,6 +183,64 @@ class RegistryFormatsIT {
             assertThat(sources(es, "it-json-schema")).isEqualTo(expected);
             assertThat(errorTypes(kafka, "it-json-schema-dead", 3))
                     .containsExactlyInAnyOrder("not_confluent_wire_format", "unknown_schema_id", "malformed_json");
+        }
+    }
+
+    /**
+     * A connector with a JsonSchemaConverter key and a ProtobufConverter value, both with the
+     * registry's credentials, through {@code Migrator} (what {@code bin/kes migrate --from-connect}
+     * runs) and then the job it wrote.
+     */
+    @Test
+    void aConnectorWithProtobufValuesAndJsonSchemaKeysMigratesAndRuns(ElasticsearchNode es, KafkaBroker kafka)
+            throws Exception {
+        try (TestSchemaRegistry registry = new TestSchemaRegistry()
+                .requireAuthorization(BASIC)
+                .register(61, "JSON", "{\"type\":\"string\"}")
+                .registerVersion("money.proto", 1, "PROTOBUF", RegistryTestRecords.MONEY_PROTO)
+                .register(
+                        62,
+                        "PROTOBUF",
+                        RegistryTestRecords.ORDERS_PROTO,
+                        reference("common/money.proto", "money.proto", 1))) {
+            List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                String id = "m-" + (i % 3);
+                records.add(record(
+                        "it-mig-registry",
+                        RegistryTestRecords.confluent(61, new byte[0], json("\"" + id + "\"")),
+                        RegistryTestRecords.confluent(62, new byte[] {0}, RegistryTestRecords.order(id, i)),
+                        null));
+            }
+            TestTopics.produceRecords(kafka, "it-mig-registry", records);
+            Map<String, String> connector = new LinkedHashMap<>();
+            connector.put("name", "mig-registry");
+            connector.put("connector.class", "io.confluent.connect.elasticsearch.ElasticsearchSinkConnector");
+            connector.put("topics", "it-mig-registry");
+            connector.put("connection.url", es.url());
+            connector.put("key.ignore", "false");
+            for (String side : List.of("key", "value")) {
+                connector.put(
+                        side + ".converter",
+                        side.equals("key")
+                                ? "io.confluent.connect.json.JsonSchemaConverter"
+                                : "io.confluent.connect.protobuf.ProtobufConverter");
+                connector.put(side + ".converter.schema.registry.url", registry.url());
+                connector.put(side + ".converter.basic.auth.credentials.source", "USER_INFO");
+                connector.put(side + ".converter.basic.auth.user.info", "sr:pw");
+            }
+            String yaml = Migrator.migrate(connector, kafka.bootstrapServers());
+            assertThat(yaml).contains("format: \"protobuf\"").contains("key_format: \"json-schema\"");
+            KesConfig config = KesConfig.parse(yaml + "  bounded: true\n  checkpoint_interval: 1s\n", Map.of());
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(1);
+            KesJob.build(env, config);
+            env.execute("kes-it-migrated");
+
+            assertThat(sources(es, "it-mig-registry"))
+                    .isEqualTo(Map.of(
+                            "m-0", RegistryTestRecords.orderJson("m-0", 3),
+                            "m-1", RegistryTestRecords.orderJson("m-1", 4),
+                            "m-2", RegistryTestRecords.orderJson("m-2", 5)));
         }
     }
 
