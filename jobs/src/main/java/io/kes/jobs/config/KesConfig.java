@@ -129,8 +129,9 @@ public final class KesConfig implements Serializable {
         if (root.section("schema_registry").isPresent()
                 && routes.size() == routeNodes.size()
                 && routes.stream().noneMatch(Route::readsFromARegistry)) {
-            problems.add("schema_registry only applies to routes that read from a schema registry (format or "
-                    + "key_format confluent-avro), and no route does; remove it or set such a route's format");
+            problems.add(
+                    "schema_registry only applies to routes that read from a schema registry (format or "
+                            + "key_format confluent-avro, protobuf or json-schema), and no route does; remove it or set such a route's format");
         }
         SinkSettings sink = null;
         if (sinkOptionsRead) {

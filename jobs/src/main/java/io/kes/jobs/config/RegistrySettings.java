@@ -13,7 +13,8 @@ import java.util.Set;
 
 /**
  * {@code schema_registry}: how kes reaches the schema registry of every route that reads from one
- * ({@code format} or {@code key_format} {@code confluent-avro}), as Confluent's serializers are
+ * ({@code format} or {@code key_format} {@code confluent-avro}, {@code protobuf} or
+ * {@code json-schema}), as Confluent's serializers are
  * configured: basic auth ({@code basic_auth_user_info} as {@code basic.auth.user.info}, or
  * {@code username} and {@code password}), or a bearer token ({@code bearer_token}); TLS trusting the
  * CA of {@code tls_ca_file} (PEM). Credentials in a registry URL ({@code https://user:pass@host},

@@ -118,9 +118,9 @@ public record Route(
     /**
      * How record values are encoded.
      *
-     * @param kind        {@code format}: json (default), connect-json, string, avro or confluent-avro
+     * @param kind        {@code format}: json (default), connect-json, string, avro, confluent-avro, protobuf or json-schema
      * @param schemaJson  with avro: the writer schema, read from {@code avro_schema_file} when the config is loaded
-     * @param registryUrl with confluent-avro: {@code schema_registry_url}, where schemas are fetched by id
+     * @param registryUrl with confluent-avro, protobuf or json-schema: {@code schema_registry_url}, where schemas are fetched by id
      * @param stringField with string: the field of the document that holds the value's text ({@code string_field})
      */
     public record ValueFormat(Kind kind, String schemaJson, String registryUrl, String stringField)
@@ -146,15 +146,25 @@ public record Route(
             /** Kafka Connect's StringConverter: UTF-8 text, which becomes one field of the document. */
             STRING,
             AVRO,
-            CONFLUENT_AVRO
+            CONFLUENT_AVRO,
+            /** Protobuf in Confluent's wire format, descriptors from the registry's .proto text. */
+            PROTOBUF,
+            /** JSON in Confluent's wire format (KafkaJsonSchemaSerializer): the payload is the document. */
+            JSON_SCHEMA;
+
+            /** Whether values of this format name their schema in the registry. */
+            public boolean fromARegistry() {
+                return this == CONFLUENT_AVRO || this == PROTOBUF || this == JSON_SCHEMA;
+            }
         }
     }
 
     /**
      * How record keys are encoded, for ids made from them ({@code id: key} or {@code {key_field: ...}}).
      *
-     * @param kind        {@code key_format}: string (default: the key's bytes as text), json, connect-json or confluent-avro
-     * @param registryUrl with confluent-avro: the route's {@code schema_registry_url}
+     * @param kind        {@code key_format}: string (default: the key's bytes as text), json, connect-json, confluent-avro,
+     *                    protobuf or json-schema
+     * @param registryUrl with a registry format: the route's {@code schema_registry_url}
      */
     public record KeyFormat(Kind kind, String registryUrl) implements Serializable {
         public static final KeyFormat STRING = new KeyFormat(Kind.STRING, null);
@@ -170,7 +180,14 @@ public record Route(
             STRING,
             JSON,
             CONNECT_JSON,
-            CONFLUENT_AVRO
+            CONFLUENT_AVRO,
+            PROTOBUF,
+            JSON_SCHEMA;
+
+            /** Whether keys of this format name their schema in the registry. */
+            public boolean fromARegistry() {
+                return this == CONFLUENT_AVRO || this == PROTOBUF || this == JSON_SCHEMA;
+            }
         }
     }
 
@@ -214,7 +231,7 @@ public record Route(
 
     /** Whether values or keys are read with schemas from a registry. */
     public boolean readsFromARegistry() {
-        return format.kind() == ValueFormat.Kind.CONFLUENT_AVRO || keyFormat.kind() == KeyFormat.Kind.CONFLUENT_AVRO;
+        return format.kind().fromARegistry() || keyFormat.kind().fromARegistry();
     }
 
     /** Whether ids come from record keys. */

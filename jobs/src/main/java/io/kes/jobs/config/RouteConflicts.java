@@ -109,7 +109,7 @@ final class RouteConflicts {
         } else if (id.kind() == IdSpec.Kind.KEY_FIELD && keyFormat.kind() == KeyFormat.Kind.STRING) {
             node.problems()
                     .add(node.keyPath("id") + " {key_field: " + id.fields().get(0) + "} needs keys with fields: set "
-                            + "key_format to json, connect-json or confluent-avro (key_format string, the default, "
+                            + "key_format to json, connect-json, confluent-avro, protobuf or json-schema (key_format string, the default, "
                             + "takes the key's bytes as one text)");
         }
     }

@@ -24,6 +24,9 @@ import org.apache.avro.Schema;
  */
 final class RouteKeys {
 
+    /** The formats whose values or keys name their schema in a registry. */
+    private static final Set<String> REGISTRY_FORMATS = Set.of("confluent-avro", "protobuf", "json-schema");
+
     private RouteKeys() {}
 
     static String topicPattern(ConfigNode node, List<String> topics) {
@@ -80,17 +83,18 @@ final class RouteKeys {
                 "format",
                 ValueFormat.Kind.JSON,
                 s -> ValueFormat.Kind.valueOf(s.toUpperCase().replace('-', '_')),
-                Set.of("json", "connect-json", "string", "avro", "confluent-avro"));
+                Set.of("json", "connect-json", "string", "avro", "confluent-avro", "protobuf", "json-schema"));
         if (kind != ValueFormat.Kind.AVRO && node.has("avro_schema_file")) {
             throw new ConfigException(
                     node.keyPath("avro_schema_file") + " only applies to format: avro (this route's format is "
                             + kind.name().toLowerCase().replace('_', '-') + ")");
         }
-        if (kind != ValueFormat.Kind.CONFLUENT_AVRO
+        if (!kind.fromARegistry()
                 && node.has("schema_registry_url")
-                && !"confluent-avro".equals(node.string("key_format", null))) {
+                && !REGISTRY_FORMATS.contains(node.string("key_format", ""))) {
             throw new ConfigException(node.keyPath("schema_registry_url")
-                    + " only applies to format: confluent-avro or key_format: confluent-avro (this route's format is "
+                    + " only applies to a format or key_format that reads a schema registry (confluent-avro, protobuf, "
+                    + "json-schema; this route's format is "
                     + kind.name().toLowerCase().replace('_', '-') + ")");
         }
         if (kind != ValueFormat.Kind.STRING && node.has("string_field")) {
@@ -133,7 +137,7 @@ final class RouteKeys {
                 }
                 return new ValueFormat(kind, schemaJson, null);
             }
-            case CONFLUENT_AVRO -> {
+            case CONFLUENT_AVRO, PROTOBUF, JSON_SCHEMA -> {
                 return new ValueFormat(kind, null, registryUrl(node));
             }
             default -> {
@@ -147,8 +151,8 @@ final class RouteKeys {
                 "key_format",
                 KeyFormat.Kind.STRING,
                 s -> KeyFormat.Kind.valueOf(s.toUpperCase().replace('-', '_')),
-                Set.of("string", "json", "connect-json", "confluent-avro"));
-        return kind == KeyFormat.Kind.CONFLUENT_AVRO
+                Set.of("string", "json", "connect-json", "confluent-avro", "protobuf", "json-schema"));
+        return kind.fromARegistry()
                 ? new KeyFormat(kind, registryUrl(node))
                 : kind == KeyFormat.Kind.STRING ? KeyFormat.STRING : new KeyFormat(kind, null);
     }

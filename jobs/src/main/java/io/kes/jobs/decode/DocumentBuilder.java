@@ -12,6 +12,7 @@ import io.kes.connector.RecordOrigin;
 import io.kes.jobs.config.RegistrySettings;
 import io.kes.jobs.config.Route;
 import io.kes.jobs.decode.avro.ValueDecoder;
+import io.kes.jobs.decode.registry.WireFrame;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -52,7 +53,7 @@ public final class DocumentBuilder {
         this(route, RegistrySettings.NONE);
     }
 
-    /** @param registry how the route's schema registry is reached, for {@code confluent-avro} values or keys */
+    /** @param registry how the route's schema registry is reached, for values or keys of a registry format */
     public DocumentBuilder(Route route, RegistrySettings registry) {
         this.route = route;
         this.index = IndexNameTemplate.parse(route.target());
@@ -66,7 +67,11 @@ public final class DocumentBuilder {
     }
 
     public DocumentOperation build(KafkaRecord record) throws DecodeException {
-        byte[] json = record.value() == null ? null : decoder == null ? record.value() : decoder.toJson(record.value());
+        byte[] json = record.value() == null
+                ? null
+                : decoder == null
+                        ? record.value()
+                        : decoder.toJson(record.value(), record.lastHeader(WireFrame.VALUE_HEADER));
         if (json == null) {
             return tombstone(record);
         }
@@ -271,7 +276,7 @@ public final class DocumentBuilder {
                 // the documents the connector wrote instead of duplicating them. Topic names cannot hold '+'.
                 return record.topic() + "+" + record.partition() + "+" + record.offset();
             case KEY, KEY_FIELD:
-                return keyIds.id(record.key());
+                return keyIds.id(record.key(), record.lastHeader(WireFrame.KEY_HEADER));
             case FIELD:
                 return requiredText(doc, spec.fields().get(0), "id");
             case HASH:

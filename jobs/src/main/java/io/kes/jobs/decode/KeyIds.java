@@ -7,7 +7,10 @@ import com.fasterxml.jackson.databind.ObjectWriter;
 import io.kes.jobs.config.RegistrySettings;
 import io.kes.jobs.config.Route;
 import io.kes.jobs.decode.avro.ConfluentAvroDecoder;
+import io.kes.jobs.decode.avro.ValueDecoder;
 import io.kes.jobs.decode.connect.ConnectEnvelope;
+import io.kes.jobs.decode.registry.ConfluentJsonSchemaDecoder;
+import io.kes.jobs.decode.registry.ConfluentProtobufDecoder;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -24,7 +27,8 @@ import java.util.List;
  *
  * <p>{@code string} (the default) takes the key's bytes as text ({@link #text}). The other formats
  * decode the key to a JSON value first (json as it is, connect-json the envelope's payload,
- * confluent-avro through the registry, rendered as kes renders Avro values) and the id is its
+ * confluent-avro, protobuf and json-schema through the registry, Avro rendered as kes renders Avro
+ * values, Protobuf as {@link ConfluentProtobufDecoder} does) and the id is its
  * <em>canonical text</em>:
  * <ul>
  *   <li>a string: the string itself ({@code "order-17"} gives {@code order-17}, Connect's id), unless
@@ -50,19 +54,24 @@ final class KeyIds {
 
     private final Route.KeyFormat.Kind format;
     private final String field;
-    private final ConfluentAvroDecoder avro;
+    private final ValueDecoder registryKeys;
 
     KeyIds(Route route, RegistrySettings registry) {
         this.format = route.keyFormat().kind();
         this.field = route.id().kind() == Route.IdSpec.Kind.KEY_FIELD
                 ? route.id().fields().get(0)
                 : null;
-        this.avro = format == Route.KeyFormat.Kind.CONFLUENT_AVRO
-                ? ConfluentAvroDecoder.forKeys(route.keyFormat().registryUrl(), registry)
-                : null;
+        String urls = route.keyFormat().registryUrl();
+        this.registryKeys = switch (format) {
+            case CONFLUENT_AVRO -> ConfluentAvroDecoder.forKeys(urls, registry);
+            case PROTOBUF -> ConfluentProtobufDecoder.of(urls, registry, true);
+            case JSON_SCHEMA -> ConfluentJsonSchemaDecoder.of(urls, registry, true);
+            default -> null;
+        };
     }
 
-    String id(byte[] key) throws DecodeException {
+    /** @param schemaIdHeader the record's last {@code __key_schema_id} header, or null */
+    String id(byte[] key, byte[] schemaIdHeader) throws DecodeException {
         if (key == null || key.length == 0) {
             throw new DecodeException("missing_id", "the route takes ids from record keys, and this record has none");
         }
@@ -72,7 +81,7 @@ final class KeyIds {
         JsonNode value = switch (format) {
             case JSON -> ConnectEnvelope.parse(key, "key");
             case CONNECT_JSON -> ConnectEnvelope.payload(key, "key");
-            default -> ConnectEnvelope.parse(avro.toJson(key), "key");
+            default -> ConnectEnvelope.parse(registryKeys.toJson(key, schemaIdHeader), "key");
         };
         if (field != null) {
             if (!value.isObject()) {

@@ -7,6 +7,8 @@ import io.kes.jobs.decode.avro.ConfluentAvroDecoder;
 import io.kes.jobs.decode.avro.ValueDecoder;
 import io.kes.jobs.decode.connect.ConnectJsonDecoder;
 import io.kes.jobs.decode.connect.StringDecoder;
+import io.kes.jobs.decode.registry.ConfluentJsonSchemaDecoder;
+import io.kes.jobs.decode.registry.ConfluentProtobufDecoder;
 
 /** The {@link ValueDecoder} of each route {@code format}. */
 final class ValueDecoders {
@@ -22,6 +24,8 @@ final class ValueDecoders {
             case STRING -> new StringDecoder(format.stringField());
             case AVRO -> new AvroDecoder(format.schemaJson());
             case CONFLUENT_AVRO -> new ConfluentAvroDecoder(format.registryUrl(), registry);
+            case PROTOBUF -> ConfluentProtobufDecoder.of(format.registryUrl(), registry, false);
+            case JSON_SCHEMA -> ConfluentJsonSchemaDecoder.of(format.registryUrl(), registry, false);
         };
     }
 }

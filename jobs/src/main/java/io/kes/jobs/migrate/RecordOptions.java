@@ -45,7 +45,8 @@ final class RecordOptions {
                     "compact.map.entries",
                     WRITES,
                     "—",
-                    "kes writes Avro maps as JSON objects (`true`); `false` is refused for Avro values"),
+                    "kes writes maps as JSON objects (`true`); `false` is refused for Avro, Protobuf and JSON Schema "
+                            + "values"),
             planned(
                     "write.method",
                     WRITES,
@@ -147,7 +148,8 @@ final class RecordOptions {
                     "`routes[].id`",
                     "with `key.ignore=false`: `StringConverter` (and the worker's "
                             + "default): the key's bytes as text, Connect's ids; `JsonConverter`: `key_format: connect-json` "
-                            + "(`json` with `schemas.enable=false`); `AvroConverter`: `key_format: confluent-avro`. A decoded "
+                            + "(`json` with `schemas.enable=false`); `AvroConverter`: `key_format: confluent-avro`; "
+                            + "`ProtobufConverter`: `protobuf`; `JsonSchemaConverter`: `json-schema`. A decoded "
                             + "key's id is its canonical text: Connect's for integer keys and string keys that do not read "
                             + "as JSON (a string key `\"42\"` keeps its quotes in kes, so it never shares the number 42's id); "
                             + "struct keys, which Connect refuses, become sorted JSON"),
@@ -165,7 +167,10 @@ final class RecordOptions {
                     "`JsonConverter`: `connect-json` (the payload of "
                             + "each `{\"schema\", \"payload\"}` envelope; `json` with `schemas.enable=false`); `StringConverter`: "
                             + "`string`, each text as `{\"message\": text}` (Connect sends the text as a JSON string, "
-                            + "not an object); `AvroConverter`: `confluent-avro`; Protobuf and JSON Schema are refused"),
+                            + "not an object); `AvroConverter`: `confluent-avro`; `ProtobufConverter`: `protobuf` (protobuf's "
+                            + "JSON mapping with the .proto's field names: 64-bit integers as strings, `Timestamp` as "
+                            + "RFC 3339 text); `JsonSchemaConverter`: `json-schema` (the JSON as written, not "
+                            + "validated). Schema ids in record headers and schema references are read"),
             planned(
                     "value.converter.",
                     CONVERTERS,

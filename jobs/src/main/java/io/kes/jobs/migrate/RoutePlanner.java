@@ -195,7 +195,7 @@ final class RoutePlanner {
         }
     }
 
-    /** How keys are read: as text (StringConverter, format null), plain JSON, Connect's envelope or Avro. */
+    /** How keys are read: as text (StringConverter, format null), plain JSON, Connect's envelope, or from a registry. */
     record KeyFormat(String format, String registry, Map<String, String> access) {
 
         static KeyFormat of(Migration m) {
@@ -212,19 +212,16 @@ final class RoutePlanner {
                     return new KeyFormat(
                             c.bool("key.converter.schemas.enable", true) ? "connect-json" : "json", null, Map.of());
                 }
-                case "io.confluent.connect.avro.AvroConverter" -> {
-                    List<String> urls = c.list("key.converter.schema.registry.url");
-                    if (urls.isEmpty()) {
-                        throw new MigrationException("key.converter.schema.registry.url is missing: AvroConverter "
-                                + "needs the schema registry, and so does kes (routes[].schema_registry_url)");
-                    }
-                    Map<String, String> access = RegistryOptions.of(m, "key.converter.");
-                    return new KeyFormat("confluent-avro", RegistryOptions.urls(m, "key.converter.", access), access);
+                case AVRO, PROTOBUF, JSON_SCHEMA -> {
+                    String format = registryFormat(kc);
+                    Map<String, String> access = registered(m, "key.converter.", kc);
+                    return new KeyFormat(format, RegistryOptions.urls(m, "key.converter.", access), access);
                 }
                 default ->
                     throw new MigrationException("key.converter = " + kc + " with key.ignore=false: kes reads keys "
-                            + "as text (StringConverter), JSON (JsonConverter, with or without schemas) and Avro "
-                            + "with a schema registry (AvroConverter); this converter has no kes equivalent");
+                            + "as text (StringConverter), JSON (JsonConverter, with or without schemas) and Avro, "
+                            + "Protobuf and JSON Schema with a schema registry (AvroConverter, ProtobufConverter, "
+                            + "JsonSchemaConverter); this converter has no kes equivalent");
             }
         }
 
@@ -238,7 +235,7 @@ final class RoutePlanner {
         }
     }
 
-    /** A route's value format: JSON with or without Connect's envelope, text, or Confluent Avro with a schema registry. */
+    /** A route's value format: JSON with or without Connect's envelope, text, or Avro, Protobuf or JSON Schema with a registry. */
     record ValueFormat(String format, String registry, Map<String, String> access) {
 
         static ValueFormat of(Migration m) {
@@ -259,26 +256,27 @@ final class RoutePlanner {
                             + "If the strings are JSON objects, set format: json instead.");
                     return new ValueFormat("string", null, Map.of());
                 }
-                case "io.confluent.connect.avro.AvroConverter" -> {
-                    List<String> urls = c.list("value.converter.schema.registry.url");
-                    if (urls.isEmpty()) {
-                        throw new MigrationException("value.converter.schema.registry.url is missing: AvroConverter "
-                                + "needs the schema registry, and so does kes (routes[].schema_registry_url)");
-                    }
+                case AVRO, PROTOBUF, JSON_SCHEMA -> {
+                    Map<String, String> access = registered(m, "value.converter.", vc);
                     if (!c.bool("compact.map.entries", true)) {
-                        throw new MigrationException("compact.map.entries=false: kes writes Avro maps as JSON "
-                                + "objects ({\"k\": v}), not as [{\"key\": k, \"value\": v}] arrays");
+                        throw new MigrationException("compact.map.entries=false: kes writes maps as JSON objects "
+                                + " ({\"k\": v}), not as [{\"key\": k, \"value\": v}] arrays");
                     }
-                    Map<String, String> access = RegistryOptions.of(m, "value.converter.");
+                    if (vc.equals(PROTOBUF)) {
+                        m.job.comment("ProtobufConverter values: kes writes protobuf's own JSON mapping (JsonFormat) "
+                                + "with the .proto's field names and default values written, as Connect did; unlike "
+                                + "Connect, 64-bit integers are JSON strings (\"17\", which a long field takes), "
+                                + "and Timestamp and Duration are RFC 3339 text rather than {seconds, nanos}.");
+                    }
                     return new ValueFormat(
-                            "confluent-avro", RegistryOptions.urls(m, "value.converter.", access), access);
+                            registryFormat(vc), RegistryOptions.urls(m, "value.converter.", access), access);
                 }
                 default ->
                     throw new MigrationException("value.converter = " + vc + ": kes reads JSON values "
                             + "(org.apache.kafka.connect.json.JsonConverter, with or without schemas), text "
-                            + "(org.apache.kafka.connect.storage.StringConverter) and Avro values with a schema "
-                            + "registry (io.confluent.connect.avro.AvroConverter); this converter has no kes "
-                            + "equivalent");
+                            + "(org.apache.kafka.connect.storage.StringConverter) and Avro, Protobuf and JSON Schema "
+                            + "values with a schema registry (" + AVRO + ", " + PROTOBUF + ", " + JSON_SCHEMA
+                            + "); this converter has no kes equivalent");
             }
         }
 
@@ -290,5 +288,28 @@ final class RoutePlanner {
                 route.put("schema_registry_url", registry);
             }
         }
+    }
+
+    static final String AVRO = "io.confluent.connect.avro.AvroConverter";
+    static final String PROTOBUF = "io.confluent.connect.protobuf.ProtobufConverter";
+    static final String JSON_SCHEMA = "io.confluent.connect.json.JsonSchemaConverter";
+
+    /** The kes format of a Confluent registry converter. */
+    private static String registryFormat(String converter) {
+        return switch (converter) {
+            case AVRO -> "confluent-avro";
+            case PROTOBUF -> "protobuf";
+            default -> "json-schema";
+        };
+    }
+
+    /** The registry options of a converter that needs one ({@code key.converter.} or {@code value.converter.}). */
+    private static Map<String, String> registered(Migration m, String prefix, String converter) {
+        if (m.config.list(prefix + "schema.registry.url").isEmpty()) {
+            throw new MigrationException(prefix + "schema.registry.url is missing: "
+                    + converter.substring(converter.lastIndexOf('.') + 1)
+                    + " needs the schema registry, and so does kes (routes[].schema_registry_url)");
+        }
+        return RegistryOptions.of(m, prefix);
     }
 }

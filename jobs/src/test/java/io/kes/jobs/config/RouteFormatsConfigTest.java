@@ -58,7 +58,9 @@ class RouteFormatsConfigTest {
                 Arguments.of("cdc: debezium, id: key, op: index", "routes[0].op cannot be set with cdc"),
                 Arguments.of("cdc: debezium, id: key, routing: r", "routes[0].routing cannot be used with cdc"),
                 Arguments.of("cdc: maxwell", "routes[0].cdc must be one of"),
-                Arguments.of("format: protobuf", "routes[0].format must be one of"));
+                Arguments.of("format: protobuf", "routes[0].schema_registry_url is required"),
+                Arguments.of("format: json-schema", "routes[0].schema_registry_url is required"),
+                Arguments.of("format: thrift", "routes[0].format must be one of"));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -407,6 +407,25 @@ class MigratorTest {
 
         @ParameterizedTest
         @CsvSource({
+            "io.confluent.connect.protobuf.ProtobufConverter, PROTOBUF",
+            "io.confluent.connect.json.JsonSchemaConverter, JSON_SCHEMA",
+        })
+        void protobufAndJsonSchemaWithARegistryBecomeTheirFormats(String converter, Route.ValueFormat.Kind format) {
+            Route r = route(
+                    "value.converter",
+                    converter,
+                    "value.converter.schemas.enable",
+                    null,
+                    "value.converter.schema.registry.url",
+                    "http://registry:8081");
+            assertThat(r.format().kind()).isEqualTo(format);
+            assertThat(r.format().registryUrl()).isEqualTo("http://registry:8081");
+            assertThat(refused("value.converter", converter))
+                    .anySatisfy(p -> assertThat(p).contains("value.converter.schema.registry.url is missing"));
+        }
+
+        @ParameterizedTest
+        @CsvSource({
             "org.apache.kafka.connect.json.JsonConverter, true, CONNECT_JSON",
             "org.apache.kafka.connect.json.JsonConverter, false, JSON",
             "org.apache.kafka.connect.json.JsonConverter, , CONNECT_JSON", // schemas.enable's default is true
@@ -424,6 +443,8 @@ class MigratorTest {
             "org.apache.kafka.connect.json.JsonConverter, , CONNECT_JSON",
             "org.apache.kafka.connect.json.JsonConverter, false, JSON",
             "io.confluent.connect.avro.AvroConverter, , CONFLUENT_AVRO",
+            "io.confluent.connect.protobuf.ProtobufConverter, , PROTOBUF",
+            "io.confluent.connect.json.JsonSchemaConverter, , JSON_SCHEMA",
         })
         void keysOfEveryConverterBecomeIds(String converter, String schemas, Route.KeyFormat.Kind format) {
             Route r = route(
@@ -434,7 +455,7 @@ class MigratorTest {
                     "key.converter.schemas.enable",
                     schemas,
                     "key.converter.schema.registry.url",
-                    format == Route.KeyFormat.Kind.CONFLUENT_AVRO ? "http://registry:8081" : null);
+                    format.fromARegistry() ? "http://registry:8081" : null);
             assertThat(r.id().kind()).isEqualTo(IdSpec.Kind.KEY);
             assertThat(r.keyFormat().kind()).isEqualTo(format);
         }

@@ -1,10 +1,10 @@
 package io.kes.jobs.decode.avro;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kes.jobs.config.RegistrySettings;
 import io.kes.jobs.decode.DecodeException;
-import java.io.IOException;
+import io.kes.jobs.decode.registry.RegisteredSchemas;
+import io.kes.jobs.decode.registry.RegistryClient;
+import io.kes.jobs.decode.registry.WireFrame;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -14,7 +14,11 @@ import org.apache.avro.Schema;
 /**
  * {@code format: confluent-avro}: values in the Confluent wire format, magic byte 0, a 4-byte
  * big-endian schema id, then Avro binary written with that schema, which comes from the schema
- * registry ({@code GET {url}/schemas/ids/{id}}) and is cached by id for the life of the task.
+ * registry ({@code GET {url}/schemas/ids/{id}}) and is cached by id for the life of the task. A
+ * record whose schema is named in a header instead, as Confluent's newer serializers write it
+ * ({@code __value_schema_id}: a GUID, {@link WireFrame}), is bare Avro binary, its schema fetched by
+ * GUID. Named types the schema takes from other subjects ({@code references}) are parsed first
+ * ({@link RegisteredSchemas}).
  *
  * <p>Whose fault a failure is decides where it goes:
  * <ul>
@@ -24,7 +28,7 @@ import org.apache.avro.Schema;
  *       Avro or not a record ({@code unsupported_schema}), bytes that do not match the schema
  *       ({@code avro_mismatch}).</li>
  *   <li>A registry that cannot be reached (connection refused, timeouts, HTTP 5xx), after
- *       {@value #ATTEMPTS} attempts with growing pauses, or that answers other than 200 or 404
+ *       {@value RegisteredSchemas#ATTEMPTS} attempts with growing pauses, or that answers other than 200 or 404
  *       (e.g. 401: the URL or credentials are wrong), throws an {@link IllegalStateException}: that is
  *       not the record's fault, and dead-lettering would throw away every record of the outage. The
  *       job fails and Flink restarts it from the last checkpoint, retrying under its restart strategy;
@@ -33,11 +37,8 @@ import org.apache.avro.Schema;
  */
 public final class ConfluentAvroDecoder implements ValueDecoder {
 
-    static final int ATTEMPTS = 4;
-    private static final ObjectMapper JSON = new ObjectMapper();
-
-    private final RegistryClient registry;
-    private final Map<Integer, AvroToJson> converters = new HashMap<>();
+    private final RegisteredSchemas schemas;
+    private final Map<String, AvroToJson> converters = new HashMap<>();
     private final boolean keys;
 
     public ConfluentAvroDecoder(String registryUrl) {
@@ -46,90 +47,55 @@ public final class ConfluentAvroDecoder implements ValueDecoder {
 
     /** @param registryUrls one URL or several, comma-separated */
     public ConfluentAvroDecoder(String registryUrls, RegistrySettings settings) {
-        this(new RegistryClient(registryUrls, settings, ATTEMPTS, Duration.ofMillis(500)), false);
+        this(new RegisteredSchemas(registryUrls, settings), false);
     }
 
     /** A decoder of record keys: any schema (a string, a long, a record), and "key" in its messages. */
     public static ConfluentAvroDecoder forKeys(String registryUrls, RegistrySettings settings) {
-        return new ConfluentAvroDecoder(
-                new RegistryClient(registryUrls, settings, ATTEMPTS, Duration.ofMillis(500)), true);
+        return new ConfluentAvroDecoder(new RegisteredSchemas(registryUrls, settings), true);
     }
 
     ConfluentAvroDecoder(String registryUrl, int attempts, Duration firstBackoff) {
-        this(new RegistryClient(registryUrl, RegistrySettings.NONE, attempts, firstBackoff), false);
+        this(
+                new RegisteredSchemas(new RegistryClient(registryUrl, RegistrySettings.NONE, attempts, firstBackoff)),
+                false);
     }
 
-    private ConfluentAvroDecoder(RegistryClient registry, boolean keys) {
-        this.registry = registry;
+    private ConfluentAvroDecoder(RegisteredSchemas schemas, boolean keys) {
+        this.schemas = schemas;
         this.keys = keys;
     }
 
     @Override
     public byte[] toJson(byte[] value) throws DecodeException {
-        if (value.length < 5 || value[0] != 0) {
-            throw new DecodeException(
-                    "not_confluent_wire_format",
-                    (keys ? "key" : "value") + " is not in the Confluent wire format (magic byte 0, "
-                            + "a 4-byte schema id, Avro binary): "
-                            + (value.length < 5
-                                    ? "it has only " + value.length + " bytes"
-                                    : "it starts with byte 0x" + String.format("%02x", value[0] & 0xff)
-                                            + (value[0] == '{' ? " ('{', JSON?)" : "")));
-        }
-        int id = (value[1] & 0xff) << 24 | (value[2] & 0xff) << 16 | (value[3] & 0xff) << 8 | (value[4] & 0xff);
-        AvroToJson converter = converters.get(id);
-        if (converter == null) {
-            Schema schema = fetch(id);
-            converter = keys ? AvroToJson.forKeys(schema) : new AvroToJson(schema);
-            converters.put(id, converter);
-        }
-        return converter.toJson(value, 5, value.length - 5, " (schema id " + id + ")");
+        return toJson(value, null);
     }
 
-    private Schema fetch(int id) throws DecodeException {
-        RegistryClient.Answer response = registry.get("/schemas/ids/" + Integer.toUnsignedString(id));
-        String url = response.url();
-        if (response.statusCode() == 404) {
+    @Override
+    public byte[] toJson(byte[] value, byte[] schemaIdHeader) throws DecodeException {
+        WireFrame frame = WireFrame.read(value, schemaIdHeader, false, keys ? "key" : "value", "Avro binary");
+        AvroToJson converter = converters.get(frame.path());
+        if (converter == null) {
+            Schema schema = fetch(frame);
+            converter = keys ? AvroToJson.forKeys(schema) : new AvroToJson(schema);
+            converters.put(frame.path(), converter);
+        }
+        return converter.toJson(value, frame.offset(), value.length - frame.offset(), " (" + frame.shown() + ")");
+    }
+
+    private Schema fetch(WireFrame frame) throws DecodeException {
+        RegisteredSchemas.Schema registered = schemas.get(frame);
+        if (!"AVRO".equals(registered.type())) {
             throw new DecodeException(
-                    "unknown_schema_id",
-                    "schema id " + Integer.toUnsignedString(id) + " is not in the schema registry " + registry.shown()
-                            + " (" + abbreviate(response.body()) + ")");
-        }
-        if (response.statusCode() != 200) {
-            throw new IllegalStateException("the schema registry answered GET " + url + " with HTTP "
-                    + response.statusCode() + " (" + abbreviate(response.body()) + "); check schema_registry_url"
-                    + (response.statusCode() == 401 || response.statusCode() == 403
-                            ? " and the credentials of schema_registry (basic_auth_user_info, username/password or "
-                                    + "bearer_token)"
-                            : ""));
-        }
-        String schemaJson;
-        try {
-            JsonNode body = JSON.readTree(response.body());
-            String type = body.path("schemaType").asText("AVRO");
-            if (!"AVRO".equals(type)) {
-                throw new DecodeException(
-                        "unsupported_schema",
-                        "schema id " + id + " is a " + type + " schema; format: confluent-avro reads Avro only");
-            }
-            if (!body.path("references").isEmpty()) {
-                throw new DecodeException(
-                        "unsupported_schema",
-                        "schema id " + id + " uses schema references, which kes does not resolve yet");
-            }
-            schemaJson = body.path("schema").textValue();
-        } catch (IOException e) {
-            throw new IllegalStateException(
-                    "the schema registry answered GET " + url + " with something that is not JSON: "
-                            + abbreviate(response.body()),
-                    e);
-        }
-        if (schemaJson == null) {
-            throw new IllegalStateException(
-                    "the schema registry answered GET " + url + " without a schema: " + abbreviate(response.body()));
+                    "unsupported_schema",
+                    frame.shown() + " is a " + registered.type() + " schema; format: confluent-avro reads Avro only");
         }
         try {
-            Schema schema = AvroToJson.parse(schemaJson);
+            Schema.Parser parser = new Schema.Parser();
+            for (String referenced : RegisteredSchemas.orderedTexts(registered)) {
+                parser.parse(referenced); // its named types become known to the parser
+            }
+            Schema schema = parser.parse(registered.text());
             if (!keys) {
                 new AvroToJson(schema); // checks it is a record
             }
@@ -137,14 +103,7 @@ public final class ConfluentAvroDecoder implements ValueDecoder {
         } catch (AvroRuntimeException | IllegalArgumentException e) {
             throw new DecodeException(
                     "unsupported_schema",
-                    "schema id " + id + " from " + registry.shown() + " cannot be used: " + e.getMessage());
+                    frame.shown() + " from " + schemas.shown() + " cannot be used: " + e.getMessage());
         }
-    }
-
-    private static String abbreviate(String s) {
-        if (s == null) {
-            return "";
-        }
-        return s.length() > 200 ? s.substring(0, 200) + "..." : s;
     }
 }

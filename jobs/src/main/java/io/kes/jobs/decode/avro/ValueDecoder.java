@@ -17,4 +17,15 @@ public interface ValueDecoder {
      *                         dead-letter topic or stops the job, per {@code errors.tolerance})
      */
     byte[] toJson(byte[] value) throws DecodeException;
+
+    /**
+     * The same, for a record that may name its schema in a header, as Confluent's newer serializers
+     * do ({@code __value_schema_id} or {@code __key_schema_id}: {@link
+     * io.kes.jobs.decode.registry.WireFrame}); formats without a registry ignore it.
+     *
+     * @param schemaIdHeader the value of the record's last schema-id header of this side, or null
+     */
+    default byte[] toJson(byte[] value, byte[] schemaIdHeader) throws DecodeException {
+        return toJson(value);
+    }
 }

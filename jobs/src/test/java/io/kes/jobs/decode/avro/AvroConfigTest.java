@@ -94,10 +94,10 @@ class AvroConfigTest {
         assertThatThrownBy(() -> parse("{topics: [orders], index: orders, avro_schema_file: " + primitive + "}"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("routes[0].avro_schema_file only applies to format: avro (this route's format is json)");
-        assertThatThrownBy(() -> parse("{topics: [orders], index: orders, format: protobuf}"))
+        assertThatThrownBy(() -> parse("{topics: [orders], index: orders, format: thrift}"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("routes[0].format must be one of ")
-                .hasMessageContaining("got 'protobuf'");
+                .hasMessageContaining("got 'thrift'");
     }
 
     @Test
@@ -122,9 +122,8 @@ class AvroConfigTest {
         assertThatThrownBy(() -> parse(
                         "{topics: [orders], index: orders, format: avro, schema_registry_url: \"http://r:8081\"}"))
                 .isInstanceOf(ConfigException.class)
-                .hasMessage(
-                        "routes[0].schema_registry_url only applies to format: confluent-avro or key_format: confluent-avro "
-                                + "(this route's format is avro)");
+                .hasMessage("routes[0].schema_registry_url only applies to a format or key_format that reads a schema "
+                        + "registry (confluent-avro, protobuf, json-schema; this route's format is avro)");
     }
 
     @Test

@@ -50,7 +50,8 @@ class ConfluentAvroDecoderTest {
         ConfluentAvroDecoder decoder = new ConfluentAvroDecoder(registry.url());
         assertThatThrownBy(() -> decoder.toJson("{\"id\":1}".getBytes(StandardCharsets.UTF_8)))
                 .hasMessage(
-                        "value is not in the Confluent wire format (magic byte 0, a 4-byte schema id, Avro binary): "
+                        "value is not in the Confluent wire format (magic byte 0, a 4-byte schema id, Avro binary) and has "
+                                + "no header __value_schema_id: "
                                 + "it starts with byte 0x7b ('{', JSON?)")
                 .extracting(ConfluentAvroDecoderTest::errorType)
                 .isEqualTo("not_confluent_wire_format");
@@ -125,5 +126,45 @@ class ConfluentAvroDecoderTest {
         registry.failWith(0);
         assertThat(failing.toJson(AvroTestData.confluent(7, AvroTestData.order("o", 1, "NEW", null, TS))))
                 .isNotEmpty();
+    }
+
+    @Test
+    void namedTypesFromReferencesAndSchemaGuidsInHeadersAreRead() throws Exception {
+        String money = "{\"type\":\"record\",\"name\":\"Money\",\"namespace\":\"io.kes.common\","
+                + "\"fields\":[{\"name\":\"currency\",\"type\":\"string\"},{\"name\":\"units\",\"type\":\"long\"}]}";
+        String priced = "{\"type\":\"record\",\"name\":\"Priced\",\"namespace\":\"io.kes.test\","
+                + "\"fields\":[{\"name\":\"id\",\"type\":\"string\"},{\"name\":\"price\",\"type\":\"io.kes.common.Money\"}]}";
+        registry.registerVersion("money-value", 3, "AVRO", money)
+                .register(30, "AVRO", priced, TestSchemaRegistry.reference("io.kes.common.Money", "money-value", 3));
+        org.apache.avro.Schema.Parser parser = new org.apache.avro.Schema.Parser();
+        parser.parse(money);
+        org.apache.avro.Schema schema = parser.parse(priced);
+        org.apache.avro.generic.GenericRecord price = new org.apache.avro.generic.GenericData.Record(
+                schema.getField("price").schema());
+        price.put("currency", "EUR");
+        price.put("units", 12L);
+        org.apache.avro.generic.GenericRecord record = new org.apache.avro.generic.GenericData.Record(schema);
+        record.put("id", "p-1");
+        record.put("price", price);
+        byte[] avro = AvroTestData.write(schema, record);
+        ConfluentAvroDecoder decoder = new ConfluentAvroDecoder(registry.url());
+        String json = "{\"id\":\"p-1\",\"price\":{\"currency\":\"EUR\",\"units\":12}}";
+        assertThat(new String(decoder.toJson(AvroTestData.confluent(30, avro)), StandardCharsets.UTF_8))
+                .isEqualTo(json);
+
+        // HeaderSchemaIdSerializer: the value is bare Avro binary, the header magic byte 1 and the GUID
+        java.util.UUID guid = java.util.UUID.fromString("9b2f0c1e-5a6d-4e7f-8091-a2b3c4d5e6f7");
+        registry.registerGuid(guid, "AVRO", AvroTestData.ORDER_SCHEMA);
+        byte[] header = java.nio.ByteBuffer.allocate(17)
+                .put((byte) 1)
+                .putLong(guid.getMostSignificantBits())
+                .putLong(guid.getLeastSignificantBits())
+                .array();
+        assertThat(new String(
+                        decoder.toJson(AvroTestData.order("o-1", 1, "NEW", null, TS), header), StandardCharsets.UTF_8))
+                .startsWith("{\"id\":\"o-1\",");
+        assertThatThrownBy(() -> decoder.toJson(AvroTestData.order("o-1", 1, "NEW", null, TS), new byte[] {1, 2}))
+                .extracting(ConfluentAvroDecoderTest::errorType)
+                .isEqualTo("not_confluent_wire_format");
     }
 }

@@ -14,20 +14,27 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyStore;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 
-/** A tiny schema registry on a free loopback port: {@code GET /schemas/ids/{id}} as Confluent's answers it. */
+/**
+ * A tiny schema registry on a free loopback port that answers as Confluent's REST API does
+ * (docs.confluent.io, "Schema Registry API Reference"): {@code GET /schemas/ids/{id}},
+ * {@code GET /schemas/guids/{guid}} and {@code GET /subjects/{subject}/versions/{version}}, each
+ * with {@code schema}, and {@code schemaType} and {@code references} when they are not Avro's
+ * defaults (as the real registry leaves them out for Avro without references).
+ */
 public final class TestSchemaRegistry implements AutoCloseable {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final HttpServer server;
     private final String scheme;
-    private final Map<Integer, String> schemas = new ConcurrentHashMap<>();
+    private final Map<String, String> bodies = new ConcurrentHashMap<>();
     private final AtomicInteger requests = new AtomicInteger();
     private volatile int failWith;
     private volatile String authorization;
@@ -39,7 +46,8 @@ public final class TestSchemaRegistry implements AutoCloseable {
     private TestSchemaRegistry(HttpServer server, String scheme) {
         this.server = server;
         this.scheme = scheme;
-        server.createContext("/schemas/ids/", this::handle);
+        server.createContext("/schemas/", this::handle);
+        server.createContext("/subjects/", this::handle);
         server.start();
     }
 
@@ -69,8 +77,47 @@ public final class TestSchemaRegistry implements AutoCloseable {
     }
 
     public TestSchemaRegistry register(int id, String schemaJson) {
-        schemas.put(id, schemaJson);
+        return register(id, "AVRO", schemaJson);
+    }
+
+    /** A schema of any type (AVRO, PROTOBUF, JSON) under an id, referencing others ({@link #reference}). */
+    public TestSchemaRegistry register(int id, String schemaType, String schema, Map<?, ?>... references) {
+        bodies.put("/schemas/ids/" + id, body(schemaType, schema, references));
         return this;
+    }
+
+    /** A schema under a GUID, as the newer serializers name it in a record header. */
+    public TestSchemaRegistry registerGuid(
+            java.util.UUID guid, String schemaType, String schema, Map<?, ?>... references) {
+        bodies.put("/schemas/guids/" + guid, body(schemaType, schema, references));
+        return this;
+    }
+
+    /** A subject's version, which schemas reference by name. */
+    public TestSchemaRegistry registerVersion(String subject, int version, String schemaType, String schema) {
+        bodies.put("/subjects/" + subject + "/versions/" + version, body(schemaType, schema));
+        return this;
+    }
+
+    /** One entry of a schema's {@code references}, as the registry lists them. */
+    public static Map<String, Object> reference(String name, String subject, int version) {
+        return Map.of("name", name, "subject", subject, "version", version);
+    }
+
+    private static String body(String schemaType, String schema, Map<?, ?>... references) {
+        Map<String, Object> body = new java.util.LinkedHashMap<>();
+        body.put("schema", schema);
+        if (!"AVRO".equals(schemaType)) {
+            body.put("schemaType", schemaType);
+        }
+        if (references.length > 0) {
+            body.put("references", List.of(references));
+        }
+        try {
+            return JSON.writeValueAsString(body);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** Answers every request with this HTTP status from now on (0: normal). */
@@ -85,12 +132,7 @@ public final class TestSchemaRegistry implements AutoCloseable {
     private void handle(HttpExchange exchange) throws IOException {
         requests.incrementAndGet();
         String path = exchange.getRequestURI().getPath();
-        String schema;
-        try {
-            schema = schemas.get(Integer.parseInt(path.substring("/schemas/ids/".length())));
-        } catch (NumberFormatException e) {
-            schema = null;
-        }
+        String schema = bodies.get(path);
         String sent = exchange.getRequestHeaders().getFirst("Authorization");
         if (authorization != null && !authorization.equals(sent)) {
             respond(exchange, 401, "{\"error_code\":401,\"message\":\"Unauthorized\"}");
@@ -99,7 +141,7 @@ public final class TestSchemaRegistry implements AutoCloseable {
         } else if (schema == null) {
             respond(exchange, 404, "{\"error_code\":40403,\"message\":\"Schema not found\"}");
         } else {
-            respond(exchange, 200, JSON.writeValueAsString(Map.of("schema", schema)));
+            respond(exchange, 200, schema);
         }
     }
 

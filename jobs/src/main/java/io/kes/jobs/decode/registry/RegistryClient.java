@@ -1,4 +1,4 @@
-package io.kes.jobs.decode.avro;
+package io.kes.jobs.decode.registry;
 
 import io.kes.jobs.config.RegistrySettings;
 import java.io.ByteArrayInputStream;
@@ -29,10 +29,10 @@ import javax.net.ssl.TrustManagerFactory;
  * <p>A plain {@link HttpURLConnection}: the JDK's {@code HttpClient} leaves a thread in native code
  * that holds the JVM's exit back by up to 300 ms.
  */
-final class RegistryClient {
+public final class RegistryClient {
 
     /** The registry's answer: HTTP status, body, and the URL asked (without credentials). */
-    record Answer(int statusCode, String body, String url) {}
+    public record Answer(int statusCode, String body, String url) {}
 
     /** One registry URL (never with credentials: the config refuses them) and the Authorization header to send. */
     private record Endpoint(String base, String authorization) {}
@@ -43,7 +43,7 @@ final class RegistryClient {
     private final Duration firstBackoff;
     private int current;
 
-    RegistryClient(String urls, RegistrySettings settings, int attempts, Duration firstBackoff) {
+    public RegistryClient(String urls, RegistrySettings settings, int attempts, Duration firstBackoff) {
         for (String url : urls.split(",")) {
             String base = url.trim().endsWith("/")
                     ? url.trim().substring(0, url.trim().length() - 1)
@@ -56,12 +56,12 @@ final class RegistryClient {
     }
 
     /** The registry's URLs, as messages may show them. */
-    String shown() {
+    public String shown() {
         return String.join(", ", endpoints.stream().map(Endpoint::base).toList());
     }
 
     /** @throws IllegalStateException when no URL answered below 500 in {@code attempts} rounds */
-    Answer get(String path) {
+    public Answer get(String path) {
         String last = null;
         Duration pause = firstBackoff;
         for (int attempt = 1; attempt <= attempts; attempt++) {
@@ -139,7 +139,7 @@ final class RegistryClient {
         }
     }
 
-    static String abbreviate(String s) {
+    public static String abbreviate(String s) {
         if (s == null) {
             return "";
         }
