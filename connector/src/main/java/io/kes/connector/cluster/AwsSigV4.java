@@ -3,10 +3,7 @@ package io.kes.connector.cluster;
 import static io.kes.connector.ElasticsearchSinkOptions.API_KEY;
 import static io.kes.connector.ElasticsearchSinkOptions.AWS_SIGV4_REGION;
 import static io.kes.connector.ElasticsearchSinkOptions.AWS_SIGV4_SERVICE;
-import static io.kes.connector.ElasticsearchSinkOptions.DURABILITY;
 import static io.kes.connector.ElasticsearchSinkOptions.PASSWORD;
-import static io.kes.connector.ElasticsearchSinkOptions.PRIMARY_NODE_ROUTING;
-import static io.kes.connector.ElasticsearchSinkOptions.SHARD_GROUPING;
 import static io.kes.connector.ElasticsearchSinkOptions.USERNAME;
 
 import java.io.Serializable;
@@ -59,7 +56,7 @@ public record AwsSigV4(String region, String service) implements Serializable {
                         + USERNAME.key() + "/" + PASSWORD.key() + " and " + API_KEY.key()
                         + ": remove those (the domain's fine-grained access control maps the IAM role to a user)");
         AwsSigV4 signing = new AwsSigV4(region.trim(), service);
-        signing.logFallbacks(c);
+        signing.logFallbacks();
         return signing;
     }
 
@@ -68,21 +65,24 @@ public record AwsSigV4(String region, String service) implements Serializable {
         return SERVERLESS.equals(service);
     }
 
-    private void logFallbacks(Configuration c) {
-        if (c.get(PRIMARY_NODE_ROUTING)) {
-            LOG.info(
-                    "elasticsearch.aws_sigv4 ({}): bulks go to elasticsearch.hosts, not to each primary's node "
-                            + "(the nodes of an AWS domain or collection are reached only through its endpoint)",
-                    service);
-        }
+    /** What kes can and cannot do on this service, as {@code bin/kes check} says it. */
+    public String whatKesDoes() {
+        return serverless()
+                ? "OpenSearch Serverless collection in " + region + ": no shard routing, _stats, _cat/shards, "
+                        + "tasks or refresh settings, so kes sends mixed bulks (bulk.shard_grouping off), a checkpoint "
+                        + "waits for acknowledgements only (elasticsearch.durability: request; Serverless acknowledges "
+                        + "a write once it is stored durably), and a bulk that got no answer is sent again without "
+                        + "asking whether it still runs"
+                : "Amazon OpenSearch Service domain in " + region + ": single-shard bulks and the checkpoint fence "
+                        + "as on any cluster; bulks go to elasticsearch.hosts (the domain's endpoint), not to each "
+                        + "primary's node";
+    }
+
+    private void logFallbacks() {
         if (serverless()) {
-            LOG.warn(
-                    "elasticsearch.aws_sigv4.service is aoss: OpenSearch Serverless shows no shards (no routing "
-                            + "table, _stats, _cat/shards or tasks), so kes sends mixed bulks ({} off) and a checkpoint "
-                            + "waits for acknowledgements only ({}: request; Serverless acknowledges a write once it is "
-                            + "stored durably)",
-                    SHARD_GROUPING.key(),
-                    DURABILITY.key());
+            LOG.warn("elasticsearch.aws_sigv4: {}", whatKesDoes());
+        } else {
+            LOG.info("elasticsearch.aws_sigv4: {}", whatKesDoes());
         }
     }
 

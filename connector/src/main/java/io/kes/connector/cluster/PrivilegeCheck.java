@@ -149,7 +149,7 @@ public final class PrivilegeCheck {
     }
 
     /** The body of a refusal (AWS says there why it refused), or its status line. */
-    static String answer(ResponseException e) {
+    public static String answer(ResponseException e) {
         try {
             org.apache.http.HttpEntity entity = e.getResponse().getEntity();
             String body = entity == null ? "" : org.apache.http.util.EntityUtils.toString(entity);

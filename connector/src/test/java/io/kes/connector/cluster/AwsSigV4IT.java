@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -84,21 +85,50 @@ class AwsSigV4IT {
                 .anyMatch(r -> r.contains("/_cluster/state"))
                 .anyMatch(r -> r.contains("/_stats") || r.contains("/_flush"))
                 .anyMatch(r -> r.equals("GET /_tasks"));
-        http.send("POST", "/signed/_refresh", null).requireOk("refresh");
-        JsonNode hits = JSON.readTree(
-                        http.get("/signed/_search?size=" + documents + "&filter_path=hits.hits._id,hits.hits._source")
-                                .requireOk("search")
-                                .body())
-                .path("hits")
-                .path("hits");
-        Map<String, Long> stored = new TreeMap<>();
-        hits.forEach(hit -> stored.put(
-                hit.path("_id").asText(), hit.path("_source").path("n").asLong()));
-        Map<String, Long> expected = new TreeMap<>();
-        for (long i = 0; i < documents; i++) {
-            expected.put("doc-" + i, i);
-        }
-        assertThat(stored).as("every document, with its own source").isEqualTo(expected);
+        assertThat(stored(http, "signed", documents))
+                .as("every document, with its own source")
+                .isEqualTo(expected(documents));
+    }
+
+    /**
+     * As OpenSearch Serverless: the signature scoped to {@code aoss}, the payload hash required, and
+     * the APIs a collection lacks answered 404 (cluster state and health, {@code _stats},
+     * {@code _cat/shards}, tasks, nodes, {@code _flush}, {@code _search_shards}, settings and
+     * {@code GET /}). The sink falls back to mixed bulks and acknowledgements and writes every
+     * document.
+     */
+    @Test
+    void onServerlessTheSinkWritesWithoutTheApisACollectionLacks() throws Exception {
+        proxy.close();
+        proxy = new VerifyingProxy(
+                new SigV4Verifier(REGION, "aoss", id -> ACCESS_KEY.equals(id) ? SECRET : null),
+                node.url(),
+                Set.of(
+                        "/",
+                        "/_cluster/",
+                        "/_stats",
+                        "/_cat/shards",
+                        "/_tasks",
+                        "/_nodes",
+                        "/_flush",
+                        "/_search_shards",
+                        "/_settings"));
+        System.setProperty("aws.secretAccessKey", SECRET);
+        Http http = node.http();
+        http.send("DELETE", "/collection?ignore_unavailable=true", null);
+        int documents = 2000;
+        ElasticsearchSink sink = ElasticsearchSink.builder()
+                .setHosts(proxy.url())
+                .setAwsSigV4(REGION, "aoss")
+                .build();
+
+        SinkPipelines.start(sink, "collection", documents, 1000, 2, Duration.ofMillis(300))
+                .getJobExecutionResult()
+                .get();
+
+        assertThat(proxy.refused).as("requests whose signature did not hold").isEmpty();
+        assertThat(new ArrayList<>(proxy.passed)).anyMatch(r -> r.equals("POST /_bulk"));
+        assertThat(stored(http, "collection", documents)).isEqualTo(expected(documents));
     }
 
     @Test
@@ -117,6 +147,28 @@ class AwsSigV4IT {
                         .contains("elasticsearch.aws_sigv4.region (" + REGION + ")")
                         .doesNotContain(SECRET));
         assertThat(proxy.passed).as("nothing reached the node").isEmpty();
+    }
+
+    private static Map<String, Long> stored(Http http, String index, int documents) throws Exception {
+        http.send("POST", "/" + index + "/_refresh", null).requireOk("refresh");
+        JsonNode hits = JSON.readTree(http.get("/" + index + "/_search?size=" + documents
+                                + "&filter_path=hits.hits._id,hits.hits._source")
+                        .requireOk("search")
+                        .body())
+                .path("hits")
+                .path("hits");
+        Map<String, Long> stored = new TreeMap<>();
+        hits.forEach(hit -> stored.put(
+                hit.path("_id").asText(), hit.path("_source").path("n").asLong()));
+        return stored;
+    }
+
+    private static Map<String, Long> expected(int documents) {
+        Map<String, Long> expected = new TreeMap<>();
+        for (long i = 0; i < documents; i++) {
+            expected.put("doc-" + i, i);
+        }
+        return expected;
     }
 
     private static String messages(Throwable failure) {

@@ -26,8 +26,8 @@ import javax.crypto.spec.SecretKeySpec;
  * arrived (method, raw path and query, the headers the signature names, the body's own SHA-256),
  * the string to sign and the signature, with the secret it knows for the access key, and refuses a
  * request whose signature differs, whose body does not hash to its {@code x-amz-content-sha256},
- * that leaves an {@code x-amz-*} header or {@code host} unsigned, or that is more than 5 minutes
- * off. Paths are encoded once more as they arrive (AWS's rule for every service but S3).
+ * that leaves an {@code x-amz-*} header or {@code host} unsigned (or, for {@code aoss}, lacks
+ * {@code x-amz-content-sha256}), or that is more than 5 minutes off. Paths are encoded once more as they arrive (AWS's rule for every service but S3).
  */
 final class SigV4Verifier {
 
@@ -94,6 +94,9 @@ final class SigV4Verifier {
         }
         String bodyHash = hex(sha256(request.body()));
         List<String> claimed = request.values("x-amz-content-sha256");
+        if (claimed.isEmpty() && service.equals("aoss")) {
+            return "OpenSearch Serverless requires the x-amz-content-sha256 header";
+        }
         if (!claimed.isEmpty() && !claimed.get(0).equals(bodyHash)) {
             return "The provided 'x-amz-content-sha256' header does not match what was computed.";
         }

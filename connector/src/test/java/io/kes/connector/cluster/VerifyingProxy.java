@@ -54,8 +54,19 @@ final class VerifyingProxy implements AutoCloseable {
     final Queue<String> passed = new ConcurrentLinkedQueue<>();
     final Queue<String> refused = new ConcurrentLinkedQueue<>();
 
+    /**
+     * APIs the service lacks, answered 404 once the signature holds: a path equal to an entry, or
+     * holding an entry longer than {@code /}.
+     */
+    private final Set<String> lacking;
+
     VerifyingProxy(SigV4Verifier verifier, String nodeUrl) throws IOException {
+        this(verifier, nodeUrl, Set.of());
+    }
+
+    VerifyingProxy(SigV4Verifier verifier, String nodeUrl, Set<String> lacking) throws IOException {
         this.verifier = verifier;
+        this.lacking = lacking;
         this.node = URI.create(nodeUrl);
         this.server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 64);
         server.createContext("/", this::handle);
@@ -92,6 +103,15 @@ final class VerifyingProxy implements AutoCloseable {
                 return;
             }
             passed.add(what);
+            String path = uri.getRawPath();
+            if (lacking.stream().anyMatch(f -> f.equals(path) || (f.length() > 1 && path.contains(f)))) {
+                respond(
+                        exchange,
+                        404,
+                        "application/json",
+                        "{\"message\":\"not supported\"}".getBytes(StandardCharsets.UTF_8));
+                return;
+            }
             HttpRequest.Builder forward = HttpRequest.newBuilder(
                             node.resolve(uri.getRawPath() + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery())))
                     .timeout(Duration.ofSeconds(120))
