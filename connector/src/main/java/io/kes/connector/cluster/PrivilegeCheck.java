@@ -135,6 +135,11 @@ public final class PrivilegeCheck {
             }
             return new Result(Outcome.NO_SECURITY, signedAccepted(settings), e);
         } catch (IOException e) {
+            for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+                if (t instanceof SigV4Signing.NoCredentials none) {
+                    return new Result(Outcome.UNAUTHORIZED, none.getMessage(), e);
+                }
+            }
             String refused = TlsRefusal.describe(e, settings);
             return refused != null
                     ? new Result(Outcome.TLS_REFUSED, refused, e)

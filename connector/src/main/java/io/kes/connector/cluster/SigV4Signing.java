@@ -74,7 +74,14 @@ public final class SigV4Signing implements HttpRequestInterceptor {
         for (Header header : request.getAllHeaders()) {
             unsigned.appendHeader(header.getName(), header.getValue());
         }
-        AwsCredentialsIdentity identity = credentials.resolveCredentials();
+        AwsCredentialsIdentity identity;
+        try {
+            identity = credentials.resolveCredentials();
+        } catch (
+                RuntimeException
+                        e) { // thrown on the client's I/O thread it would end the client: the request fails instead
+            throw new NoCredentials(e);
+        }
         SignedRequest signed = signer.sign(r -> r.identity(identity)
                 .request(unsigned.build())
                 .payload(ContentStreamProvider.fromByteArrayUnsafe(body))
@@ -87,6 +94,17 @@ public final class SigV4Signing implements HttpRequestInterceptor {
                     request.addHeader(header.getKey(), value);
                 }
             }
+        }
+    }
+
+    /** The SDK's default chain found no credentials: the request is not sent. */
+    public static final class NoCredentials extends IOException {
+        NoCredentials(RuntimeException cause) {
+            super(
+                    "kes found no AWS credentials to sign with (elasticsearch.aws_sigv4): " + cause.getMessage()
+                            + " Give them to every TaskManager and the JobManager: AWS_ACCESS_KEY_ID and "
+                            + "AWS_SECRET_ACCESS_KEY, AWS_PROFILE, a web identity token, or a container or instance role.",
+                    cause);
         }
     }
 

@@ -114,6 +114,24 @@ class SigV4SigningTest {
         assertThat(v.verifier().refusal(kes.arrived(), v.time)).isNull();
     }
 
+    @org.junit.jupiter.api.Test
+    void withoutCredentialsTheRequestFailsSayingWhereToPutThem() throws Exception {
+        Vector v = Vector.of("get-vanilla");
+        SigV4Signing signing = new SigV4Signing(
+                new AwsSigV4("us-east-1", "es"),
+                () -> {
+                    throw software.amazon.awssdk.core.exception.SdkClientException.create(
+                            "Unable to load credentials from any of the providers in the chain.");
+                },
+                Clock.systemUTC());
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> signing.process(v.request.toApache(), v.httpContext()))
+                .isInstanceOf(SigV4Signing.NoCredentials.class)
+                .hasMessageContaining("kes found no AWS credentials to sign with (elasticsearch.aws_sigv4)")
+                .hasMessageContaining("Unable to load credentials")
+                .hasMessageContaining("AWS_ACCESS_KEY_ID");
+    }
+
     private static List<Map.Entry<String, String>> headers(HttpRequest request) {
         List<Map.Entry<String, String>> headers = new ArrayList<>();
         for (Header header : request.getAllHeaders()) {
