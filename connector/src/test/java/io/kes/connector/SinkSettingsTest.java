@@ -109,6 +109,12 @@ class SinkSettingsTest {
     void awsSigV4SettingsAreCheckedNamingTheKey() {
         assertThatThrownBy(() -> settings("elasticsearch.aws_sigv4.service", "aoss"))
                 .hasMessageContaining("elasticsearch.aws_sigv4.region is not");
+        for (String region : new String[] {"us-gov-west-1", "ap-southeast-2", "eusc-de-east-1", "cn-north-1"}) {
+            assertThat(settings("elasticsearch.aws_sigv4.region", region)
+                            .awsSigV4()
+                            .region())
+                    .isEqualTo(region);
+        }
         assertThatThrownBy(() -> settings("elasticsearch.aws_sigv4.region", "Frankfurt"))
                 .hasMessageContaining("elasticsearch.aws_sigv4.region must be an AWS region like us-east-1");
         assertThatThrownBy(() -> settings(

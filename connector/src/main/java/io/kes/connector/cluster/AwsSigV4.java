@@ -44,7 +44,7 @@ public record AwsSigV4(String region, String service) implements Serializable {
             return null;
         }
         check(
-                region.trim().matches("[a-z]{2}(-[a-z]+)+-\\d+"),
+                region.trim().matches("[a-z]{2,}(-[a-z]+)+-\\d+"),
                 AWS_SIGV4_REGION.key() + " must be an AWS region like us-east-1, got '" + region + "'");
         check(
                 DOMAIN.equals(service) || SERVERLESS.equals(service),
