@@ -39,6 +39,17 @@ public final class ElasticsearchSinkBuilder {
         return this;
     }
 
+    /**
+     * Signs every request with AWS SigV4 for {@code region} and {@code service} ({@code es}: an
+     * Amazon OpenSearch Service domain, {@code aoss}: a Serverless collection), with credentials from
+     * the AWS SDK's default chain; see {@link ElasticsearchSinkOptions#AWS_SIGV4_REGION}.
+     */
+    public ElasticsearchSinkBuilder setAwsSigV4(String region, String service) {
+        options.set(AWS_SIGV4_REGION, region);
+        options.set(AWS_SIGV4_SERVICE, service);
+        return this;
+    }
+
     public ElasticsearchSinkBuilder setPathPrefix(String pathPrefix) {
         options.set(PATH_PREFIX, pathPrefix);
         return this;

@@ -82,6 +82,25 @@ public final class ElasticsearchSinkOptions {
                             + "certificate the only one trusted: a chain that merely contains it is refused); host names "
                             + "are still verified; not together with `elasticsearch.tls_ca_file`."));
 
+    public static final ConfigOption<String> AWS_SIGV4_REGION = declare(
+            "elasticsearch.aws_sigv4.region",
+            key -> key.stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "AWS region of an Amazon OpenSearch Service domain or Serverless collection, "
+                                    + "e.g. `eu-west-1`: set, kes signs every request with AWS Signature V4 (body included), "
+                                    + "with credentials from the AWS SDK's default chain (environment, profile, web identity, "
+                                    + "container or instance role); not together with `elasticsearch.username` or "
+                                    + "`elasticsearch.api_key` ([deployment.md](deployment.md#amazon-opensearch-service-and-serverless))."));
+
+    public static final ConfigOption<String> AWS_SIGV4_SERVICE = declare(
+            "elasticsearch.aws_sigv4.service",
+            key -> key.stringType()
+                    .defaultValue("es")
+                    .withDescription("With `elasticsearch.aws_sigv4.region`: `es` for an OpenSearch Service domain, "
+                            + "`aoss` for a Serverless collection, which has no shard routing, `_stats` or tasks: kes "
+                            + "then sends mixed bulks and checkpoints wait for acknowledgements only."));
+
     public static final ConfigOption<String> PATH_PREFIX = declare(
             "elasticsearch.path_prefix",
             key -> key.stringType()
@@ -248,8 +267,7 @@ public final class ElasticsearchSinkOptions {
         /** Keyed from {@value ElasticsearchSinkOptions#KEYED_FROM_WRITERS} writers up (or when the parallelism is left to the cluster), chained below. */
         AUTO;
 
-        /** The config value, as Flink's enum options parse and print it. */
-        @Override
+        @Override // the config value, as Flink's enum options parse and print it
         public String toString() {
             return name().toLowerCase(java.util.Locale.ROOT);
         }
@@ -311,10 +329,7 @@ public final class ElasticsearchSinkOptions {
         return OptionText.plain(option);
     }
 
-    /**
-     * {@code option} declared again under {@code key}: the same type, default and description, so
-     * that a surface with its own names (a SQL table) takes the option as declared here.
-     */
+    /** {@code option} declared again under {@code key} as declared here, for a surface with its own names (SQL). */
     @Internal
     @SuppressWarnings("unchecked")
     public static <T> ConfigOption<T> underKey(ConfigOption<T> option, String key) {

@@ -2,6 +2,7 @@ package io.kes.connector;
 
 import static io.kes.connector.ElasticsearchSinkOptions.*;
 
+import io.kes.connector.cluster.AwsSigV4;
 import java.io.Serializable;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -31,6 +32,7 @@ public final class SinkSettings implements Serializable {
     private final String pathPrefix;
     private final String tlsCaFile;
     private final String tlsFingerprint;
+    private final AwsSigV4 awsSigV4;
     private final boolean gzip;
     private final Durability durability;
     private final Duration fenceSyncWait;
@@ -107,9 +109,11 @@ public final class SinkSettings implements Serializable {
                 pathPrefix == null || pathPrefix.startsWith("/"),
                 PATH_PREFIX.key() + " must start with '/', got '" + pathPrefix + "'");
         this.gzip = c.get(GZIP);
-        this.durability = durability(c);
+        this.awsSigV4 = AwsSigV4.from(c);
+        boolean serverless = awsSigV4 != null && awsSigV4.serverless(); // no shards to see: AwsSigV4 says why
+        this.durability = serverless ? Durability.REQUEST : durability(c);
         this.fenceSyncWait = positive(c, FENCE_SYNC_WAIT);
-        this.primaryNodeRouting = c.get(PRIMARY_NODE_ROUTING);
+        this.primaryNodeRouting = c.get(PRIMARY_NODE_ROUTING) && awsSigV4 == null;
         this.connectTimeout = positive(c, CONNECT_TIMEOUT);
         this.socketTimeout = positive(c, SOCKET_TIMEOUT);
         this.maxDocs = c.get(BULK_MAX_DOCS);
@@ -136,7 +140,7 @@ public final class SinkSettings implements Serializable {
                         + "): one full buffer and the "
                         + "operations it keeps");
         this.adaptiveConcurrency = c.get(BULK_ADAPTIVE_CONCURRENCY);
-        this.shardGrouping = c.get(SHARD_GROUPING);
+        this.shardGrouping = c.get(SHARD_GROUPING) && !serverless;
         this.topology = c.get(TOPOLOGY);
         this.initialBackoff = positive(c, RETRY_INITIAL_BACKOFF);
         this.maxBackoff = positive(c, RETRY_MAX_BACKOFF);
@@ -187,6 +191,12 @@ public final class SinkSettings implements Serializable {
         return gzip;
     }
 
+    /** {@code elasticsearch.aws_sigv4}, or null when requests are not signed. */
+    @Internal
+    public AwsSigV4 awsSigV4() {
+        return awsSigV4;
+    }
+
     public Durability durability() {
         return durability;
     }
@@ -219,10 +229,7 @@ public final class SinkSettings implements Serializable {
         return linger;
     }
 
-    /**
-     * {@code bulk.coalesce}: how long a buffer that is not full waits once its node is idle, at most
-     * the linger; null when not set (the wait comes from each index's refresh interval).
-     */
+    /** {@code bulk.coalesce}, at most the linger; null when not set (each index's refresh interval decides). */
     public Duration coalesce() {
         return coalesce == null || coalesce.compareTo(linger) < 0 ? coalesce : linger;
     }
@@ -296,7 +303,8 @@ public final class SinkSettings implements Serializable {
     public String toString() {
         return "SinkSettings{hosts=" + hosts + ", username=" + username + ", password=" + hidden(password)
                 + ", apiKey=" + hidden(apiKey) + ", pathPrefix=" + pathPrefix + ", tlsCaFile=" + tlsCaFile
-                + ", tlsFingerprint=" + tlsFingerprint + ", gzip=" + gzip + ", durability=" + durability
+                + ", tlsFingerprint=" + tlsFingerprint + ", awsSigV4=" + awsSigV4 + ", gzip=" + gzip + ", durability="
+                + durability
                 + ", fenceSyncWait=" + fenceSyncWait + ", primaryNodeRouting=" + primaryNodeRouting
                 + ", connectTimeout=" + connectTimeout + ", socketTimeout=" + socketTimeout + ", maxDocs=" + maxDocs
                 + ", maxBytes=" + maxBytes + ", linger=" + linger + ", coalesce=" + coalesce + ", maxInFlight="

@@ -81,6 +81,58 @@ class SinkSettingsTest {
                 .isEmpty();
     }
 
+    @Test
+    void awsSigV4OnADomainSendsBulksToTheEndpointAndKeepsShardsAndTheFence() {
+        SinkSettings s = settings("elasticsearch.aws_sigv4.region", "eu-west-1");
+
+        assertThat(s.awsSigV4()).isEqualTo(new io.kes.connector.cluster.AwsSigV4("eu-west-1", "es"));
+        assertThat(s.authorization()).isNull();
+        assertThat(s.primaryNodeRouting())
+                .as("a domain's nodes are reached through its endpoint")
+                .isFalse();
+        assertThat(s.shardGrouping()).isTrue();
+        assertThat(s.durability()).isEqualTo(Durability.CHECKPOINT_FENCE);
+    }
+
+    @Test
+    void awsSigV4OnServerlessSendsMixedBulksAndWaitsForAcknowledgementsOnly() {
+        SinkSettings s =
+                settings("elasticsearch.aws_sigv4.region", "us-east-1", "elasticsearch.aws_sigv4.service", "aoss");
+
+        assertThat(s.awsSigV4().serverless()).isTrue();
+        assertThat(s.shardGrouping()).as("Serverless shows no shards").isFalse();
+        assertThat(s.durability()).as("no _stats for the fence").isEqualTo(Durability.REQUEST);
+        assertThat(s.primaryNodeRouting()).isFalse();
+    }
+
+    @Test
+    void awsSigV4SettingsAreCheckedNamingTheKey() {
+        assertThatThrownBy(() -> settings("elasticsearch.aws_sigv4.service", "aoss"))
+                .hasMessageContaining("elasticsearch.aws_sigv4.region is not");
+        for (String region : new String[] {"us-gov-west-1", "ap-southeast-2", "eusc-de-east-1", "cn-north-1"}) {
+            assertThat(settings("elasticsearch.aws_sigv4.region", region)
+                            .awsSigV4()
+                            .region())
+                    .isEqualTo(region);
+        }
+        assertThatThrownBy(() -> settings("elasticsearch.aws_sigv4.region", "Frankfurt"))
+                .hasMessageContaining("elasticsearch.aws_sigv4.region must be an AWS region like us-east-1");
+        assertThatThrownBy(() -> settings(
+                        "elasticsearch.aws_sigv4.region", "us-east-1", "elasticsearch.aws_sigv4.service", "opensearch"))
+                .hasMessageContaining("elasticsearch.aws_sigv4.service must be 'es'")
+                .hasMessageContaining("'aoss'");
+        assertThatThrownBy(() -> settings(
+                        "elasticsearch.aws_sigv4.region",
+                        "us-east-1",
+                        "elasticsearch.username",
+                        "writer",
+                        "elasticsearch.password",
+                        "s3cret-pw"))
+                .hasMessageContaining("elasticsearch.aws_sigv4 signs requests with AWS credentials")
+                .hasMessageContaining("remove")
+                .hasMessageNotContaining("s3cret-pw");
+    }
+
     private static SinkSettings settings(String... keysAndValues) {
         Configuration c = new Configuration();
         c.setString(ElasticsearchSinkOptions.HOSTS.key(), "http://localhost:9200");

@@ -128,13 +128,16 @@ final class AbandonedBulks {
             long deadlineNanos,
             Runnable retry,
             Consumer<String> giveUp) {
-        if (StatusPolicy.ofRequest(status) == StatusPolicy.Action.STOP) {
+        StatusPolicy.Action action = StatusPolicy.ofRequest(status);
+        // refused (no 'monitor') or not there (OpenSearch Serverless has no tasks API): asking again will not help
+        if (action == StatusPolicy.Action.STOP || action == StatusPolicy.Action.PERMANENT) {
             if (!warnedUnlisted) {
                 warnedUnlisted = true;
                 LOG.warn(
                         "Cannot list Elasticsearch tasks (HTTP {}): a bulk that got no answer is retried at once, and if the node "
                                 + "still applies it later, its documents can go back to older values until their next write. Grant kes "
-                                + "the cluster privilege 'monitor', or write with version: kafka-offset, to close that gap.",
+                                + "the cluster privilege 'monitor' (a cluster without a tasks API, such as OpenSearch Serverless, "
+                                + "cannot), or write with version: kafka-offset, to close that gap.",
                         status);
             }
             retry.run();

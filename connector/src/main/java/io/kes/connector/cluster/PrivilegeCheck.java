@@ -76,6 +76,9 @@ public final class PrivilegeCheck {
 
     /** Asks Elasticsearch whether kes's user or API key holds the cluster privilege {@code monitor}. */
     public static Result probe(RestClient client, SinkSettings settings) {
+        if (settings.awsSigV4() != null) {
+            return signedProbe(client, settings);
+        }
         try {
             ServerInfo server = ServerInfo.fetch(client);
             LOG.info("kes writes to {}", server);
@@ -111,6 +114,53 @@ public final class PrivilegeCheck {
                 return new Result(Outcome.TLS_REFUSED, refused, e);
             }
             return new Result(Outcome.UNREACHABLE, e.toString(), e);
+        }
+    }
+
+    /**
+     * With {@code elasticsearch.aws_sigv4} AWS's IAM policies decide, not Elasticsearch's security
+     * API: {@code GET /} shows whether AWS accepts kes's signature and credentials (HTTP 403 with
+     * AWS's reason when not). A Serverless collection may not answer {@code GET /}: any status other
+     * than 401 and 403 means the signature passed.
+     */
+    private static Result signedProbe(RestClient client, SinkSettings settings) {
+        try {
+            ServerInfo server = ServerInfo.fetch(client);
+            LOG.info("kes writes to {}, signing with AWS SigV4", server);
+            return new Result(Outcome.NO_SECURITY, signedAccepted(settings), null);
+        } catch (ResponseException e) {
+            int status = e.getResponse().getStatusLine().getStatusCode();
+            if (status == 401 || status == 403) {
+                return new Result(Outcome.UNAUTHORIZED, settings.awsSigV4().refused(status, answer(e)), e);
+            }
+            return new Result(Outcome.NO_SECURITY, signedAccepted(settings), e);
+        } catch (IOException e) {
+            for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+                if (t instanceof SigV4Signing.NoCredentials none) {
+                    return new Result(Outcome.UNAUTHORIZED, none.getMessage(), e);
+                }
+            }
+            String refused = TlsRefusal.describe(e, settings);
+            return refused != null
+                    ? new Result(Outcome.TLS_REFUSED, refused, e)
+                    : new Result(Outcome.UNREACHABLE, e.toString(), e);
+        }
+    }
+
+    private static String signedAccepted(SinkSettings settings) {
+        return "AWS accepts kes's SigV4 signature (" + settings.awsSigV4().service() + ", "
+                + settings.awsSigV4().region() + "); IAM policies decide the rest (a missing permission "
+                + "shows as the 403 of the first call that needs it)";
+    }
+
+    /** The body of a refusal (AWS says there why it refused), or its status line. */
+    public static String answer(ResponseException e) {
+        try {
+            org.apache.http.HttpEntity entity = e.getResponse().getEntity();
+            String body = entity == null ? "" : org.apache.http.util.EntityUtils.toString(entity);
+            return body.isBlank() ? e.getResponse().getStatusLine().toString() : body;
+        } catch (IOException | RuntimeException unreadable) {
+            return e.getResponse().getStatusLine().toString();
         }
     }
 

@@ -14,7 +14,7 @@ import org.elasticsearch.client.NodeSelector;
 import org.elasticsearch.client.RestClient;
 import org.elasticsearch.client.RestClientBuilder;
 
-/** Builds the low-level REST client from the sink's settings (hosts, auth, prefix, timeouts). */
+/** Builds the low-level REST client from the sink's settings (hosts, auth or AWS SigV4, prefix, timeouts). */
 @Internal
 public final class RestClients {
 
@@ -50,6 +50,7 @@ public final class RestClients {
             headers.add(new BasicHeader("Authorization", authorization));
         }
         SSLContext ssl = TlsContexts.forSettings(settings);
+        SigV4Signing signing = settings.awsSigV4() == null ? null : SigV4Signing.of(settings.awsSigV4());
         RestClientBuilder builder = RestClient.builder(hosts)
                 .setNodeSelector(nodeSelector)
                 .setDefaultHeaders(headers.toArray(Header[]::new))
@@ -68,6 +69,9 @@ public final class RestClients {
                             .setMaxConnPerRoute(Math.max(10, settings.maxInFlight() * 2));
                     if (ssl != null) {
                         hc.setSSLContext(ssl);
+                    }
+                    if (signing != null) {
+                        hc.addInterceptorLast(signing); // last: it signs the Host and Content-Length set before it
                     }
                     hc.setDefaultIOReactorConfig(
                             IOReactorConfig.custom().setIoThreadCount(1).build());

@@ -162,6 +162,16 @@ class AbandonedBulksTest {
     }
 
     @Test
+    void withoutATasksApiTheBulkIsRetriedAtOnce() {
+        answers.add(404); // OpenSearch Serverless
+
+        awaitGone(5_000);
+
+        assertThat(retried).isTrue();
+        assertThat(gaveUp).isEmpty();
+    }
+
+    @Test
     void theListingIsReadByTheJobsTagAndSaysWhenANodeFailedToAnswer() throws Exception {
         String body = "{\"tasks\":[{\"node\":\"n1\",\"id\":1,\"headers\":{\"X-Opaque-Id\":\"kes/job\"}},"
                 + "{\"node\":\"n1\",\"id\":2,\"headers\":{\"X-Opaque-Id\":\"kes/other\"}},{\"node\":\"n2\",\"id\":3}],"

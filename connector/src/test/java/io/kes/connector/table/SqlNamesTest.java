@@ -29,6 +29,8 @@ class SqlNamesTest {
         WRITTEN_TODAY.put("elasticsearch.api_key", List.of("api-key"));
         WRITTEN_TODAY.put("elasticsearch.tls_ca_file", List.of("ssl.ca-file"));
         WRITTEN_TODAY.put("elasticsearch.tls_fingerprint", List.of("ssl.certificate-fingerprint"));
+        WRITTEN_TODAY.put("elasticsearch.aws_sigv4.region", List.of("aws-sigv4.region"));
+        WRITTEN_TODAY.put("elasticsearch.aws_sigv4.service", List.of("aws-sigv4.service"));
         WRITTEN_TODAY.put("elasticsearch.path_prefix", List.of("path-prefix", "connection.path-prefix"));
         WRITTEN_TODAY.put("elasticsearch.gzip", List.of("gzip"));
         WRITTEN_TODAY.put("elasticsearch.durability", List.of("durability"));

@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
@@ -163,17 +164,32 @@ public final class KesConfig implements Serializable {
             byKey.keySet().stream()
                     .filter(k -> k.startsWith(section + "."))
                     .forEach(k -> allowed.add(k.substring(section.length() + 1)));
-            node.allowOnly(allowed);
+            // a key with a dot is a key of a mapping inside the section: aws_sigv4.region is {aws_sigv4: {region: ..}}
+            Set<String> direct = new TreeSet<>();
+            Map<String, Set<String>> nested = new TreeMap<>();
             for (String key : allowed) {
-                if (!node.has(key)) {
+                int dot = key.indexOf('.');
+                direct.add(dot < 0 ? key : key.substring(0, dot));
+                if (dot >= 0) {
+                    nested.computeIfAbsent(key.substring(0, dot), n -> new TreeSet<>())
+                            .add(key.substring(dot + 1));
+                }
+            }
+            node.allowOnly(direct);
+            nested.forEach((name, keys) -> node.section(name).allowOnly(keys));
+            for (String key : allowed) {
+                int dot = key.indexOf('.');
+                ConfigNode holder = dot < 0 ? node : node.section(key.substring(0, dot));
+                String leaf = key.substring(dot + 1);
+                if (!holder.has(leaf)) {
                     continue;
                 }
                 String fullKey = section + "." + key;
                 ConfigOption<?> option = byKey.get(fullKey);
                 root.problems().attempt(() -> {
                     String value = option.key().equals(ElasticsearchSinkOptions.HOSTS.key())
-                            ? String.join(";", node.strings(key))
-                            : node.string(key, null);
+                            ? String.join(";", holder.strings(leaf))
+                            : holder.string(leaf, null);
                     options.setString(fullKey, value);
                     if (option.defaultValue() instanceof Enum<?>) {
                         return; // SinkSettings reads these: it also takes older spellings, and names the allowed values

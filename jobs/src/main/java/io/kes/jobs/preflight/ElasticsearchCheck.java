@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kes.connector.Durability;
 import io.kes.connector.ElasticsearchSinkOptions;
 import io.kes.connector.SinkSettings;
+import io.kes.connector.cluster.AwsSigV4;
 import io.kes.connector.cluster.PrivilegeCheck;
 import io.kes.connector.cluster.RestClients;
 import io.kes.jobs.config.KesConfig;
@@ -67,7 +68,16 @@ final class ElasticsearchCheck {
             } catch (ResponseException e) {
                 LOG.info("check of {} failed", host, e);
                 int status = e.getResponse().getStatusLine().getStatusCode();
-                if (status == 401) {
+                AwsSigV4 aws = settings.awsSigV4();
+                if (aws != null && (status == 401 || status == 403)) {
+                    report.fail(subject, aws.refused(status, PrivilegeCheck.answer(e)));
+                } else if (aws != null && aws.serverless()) {
+                    // a collection answers only its own APIs; past the signature check, anything else means it passed
+                    report.ok(
+                            subject,
+                            "OpenSearch Serverless collection (HTTP " + status + " to GET /), " + authDescription());
+                    usable = usable == null ? host : usable;
+                } else if (status == 401) {
                     report.fail(subject, PrivilegeCheck.refusedCredentials(settings));
                 } else if (status == 403) {
                     report.fail(
@@ -106,6 +116,14 @@ final class ElasticsearchCheck {
         if (usable != null) {
             privileges(report, usable);
         }
+        if (settings.awsSigV4() != null) {
+            String what = settings.awsSigV4().whatKesDoes();
+            if (settings.awsSigV4().serverless()) {
+                report.warn("aws sigv4", what);
+            } else {
+                report.ok("aws sigv4", what);
+            }
+        }
         return Optional.ofNullable(usable);
     }
 
@@ -137,6 +155,10 @@ final class ElasticsearchCheck {
     }
 
     private String authDescription() {
+        if (settings.awsSigV4() != null) {
+            return "AWS SigV4 signature accepted (" + settings.awsSigV4().service() + ", "
+                    + settings.awsSigV4().region() + ")";
+        }
         return settings.hasApiKey()
                 ? "API key accepted"
                 : settings.username() != null ? "user " + settings.username() + " accepted" : "no credentials";

@@ -74,6 +74,13 @@ final class RouteTargetCheck {
         String target = route.target();
         String kind = route.dataStream() != null ? "data stream" : "index";
         String durability = "durability " + settings.durability().value();
+        if (settings.awsSigV4() != null && settings.awsSigV4().serverless()) {
+            report.ok(
+                    subject,
+                    kind + " " + target + " in an OpenSearch Serverless collection: no shards to read, "
+                            + "its documents go in ordinary bulks; " + durability);
+            return;
+        }
         if (target.contains("{")) {
             String template = route.template() != null
                     ? "index_template puts " + route.template().shards() + " shards, translog "

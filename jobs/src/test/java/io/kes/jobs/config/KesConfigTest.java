@@ -214,6 +214,19 @@ class KesConfigTest {
         assertThat(config.sink.hosts()).containsExactly(java.net.URI.create("http://h:9200"));
     }
 
+    @Test
+    void awsSigV4IsAMappingInsideElasticsearch() {
+        KesConfig config = parse("elasticsearch: {hosts: [https://search-logs.eu-west-1.es.amazonaws.com],"
+                + " aws_sigv4: {region: eu-west-1, service: aoss}}\n"
+                + "kafka: {bootstrap_servers: localhost:9092}\nroutes: [{topics: [a], index: a}]");
+        assertThat(config.sink.awsSigV4()).isEqualTo(new io.kes.connector.cluster.AwsSigV4("eu-west-1", "aoss"));
+        assertThat(config.sink.shardGrouping()).isFalse();
+        assertThatThrownBy(() -> parse("elasticsearch: {hosts: [http://h:9200], aws_sigv4: {regoin: eu-west-1}}\n"
+                        + "kafka: {bootstrap_servers: localhost:9092}\nroutes: [{topics: [a], index: a}]"))
+                .hasMessageContaining(
+                        "unknown key 'elasticsearch.aws_sigv4.regoin'. Did you mean 'region'? Allowed here: region, service");
+    }
+
     /** Older configs spelt durability by the enum's name; they load as before the option was typed. */
     @Test
     void durabilityKeepsTheSpellingsOlderConfigsUse() {
