@@ -131,6 +131,41 @@ class EarlierWritesTest {
         }
     }
 
+    /**
+     * Issue 66 item 4: a node asked for its own tasks through a load balancer (or any proxy that
+     * picks a node) answers for whichever node took the request: trusted, that answer ended the
+     * wait for the node the bulk went to while it may still hold it. The listing names the node
+     * that answered (its own listing task); only the node the bulk went to counts.
+     */
+    @Test
+    void aNodesOwnListingCountsOnlyWhenThatNodeAnswersIt() throws Exception {
+        assertThat(openingWriterWaitsForAListingAnsweredBy("n1", Duration.ofSeconds(20)))
+                .as("the node the bulk went to answered: no bulk of the job runs there")
+                .isLessThan(Duration.ofSeconds(10));
+        assertThat(openingWriterWaitsForAListingAnsweredBy("n2", Duration.ofSeconds(3)))
+                .as("another node answered for it: says nothing about n1")
+                .isGreaterThanOrEqualTo(Duration.ofSeconds(3));
+    }
+
+    /** How long an opening writer waits for bulks left on node n1 when its address's listing is answered by {@code answering}. */
+    private static Duration openingWriterWaitsForAListingAnsweredBy(String answering, Duration maxWait)
+            throws Exception {
+        String tag = "kes/balanced-" + answering;
+        String listing = "{\"tasks\":[{\"node\":\"" + answering + "\",\"id\":7,\"action\":"
+                + "\"cluster:monitor/tasks/lists\",\"headers\":{}}]}";
+        try (CannedElasticsearch balancer = new CannedElasticsearch(
+                path -> path.equals("/_tasks") ? Answer.ok(listing) : null, new Answer(404, "{}"))) {
+            HttpHost address = balancer.client().getNodes().get(0).getHost();
+            EarlierWrites.leftOn(tag, Set.of(new SentTo(address, "n1", "e1")));
+            Configuration conf = new Configuration();
+            conf.setString(ElasticsearchSinkOptions.HOSTS.key(), address.toURI());
+            conf.setString(ElasticsearchSinkOptions.SOCKET_TIMEOUT.key(), "500ms");
+            long started = System.nanoTime();
+            EarlierWrites.awaitGone(balancer.client(), SinkSettings.from(conf), tag, maxWait);
+            return Duration.ofNanos(System.nanoTime() - started);
+        }
+    }
+
     private Map<String, EarlierWrites.Listing> sources(Answers cluster, Answers node) {
         Map<String, EarlierWrites.Listing> sources = new LinkedHashMap<>();
         sources.put("the cluster", cluster);
