@@ -240,8 +240,13 @@ final class EarlierWrites {
                 .performRequest(nodeListRequest(socketTimeout))
                 .getEntity()
                 .getContent()) {
-            TaggedBulks own = TaggedBulks.parseOwn(in, tag, node);
-            return own.everyNodeAnswered() ? own.ids() : null;
+            JsonNode answer = JSON.readTree(in);
+            String another = BulkTasks.answeredByAnother(answer, node);
+            if (another != null && !answersFor(client, node, another)) {
+                warnAnsweredByAnother(node, another);
+                return null;
+            }
+            return BulkTasks.taggedIds(answer, tag);
         } catch (ResponseException e) {
             int status = e.getResponse().getStatusLine().getStatusCode();
             return status == 401 || status == 403
@@ -250,6 +255,30 @@ final class EarlierWrites {
         } catch (IOException e) {
             TaggedBulks none = TaggedBulks.notAnsweredBy(e);
             return none.everyNodeAnswered() || restartedElsewhere(client, node) ? Set.of() : null;
+        }
+    }
+
+    /** Once per address: another node answered the listing asked there. */
+    private static void warnAnsweredByAnother(SentTo node, String another) {
+        if (ANSWERED_BY_ANOTHER.add(node.address().toHostString())) {
+            LOG.warn(
+                    "Node {} was asked for its own tasks at {}, and node {} answered (a load balancer or proxy in "
+                            + "between?): kes waits for {} itself. Give kes the nodes' own addresses (their "
+                            + "http.publish_address) so that it can ask each node directly.",
+                    node.nodeId(),
+                    node.address().toHostString(),
+                    another,
+                    node.nodeId());
+        }
+    }
+
+    /** Whether {@code answering} is the process at {@code node}'s address now ({@link NodeRestarts#answersFor}). */
+    private static boolean answersFor(RestClient client, SentTo node, String answering) {
+        try {
+            return NodeRestarts.read(client, node.address().getSchemeName()).answersFor(node, answering);
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("Could not read the cluster's nodes: {}", e.toString());
+            return false;
         }
     }
 
@@ -284,30 +313,6 @@ final class EarlierWrites {
         static TaggedBulks parse(InputStream in, String tag) throws IOException {
             JsonNode answer = JSON.readTree(in);
             return new TaggedBulks(BulkTasks.taggedIds(answer, tag), BulkTasks.everyNodeAnswered(answer));
-        }
-
-        /**
-         * A node's own listing, asked at the address a bulk went to: answered by another node than
-         * the one kes recorded for that address (a proxy or load balancer passed the question on),
-         * it says nothing about that node, and counts as no answer ({@link BulkTasks#answeredByAnother}).
-         */
-        static TaggedBulks parseOwn(InputStream in, String tag, SentTo node) throws IOException {
-            JsonNode answer = JSON.readTree(in);
-            String another = BulkTasks.answeredByAnother(answer, node);
-            if (another == null) {
-                return new TaggedBulks(BulkTasks.taggedIds(answer, tag), BulkTasks.everyNodeAnswered(answer));
-            }
-            if (ANSWERED_BY_ANOTHER.add(node.address().toHostString())) {
-                LOG.warn(
-                        "Node {} was asked for its own tasks at {}, and node {} answered (a load balancer or proxy in "
-                                + "between?): kes waits for {} itself. Give kes the nodes' own addresses (their "
-                                + "http.publish_address) so that it can ask each node directly.",
-                        node.nodeId(),
-                        node.address().toHostString(),
-                        another,
-                        node.nodeId());
-            }
-            return new TaggedBulks(Set.of(), false);
         }
 
         /** Both listings: the tasks of either, and whether every node answered both. */
