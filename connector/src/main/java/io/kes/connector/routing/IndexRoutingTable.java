@@ -122,6 +122,12 @@ public final class IndexRoutingTable {
         return names.get(name) != null ? null : firstReads.pending(name, () -> read(name));
     }
 
+    /** The same for the documents of {@code name} that name ingest pipeline {@code pipeline} (null: none). */
+    FirstReads.Pending<?> firstReadOf(String name, String pipeline) {
+        FirstReads.Pending<?> first = firstReadOf(name);
+        return first != null || pipeline == null ? first : pipelines.firstReadOf(pipeline);
+    }
+
     /** How {@code name}'s write index routes, or empty when it cannot be predicted (yet). */
     public Optional<IndexRouting> routingFor(String name) {
         return layoutFor(name).map(IndexLayout::routing);

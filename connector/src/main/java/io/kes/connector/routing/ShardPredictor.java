@@ -144,14 +144,14 @@ public final class ShardPredictor implements AutoCloseable {
 
     /**
      * The shard of {@code op}. The first read of a name this table has not seen (about ten metadata
-     * calls, each up to the socket timeout on a slow node) runs without the lock: only the callers
-     * that need that name wait for it, the tasks predicting for names already known go on.
+     * calls, each up to the socket timeout on a slow node), or of an ingest pipeline it names, runs
+     * without the lock: only the callers that need it wait for it, the others go on.
      */
     public PredictedShard predict(DocumentOperation op) {
         while (true) {
             FirstReads.Pending<?> first;
             synchronized (this) {
-                first = table.firstReadOf(op.index());
+                first = table.firstReadOf(op.index(), op.pipeline());
                 if (first == null) {
                     return predictKnown(op);
                 }

@@ -3,6 +3,7 @@ package io.kes.connector.routing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kes.connector.DocumentOperation;
+import io.kes.connector.OpType;
 import io.kes.connector.cluster.ClusterMetadataClient;
 import io.kes.connector.testing.CannedElasticsearch;
 import io.kes.connector.testing.CannedElasticsearch.Answer;
@@ -84,6 +85,54 @@ class FirstReadsTest {
                     .as("one read of a, whichever task asked")
                     .filteredOn("/_cluster/state/metadata/a"::equals)
                     .hasSize(1);
+        }
+    }
+
+    /** The same for the first read of an ingest pipeline that documents of a known index name. */
+    @Test
+    void aSlowFirstReadOfAPipelineHoldsUpOnlyTheDocumentsNamingIt() throws Exception {
+        CountDownLatch readingPipeline = new CountDownLatch(1);
+        CountDownLatch answerPipeline = new CountDownLatch(1);
+        try (CannedElasticsearch es = new CannedElasticsearch(
+                path -> {
+                    if (path.equals("/_ingest/pipeline/slow")) {
+                        readingPipeline.countDown();
+                        try {
+                            answerPipeline.await(60, TimeUnit.SECONDS);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                        return Answer.ok("{\"slow\":{\"processors\":[{\"set\":{\"field\":\"seen\",\"value\":true}}]}}");
+                    }
+                    return path.equals("/_cluster/state/metadata/b") ? Answer.ok(oneShard("b")) : null;
+                },
+                new Answer(404, "{}"))) {
+            AtomicLong clock = new AtomicLong(1_000_000);
+            ShardPredictor predictor =
+                    new ShardPredictor(new IndexRoutingTable(new ClusterMetadataClient(es.client()), clock::get));
+            predictor.predict(DocumentOperation.delete("b", "1"));
+
+            CompletableFuture<PredictedShard> throughPipeline =
+                    CompletableFuture.supplyAsync(() -> predictor.predict(DocumentOperation.write(OpType.INDEX, "b")
+                            .id("2")
+                            .source("{}".getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                            .pipeline("slow")
+                            .build()));
+            assertThat(readingPipeline.await(30, TimeUnit.SECONDS)).isTrue();
+            CountDownLatch predicted = new CountDownLatch(1);
+            CompletableFuture.runAsync(() -> {
+                predictor.predict(DocumentOperation.delete("b", "3"));
+                predicted.countDown();
+            });
+            assertThat(predicted.await(20, TimeUnit.SECONDS))
+                    .as("documents naming no pipeline go on while the pipeline is read")
+                    .isTrue();
+            assertThat(throughPipeline).isNotDone();
+
+            answerPipeline.countDown();
+            assertThat(throughPipeline.get(30, TimeUnit.SECONDS).knowsShard())
+                    .as("the pipeline only enriches: single-shard")
+                    .isTrue();
         }
     }
 }
