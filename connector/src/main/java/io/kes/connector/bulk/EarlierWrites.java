@@ -3,6 +3,7 @@ package io.kes.connector.bulk;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kes.connector.SinkSettings;
+import io.kes.connector.cluster.BulkTasks;
 import io.kes.connector.cluster.NodeClients;
 import io.kes.connector.cluster.NodeRestarts;
 import io.kes.connector.cluster.SentTo;
@@ -66,6 +67,9 @@ final class EarlierWrites {
      * they closed: static, so that the writer Flink starts in place of a failed one finds them.
      */
     private static final Map<String, Set<SentTo>> LEFT_ON = new ConcurrentHashMap<>();
+
+    /** Addresses whose own listing another node answered, warned about once. */
+    private static final Set<String> ANSWERED_BY_ANOTHER = ConcurrentHashMap.newKeySet();
 
     private EarlierWrites() {}
 
@@ -236,7 +240,13 @@ final class EarlierWrites {
                 .performRequest(nodeListRequest(socketTimeout))
                 .getEntity()
                 .getContent()) {
-            return TaggedBulks.parse(in, tag).ids();
+            JsonNode answer = JSON.readTree(in);
+            String another = BulkTasks.answeredByAnother(answer, node);
+            if (another != null && !answersFor(client, node, another)) {
+                warnAnsweredByAnother(node, another);
+                return null;
+            }
+            return BulkTasks.taggedIds(answer, tag);
         } catch (ResponseException e) {
             int status = e.getResponse().getStatusLine().getStatusCode();
             return status == 401 || status == 403
@@ -245,6 +255,30 @@ final class EarlierWrites {
         } catch (IOException e) {
             TaggedBulks none = TaggedBulks.notAnsweredBy(e);
             return none.everyNodeAnswered() || restartedElsewhere(client, node) ? Set.of() : null;
+        }
+    }
+
+    /** Once per address: another node answered the listing asked there. */
+    private static void warnAnsweredByAnother(SentTo node, String another) {
+        if (ANSWERED_BY_ANOTHER.add(node.address().toHostString())) {
+            LOG.warn(
+                    "Node {} was asked for its own tasks at {}, and node {} answered (a load balancer or proxy in "
+                            + "between?): kes waits for {} itself. Give kes the nodes' own addresses (their "
+                            + "http.publish_address) so that it can ask each node directly.",
+                    node.nodeId(),
+                    node.address().toHostString(),
+                    another,
+                    node.nodeId());
+        }
+    }
+
+    /** Whether {@code answering} is the process at {@code node}'s address now ({@link NodeRestarts#answersFor}). */
+    private static boolean answersFor(RestClient client, SentTo node, String answering) {
+        try {
+            return NodeRestarts.read(client, node.address().getSchemeName()).answersFor(node, answering);
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("Could not read the cluster's nodes: {}", e.toString());
+            return false;
         }
     }
 
@@ -260,25 +294,14 @@ final class EarlierWrites {
         }
     }
 
-    /**
-     * Lists the bulk tasks running in the cluster, with their headers. A node that does not answer
-     * within half the socket timeout is reported in {@code node_failures}, so that one frozen node
-     * does not fail the whole listing.
-     */
+    /** The bulk tasks running in the cluster ({@link BulkTasks#listRequest}). */
     static Request listRequest(Duration socketTimeout) {
-        Request request = new Request("GET", "/_tasks");
-        request.addParameter("actions", "indices:data/write/bulk*");
-        request.addParameter("group_by", "none");
-        request.addParameter("filter_path", "tasks.node,tasks.id,tasks.headers,node_failures");
-        request.addParameter("timeout", Math.max(1, socketTimeout.toMillis() / 2) + "ms");
-        return request;
+        return BulkTasks.listRequest(socketTimeout);
     }
 
-    /** The same, of the node that receives it only. */
+    /** Those of the node that receives it only, and that node's name ({@link BulkTasks#nodeListRequest}). */
     static Request nodeListRequest(Duration socketTimeout) {
-        Request request = listRequest(socketTimeout);
-        request.addParameter("nodes", "_local");
-        return request;
+        return BulkTasks.nodeListRequest(socketTimeout);
     }
 
     /**
@@ -289,13 +312,7 @@ final class EarlierWrites {
 
         static TaggedBulks parse(InputStream in, String tag) throws IOException {
             JsonNode answer = JSON.readTree(in);
-            Set<String> ids = new TreeSet<>();
-            for (JsonNode task : answer.path("tasks")) {
-                if (tag.equals(task.path("headers").path("X-Opaque-Id").asText(null))) {
-                    ids.add(task.path("node").asText() + ":" + task.path("id").asText());
-                }
-            }
-            return new TaggedBulks(ids, answer.path("node_failures").isEmpty());
+            return new TaggedBulks(BulkTasks.taggedIds(answer, tag), BulkTasks.everyNodeAnswered(answer));
         }
 
         /** Both listings: the tasks of either, and whether every node answered both. */

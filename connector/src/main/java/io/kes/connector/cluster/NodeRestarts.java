@@ -126,4 +126,19 @@ public final class NodeRestarts {
         HttpHost now = published.get(sent.nodeId());
         return now != null && !now.equals(sent.address()) && !published.containsValue(sent.address());
     }
+
+    /**
+     * Whether node {@code answering}, which answered a listing asked at the address a bulk went to
+     * ({@code sent}), is the process listening there: it alone publishes that address. Then the
+     * process the bulk reached there is either this one (and its answer covers it) or one that let
+     * go of the address, which a running Elasticsearch process does not: it ended (a node back at
+     * its address under a new node id, its data path wiped). False when another node or none
+     * publishes it: a proxy or load balancer picked {@code answering}, which says nothing of the
+     * node the bulk went to.
+     */
+    public boolean answersFor(SentTo sent, String answering) {
+        long publishing =
+                published.values().stream().filter(sent.address()::equals).count();
+        return publishing == 1 && sent.address().equals(published.get(answering));
+    }
 }

@@ -155,6 +155,28 @@ public final class PrimaryNodes implements AutoCloseable {
         }
     }
 
+    /**
+     * Reads the cluster's nodes on the read thread and tells {@code answer} whether node {@code
+     * answering}, which answered a listing at the address {@code sent} went to, answers for that
+     * address ({@link NodeRestarts#answersFor}); false when that cannot be read.
+     */
+    public void askWhetherAnswersFor(SentTo sent, String answering, Consumer<Boolean> answer) {
+        try {
+            thread.execute(() -> {
+                boolean answers;
+                try {
+                    answers = NodeRestarts.read(client, scheme).answersFor(sent, answering);
+                } catch (IOException | RuntimeException e) {
+                    LOG.debug("Could not read the cluster's nodes: {}", e.toString());
+                    answers = false;
+                }
+                answer.accept(answers);
+            });
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            answer.accept(false); // the writer is closing
+        }
+    }
+
     private void refresh() {
         if (indices.isEmpty() || unavailable) {
             return;

@@ -26,6 +26,9 @@ public final class PrimaryShardState {
 
     private static final Logger LOG = LoggerFactory.getLogger(PrimaryShardState.class);
 
+    /** Copy states of a started copy ({@code RELOCATING}: the source of a relocation, still serving). */
+    private static final java.util.Set<String> STARTED = java.util.Set.of("STARTED", "RELOCATING");
+
     private final MetadataCalls calls;
 
     public PrimaryShardState(RestClient client) {
@@ -107,18 +110,28 @@ public final class PrimaryShardState {
      * {@code local_checkpoint} is the persisted one: everything up to it survives a crash of that
      * copy; {@code global_checkpoint} the lowest persisted one of the in-sync copies, on
      * Elasticsearch 8.19, 9.x and OpenSearch alike). Shards without a started primary are left out.
+     *
+     * <p>Only started copies count towards {@link ShardSeqNos#copies}: the answer lists recovering
+     * ones too (a replica being rebuilt, a relocation's target), which could otherwise stand in for
+     * an in-sync copy whose own stats failed. An answer with shard failures counts no copies at all:
+     * it is partial, and the in-sync count it is compared with was read before it, so only the
+     * primary's global checkpoint decides.
      */
     public Map<String, Map<Integer, ShardSeqNos>> primarySeqNos(Collection<String> indices) throws IOException {
         Request request = new Request("GET", "/" + MetadataCalls.expression(indices) + "/_stats/translog");
         request.addParameter("level", "shards");
         request.addParameter("ignore_unavailable", "true");
-        request.addParameter("filter_path", "indices.*.shards.*.routing.primary,indices.*.shards.*.seq_no");
+        request.addParameter(
+                "filter_path",
+                "_shards.failed,indices.*.shards.*.routing.primary,indices.*.shards.*.routing.state,"
+                        + "indices.*.shards.*.seq_no");
         // every started copy is listed (replicas too): its own local_checkpoint is its persisted one
         JsonNode root = calls.get(request).orElse(null);
         Map<String, Map<Integer, ShardSeqNos>> result = new HashMap<>();
         if (root == null) {
             return result;
         }
+        boolean partial = root.path("_shards").path("failed").asInt(0) > 0;
         for (Map.Entry<String, JsonNode> index : root.path("indices").properties()) {
             Map<Integer, ShardSeqNos> shards = new HashMap<>();
             for (Map.Entry<String, JsonNode> shard :
@@ -131,11 +144,16 @@ public final class PrimaryShardState {
                     if (!seqNo.has("local_checkpoint")) {
                         continue;
                     }
-                    copies++;
-                    lowest = Math.min(lowest, seqNo.path("local_checkpoint").asLong());
                     if (copy.path("routing").path("primary").asBoolean(false) && seqNo.has("max_seq_no")) {
                         primary = seqNo;
                     }
+                    if (partial
+                            || !STARTED.contains(
+                                    copy.path("routing").path("state").asText())) {
+                        continue; // not one the in-sync count can be compared with
+                    }
+                    copies++;
+                    lowest = Math.min(lowest, seqNo.path("local_checkpoint").asLong());
                 }
                 if (primary != null) {
                     long local = primary.path("local_checkpoint").asLong();

@@ -161,9 +161,24 @@ public final class AcknowledgedWrites {
             // layout was read (or one kes cannot read ahead) may have put the write elsewhere. Idle
             // shards are persisted already; a shard whose primary moved fails the fence once.
             writes.anyShard(layout.primaryTermPerShard());
+            if (!predicted.knowsShard() && appliedTerm > 0 && !hasTerm(layout.primaryTermPerShard(), appliedTerm)) {
+                // Its shard had appliedTerm then, and a term only grows: whichever shard it is, its
+                // primary moved since (after the write, where the layout was read after it: a
+                // document a pipeline moved to an index kes learned of from that very write).
+                writes.floor = IndexWrites.lowest(writes.floor, appliedTerm);
+            }
         } else {
             writes.floor = IndexWrites.lowest(writes.floor, appliedTerm > 0 ? appliedTerm : 1);
         }
+    }
+
+    private static boolean hasTerm(long[] terms, long term) {
+        for (long t : terms) {
+            if (t == term) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Adds everything {@code other} holds, keeping the lowest baselines. */

@@ -1,12 +1,9 @@
 package io.kes.connector.fence;
 
-import io.kes.connector.NonRecoverable;
 import io.kes.connector.cluster.ClusterMetadataClient;
 import io.kes.connector.cluster.IndexMetadata;
 import io.kes.connector.cluster.PrimaryShardState;
 import io.kes.connector.cluster.PrimaryShardState.ShardSeqNos;
-import io.kes.connector.cluster.PrivilegeCheck;
-import io.kes.connector.cluster.StatusPolicy;
 import io.kes.connector.internal.Backoff;
 import java.io.IOException;
 import java.time.Duration;
@@ -75,8 +72,7 @@ public final class CheckpointFence implements AutoCloseable {
 
     private final ClusterMetadataClient metadata;
     private final PrimaryShardState shards;
-    private final Backoff backoff;
-    private final long maxRetryMillis;
+    private final FenceRetries retries;
     private final Duration maxSyncWait;
     /** Woken by {@link #endOfInput()} while {@link #awaitPersisted} waits for the next look. */
     private final Object syncWait = new Object();
@@ -98,8 +94,7 @@ public final class CheckpointFence implements AutoCloseable {
         this.endOfInput = endOfInput;
         this.metadata = new ClusterMetadataClient(client);
         this.shards = new PrimaryShardState(client);
-        this.backoff = backoff;
-        this.maxRetryMillis = maxRetryTime.toMillis();
+        this.retries = new FenceRetries(backoff, maxRetryTime.toMillis());
         this.maxSyncWait = maxSyncWait;
     }
 
@@ -127,7 +122,7 @@ public final class CheckpointFence implements AutoCloseable {
         }
         Set<String> indices = acknowledged.indices();
         long started = System.nanoTime();
-        Set<String> flushed = retrying(indices, started, () -> {
+        Set<String> flushed = retries.run(indices, started, () -> {
             try {
                 return makeDurable(acknowledged, indices, endsInput, endsInput);
             } catch (ResponseException e) {
@@ -141,7 +136,7 @@ public final class CheckpointFence implements AutoCloseable {
         if (flushed == null) {
             return false; // the input ended while it waited
         }
-        Map<String, IndexMetadata> now = retrying(indices, started, () -> metadata.indices(indices));
+        Map<String, IndexMetadata> now = retries.run(indices, started, () -> metadata.indices(indices));
         for (String index : indices) {
             if (!now.containsKey(index) && index.startsWith(FAILURE_STORE_PREFIX)) {
                 // A data stream's failure store: documents its mapping refused. Where the cluster
@@ -327,48 +322,5 @@ public final class CheckpointFence implements AutoCloseable {
             }
         }
         return -1;
-    }
-
-    private interface Step<T> {
-        T run() throws IOException, InterruptedException;
-    }
-
-    private <T> T retrying(Set<String> indices, long started, Step<T> step) throws IOException, InterruptedException {
-        for (int attempt = 0; ; attempt++) {
-            try {
-                return step.run();
-            } catch (IOException e) {
-                long elapsed = (System.nanoTime() - started) / 1_000_000;
-                int status = StatusPolicy.statusOf(e);
-                StatusPolicy.Action action = StatusPolicy.ofRequest(status);
-                if (action == StatusPolicy.Action.STOP && status == 401) {
-                    throw NonRecoverable.error(
-                            "checkpoint fence: " + PrivilegeCheck.credentialsRefused("the state of " + indices) + " "
-                                    + e.getMessage(),
-                            e);
-                }
-                if (action == StatusPolicy.Action.STOP) {
-                    throw NonRecoverable.error(
-                            "checkpoint fence: Elasticsearch refused to show the state of " + indices + " (HTTP "
-                                    + status + "). The fence reads _cluster/state (cluster privilege "
-                                    + "'monitor'), _stats (index privilege 'monitor') and may _flush (index privilege 'maintenance') of the "
-                                    + "indices kes writes: grant them to kes's user or API key, or set elasticsearch.durability: request "
-                                    + "for indices that fsync every request. " + e.getMessage(),
-                            e);
-                }
-                if (action != StatusPolicy.Action.RETRY || elapsed >= maxRetryMillis) {
-                    throw new IOException(
-                            "checkpoint fence: could not make " + indices
-                                    + " durable and read their primary terms within " + elapsed + " ms: "
-                                    + e.getMessage(),
-                            e);
-                }
-                long delay = backoff.delayMillis(attempt);
-                if (attempt == 0 || attempt % 10 == 0) {
-                    LOG.warn("Checkpoint fence retries in {} ms (attempt {}): {}", delay, attempt + 1, e.toString());
-                }
-                Thread.sleep(delay);
-            }
-        }
     }
 }

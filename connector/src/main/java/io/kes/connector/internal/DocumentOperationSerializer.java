@@ -8,8 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.flink.annotation.Internal;
-import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.TypeSerializerSchemaCompatibility;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataInputView;
@@ -35,16 +35,25 @@ import org.apache.flink.core.memory.DataOutputView;
  * they stay the same. Those caches and the two record buffers make an instance stateful: Flink
  * gets a fresh one per thread through {@link #duplicate()}.
  *
- * <p>The format is only ever read by the same build that wrote it (in-flight records between two
- * operators, not state), so it carries no version. Only an unaligned checkpoint keeps records in
- * flight, and the keyed topology refuses those; a job of one's own that sends operations through an
- * exchange under unaligned checkpoints moves to another kes build through a savepoint (always
- * aligned).
+ * <p>Each record carries its format's version ({@link #FORMAT_VERSION}, a byte after the length),
+ * and a record of another version is refused with an error naming both: kes's own exchange is
+ * only ever read by the build that wrote it (in-flight records, kept only by an unaligned
+ * checkpoint, which the keyed topology refuses), but a job of one's own may keep operations in its
+ * state (a window before the sink). Such state written before the version existed (format 0, no
+ * version byte) restores through its {@link Snapshot}, which reads it and asks Flink to migrate it.
+ * Every length a record carries is checked against the bytes that arrived before anything is
+ * allocated for it: a corrupt record is an IOException that says so, not an OutOfMemoryError.
  */
 @Internal
 public final class DocumentOperationSerializer extends TypeSerializer<DocumentOperation> {
 
-    private static final long serialVersionUID = 2L;
+    private static final long serialVersionUID = 3L;
+
+    /** The version of the format {@link #serialize} writes, the byte after each record's length. */
+    static final int FORMAT_VERSION = 1;
+
+    /** The format of state written before records carried a version: no version byte. */
+    static final int FORMAT_WITHOUT_VERSION = 0;
 
     private static final int HAS_ID = 1;
     private static final int HAS_ROUTING = 1 << 1;
@@ -71,6 +80,16 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
     private transient DataOutputSerializer outgoing = new DataOutputSerializer(FIRST_RECORD_BYTES);
     private transient byte[] incoming = new byte[FIRST_RECORD_BYTES];
     private final transient DataInputDeserializer fields = new DataInputDeserializer();
+    /** The format {@link #deserialize} reads: {@link #FORMAT_VERSION}, or an old state's ({@link Snapshot}). */
+    private final int readFormat;
+
+    public DocumentOperationSerializer() {
+        this(FORMAT_VERSION);
+    }
+
+    private DocumentOperationSerializer(int readFormat) {
+        this.readFormat = readFormat;
+    }
 
     /** Immutable, so chained operators (the decoder, then the sink's writer) pass it on without a copy. */
     @Override
@@ -80,7 +99,7 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
 
     @Override
     public TypeSerializer<DocumentOperation> duplicate() {
-        return new DocumentOperationSerializer();
+        return new DocumentOperationSerializer(readFormat);
     }
 
     @Override
@@ -107,6 +126,7 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
     public void serialize(DocumentOperation op, DataOutputView out) throws IOException {
         DataOutputSerializer record = outgoing;
         record.clear();
+        record.writeByte(FORMAT_VERSION);
         writeFields(op, record);
         out.writeInt(record.length());
         out.write(record.getSharedBuffer(), 0, record.length());
@@ -129,32 +149,32 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
         out.writeByte(op.opType().ordinal()
                 | (op.version() != DocumentOperation.NO_VERSION ? VERSIONED : 0)
                 | (op.idUnique() ? ID_UNIQUE : 0));
-        writeBytes(indexNames.encode(op.index()), out);
+        OperationFields.writeBytes(indexNames.encode(op.index()), out);
         if (op.id() != null) {
-            writeBytes(op.id().getBytes(StandardCharsets.UTF_8), out);
+            OperationFields.writeBytes(op.id().getBytes(StandardCharsets.UTF_8), out);
         }
         if (op.routing() != null) {
-            writeBytes(op.routing().getBytes(StandardCharsets.UTF_8), out);
+            OperationFields.writeBytes(op.routing().getBytes(StandardCharsets.UTF_8), out);
         }
         if (op.source() != null) {
-            writeBytes(op.source(), out);
+            OperationFields.writeBytes(op.source(), out);
         }
         if (origin.topic() != null) {
-            writeBytes(topicNames.encode(origin.topic()), out);
+            OperationFields.writeBytes(topicNames.encode(origin.topic()), out);
         }
         out.writeInt(origin.partition());
         out.writeLong(origin.offset());
         if (origin.originalKey() != null) {
-            writeBytes(origin.originalKey(), out);
+            OperationFields.writeBytes(origin.originalKey(), out);
         }
         if (origin.originalValue() != null) {
-            writeBytes(origin.originalValue(), out);
+            OperationFields.writeBytes(origin.originalValue(), out);
         }
         if (!origin.headers().isEmpty()) {
-            writeHeaders(origin.headers(), out);
+            OperationFields.writeHeaders(origin.headers(), out);
         }
         if (op.pipeline() != null) {
-            writeBytes(op.pipeline().getBytes(StandardCharsets.UTF_8), out);
+            OperationFields.writeBytes(op.pipeline().getBytes(StandardCharsets.UTF_8), out);
         }
         if (op.version() != DocumentOperation.NO_VERSION) {
             out.writeLong(op.version());
@@ -164,11 +184,17 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
     @Override
     public DocumentOperation deserialize(DataInputView in) throws IOException {
         int length = in.readInt();
-        if (incoming.length < length) {
-            incoming = new byte[Math.max(length, incoming.length * 2)];
-        }
-        in.readFully(incoming, 0, length);
+        incoming = OperationFields.readRecord(in, length, incoming);
         fields.setBuffer(incoming, 0, length);
+        if (readFormat != FORMAT_WITHOUT_VERSION) {
+            int version = fields.readUnsignedByte();
+            if (version != FORMAT_VERSION) {
+                throw new IOException("kes: a DocumentOperation record in exchange format version " + version
+                        + " reached a kes build that reads version " + FORMAT_VERSION + ". The job's TaskManagers"
+                        + " run different kes builds: run one build everywhere (restore from a savepoint"
+                        + " after replacing the jar).");
+            }
+        }
         DocumentOperation op = readFields(fields);
         if (incoming.length > KEPT_RECORD_BYTES) {
             incoming = new byte[FIRST_RECORD_BYTES];
@@ -183,20 +209,21 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
         int opByte = in.readByte();
         OpType opType = OP_TYPES[opByte & ~(VERSIONED | ID_UNIQUE)];
         String index = indexNames.decode(in);
-        String id = (flags & HAS_ID) != 0 ? readString(in) : null;
-        String routing = (flags & HAS_ROUTING) != 0 ? readString(in) : null;
-        byte[] source = (flags & HAS_SOURCE) != 0 ? readBytes(in) : null;
+        String id = (flags & HAS_ID) != 0 ? OperationFields.readString(in, incoming) : null;
+        String routing = (flags & HAS_ROUTING) != 0 ? OperationFields.readString(in, incoming) : null;
+        byte[] source = (flags & HAS_SOURCE) != 0 ? OperationFields.readBytes(in) : null;
         String topic = (flags & HAS_TOPIC) != 0 ? topicNames.decode(in) : null;
         int partition = in.readInt();
         long offset = in.readLong();
-        byte[] key = (flags & HAS_KEY) != 0 ? readBytes(in) : null;
-        byte[] originalValue = (flags & HAS_ORIGINAL_VALUE) != 0 ? readBytes(in) : null;
-        List<RecordOrigin.Header> headers = (flags & HAS_HEADERS) != 0 ? readHeaders(in) : List.of();
+        byte[] key = (flags & HAS_KEY) != 0 ? OperationFields.readBytes(in) : null;
+        byte[] originalValue = (flags & HAS_ORIGINAL_VALUE) != 0 ? OperationFields.readBytes(in) : null;
+        List<RecordOrigin.Header> headers =
+                (flags & HAS_HEADERS) != 0 ? OperationFields.readHeaders(in, incoming) : List.of();
         RecordOrigin origin =
                 topic == null && key == null && originalValue == null && headers.isEmpty() && partition < 0
                         ? RecordOrigin.NONE
                         : new RecordOrigin(topic, partition, offset, key, originalValue, headers);
-        String pipeline = (flags & HAS_PIPELINE) != 0 ? readString(in) : null;
+        String pipeline = (flags & HAS_PIPELINE) != 0 ? OperationFields.readString(in, incoming) : null;
         long version = (opByte & VERSIONED) != 0 ? in.readLong() : DocumentOperation.NO_VERSION;
         return DocumentOperation.write(opType, index)
                 .id(id)
@@ -221,63 +248,6 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
         target.write(source, length);
     }
 
-    private static void writeBytes(byte[] bytes, DataOutputSerializer out) throws IOException {
-        out.writeInt(bytes.length);
-        out.write(bytes);
-    }
-
-    /** A count, then each header's name and its value (length -1: null, which Kafka allows). */
-    private static void writeHeaders(List<RecordOrigin.Header> headers, DataOutputSerializer out) throws IOException {
-        out.writeInt(headers.size());
-        for (RecordOrigin.Header h : headers) {
-            writeBytes(h.key().getBytes(StandardCharsets.UTF_8), out);
-            if (h.value() == null) {
-                out.writeInt(-1);
-            } else {
-                writeBytes(h.value(), out);
-            }
-        }
-    }
-
-    private List<RecordOrigin.Header> readHeaders(DataInputDeserializer in) throws IOException {
-        RecordOrigin.Header[] headers = new RecordOrigin.Header[in.readInt()];
-        for (int i = 0; i < headers.length; i++) {
-            String key = readString(in);
-            int length = in.readInt();
-            byte[] value = null;
-            if (length >= 0) {
-                value = new byte[length];
-                in.readFully(value);
-            }
-            headers[i] = new RecordOrigin.Header(key, value);
-        }
-        return List.of(headers);
-    }
-
-    private static byte[] readBytes(DataInputDeserializer in) throws IOException {
-        byte[] bytes = new byte[in.readInt()];
-        in.readFully(bytes);
-        return bytes;
-    }
-
-    /** A length-prefixed string, decoded where it lies in {@link #incoming}. */
-    private String readString(DataInputDeserializer in) throws IOException {
-        int at = stepOverString(in);
-        return new String(incoming, at, in.getPosition() - at, StandardCharsets.UTF_8);
-    }
-
-    /**
-     * Moves {@code in} past the length-prefixed byte string it reads next; returns where that string
-     * starts in {@link #incoming} (it ends at {@code in}'s position). A length past the record's end
-     * is an EOFException here, as every other short read is, not an index error later.
-     */
-    private static int stepOverString(DataInputDeserializer in) throws IOException {
-        int length = in.readInt();
-        int at = in.getPosition();
-        in.skipBytesToRead(length);
-        return at;
-    }
-
     /** The last string of one field, encoded and decoded once while it repeats. */
     private final class RepeatedString {
         private String last;
@@ -293,7 +263,7 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
 
         /** The length-prefixed string {@code in} reads next from {@link #incoming}. */
         String decode(DataInputDeserializer in) throws IOException {
-            int at = stepOverString(in);
+            int at = OperationFields.stepOverString(in);
             int end = in.getPosition();
             if (last == null || !Arrays.equals(incoming, at, end, lastBytes, 0, lastBytes.length)) {
                 lastBytes = Arrays.copyOfRange(incoming, at, end);
@@ -305,17 +275,17 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
 
     /** Java deserialization (the job graph ships serializers) skips field initializers; start fresh instead. */
     private Object readResolve() {
-        return new DocumentOperationSerializer();
+        return new DocumentOperationSerializer(readFormat);
     }
 
     @Override
     public boolean equals(Object obj) {
-        return obj instanceof DocumentOperationSerializer;
+        return obj instanceof DocumentOperationSerializer other && other.readFormat == readFormat;
     }
 
     @Override
     public int hashCode() {
-        return DocumentOperationSerializer.class.hashCode();
+        return DocumentOperationSerializer.class.hashCode() + readFormat;
     }
 
     @Override
@@ -323,10 +293,55 @@ public final class DocumentOperationSerializer extends TypeSerializer<DocumentOp
         return new Snapshot();
     }
 
-    /** Serializer snapshot; nothing to configure. */
-    public static final class Snapshot extends SimpleTypeSerializerSnapshot<DocumentOperation> {
-        public Snapshot() {
-            super(DocumentOperationSerializer::new);
+    /**
+     * The serializer's snapshot: the format version it writes. Version 3 of this snapshot (a
+     * {@code SimpleTypeSerializerSnapshot} with nothing in it) is the format without a version
+     * byte: it restores a serializer that reads that format, and Flink migrates such state to the
+     * current one. The class keeps its name: savepoints name it.
+     */
+    public static final class Snapshot implements TypeSerializerSnapshot<DocumentOperation> {
+
+        /** Versions of this snapshot up to 3 were {@code SimpleTypeSerializerSnapshot}'s, of the format without a version. */
+        private static final int WITH_FORMAT = 4;
+
+        private int format = FORMAT_VERSION;
+
+        public Snapshot() {}
+
+        @Override
+        public int getCurrentVersion() {
+            return WITH_FORMAT;
+        }
+
+        @Override
+        public void writeSnapshot(DataOutputView out) throws IOException {
+            out.writeInt(format);
+        }
+
+        @Override
+        public void readSnapshot(int version, DataInputView in, ClassLoader classLoader) throws IOException {
+            format = version < WITH_FORMAT ? FORMAT_WITHOUT_VERSION : in.readInt();
+            if (format != FORMAT_WITHOUT_VERSION && format != FORMAT_VERSION) {
+                throw new IOException("kes: state of DocumentOperations in format version " + format
+                        + " cannot be read by this kes build, which reads versions " + FORMAT_WITHOUT_VERSION
+                        + " to " + FORMAT_VERSION + ": restore it with the kes version that wrote it or a newer one.");
+            }
+        }
+
+        @Override
+        public TypeSerializer<DocumentOperation> restoreSerializer() {
+            return new DocumentOperationSerializer(format);
+        }
+
+        @Override
+        public TypeSerializerSchemaCompatibility<DocumentOperation> resolveSchemaCompatibility(
+                TypeSerializerSnapshot<DocumentOperation> old) {
+            if (!(old instanceof Snapshot restored)) {
+                return TypeSerializerSchemaCompatibility.incompatible();
+            }
+            return restored.format == format
+                    ? TypeSerializerSchemaCompatibility.compatibleAsIs()
+                    : TypeSerializerSchemaCompatibility.compatibleAfterMigration();
         }
     }
 }

@@ -40,8 +40,10 @@ import org.slf4j.LoggerFactory;
  * the layout (or pipeline verdict) read before stays in use, so that a node that stopped answering
  * holds the reads, not the writer: a metadata read waits up to the socket timeout (60 s by
  * default), and the writer calls this on its task thread. A name seen for the first time is read on
- * the caller's thread: there is nothing to use meanwhile. Nothing here changes but on the caller's
- * thread.
+ * the caller's thread: there is nothing to use meanwhile. An owner that shares the table between
+ * threads under one lock ({@link ShardPredictor}) runs that read without the lock
+ * ({@link #firstReadOf}), so that it holds up only the callers that need the name. Nothing here
+ * changes but on the caller's thread, under the owner's lock.
  */
 @Internal
 public final class IndexRoutingTable {
@@ -54,7 +56,7 @@ public final class IndexRoutingTable {
      * none), how long to trust that, and the index's calibration when it had none yet. Nothing in the
      * table changes until the caller's thread installs it.
      */
-    private record Read(IndexMetadata index, long ttlMillis, IndexCalibrator.Outcome calibration, Exception failure) {}
+    record Read(IndexMetadata index, long ttlMillis, IndexCalibrator.Outcome calibration, Exception failure) {}
 
     private final ClusterMetadataClient metadata;
     private final LongSupplier clock;
@@ -66,6 +68,9 @@ public final class IndexRoutingTable {
 
     @VisibleForTesting
     final BackgroundReads<String, Read> layoutReads;
+
+    private final FirstReads<String, Read> firstReads =
+            new FirstReads<>(e -> new Read(null, TargetNames.ERROR_TTL_MILLIS, null, new RuntimeException(e)));
 
     private long nextSweepMillis;
 
@@ -87,6 +92,13 @@ public final class IndexRoutingTable {
     public Optional<IndexLayout> layoutFor(String name) {
         long now = clock.getAsLong();
         Entry entry = names.get(name);
+        if (entry == null) {
+            Read first = firstReads.takeDone(name);
+            if (first != null) {
+                layoutReads.forget(name);
+                entry = install(name, first, now, null);
+            }
+        }
         // Every document of both the router and the writer comes here: while the name's layout is
         // current and no read runs, nothing is allocated (the JIT stops at C1, no escape analysis).
         if (entry == null || entry.expired(now) || layoutReads.anyRunning()) {
@@ -99,6 +111,21 @@ public final class IndexRoutingTable {
         }
         entry.lastUsedMillis = now;
         return entry.found;
+    }
+
+    /**
+     * The first read of {@code name} to run, or wait for, without the owner's lock before
+     * {@link #layoutFor} answers for it without reading on the caller's thread; null when the name
+     * is known or its first read is done. Under the owner's lock.
+     */
+    FirstReads.Pending<Read> firstReadOf(String name) {
+        return names.get(name) != null ? null : firstReads.pending(name, () -> read(name));
+    }
+
+    /** The same for the documents of {@code name} that name ingest pipeline {@code pipeline} (null: none). */
+    FirstReads.Pending<?> firstReadOf(String name, String pipeline) {
+        FirstReads.Pending<?> first = firstReadOf(name);
+        return first != null || pipeline == null ? first : pipelines.firstReadOf(pipeline);
     }
 
     /** How {@code name}'s write index routes, or empty when it cannot be predicted (yet). */

@@ -36,6 +36,8 @@ final class PipelineVerdicts {
     private final ClusterMetadataClient metadata;
     private final Map<String, Cached> byPipeline = new HashMap<>();
     private final BackgroundReads<String, Verdict> reads;
+    private final FirstReads<String, Verdict> firstReads = new FirstReads<>(e -> new Verdict(
+            Optional.of("ingest pipeline could not be read (" + e + "; read again within a minute)"), true));
 
     /** @param refresher where verdicts already known are read again; null reads on the caller's thread */
     PipelineVerdicts(ClusterMetadataClient metadata, Executor refresher) {
@@ -46,6 +48,14 @@ final class PipelineVerdicts {
     /** The verdict on {@code pipeline} as last read; read here the first time, again once a minute. */
     Verdict current(String pipeline, long now) {
         Cached cached = byPipeline.get(pipeline);
+        if (cached == null) {
+            Verdict first = firstReads.takeDone(pipeline);
+            if (first != null) {
+                reads.forget(pipeline);
+                cached = new Cached(first, now + READ_AGAIN_AFTER_MILLIS);
+                byPipeline.put(pipeline, cached);
+            }
+        }
         Optional<Verdict> fresh = reads.next(
                 pipeline, cached != null, cached != null && now >= cached.expiresAtMillis, () -> readNow(pipeline));
         if (fresh.isPresent()) {
@@ -53,6 +63,15 @@ final class PipelineVerdicts {
             byPipeline.put(pipeline, cached);
         }
         return cached.verdict;
+    }
+
+    /**
+     * The first read of {@code pipeline} to run, or wait for, without the owner's lock before
+     * {@link #current} answers for it without reading on the caller's thread; null when it was
+     * read, or its first read is done.
+     */
+    FirstReads.Pending<Verdict> firstReadOf(String pipeline) {
+        return byPipeline.containsKey(pipeline) ? null : firstReads.pending(pipeline, () -> readNow(pipeline));
     }
 
     /** Reads the verdict on {@code id} now, bypassing the cache; runs on any thread and changes nothing here. */

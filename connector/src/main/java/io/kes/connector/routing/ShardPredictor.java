@@ -6,15 +6,13 @@ import io.kes.connector.cluster.ClusterMetadataClient;
 import io.kes.connector.cluster.RestClients;
 import io.kes.connector.internal.DaemonThreads;
 import java.io.IOException;
-import java.lang.ref.WeakReference;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Supplier;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.TaskInfo;
 import org.elasticsearch.client.RestClient;
@@ -36,19 +34,11 @@ import org.elasticsearch.client.RestClient;
  * again with its own). One table also keeps a writer's buffers on one {@link IndexLayout#generation()}
  * per index, whichever router a document came through. Its methods therefore hold a lock while
  * they touch the table: the tasks' threads all call them (held for a map lookup and a hash, so
- * rarely contended). What an acknowledged document needs, when it landed where predicted (nearly
+ * rarely contended), but never across the first read of a name ({@link FirstReads}). What an acknowledged document needs, when it landed where predicted (nearly
  * all do), is decided from the prediction alone, before the lock, and so is a resolved reference.
  */
 @Internal
 public final class ShardPredictor implements AutoCloseable {
-
-    /**
-     * Layouts a reference can name: the newest this many referenced, and only while something still
-     * holds them (the table, or a buffered document's prediction): weakly held, so that a layout
-     * read again every minute for months, of an index with hundreds of shards, costs no memory
-     * here once replaced. A reference to any other is predicted again.
-     */
-    static final int REFERENCED_LAYOUTS = 4096;
 
     /** Landed indices remembered; a daily index adds one a day, a forgotten one is read again. */
     private static final int MAX_LANDED = 256;
@@ -65,20 +55,14 @@ public final class ShardPredictor implements AutoCloseable {
     private final RestClient ownClient;
     private final ExecutorService ownReads;
 
-    /** This predictor as its {@link #referenceOf references} name it: random, so that another JVM's never matches. */
-    private final long id = ThreadLocalRandom.current().nextLong() | 1;
-    /** Layouts referenced so far, by the low bits of their number; an older one's slot is taken by a newer one. */
-    private final AtomicReferenceArray<WeakReference<IndexLayout>> referenced =
-            new AtomicReferenceArray<>(REFERENCED_LAYOUTS);
-    /** The number of the last layout referenced (under the lock). */
-    private int lastLayoutNumber;
-
     /** Predictors shared by a keyed sink's routers and writers in this JVM, by {@link #openShared}'s key. */
     private static final Map<String, ShardPredictor> SHARED = new HashMap<>();
     /** {@link #openShared}'s key of this predictor, or null: it is its opener's alone. */
     private String sharedAs;
     /** The tasks that opened this shared predictor and have not closed it yet. */
     private int users = 1;
+
+    private final PredictionReferences references = new PredictionReferences();
 
     public ShardPredictor(IndexRoutingTable table) {
         this(table, null, null);
@@ -158,7 +142,39 @@ public final class ShardPredictor implements AutoCloseable {
         }
     }
 
-    public synchronized PredictedShard predict(DocumentOperation op) {
+    /**
+     * The shard of {@code op}. The first read of a name this table has not seen (about ten metadata
+     * calls, each up to the socket timeout on a slow node), or of an ingest pipeline it names, runs
+     * without the lock: only the callers that need it wait for it, the others go on.
+     */
+    public PredictedShard predict(DocumentOperation op) {
+        while (true) {
+            FirstReads.Pending<?> first;
+            synchronized (this) {
+                first = table.firstReadOf(op.index(), op.pipeline());
+                if (first == null) {
+                    return predictKnown(op);
+                }
+            }
+            first.runOrAwait();
+        }
+    }
+
+    /** {@code then} under the lock, once {@code name}'s first read (if it has not been read) ran without it. */
+    private <T> T afterFirstRead(String name, Supplier<T> then) {
+        while (true) {
+            FirstReads.Pending<?> first;
+            synchronized (this) {
+                first = table.firstReadOf(name);
+                if (first == null) {
+                    return then.get();
+                }
+            }
+            first.runOrAwait();
+        }
+    }
+
+    private PredictedShard predictKnown(DocumentOperation op) {
         Optional<IndexLayout> found = table.layoutFor(op.index());
         if (found.isEmpty()) {
             return PredictedShard.UNKNOWN;
@@ -177,65 +193,17 @@ public final class ShardPredictor implements AutoCloseable {
 
     /** This predictor's identity in its {@link #referenceOf references}: {@link #resolve} takes only its own. */
     public long id() {
-        return id;
+        return references.id;
     }
 
-    /**
-     * {@code predicted} (one of this predictor's predictions) as a number that crosses the exchange
-     * in a few bytes: the number of its layout and which of the layout's predictions it is. 0 for
-     * {@link PredictedShard#UNKNOWN}, which its writer predicts again (the index may exist by then).
-     * Called on the router's thread right after {@link #predict}; the lock only for a layout's
-     * first reference.
-     */
+    /** {@code predicted}, one of this predictor's predictions, as a reference ({@link PredictionReferences#referenceOf}). */
     public long referenceOf(PredictedShard predicted) {
-        IndexLayout layout = predicted.layout();
-        if (layout == null) {
-            return 0;
-        }
-        int number = layout.referenceNumber; // racy read: 0 or its number, and 0 takes the lock
-        if (number == 0) {
-            number = numberOf(layout);
-        }
-        int kind = predicted.knowsShard() ? SHARD : predicted.batchShard() >= 0 ? MAY_MOVE : ANY_SHARD;
-        int shard = predicted.knowsShard() ? predicted.shard() : Math.max(0, predicted.batchShard());
-        return ((long) number << 32) | ((long) kind << 30) | shard;
+        return references.referenceOf(predicted);
     }
 
-    private static final int SHARD = 1;
-    private static final int MAY_MOVE = 2;
-    private static final int ANY_SHARD = 3;
-
-    private synchronized int numberOf(IndexLayout layout) {
-        if (layout.referenceNumber == 0) {
-            int number = ++lastLayoutNumber == 0 ? ++lastLayoutNumber : lastLayoutNumber; // 0 means none
-            layout.referenceNumber = number;
-            // publishes the number with the layout
-            referenced.set(number & (REFERENCED_LAYOUTS - 1), new WeakReference<>(layout));
-        }
-        return layout.referenceNumber;
-    }
-
-    /**
-     * The prediction {@code reference} stands for, if {@code predictor} is this one and its layout
-     * is still among the newest {@link #REFERENCED_LAYOUTS} and held; otherwise null, and the caller
-     * predicts again. Without the lock.
-     */
+    /** The prediction {@code reference} of {@code predictor} stands for, or null ({@link PredictionReferences#resolve}). */
     public PredictedShard resolve(long predictor, long reference) {
-        if (predictor != id || reference == 0) {
-            return null;
-        }
-        int number = (int) (reference >>> 32);
-        WeakReference<IndexLayout> held = referenced.get(number & (REFERENCED_LAYOUTS - 1));
-        IndexLayout layout = held == null ? null : held.get();
-        if (layout == null || layout.referenceNumber != number) {
-            return null;
-        }
-        int shard = (int) (reference & ((1 << 30) - 1));
-        return switch ((int) (reference >>> 30) & 3) {
-            case SHARD -> layout.shard(shard);
-            case MAY_MOVE -> layout.mayMoveFrom(shard);
-            default -> layout.anyShard();
-        };
+        return references.resolve(predictor, reference);
     }
 
     /**
@@ -268,9 +236,7 @@ public final class ShardPredictor implements AutoCloseable {
         if (predicted.storedAsPredicted(storedIn)) {
             return false;
         }
-        synchronized (this) {
-            return judgeMove(op, predicted.layout(), storedIn);
-        }
+        return afterFirstRead(op.index(), () -> judgeMove(op, predicted.layout(), storedIn));
     }
 
     private boolean judgeMove(DocumentOperation op, IndexLayout layout, String storedIn) {
@@ -292,7 +258,7 @@ public final class ShardPredictor implements AutoCloseable {
      * landed in another index than its prediction's (an ingest pipeline moved it: {@code reroute},
      * {@code date_index_name}, {@code ctx._index}). Then as a document of unknown shard in that
      * index, each shard held against its own primary term as read when the index first appeared to
-     * this writer (a read of its layout then, on the task thread, once per index). Without it, such
+     * this writer (a read of its layout then, on the task thread without the lock, once per index). Without it, such
      * documents were held against the lowest term they were applied under on every shard, and an
      * index whose shards' terms differ (any failover in its life) failed every checkpoint.
      *
@@ -309,9 +275,7 @@ public final class ShardPredictor implements AutoCloseable {
         if (storedIn == null || (layout != null && storedIn.equals(layout.index()))) {
             return predicted; // without the lock: nearly every document lands where predicted
         }
-        synchronized (this) {
-            return fenceAsLandedIn(predicted, storedIn);
-        }
+        return afterFirstRead(storedIn, () -> fenceAsLandedIn(predicted, storedIn));
     }
 
     private PredictedShard fenceAsLandedIn(PredictedShard predicted, String storedIn) {

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.flink.configuration.Configuration;
 import org.apache.http.HttpHost;
 import org.junit.jupiter.api.Test;
@@ -127,6 +128,74 @@ class EarlierWritesTest {
             conf.setString(ElasticsearchSinkOptions.SOCKET_TIMEOUT.key(), "500ms");
             long started = System.nanoTime();
             EarlierWrites.awaitGone(cluster.client(), SinkSettings.from(conf), tag, maxWait);
+            return Duration.ofNanos(System.nanoTime() - started);
+        }
+    }
+
+    /**
+     * Issue 66 item 4: a node asked for its own tasks through a load balancer (or any proxy that
+     * picks a node) answers for whichever node took the request: trusted, that answer ended the
+     * wait for the node the bulk went to while it may still hold it. The listing names the node
+     * that answered (its own listing task); only the node the bulk went to counts.
+     */
+    @Test
+    void aNodesOwnListingCountsOnlyWhenThatNodeAnswersIt() throws Exception {
+        assertThat(openingWriterWaitsForAListingAnsweredBy("n1", Duration.ofSeconds(20)))
+                .as("the node the bulk went to answered: no bulk of the job runs there")
+                .isLessThan(Duration.ofSeconds(10));
+        assertThat(openingWriterWaitsForAListingAnsweredBy("n2", Duration.ofSeconds(3)))
+                .as("another node answered for it: says nothing about n1")
+                .isGreaterThanOrEqualTo(Duration.ofSeconds(3));
+    }
+
+    /**
+     * Issue 66 item 4: a node that comes back at the same address under a new node id (its data
+     * path wiped) answers there as another node. The process the bulk reached has let go of that
+     * address, so it has ended; the one listening there now answers for itself: its listing counts,
+     * and the wait does not run to its limit.
+     */
+    @Test
+    void aNodeBackAtTheSameAddressUnderANewIdAnswersForThatAddress() throws Exception {
+        String tag = "kes/back-under-new-id";
+        AtomicReference<String> published = new AtomicReference<>();
+        String listing = "{\"tasks\":[{\"node\":\"n7\",\"id\":7,\"action\":"
+                + "\"cluster:monitor/tasks/lists\",\"headers\":{}}]}";
+        try (CannedElasticsearch node = new CannedElasticsearch(
+                path -> switch (path) {
+                    case "/_tasks" -> Answer.ok(listing);
+                    case "/_nodes/http" ->
+                        Answer.ok("{\"nodes\":{\"n7\":{\"http\":{\"publish_address\":\"" + published.get() + "\"}}}}");
+                    case "/_cluster/state/nodes" -> Answer.ok("{\"nodes\":{\"n7\":{\"ephemeral_id\":\"e7\"}}}");
+                    default -> null;
+                },
+                new Answer(404, "{}"))) {
+            HttpHost address = node.client().getNodes().get(0).getHost();
+            published.set(address.toHostString());
+            EarlierWrites.leftOn(tag, Set.of(new SentTo(address, "n1", "e1")));
+            Configuration conf = new Configuration();
+            conf.setString(ElasticsearchSinkOptions.HOSTS.key(), address.toURI());
+            conf.setString(ElasticsearchSinkOptions.SOCKET_TIMEOUT.key(), "500ms");
+            long started = System.nanoTime();
+            EarlierWrites.awaitGone(node.client(), SinkSettings.from(conf), tag, Duration.ofSeconds(20));
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
+        }
+    }
+
+    /** How long an opening writer waits for bulks left on node n1 when its address's listing is answered by {@code answering}. */
+    private static Duration openingWriterWaitsForAListingAnsweredBy(String answering, Duration maxWait)
+            throws Exception {
+        String tag = "kes/balanced-" + answering;
+        String listing = "{\"tasks\":[{\"node\":\"" + answering + "\",\"id\":7,\"action\":"
+                + "\"cluster:monitor/tasks/lists\",\"headers\":{}}]}";
+        try (CannedElasticsearch balancer = new CannedElasticsearch(
+                path -> path.equals("/_tasks") ? Answer.ok(listing) : null, new Answer(404, "{}"))) {
+            HttpHost address = balancer.client().getNodes().get(0).getHost();
+            EarlierWrites.leftOn(tag, Set.of(new SentTo(address, "n1", "e1")));
+            Configuration conf = new Configuration();
+            conf.setString(ElasticsearchSinkOptions.HOSTS.key(), address.toURI());
+            conf.setString(ElasticsearchSinkOptions.SOCKET_TIMEOUT.key(), "500ms");
+            long started = System.nanoTime();
+            EarlierWrites.awaitGone(balancer.client(), SinkSettings.from(conf), tag, maxWait);
             return Duration.ofNanos(System.nanoTime() - started);
         }
     }

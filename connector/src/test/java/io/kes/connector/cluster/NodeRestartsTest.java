@@ -85,4 +85,37 @@ class NodeRestartsTest {
                 .as("its address not read")
                 .isFalse();
     }
+
+    /**
+     * Issue 66 item 4, the boundary: a node back under a new node id at another address (its data
+     * path wiped, a new pod IP) looks, from the cluster, like a frozen or cut-off node that is no
+     * longer listed, which may still apply the bulk: not taken for gone, so the wait for its old,
+     * silent address runs to {@code retry.max_time} (docs/order-and-durability.md).
+     */
+    @Test
+    void aNodeBackUnderANewIdAtAnotherAddressIsNotTakenForGone() {
+        NodeRestarts now = NodeRestarts.of(Map.of("n7", "e7"), Map.of("n7", NEW));
+        assertThat(now.gone(new SentTo(OLD, "n1", "e1"))).isFalse();
+        assertThat(now.answersFor(new SentTo(OLD, "n1", "e1"), "n7")).isFalse();
+    }
+
+    /** Back at the same address under a new id: the process the bulk reached let go of the address, so it ended. */
+    @Test
+    void theOneNodePublishingTheAddressABulkWentToAnswersForIt() {
+        NodeRestarts now = NodeRestarts.of(Map.of("n7", "e7", "n2", "e2"), Map.of("n7", OLD, "n2", NEW));
+        assertThat(now.answersFor(new SentTo(OLD, "n1", "e1"), "n7")).isTrue();
+    }
+
+    /** A load balancer or proxy picked the node that answered: it says nothing of the node the bulk went to. */
+    @Test
+    void aNodeThatDoesNotPublishTheAddressOrSharesItDoesNotAnswerForIt() {
+        HttpHost balancer = new HttpHost("10.0.0.100", 9200, "http");
+        NodeRestarts now = NodeRestarts.of(Map.of("n1", "e1", "n2", "e2"), Map.of("n1", OLD, "n2", NEW));
+        assertThat(now.answersFor(new SentTo(balancer, "n1", "e1"), "n2")).isFalse();
+        assertThat(now.answersFor(new SentTo(OLD, "n1", "e1"), "n2")).isFalse();
+        NodeRestarts shared = NodeRestarts.of(Map.of("n1", "e1", "n2", "e2"), Map.of("n1", balancer, "n2", balancer));
+        assertThat(shared.answersFor(new SentTo(balancer, "n1", "e1"), "n2"))
+                .as("every node publishes the balancer's address")
+                .isFalse();
+    }
 }

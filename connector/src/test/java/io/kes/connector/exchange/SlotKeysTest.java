@@ -413,6 +413,63 @@ class SlotKeysTest {
      * one while that last write may still be unacknowledged: no checkpoint whose barrier came after
      * it has completed.
      */
+    /**
+     * Issue 66 item 4, the boundary: more ids than the router may remember, each written after
+     * every barrier and again before that checkpoint completes, can never all leave their old
+     * writer (each one's last write there is always unacknowledged). The table stays full and the
+     * switch stops at the first such id it has no room for: the ids past it stay on the old rule
+     * (their order kept, their shard's documents spread over more writers) for as long as that
+     * many ids stay that hot; once they cool, the switch ends within a few checkpoints.
+     */
+    @Test
+    void moreHotIdsThanTheBoundHoldASwitchOnlyWhileTheyStayHot() {
+        int bound = 16;
+        IndexLayout first = layout("u1", 8);
+        IndexLayout second = layout("u2", 3);
+        OrderChecker route = new OrderChecker(new SlotKeys(WRITERS, bound));
+        java.util.List<String> hot = new java.util.ArrayList<>();
+        java.util.List<String> cold = new java.util.ArrayList<>();
+        for (int i = 0; hot.size() < 10 * bound || cold.size() < 200; i++) {
+            String id = "d" + i;
+            if (writerUnder(first, id) != writerUnder(second, id)) {
+                (i % 2 == 0 && hot.size() < 10 * bound ? hot : cold).add(id);
+            }
+        }
+        for (String id : hot) {
+            route.id(id, first);
+        }
+        for (String id : cold) {
+            route.id(id, first);
+        }
+        long checkpoint = 0;
+        for (int interval = 0; interval < 60; interval++) {
+            route.barrier(++checkpoint);
+            for (String id : hot) {
+                route.id(id, second); // written after the barrier, before its checkpoint completes
+            }
+            route.completed(checkpoint);
+            assertThat(route.keys.remembered()).isLessThanOrEqualTo(bound);
+        }
+        long coldMoved = cold.stream()
+                .filter(id -> route.id(id, second) == writerUnder(second, id))
+                .count();
+        assertThat(coldMoved)
+                .as("the switch stopped at the first hot id without room: not every cold id moved")
+                .isLessThan(cold.size());
+
+        for (int interval = 0; interval < 40; interval++) { // the hot ids cool
+            route.barrier(++checkpoint);
+            route.completed(checkpoint);
+        }
+        for (String id : hot) {
+            assertThat(route.id(id, second)).as(id).isEqualTo(writerUnder(second, id));
+        }
+        for (String id : cold) {
+            assertThat(route.id(id, second)).as(id).isEqualTo(writerUnder(second, id));
+        }
+        assertThat(route.keys.remembered()).isZero();
+    }
+
     private static final class OrderChecker {
         final SlotKeys keys;
         private final java.util.Map<String, long[]> last = new java.util.HashMap<>();

@@ -164,4 +164,33 @@ class AcknowledgedWritesTest {
         assertThat(older.firstMovedShard(Map.of("logs", now("logs", "u1", 1, 1, 1, 2), "other", now("other", "u9", 4))))
                 .startsWith("logs[3] (a shard of a written index");
     }
+
+    /**
+     * Issue 66 item 4: a document a pipeline moved to an index kes first learns of from that very
+     * write is fenced against the index's layout read after its acknowledgement; a failover of its
+     * shard within that round trip went unseen. The response says the term it was applied under,
+     * not its shard: where no shard of the layout has that term, its shard's primary moved after
+     * the write (it had that term then, and a term only grows), and the fence fails.
+     */
+    @Test
+    void aMovedWriteWhoseTermNoShardOfTheLayoutReadAfterItHasIsHeldToThatTerm() {
+        AcknowledgedWrites acked = new AcknowledgedWrites();
+        acked.record("dst", layout("dst", "u1", 2).anyShard(), 1); // applied under term 1, read as 2
+
+        assertThat(acked.firstMovedShard(Map.of("dst", now("dst", "u1", 2)))).startsWith("dst[0]");
+    }
+
+    /** Where some shard has the term, the write may sit there: each shard keeps its own baseline (unequal terms pass). */
+    @Test
+    void aMovedWriteWhoseTermAShardOfTheLayoutHasKeepsEachShardsOwnBaseline() {
+        AcknowledgedWrites acked = new AcknowledgedWrites();
+        acked.record("dst", layout("dst", "u1", 1, 3).anyShard(), 1);
+        acked.record("dst", layout("dst", "u1", 1, 3).anyShard(), 3);
+        assertThat(acked.firstMovedShard(Map.of("dst", now("dst", "u1", 1, 3)))).isNull();
+
+        AcknowledgedWrites between = new AcknowledgedWrites();
+        between.record("dst", layout("dst", "u1", 1, 3).anyShard(), 2); // only shard 1 can have moved from 2
+        assertThat(between.firstMovedShard(Map.of("dst", now("dst", "u1", 1, 3))))
+                .startsWith("dst[1]");
+    }
 }

@@ -81,23 +81,25 @@ class CheckpointFenceTest {
     }
 
     private static String primary(int shard, long maxSeqNo, long localCheckpoint) {
-        return "\"" + shard + "\":[{\"routing\":{\"primary\":true},\"seq_no\":{\"max_seq_no\":" + maxSeqNo
-                + ",\"local_checkpoint\":" + localCheckpoint + "}}]";
+        return "\"" + shard + "\":[{\"routing\":{\"state\":\"STARTED\",\"primary\":true},\"seq_no\":{\"max_seq_no\":"
+                + maxSeqNo + ",\"local_checkpoint\":" + localCheckpoint + "}}]";
     }
 
     /** Two copies of shard 1, each its own persisted checkpoint; the primary's global checkpoint behind both. */
     private static String laggingGlobalCheckpoint(int shard, long seqNo, long global) {
-        return "\"" + shard + "\":[{\"routing\":{\"primary\":true},\"seq_no\":{\"max_seq_no\":" + seqNo
+        return "\"" + shard + "\":[{\"routing\":{\"state\":\"STARTED\",\"primary\":true},\"seq_no\":{\"max_seq_no\":"
+                + seqNo
                 + ",\"local_checkpoint\":" + seqNo + ",\"global_checkpoint\":" + global
-                + "}},{\"routing\":{\"primary\":false},\"seq_no\":{\"max_seq_no\":" + seqNo
+                + "}},{\"routing\":{\"state\":\"STARTED\",\"primary\":false},\"seq_no\":{\"max_seq_no\":" + seqNo
                 + ",\"local_checkpoint\":" + seqNo + ",\"global_checkpoint\":" + global + "}}]";
     }
 
     /** A primary in the shape Elasticsearch answers with replicas: its global checkpoint is the lowest persisted one of the in-sync copies. */
     private static String primary(int shard, long maxSeqNo, long localCheckpoint, long globalCheckpoint) {
-        return "\"" + shard + "\":[{\"routing\":{\"primary\":true},\"seq_no\":{\"max_seq_no\":" + maxSeqNo
+        return "\"" + shard + "\":[{\"routing\":{\"state\":\"STARTED\",\"primary\":true},\"seq_no\":{\"max_seq_no\":"
+                + maxSeqNo
                 + ",\"local_checkpoint\":" + localCheckpoint + ",\"global_checkpoint\":" + globalCheckpoint
-                + "}},{\"routing\":{\"primary\":false},\"seq_no\":{\"max_seq_no\":" + maxSeqNo
+                + "}},{\"routing\":{\"state\":\"STARTED\",\"primary\":false},\"seq_no\":{\"max_seq_no\":" + maxSeqNo
                 + ",\"local_checkpoint\":" + globalCheckpoint + ",\"global_checkpoint\":" + globalCheckpoint + "}}]";
     }
 
@@ -358,6 +360,61 @@ class CheckpointFenceTest {
                                         + "\"routing_num_shards\""));
         answers.put("/_stats/translog", stats(primary(0, 3, 3, 3) + "," + laggingGlobalCheckpoint(1, 7, 5)));
         answers.put("/_flush", "{\"_shards\":{\"total\":6,\"successful\":5,\"failed\":0}}");
+
+        assertThatThrownBy(() -> fence(Duration.ofMillis(300)).check(writtenOnShard1(), false))
+                .hasMessageContaining("its in-sync copies persisted up to seq_no 5");
+    }
+
+    /** Shard 1 has two in-sync copies (b, c) in the cluster state. */
+    private void twoInSyncCopiesOfShard1() {
+        answers.put(
+                "/_cluster/state/metadata/idx",
+                METADATA.replace("30s", "100ms")
+                        .replace(
+                                "\"routing_num_shards\"",
+                                "\"in_sync_allocations\":{\"0\":[\"a\"],\"1\":[\"b\",\"c\"]},"
+                                        + "\"routing_num_shards\""));
+        answers.put("/_flush", "{\"_shards\":{\"total\":4,\"successful\":4,\"failed\":0}}");
+    }
+
+    /** Shard 1: its primary (persisted 7, global checkpoint 5) and one other copy, in {@code state}, persisted 7. */
+    private static String shard1With(String state) {
+        return "\"1\":[{\"routing\":{\"state\":\"STARTED\",\"primary\":true},\"seq_no\":{\"max_seq_no\":7,"
+                + "\"local_checkpoint\":7,\"global_checkpoint\":5}},{\"routing\":{\"state\":\"" + state
+                + "\",\"primary\":false},\"seq_no\":{\"max_seq_no\":7,\"local_checkpoint\":7,\"global_checkpoint\":5}}]";
+    }
+
+    /**
+     * Issue 66 item 4: {@code _stats} lists recovering copies too (a replica being rebuilt, a
+     * relocation's target). Counted, one stood in for an in-sync replica whose own stats failed:
+     * the fence passed while that replica, which the cluster may promote, had not persisted the writes.
+     */
+    @Test
+    void aRecoveringCopyDoesNotStandInForAnInSyncCopyMissingFromTheAnswer() {
+        twoInSyncCopiesOfShard1();
+        answers.put(
+                "/_stats/translog",
+                "{\"_shards\":{\"failed\":0},\"indices\":{\"idx\":{\"shards\":{" + primary(0, 3, 3, 3) + ","
+                        + shard1With("INITIALIZING") + "}}}}");
+
+        assertThatThrownBy(() -> fence(Duration.ofMillis(300)).check(writtenOnShard1(), false))
+                .as("only the global checkpoint vouches: the in-sync replica did not answer")
+                .hasMessageContaining("its in-sync copies persisted up to seq_no 5");
+    }
+
+    /**
+     * Issue 66 item 4: an answer with shard failures is partial, and the in-sync count it is
+     * compared with was read before it: the copies it lists may not be the in-sync ones. Only the
+     * primary's global checkpoint decides then.
+     */
+    @Test
+    void anAnswerWithShardFailuresLeavesTheGlobalCheckpointToDecide() {
+        twoInSyncCopiesOfShard1();
+        answers.put(
+                "/_stats/translog",
+                "{\"_shards\":{\"failed\":1,\"failures\":[{\"shard\":1,\"index\":\"idx\"}]},"
+                        + "\"indices\":{\"idx\":{\"shards\":{" + primary(0, 3, 3, 3) + "," + shard1With("STARTED")
+                        + "}}}}");
 
         assertThatThrownBy(() -> fence(Duration.ofMillis(300)).check(writtenOnShard1(), false))
                 .hasMessageContaining("its in-sync copies persisted up to seq_no 5");

@@ -1,6 +1,8 @@
 package io.kes.connector.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.OpType;
@@ -216,6 +218,127 @@ class DocumentOperationSerializerTest {
         DocumentOperation op = DocumentOperation.index("logs", "1", "{}");
         shipped.serialize(op, out);
         assertThat(shipped.duplicate().deserialize(new DataInputDeserializer(out.getCopyOfBuffer())))
+                .isEqualTo(op);
+    }
+
+    /** One record as the serializer writes it: a length, then its fields. */
+    private static byte[] written(DocumentOperation op) throws IOException {
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        new DocumentOperationSerializer().serialize(op, out);
+        return out.getCopyOfBuffer();
+    }
+
+    private static DocumentOperation read(byte[] record) throws IOException {
+        return new DocumentOperationSerializer().deserialize(new DataInputDeserializer(record));
+    }
+
+    /**
+     * Issue 66 item 4: the lengths a record carries were trusted, so a corrupt one (or a record of
+     * another format) allocated up to 2 GB and ended in an OutOfMemoryError instead of an error
+     * that says what happened.
+     */
+    @Test
+    void aRecordLengthPastTheDataThatArrivedIsRefusedWithoutAllocatingIt() {
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        assertThatCode(() -> {
+                    out.writeInt(Integer.MAX_VALUE - 16);
+                    out.write(new byte[10]);
+                })
+                .doesNotThrowAnyException();
+
+        assertThatThrownBy(() -> read(out.getCopyOfBuffer())).isInstanceOf(java.io.EOFException.class);
+        assertThatThrownBy(() -> read(new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xfe}))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("record length of -2");
+    }
+
+    @Test
+    void aFieldLengthPastTheRecordsEndIsRefusedNamingTheField() throws Exception {
+        byte[] record = written(DocumentOperation.index("logs", "id", "{\"a\":1}"));
+        // the source's length: after the length, version, flags, op type, index and id
+        int at = 4 + 3 + (4 + 4) + (4 + 2);
+        java.nio.ByteBuffer.wrap(record).putInt(at, Integer.MAX_VALUE - 64);
+
+        assertThatThrownBy(() -> read(record))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("a field of " + (Integer.MAX_VALUE - 64) + " bytes")
+                .hasMessageContaining("same kes build");
+    }
+
+    @Test
+    void aHeaderCountPastTheRecordsEndIsRefused() throws Exception {
+        DocumentOperation op = DocumentOperation.write(OpType.DELETE, "i")
+                .id("k")
+                .origin(new RecordOrigin(null, -1, 0, null, null, List.of(new RecordOrigin.Header("h", null))))
+                .build();
+        byte[] record = written(op);
+        // the header count: after the length, version, flags, op type, index, id, partition and offset
+        java.nio.ByteBuffer.wrap(record).putInt(4 + 3 + (4 + 1) + (4 + 1) + 4 + 8, Integer.MAX_VALUE);
+
+        assertThatThrownBy(() -> read(record))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining(Integer.MAX_VALUE + " headers");
+    }
+
+    /** Issue 66 item 4: records carried no format version; another one is refused by name. */
+    @Test
+    void aRecordCarriesItsFormatVersionAndAnotherOneIsRefusedNamingBoth() throws Exception {
+        byte[] record = written(DocumentOperation.index("logs", "id", "{}"));
+        assertThat(record[4]).as("the version, right after the length").isEqualTo((byte) 1);
+
+        record[4] = 9;
+        assertThatThrownBy(() -> read(record))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("format version 9")
+                .hasMessageContaining("reads version 1");
+    }
+
+    /**
+     * A user's own state of DocumentOperations (a window before the sink) was written in the
+     * format without a version: its savepoint's snapshot (the old SimpleTypeSerializerSnapshot,
+     * version 3, nothing else) restores a serializer that reads it, and Flink migrates the state.
+     */
+    @Test
+    void aSnapshotOfTheFormatWithoutVersionRestoresAReaderOfItAndAsksForMigration() throws Exception {
+        DataOutputSerializer snapshot = new DataOutputSerializer(64);
+        snapshot.writeUTF(DocumentOperationSerializer.Snapshot.class.getName());
+        snapshot.writeInt(3);
+        org.apache.flink.api.common.typeutils.TypeSerializerSnapshot<DocumentOperation> old =
+                org.apache.flink.api.common.typeutils.TypeSerializerSnapshot.readVersionedSnapshot(
+                        new DataInputDeserializer(snapshot.getCopyOfBuffer()),
+                        getClass().getClassLoader());
+
+        assertThat(new DocumentOperationSerializer()
+                        .snapshotConfiguration()
+                        .resolveSchemaCompatibility(old)
+                        .isCompatibleAfterMigration())
+                .isTrue();
+        DocumentOperation op = DocumentOperation.index("logs", "id", "{}");
+        byte[] current = written(op);
+        byte[] withoutVersion = new byte[current.length - 1];
+        java.nio.ByteBuffer.wrap(withoutVersion).putInt(current.length - 5);
+        System.arraycopy(current, 5, withoutVersion, 4, current.length - 5);
+        assertThat(old.restoreSerializer().deserialize(new DataInputDeserializer(withoutVersion)))
+                .isEqualTo(op);
+    }
+
+    @Test
+    void aSnapshotOfThisFormatIsCompatibleAsIs() throws Exception {
+        DataOutputSerializer snapshot = new DataOutputSerializer(64);
+        org.apache.flink.api.common.typeutils.TypeSerializerSnapshot.writeVersionedSnapshot(
+                snapshot, new DocumentOperationSerializer().snapshotConfiguration());
+        org.apache.flink.api.common.typeutils.TypeSerializerSnapshot<DocumentOperation> restored =
+                org.apache.flink.api.common.typeutils.TypeSerializerSnapshot.readVersionedSnapshot(
+                        new DataInputDeserializer(snapshot.getCopyOfBuffer()),
+                        getClass().getClassLoader());
+
+        assertThat(new DocumentOperationSerializer()
+                        .snapshotConfiguration()
+                        .resolveSchemaCompatibility(restored)
+                        .isCompatibleAsIs())
+                .isTrue();
+        DocumentOperation op = DocumentOperation.index("logs", "id", "{}");
+        assertThat(restored.restoreSerializer().deserialize(new DataInputDeserializer(written(op))))
                 .isEqualTo(op);
     }
 }

@@ -56,7 +56,7 @@ class PredictionReferencesTest {
     @Test
     void aLayoutOlderThanTheNewestReferencedOnesIsPredictedAgain() {
         long old = predictor.referenceOf(logs.shard(0));
-        for (int i = 0; i < ShardPredictor.REFERENCED_LAYOUTS; i++) {
+        for (int i = 0; i < PredictionReferences.REFERENCED_LAYOUTS; i++) {
             predictor.referenceOf(
                     IndexLayout.of("logs-" + i, "u" + i, new long[] {1}, null).shard(0));
         }
