@@ -1,7 +1,10 @@
 package io.kes.connector.bulk;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kes.connector.SinkSettings;
 import io.kes.connector.bulk.EarlierWrites.TaggedBulks;
+import io.kes.connector.cluster.BulkTasks;
 import io.kes.connector.cluster.NodeClients;
 import io.kes.connector.cluster.PrimaryNodes;
 import io.kes.connector.cluster.SentTo;
@@ -11,6 +14,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 import java.util.zip.GZIPOutputStream;
@@ -33,6 +37,7 @@ import org.elasticsearch.client.RestClient;
 final class BulkDispatcher implements BulkTransport {
 
     private static final ContentType NDJSON = ContentType.create("application/x-ndjson");
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final RestClient client;
     private final TargetNodeSelector selector;
@@ -143,8 +148,8 @@ final class BulkDispatcher implements BulkTransport {
                 .performRequestAsync(
                         EarlierWrites.nodeListRequest(socketTimeout),
                         onTaskThread(
-                                in -> TaggedBulks.parse(in, opaqueId),
-                                listed,
+                                JSON::readTree,
+                                answer -> ownListing(node, answer, listed),
                                 failure -> {
                                     TaggedBulks none = TaggedBulks.notAnsweredBy(failure);
                                     if (none.everyNodeAnswered() || primaryNodes == null) {
@@ -157,6 +162,32 @@ final class BulkDispatcher implements BulkTransport {
     }
 
     /**
+     * A node's own listing counts only when that node answered it: behind a load balancer another
+     * node may answer, which runs none of the bulks sent to this one; then it counts as no answer,
+     * unless that other node is the one the cluster now lists at the address (it came back there
+     * under a new id).
+     */
+    private void ownListing(SentTo node, JsonNode answer, Consumer<TaggedBulks> listed) {
+        String another = BulkTasks.answeredByAnother(answer, node);
+        TaggedBulks own = new TaggedBulks(BulkTasks.taggedIds(answer, opaqueId), BulkTasks.everyNodeAnswered(answer));
+        if (another == null || primaryNodes == null) {
+            listed.accept(another == null ? own : new TaggedBulks(Set.of(), false));
+            return;
+        }
+        primaryNodes.askWhetherAnswersFor(
+                node,
+                another,
+                answers -> mailbox.run(
+                        () -> {
+                            if (!answers) {
+                                EarlierWrites.warnAnsweredByAnother(node, another);
+                            }
+                            listed.accept(answers ? own : new TaggedBulks(Set.of(), false));
+                        },
+                        "kes asked who answers at " + node.address().toHostString()));
+    }
+
+    /**
      * The node is silent at the address the bulk went to: the cluster may list its id as a new
      * process listening elsewhere (it came back under another address), which runs none of the
      * bulks sent to the old one. Then the silence counts as "none"; otherwise as no answer.
@@ -165,7 +196,7 @@ final class BulkDispatcher implements BulkTransport {
         primaryNodes.askWhetherGone(
                 node,
                 gone -> mailbox.run(
-                        () -> listed.accept(new TaggedBulks(java.util.Set.of(), gone)),
+                        () -> listed.accept(new TaggedBulks(Set.of(), gone)),
                         "kes asked whether " + node.address().toHostString() + " restarted"));
     }
 

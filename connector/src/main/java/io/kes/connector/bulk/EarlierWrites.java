@@ -259,7 +259,7 @@ final class EarlierWrites {
     }
 
     /** Once per address: another node answered the listing asked there. */
-    private static void warnAnsweredByAnother(SentTo node, String another) {
+    static void warnAnsweredByAnother(SentTo node, String another) {
         if (ANSWERED_BY_ANOTHER.add(node.address().toHostString())) {
             LOG.warn(
                     "Node {} was asked for its own tasks at {}, and node {} answered (a load balancer or proxy in "
