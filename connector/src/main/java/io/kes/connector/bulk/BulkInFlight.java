@@ -6,8 +6,8 @@ import java.util.ArrayDeque;
 
 /**
  * A bulk in flight: one bulk's items, from the moment its buffer is queued for its node until every
- * item succeeded or failed for good. Only {@link BulkLifecycle} changes it (the deciders,
- * {@link BulkAnswers} and {@link Retries}, read it). Its body
+ * item succeeded or failed for good. {@link Departures} sends it, {@link BulkLifecycle} changes it
+ * after that (the deciders, {@link BulkAnswers} and {@link Retries}, read it). Its body
  * shrinks to the items still to retry; a bulk the node found too large (413) is sent in parts,
  * one after the other, so its items keep their order. Its epoch is the one current when it was
  * queued, not when it went out: a checkpoint covers every buffer sent at or before its barrier.
