@@ -67,10 +67,10 @@ public final class ElasticsearchSink implements Sink<DocumentOperation>, Support
     }
 
     /**
-     * This sink, told every index, alias or data stream the job writes to (names without
-     * placeholders; leave it out when the names come from the records). With
+     * This sink, told every index, alias, data stream or name template the job writes to. With
      * {@code bulk.topology: auto} the writers then run chained when each of them has a single shard,
-     * read from the cluster as the job's graph is built: keyed writers gain nothing there.
+     * read from the cluster as the job's graph is built: keyed writers gain nothing there. A name
+     * template leaves the choice to the number of writers, as not calling this does.
      */
     public ElasticsearchSink writingTo(List<String> targets) {
         return new ElasticsearchSink(settings, failureHandler, targets);

@@ -34,6 +34,9 @@ class AutoTopologyIT {
         assertThat(keyed(sink.writingTo(List.of("auto-not-there-yet"))))
                 .as("a target that does not exist yet: keyed, as the number of writers says")
                 .isTrue();
+        assertThat(keyed(sink.writingTo(List.of("auto-one-shard", "auto-{tenant}"))))
+                .as("a name template beside it: keyed, as the number of writers says")
+                .isTrue();
         assertThat(keyed(sink)).as("targets not named: keyed").isTrue();
     }
 

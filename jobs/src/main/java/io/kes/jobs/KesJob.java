@@ -2,7 +2,6 @@ package io.kes.jobs;
 
 import io.kes.connector.ElasticsearchSink;
 import io.kes.connector.FailureHandler;
-import io.kes.connector.IndexNameTemplate;
 import io.kes.connector.deadletter.DeadLetterFailureHandler;
 import io.kes.jobs.cli.EarlyMiniCluster;
 import io.kes.jobs.cli.ExitCode;
@@ -24,8 +23,6 @@ import io.kes.jobs.source.FailFastSource;
 import io.kes.jobs.source.KesKafkaSource;
 import io.kes.jobs.template.IndexTemplates;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -251,7 +248,8 @@ public final class KesJob {
                 .process(new RecordDecoder(config))
                 .name("decode")
                 .uid("kes-decode")
-                .sinkTo(ElasticsearchSink.of(config.sink, failures).writingTo(literalTargets(config)))
+                .sinkTo(ElasticsearchSink.of(config.sink, failures)
+                        .writingTo(config.routes.stream().map(Route::target).toList()))
                 .name("es")
                 .setDescription("elasticsearch: "
                         + String.join(
@@ -270,16 +268,4 @@ public final class KesJob {
 
     private static final String USAGE = "usage: kes-job --config <mapping.yaml> [--flink-conf <flink config.yaml>] "
             + "[--restore <checkpoint or savepoint path> | --restore-latest]; all flags: bin/kes run --help";
-
-    /** Every route's target when none takes its name from the records; else none (not known before the job runs). */
-    static List<String> literalTargets(KesConfig config) {
-        List<String> targets = new ArrayList<>();
-        for (Route route : config.routes) {
-            if (!IndexNameTemplate.parse(route.target()).isLiteral()) {
-                return List.of();
-            }
-            targets.add(route.target());
-        }
-        return targets;
-    }
 }

@@ -1,5 +1,6 @@
 package io.kes.connector.exchange;
 
+import io.kes.connector.IndexNameTemplate;
 import io.kes.connector.SinkSettings;
 import io.kes.connector.cluster.ClusterMetadataClient;
 import io.kes.connector.cluster.IndexMetadata;
@@ -25,9 +26,13 @@ final class TargetShards {
 
     private TargetShards() {}
 
-    /** The most shards of {@code targets}' write indices; {@link #UNKNOWN} when one is not known. */
+    /**
+     * The most shards of {@code targets}' write indices; {@link #UNKNOWN} when one is not known (a
+     * name template's indices are known only once records name them).
+     */
     static int mostOf(SinkSettings settings, List<String> targets) {
-        if (targets.isEmpty()) {
+        if (targets.isEmpty()
+                || targets.stream().anyMatch(t -> !IndexNameTemplate.parse(t).isLiteral())) {
             return UNKNOWN;
         }
         try (RestClient client = RestClients.create(settings)) {

@@ -64,11 +64,6 @@ final class KesDynamicSink implements DynamicTableSink, SupportsWritingMetadata 
 
     private List<String> metadataKeys = List.of();
 
-    /** The sink, told its index when the name is fixed (so that {@code bulk.topology: auto} can read its shards). */
-    private ElasticsearchSink literalIndex() {
-        return IndexNameTemplate.parse(spec.index()).isLiteral() ? sink.writingTo(List.of(spec.index())) : sink;
-    }
-
     KesDynamicSink(
             ElasticsearchSink sink,
             RowToDocument.Spec spec,
@@ -161,8 +156,10 @@ final class KesDynamicSink implements DynamicTableSink, SupportsWritingMetadata 
                         .name("kes: rows to documents")
                         .setParallelism(writers);
                 provider.generateUid("kes-rows-to-documents").ifPresent(documents::uid);
-                DataStreamSink<DocumentOperation> out =
-                        documents.sinkTo(literalIndex()).name("kes: " + table).setParallelism(writers);
+                DataStreamSink<DocumentOperation> out = documents
+                        .sinkTo(sink.writingTo(List.of(spec.index())))
+                        .name("kes: " + table)
+                        .setParallelism(writers);
                 provider.generateUid("kes-sink").ifPresent(out::uid);
                 return out;
             }
