@@ -104,6 +104,24 @@ record FaultPlan(List<Fault> faults) {
     }
 
     /**
+     * A soak's faults: one every {@code periodMillis} from the first period on, until 90% of the
+     * window, in turn a stop with a savepoint and resubmit, a node restart (kill -9, back 2 s
+     * later), a rollover and a rescale (there, and back at the next turn): the operations a job
+     * lives through week after week, repeated, so that what each leaves behind adds up.
+     */
+    static FaultPlan periodic(long windowMillis, long periodMillis) {
+        List<FaultKind> turns =
+                List.of(FaultKind.STOP_SAVEPOINT, FaultKind.ES_KILL, FaultKind.ROLLOVER, FaultKind.RESCALE);
+        List<Fault> faults = new ArrayList<>();
+        int n = 0;
+        for (long at = periodMillis; at <= windowMillis * 0.9; at += periodMillis) {
+            FaultKind kind = turns.get(n++ % turns.size());
+            faults.add(new Fault(at, kind, kind == FaultKind.ES_KILL ? 2 : 0));
+        }
+        return new FaultPlan(withRescaleTargets(faults));
+    }
+
+    /**
      * A rescale's amount is the parallelism the job restarts at: the other one of {@link
      * JobFiles#PARALLELISM} and {@link JobFiles#RESCALED_PARALLELISM} than it runs at by then. Rescales
      * come in pairs, so the first goes up, the next comes back, and a schedule ends where it began.

@@ -39,6 +39,20 @@ final class FlinkRest {
                 "{\"drain\":false,\"targetDirectory\":\"" + directory.toUri() + "\"}");
     }
 
+    /** The running job's latest completed checkpoint: its end-to-end duration in ms and its size in bytes; empty before the first. */
+    java.util.Optional<long[]> latestCheckpoint() throws IOException, InterruptedException {
+        JsonNode completed = call("GET", "/jobs/" + runningJob() + "/checkpoints", null)
+                .path("latest")
+                .path("completed");
+        if (completed.isMissingNode() || completed.isNull()) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(new long[] {
+            completed.path("end_to_end_duration").asLong(),
+            completed.path("state_size").asLong()
+        });
+    }
+
     private String runningJob() throws IOException, InterruptedException {
         for (JsonNode job : call("GET", "/jobs", null).path("jobs")) {
             if ("RUNNING".equals(job.path("status").asText())) {

@@ -99,7 +99,12 @@ final class JobProcess {
         } catch (IOException e) {
             throw new UncheckedIOException("could not write the job's config at parallelism " + parallelism, e);
         }
-        List<String> command = new ArrayList<>(List.of(javaExecutable(), "-Xmx1g", "-XX:+UseSerialGC"));
+        List<String> command = new ArrayList<>(List.of(
+                javaExecutable(),
+                "-Xmx1g",
+                "-XX:+UseSerialGC",
+                // each start's collections in a log of its own (%p: its pid), read by the soak (SoakSampler)
+                "-Xlog:gc:file=" + log.resolveSibling("gc-%p.log")));
         command.addAll(JvmFlags.forFlink());
         command.addAll(List.of(
                 "-Dlog4j2.configurationFile=" + root.resolve("jobs/config/log4j2-cli.properties"),
@@ -148,6 +153,21 @@ final class JobProcess {
         parallelism = newParallelism;
         start(true);
         return gone;
+    }
+
+    /** The running job's process id; -1 when none runs. */
+    synchronized long pid() {
+        return process != null && process.isAlive() ? process.pid() : -1;
+    }
+
+    /** The job's Flink REST API. */
+    FlinkRest rest() {
+        return rest;
+    }
+
+    /** The GC log of the job's JVM with process id {@code pid} (each start writes its own). */
+    Path gcLog(long pid) {
+        return log.resolveSibling("gc-" + pid + ".log");
     }
 
     synchronized int parallelism() {

@@ -95,6 +95,23 @@ final class KafkaTopics {
         }
     }
 
+    /** The group's committed offsets summed over every partition it committed: records made durable so far; -1 when Kafka cannot say now. */
+    long committed(String group) {
+        try (Admin admin = admin()) {
+            return admin
+                    .listConsumerGroupOffsets(group)
+                    .partitionsToOffsetAndMetadata()
+                    .get(10, TimeUnit.SECONDS)
+                    .values()
+                    .stream()
+                    .filter(java.util.Objects::nonNull)
+                    .mapToLong(OffsetAndMetadata::offset)
+                    .sum();
+        } catch (Exception kafkaNotAnswering) {
+            return -1;
+        }
+    }
+
     private static List<TopicPartition> partitions(KafkaConsumer<byte[], byte[]> consumer, String topic) {
         Map<String, List<PartitionInfo>> topics = consumer.listTopics(Duration.ofSeconds(10));
         List<TopicPartition> partitions = new ArrayList<>();

@@ -48,6 +48,8 @@ final class Schedule {
             Duration took) {}
 
     private static final double UP_FRONT = 0.3;
+    /** How often a soak samples the job's resources. */
+    private static final Duration SOAK_SAMPLE_EVERY = Duration.ofSeconds(20);
     /** bulk.topology by schedule: even ones keyed by shard slot, odd ones chained, so a run tortures both. */
     private static final String[] TOPOLOGIES = {"keyed", "chained"};
 
@@ -71,8 +73,10 @@ final class Schedule {
         long streamSeed = random.nextLong();
         Names names = new Names("torture-" + Long.toString(seed & 0xffffffffL, 36) + "-" + index);
         long windowMillis = options.window().toMillis();
-        FaultPlan plan = FaultPlan.draw(
-                random, index, windowMillis, options.extraFaults(), servers.nodes.size(), options.kinds());
+        FaultPlan plan = options.soak()
+                ? FaultPlan.periodic(windowMillis, options.soakPeriod().toMillis())
+                : FaultPlan.draw(
+                        random, index, windowMillis, options.extraFaults(), servers.nodes.size(), options.kinds());
         String topology = JobFiles.topology(options.bulk(), topologyFor(index, plan));
         out.printf(
                 "schedule %d seed %d (%s, %s writers): plan %s%n",
@@ -100,6 +104,7 @@ final class Schedule {
         List<String> notes = new ArrayList<>();
         Map<FaultKind, Integer> injected = new EnumMap<>(FaultKind.class);
         FaultProxy.Stats proxyBefore = servers.proxy.stats();
+        SoakSampler soak = null;
         try (KafkaProducer<String, String> producer = producer(servers.kafka)) {
             for (ChangeStream.Out r : stream.subList(0, upFront)) {
                 producer.send(new ProducerRecord<>(r.topic(), r.key(), r.value()));
@@ -107,6 +112,14 @@ final class Schedule {
             producer.flush();
             job.start(false);
             awaitFirstCheckpoint(job, notes);
+            soak = options.soak()
+                    ? new SoakSampler(
+                            job,
+                            new KafkaTopics(servers.kafka.bootstrapServers()),
+                            names.group(),
+                            SOAK_SAMPLE_EVERY.toMillis(),
+                            dir.resolve("soak.csv"))
+                    : null;
             AtomicReference<Throwable> produceFailure = new AtomicReference<>();
             Thread producing = new Thread(
                     () -> produceEvenly(producer, stream.subList(upFront, stream.size()), windowMillis, produceFailure),
@@ -134,6 +147,11 @@ final class Schedule {
                         + job.log() + ")");
             }
         } finally {
+            if (soak != null) {
+                soak.close();
+                notes.addAll(SoakSampler.summary(soak.samples()));
+                notes.add("soak: every sample in " + dir.resolve("soak.csv"));
+            }
             job.stop();
             servers.proxy.heal();
         }

@@ -65,11 +65,12 @@ public final class Torture {
     }
 
     static boolean failed(List<Schedule.Result> results) {
-        return results.stream().anyMatch(r -> !r.mismatches().isEmpty() || notCaughtUp(r));
+        return results.stream().anyMatch(r -> !r.mismatches().isEmpty() || didNotHold(r));
     }
 
-    private static boolean notCaughtUp(Schedule.Result r) {
-        return r.notes().stream().anyMatch(n -> n.startsWith("did not catch up"));
+    /** The job did not catch up, or a soak's resources grew: a failure without a mismatch. */
+    private static boolean didNotHold(Schedule.Result r) {
+        return r.notes().stream().anyMatch(n -> n.startsWith("did not catch up") || n.startsWith(SoakSampler.GREW));
     }
 
     private static void print(Schedule.Result r, PrintStream out) {
@@ -110,7 +111,7 @@ public final class Torture {
             keys += r.keysChecked();
             records += r.recordsChecked();
             mismatches += r.mismatches().size();
-            failing += !r.mismatches().isEmpty() || notCaughtUp(r) ? 1 : 0;
+            failing += !r.mismatches().isEmpty() || didNotHold(r) ? 1 : 0;
         }
         out.println();
         out.println("| schedules run | failing | keys checked | records checked | mismatches |");
@@ -127,7 +128,7 @@ public final class Torture {
             out.println("mismatches by kind: " + kinds);
             out.println("failing seeds: "
                     + results.stream()
-                            .filter(r -> !r.mismatches().isEmpty() || notCaughtUp(r))
+                            .filter(r -> !r.mismatches().isEmpty() || didNotHold(r))
                             .map(r -> r.seed() + " (schedule " + r.index() + ")")
                             .toList());
         }

@@ -30,6 +30,9 @@ import java.util.Set;
  * @param kinds       {@code --kinds}: the only kinds to inject, each in every schedule (extras drawn among them, no
  *                    rollover unless listed), to work one kind hard; empty: every kind, in turn
  * @param workDir     configs, job logs and checkpoints of each schedule
+ * @param soakPeriod  {@code --soak MINUTES}: zero, or one schedule whose window is that long, with a fault every
+ *                    this often in turn (a stop with a savepoint, a node restart, a rollover, a rescale) and the job's
+ *                    resources sampled throughout ({@link SoakSampler})
  */
 record TortureOptions(
         int schedules,
@@ -45,12 +48,24 @@ record TortureOptions(
         Engine engine,
         int nodes,
         Set<FaultKind> kinds,
-        Path workDir) {
+        Path workDir,
+        Duration soakPeriod) {
+
+    /** A soak's faults: one every this often. */
+    static final Duration SOAK_FAULT_EVERY = Duration.ofMinutes(3);
+
+    /** A soak's change stream: this many changes a second over its window, unless {@code --updates} says. */
+    static final int SOAK_UPDATES_PER_SECOND = 200;
+
+    boolean soak() {
+        return !soakPeriod.isZero();
+    }
 
     static final String USAGE =
             "usage: bin/kes torture [--schedules N] [--seed S] [--first I] [--keys K] [--updates U] "
                     + "[--window SECONDS] [--catch-up SECONDS] [--bulk '{max_docs: 250}'] [--es-heap 768m] [--extra-faults 2 | --no-faults] "
-                    + "[--engine elasticsearch|opensearch] [--nodes 1|3] [--kinds rescale,job-kill] [--work-dir DIR]";
+                    + "[--engine elasticsearch|opensearch] [--nodes 1|3] [--kinds rescale,job-kill] [--work-dir DIR]"
+                    + " | bin/kes torture --soak MINUTES [--keys K] [--updates U] [--nodes 1|3]";
 
     static TortureOptions defaults(Path workDir) {
         return new TortureOptions(
@@ -67,7 +82,8 @@ record TortureOptions(
                 Engine.ELASTICSEARCH,
                 1,
                 Set.of(),
-                workDir);
+                workDir,
+                Duration.ZERO);
     }
 
     static TortureOptions parse(String[] args, Path defaultWorkDir) {
@@ -100,7 +116,17 @@ record TortureOptions(
                 case "--nodes" -> o.nodes = Integer.parseInt(v);
                 case "--kinds" -> o.kinds = kinds(v);
                 case "--work-dir" -> o.workDir = Path.of(v);
+                case "--soak" -> o.soakMinutes = Integer.parseInt(v);
                 default -> throw new IllegalArgumentException("unknown option '" + flag + "'. " + USAGE);
+            }
+        }
+        if (o.soakMinutes > 0) {
+            // one long schedule, its faults periodic (FaultPlan.periodic), at a moderate steady rate
+            o.schedules = 1;
+            o.window = Duration.ofMinutes(o.soakMinutes);
+            o.soakPeriod = SOAK_FAULT_EVERY;
+            if (!updatesGiven(args)) {
+                o.updates = (int) (SOAK_UPDATES_PER_SECOND * o.window.toSeconds());
             }
         }
         if (o.updates < o.keys) {
@@ -121,6 +147,10 @@ record TortureOptions(
                     + FaultKind.forNodes(o.nodes).stream().map(FaultKind::label).toList());
         }
         return o.build();
+    }
+
+    private static boolean updatesGiven(String[] args) {
+        return List.of(args).contains("--updates");
     }
 
     /** {@code rescale,job-kill}: kinds by label, each at most once. */
@@ -153,6 +183,8 @@ record TortureOptions(
         int nodes;
         Set<FaultKind> kinds;
         Path workDir;
+        int soakMinutes;
+        Duration soakPeriod;
 
         Parsed(TortureOptions o) {
             schedules = o.schedules;
@@ -169,6 +201,7 @@ record TortureOptions(
             nodes = o.nodes;
             kinds = o.kinds;
             workDir = o.workDir;
+            soakPeriod = o.soakPeriod;
         }
 
         TortureOptions build() {
@@ -186,7 +219,8 @@ record TortureOptions(
                     engine,
                     nodes,
                     kinds,
-                    workDir);
+                    workDir,
+                    soakPeriod);
         }
     }
 }

@@ -197,4 +197,30 @@ class FaultPlanTest {
                 .isNotEmpty()
                 .allSatisfy(r -> assertThat(r.topic()).isEqualTo(names.deletes()));
     }
+
+    @Test
+    void aSoakTakesTurnsAtEachOperationEveryPeriodAndEveryRescaleGoesToTheOtherParallelism() {
+        FaultPlan plan = FaultPlan.periodic(30 * 60_000, 3 * 60_000);
+
+        assertThat(plan.faults())
+                .extracting(FaultPlan.Fault::kind)
+                .containsExactly(
+                        FaultKind.STOP_SAVEPOINT,
+                        FaultKind.ES_KILL,
+                        FaultKind.ROLLOVER,
+                        FaultKind.RESCALE,
+                        FaultKind.STOP_SAVEPOINT,
+                        FaultKind.ES_KILL,
+                        FaultKind.ROLLOVER,
+                        FaultKind.RESCALE,
+                        FaultKind.STOP_SAVEPOINT);
+        assertThat(plan.faults())
+                .extracting(FaultPlan.Fault::atMillis)
+                .startsWith(3 * 60_000L, 6 * 60_000L)
+                .allMatch(at -> at <= 27 * 60_000L);
+        assertThat(plan.faults().stream()
+                        .filter(f -> f.kind() == FaultKind.RESCALE)
+                        .map(FaultPlan.Fault::amount))
+                .containsExactly(JobFiles.RESCALED_PARALLELISM, JobFiles.PARALLELISM);
+    }
 }

@@ -100,7 +100,8 @@ class TortureIT {
                 engine,
                 nodes,
                 Set.of(),
-                workDir);
+                workDir,
+                Duration.ZERO);
     }
 
     private static void assertEveryKeyChecked(List<Schedule.Result> results, int schedules) {

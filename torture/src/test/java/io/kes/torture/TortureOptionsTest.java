@@ -31,4 +31,17 @@ class TortureOptionsTest {
         assertThatThrownBy(() -> TortureOptions.parse(new String[] {"--kinds", "conn-reset", "--nodes", "3"}, DIR))
                 .hasMessageContaining("[conn-reset] cannot be injected with --nodes 3");
     }
+
+    @Test
+    void aSoakIsOneScheduleAsLongAsItsMinutesAtAModerateRateUnlessTheUpdatesAreGiven() {
+        TortureOptions soak = TortureOptions.parse(new String[] {"--soak", "30"}, DIR);
+        assertThat(soak.soak()).isTrue();
+        assertThat(soak.schedules()).isEqualTo(1);
+        assertThat(soak.window()).hasMinutes(30);
+        assertThat(soak.updates()).isEqualTo(TortureOptions.SOAK_UPDATES_PER_SECOND * 30 * 60);
+        assertThat(TortureOptions.parse(new String[] {"--soak", "30", "--updates", "5000"}, DIR)
+                        .updates())
+                .isEqualTo(5000);
+        assertThat(TortureOptions.parse(new String[0], DIR).soak()).isFalse();
+    }
 }
