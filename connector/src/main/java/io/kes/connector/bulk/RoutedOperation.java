@@ -61,7 +61,12 @@ public final class RoutedOperation {
         return own.resolve(predictor, prediction);
     }
 
-    /** The two references, then the operation: 16 bytes more than the operation alone. */
+    /**
+     * The operation, then the two references: 16 bytes more than the operation alone. The operation
+     * comes first so that its format version (the byte after its length, {@link
+     * DocumentOperationSerializer}) is read before anything else: a record of another build is
+     * refused with that error instead of being misread.
+     */
     public static final class Serializer extends TypeSerializer<RoutedOperation> {
         private static final long serialVersionUID = 1L;
 
@@ -70,17 +75,17 @@ public final class RoutedOperation {
 
         @Override
         public void serialize(RoutedOperation routed, DataOutputView out) throws IOException {
+            operations.serialize(routed.op, out);
             out.writeLong(routed.predictor);
             out.writeLong(routed.prediction);
-            operations.serialize(routed.op, out);
         }
 
         @Override
         public RoutedOperation deserialize(DataInputView in) throws IOException {
             RoutedOperation routed = new RoutedOperation();
+            routed.op = operations.deserialize(in);
             routed.predictor = in.readLong();
             routed.prediction = in.readLong();
-            routed.op = operations.deserialize(in);
             return routed;
         }
 

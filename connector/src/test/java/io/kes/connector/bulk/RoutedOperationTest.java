@@ -1,10 +1,12 @@
 package io.kes.connector.bulk;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kes.connector.DocumentOperation;
 import io.kes.connector.routing.IndexLayout;
 import io.kes.connector.routing.ShardPredictor;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
@@ -29,5 +31,21 @@ class RoutedOperationTest {
         assertThat(back.prediction(new ShardPredictor(null)))
                 .as("a writer with another table predicts again")
                 .isNull();
+    }
+
+    @Test
+    void aRecordOfAnotherExchangeFormatIsRefusedBeforeAnyFieldIsRead() throws Exception {
+        DocumentOperation op = DocumentOperation.index("logs", "a", "{}".getBytes(StandardCharsets.UTF_8));
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        ShardPredictor predictor = new ShardPredictor(null);
+        IndexLayout layout = IndexLayout.of("logs", "u1", new long[] {1, 1}, null);
+        new RoutedOperation.Serializer().serialize(new RoutedOperation().set(7, predictor, layout.shard(0), op), out);
+        byte[] record = out.getCopyOfBuffer();
+        record[Integer.BYTES]++; // the format version: the byte after the operation's length, the record's first field
+
+        assertThatThrownBy(() -> new RoutedOperation.Serializer().deserialize(new DataInputDeserializer(record)))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("exchange format version 2")
+                .hasMessageContaining("run one build everywhere");
     }
 }
