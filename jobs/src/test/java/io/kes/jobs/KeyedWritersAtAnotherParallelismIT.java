@@ -56,6 +56,62 @@ class KeyedWritersAtAnotherParallelismIT {
         es.http()
                 .send("PUT", "/" + name, "{\"settings\":{\"number_of_shards\":1,\"number_of_replicas\":0}}")
                 .requireOk("create " + name);
+        runWithWritersOverridden(es, kafka, name, name);
+
+        for (int writer = 0; writer < WRITERS; writer++) {
+            assertThat(ProgressReporter.sum("numRecordsIn", "bulk writer#" + writer))
+                    .as("documents received by writer %d of %d", writer, WRITERS)
+                    .isPositive();
+        }
+        assertThat(TestTopics.numbersById(es, name, "v", KEYS + 10))
+                .as("every key at its last value")
+                .isEqualTo(expected);
+    }
+
+    /**
+     * A daily index rolling over mid-stream, as a name template makes it: the records of the second
+     * day go to a new index of another shard count, whose slots the routers lay out when they first
+     * see it, still keyed by the 3 writers that run. Every key of each day's index ends at its last
+     * value there.
+     */
+    @Test
+    void throughARolloverToANewDailyIndexEveryKeyOfEachDayEndsAtItsLastValue() throws Exception {
+        ElasticsearchNode es = SharedServers.elasticsearch();
+        KafkaBroker kafka = SharedServers.kafka();
+        String name = "keyed-writers-rollover";
+        List<TestTopics.KeyValue> records = new ArrayList<>();
+        Map<String, Map<String, Long>> expected = new TreeMap<>();
+        for (int i = 0; i < RECORDS; i++) {
+            String key = "k" + (i % KEYS);
+            // the second day starts at 40%: both days' slots are busy while the routers switch
+            String day = i < RECORDS * 2 / 5 ? "d1" : "d2";
+            records.add(TestTopics.KeyValue.of(key, "{\"v\":" + i + ",\"day\":\"" + day + "\"}"));
+            expected.computeIfAbsent(name + "-" + day, d -> new TreeMap<>()).put(key, (long) i);
+        }
+        TestTopics.produce(kafka, name, Map.of(), records);
+        int shards = 1;
+        for (String index : expected.keySet()) {
+            es.http()
+                    .send(
+                            "PUT",
+                            "/" + index,
+                            "{\"settings\":{\"number_of_shards\":" + shards + ",\"number_of_replicas\":0}}")
+                    .requireOk("create " + index);
+            shards = 5; // the new day's index has other slots than the old one's
+        }
+
+        runWithWritersOverridden(es, kafka, name, name + "-{day}");
+
+        for (var day : expected.entrySet()) {
+            assertThat(TestTopics.numbersById(es, day.getKey(), "v", KEYS + 10))
+                    .as("every key of %s at its last value there", day.getKey())
+                    .isEqualTo(day.getValue());
+        }
+    }
+
+    /** The bounded keyed job from {@code topic} into {@code index} (a name or a template), its routers at 2 and writers at 3. */
+    private static void runWithWritersOverridden(ElasticsearchNode es, KafkaBroker kafka, String topic, String index)
+            throws Exception {
         KesConfig config = KesConfig.parse(
                 String.join(
                         "\n",
@@ -64,7 +120,7 @@ class KeyedWritersAtAnotherParallelismIT {
                         "bulk: {topology: keyed, max_docs: 50}",
                         "job: {parallelism: " + ROUTERS + ", checkpoint_interval: 1s, bounded: true}",
                         "routes:",
-                        "  - {topics: [" + name + "], index: " + name + ", id: key}"),
+                        "  - {topics: [" + topic + "], index: \"" + index + "\", id: key}"),
                 Map.of());
 
         Configuration flink = new Configuration();
@@ -82,15 +138,6 @@ class KeyedWritersAtAnotherParallelismIT {
             cluster.start();
             cluster.executeJobBlocking(graph);
         }
-
-        for (int writer = 0; writer < WRITERS; writer++) {
-            assertThat(ProgressReporter.sum("numRecordsIn", "bulk writer#" + writer))
-                    .as("documents received by writer %d of %d", writer, WRITERS)
-                    .isPositive();
-        }
-        assertThat(TestTopics.numbersById(es, name, "v", KEYS + 10))
-                .as("every key at its last value")
-                .isEqualTo(expected);
     }
 
     /** The writers' own vertex: keyed, they are not chained to the routers. */

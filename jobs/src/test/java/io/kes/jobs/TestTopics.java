@@ -67,7 +67,14 @@ final class TestTopics {
     /** Creates the topic and writes these records, headers included, in order; the records name their partition. */
     static void produceRecords(KafkaBroker kafka, String topic, List<ProducerRecord<byte[], byte[]>> records)
             throws Exception {
-        kafka.createTopic(topic, 1, Map.of());
+        produceRecords(kafka, topic, 1, records);
+    }
+
+    /** Creates the topic with {@code partitions} partitions and writes these records in order to the partitions they name. */
+    static void produceRecords(
+            KafkaBroker kafka, String topic, int partitions, List<ProducerRecord<byte[], byte[]>> records)
+            throws Exception {
+        kafka.createTopic(topic, partitions, Map.of());
         try (var producer = producer(kafka, "none")) {
             for (ProducerRecord<byte[], byte[]> r : records) {
                 producer.send(r).get();
