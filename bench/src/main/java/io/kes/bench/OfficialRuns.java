@@ -27,13 +27,22 @@ import java.util.stream.Collectors;
  * kes's MiniCluster, that JVM and its MiniCluster serve every run (see {@code OfficialSinkJob}).
  *
  * <p>Its clock: from the first record read (the job says so on stdout) until the index's primaries
- * have indexed every document ({@code _stats/indexing index_total}, polled every 20 ms: the sink has
- * no acknowledged-documents metric the bench can read across processes), then a refresh and count,
- * as for kes.
+ * have indexed every document ({@code _stats/indexing index_total}, polled every {@value #POLL_MS} ms: the
+ * sink has no acknowledged-documents metric the bench can read across processes), then a refresh and
+ * count, as for kes. The poll is kept slow on purpose: at 20 ms the bench's own {@code _stats} calls
+ * took CPU from the node the sink wrote to, and only during the official sink's runs.
+ *
+ * <p>Its JVM gets what {@code bin/kes run} gives kes's (the JIT stopped at C1, 4 MB G1 regions, the
+ * same heap), so that the two differ in their code, not in their flags; {@code
+ * KES_BENCH_OFFICIAL_JAVA_OPTS} comes last, as {@code KES_JAVA_OPTS} does for kes
+ * ({@code -XX:TieredStopAtLevel=4} gives it C2 back).
  */
 final class OfficialRuns implements AutoCloseable {
 
     static final String CONNECTOR = "flink-connector-elasticsearch7 3.0.1-1.17 on Flink 1.17.2";
+    /** How often the index's count is read while the sink runs. */
+    static final int POLL_MS = 200;
+
     private static final Pattern INDEX_TOTAL = Pattern.compile("\"index_total\":(\\d+)");
 
     private final BenchOptions options;
@@ -99,7 +108,10 @@ final class OfficialRuns implements AutoCloseable {
         List<String> cmd = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx" + heap,
-                "-XX:-UseCodeCacheFlushing"));
+                "-XX:-UseCodeCacheFlushing",
+                // what bin/kes run gives kes's JVM (bin/kes, run): the same JIT and heap regions for both
+                "-XX:TieredStopAtLevel=1",
+                "-XX:G1HeapRegionSize=4m"));
         // Flink 1.17 on JDK 17: its serializers and Kryo reach into these JDK packages. Not JvmFlags (pom.xml's
         // kes.jvm.flags) on purpose: those are what kes's Flink 2 needs, and this JVM runs the official sink on Flink
         // 1.17.
@@ -120,6 +132,11 @@ final class OfficialRuns implements AutoCloseable {
                 "java.math",
                 "java.security")) {
             cmd.add("--add-opens=java.base/" + pkg + "=ALL-UNNAMED");
+        }
+        String extra =
+                System.getenv().getOrDefault("KES_BENCH_OFFICIAL_JAVA_OPTS", "").trim();
+        if (!extra.isEmpty()) {
+            cmd.addAll(List.of(extra.split("\\s+")));
         }
         cmd.addAll(List.of(
                 "-Dlog4j2.configurationFile=" + log4jConfig(),
@@ -269,7 +286,7 @@ final class OfficialRuns implements AutoCloseable {
                 lastPrint = System.nanoTime();
                 System.out.printf("  indexed %,d%n", indexed);
             }
-            Thread.sleep(20);
+            Thread.sleep(POLL_MS);
         }
         if (firstIndexed == 0) {
             firstIndexed = System.nanoTime(); // everything was indexed before the first look

@@ -16,6 +16,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.elasticsearch.sink.Elasticsearch7SinkBuilder;
+import org.apache.flink.connector.elasticsearch.sink.FlushBackoffType;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
@@ -33,7 +34,8 @@ import org.elasticsearch.common.xcontent.XContentType;
  * The official Flink Elasticsearch sink as {@code bin/kes bench} runs it: Kafka topic -> index, ids
  * from the records' Kafka coordinates (kes's {@code id: kafka}), the JSON values untouched, the
  * sink's bulk settings as kes's (1,000 actions / 5 MB / 1 s, one bulk in flight per subtask, which is
- * the official sink's only mode), at-least-once with checkpoints as often as kes's.
+ * the official sink's only mode), exponential backoff on rejected bulks (8 retries from 100 ms), at-least-once
+ * with checkpoints as often as kes's.
  *
  * <p>One process serves every run of the bench, as kes's shared MiniCluster does: it starts a
  * MiniCluster once, then reads commands from stdin, one per line, and answers on stdout:
@@ -145,6 +147,8 @@ public final class OfficialSinkJob {
                         .setBulkFlushMaxActions(1000)
                         .setBulkFlushMaxSizeMb(5)
                         .setBulkFlushInterval(1000)
+                        // what a user sets so that a full write queue (429) is waited out, not a failed job
+                        .setBulkFlushBackoffStrategy(FlushBackoffType.EXPONENTIAL, 8, 100)
                         .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
                         .setEmitter((doc, context, indexer) ->
                                 indexer.add(new IndexRequest(index).id(doc.id).source(doc.source, XContentType.JSON)))
