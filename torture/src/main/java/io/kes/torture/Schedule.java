@@ -48,8 +48,6 @@ final class Schedule {
             Duration took) {}
 
     private static final double UP_FRONT = 0.3;
-    /** How often a soak samples the job's resources. */
-    private static final Duration SOAK_SAMPLE_EVERY = Duration.ofSeconds(20);
     /** bulk.topology by schedule: even ones keyed by shard slot, odd ones chained, so a run tortures both. */
     private static final String[] TOPOLOGIES = {"keyed", "chained"};
 
@@ -112,14 +110,7 @@ final class Schedule {
             producer.flush();
             job.start(false);
             awaitFirstCheckpoint(job, notes);
-            soak = options.soak()
-                    ? new SoakSampler(
-                            job,
-                            new KafkaTopics(servers.kafka.bootstrapServers()),
-                            names.group(),
-                            SOAK_SAMPLE_EVERY.toMillis(),
-                            dir.resolve("soak.csv"))
-                    : null;
+            soak = options.soak() ? SoakSampler.start(job, servers.kafka.bootstrapServers(), names.group(), dir) : null;
             AtomicReference<Throwable> produceFailure = new AtomicReference<>();
             Thread producing = new Thread(
                     () -> produceEvenly(producer, stream.subList(upFront, stream.size()), windowMillis, produceFailure),

@@ -57,6 +57,9 @@ final class SoakSampler implements AutoCloseable {
         }
     }
 
+    /** How often a soak samples the job's resources. */
+    static final long SAMPLE_EVERY_MILLIS = 20_000;
+
     private final JobProcess job;
     private final KafkaTopics kafka;
     private final String group;
@@ -79,6 +82,11 @@ final class SoakSampler implements AutoCloseable {
         this.thread = new Thread(this::loop, "kes-torture-soak-sampler");
         thread.setDaemon(true);
         thread.start();
+    }
+
+    /** Samples {@code job} every {@link #SAMPLE_EVERY_MILLIS} into {@code dir/soak.csv}, its records by the committed offsets of {@code group}. */
+    static SoakSampler start(JobProcess job, String bootstrap, String group, Path dir) throws IOException {
+        return new SoakSampler(job, new KafkaTopics(bootstrap), group, SAMPLE_EVERY_MILLIS, dir.resolve("soak.csv"));
     }
 
     private void loop() {
@@ -123,7 +131,7 @@ final class SoakSampler implements AutoCloseable {
         return new Sample(
                 second,
                 pid,
-                pid < 0 ? -1 : heapFloorAfterGc(job.gcLog(pid)),
+                pid < 0 ? -1 : heapAfterLatestGc(job.gcLog(pid)),
                 pid < 0 ? -1 : threads(pid),
                 pid < 0 ? -1 : openFiles(pid),
                 checkpoint[0],
@@ -131,21 +139,22 @@ final class SoakSampler implements AutoCloseable {
                 perSecond);
     }
 
-    /** The lowest heap after a collection among the last 20 of {@code gcLog}: the live data, not the garbage of the moment. */
-    static long heapFloorAfterGc(Path gcLog) {
+    /**
+     * The heap after the latest collection in {@code gcLog}, -1 before the first: what the JVM kept
+     * live then. The job allocates little (a soak's JVM collected 5 times in 25 minutes), so the
+     * latest collection it is, not a floor over the last several, which would reach back to
+     * start-up.
+     */
+    static long heapAfterLatestGc(Path gcLog) {
         try {
             List<String> lines = Files.readAllLines(gcLog);
-            long floor = -1;
-            int seen = 0;
-            for (int i = lines.size() - 1; i >= 0 && seen < 20; i--) {
+            for (int i = lines.size() - 1; i >= 0; i--) {
                 Matcher m = COLLECTION.matcher(lines.get(i));
                 if (m.find()) {
-                    long after = Long.parseLong(m.group(2));
-                    floor = floor < 0 ? after : Math.min(floor, after);
-                    seen++;
+                    return Long.parseLong(m.group(2));
                 }
             }
-            return floor;
+            return -1;
         } catch (IOException | RuntimeException notThereYet) {
             return -1;
         }

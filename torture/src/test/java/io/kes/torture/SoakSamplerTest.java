@@ -12,7 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
 class SoakSamplerTest {
 
     @Test
-    void theHeapAfterGcIsTheLowestAfterSizeOfTheLatestCollections(@TempDir Path dir) throws Exception {
+    void theHeapAfterGcIsWhatTheLatestCollectionKept(@TempDir Path dir) throws Exception {
         Path log = dir.resolve("gc-1.log");
         Files.write(
                 log,
@@ -22,8 +22,8 @@ class SoakSamplerTest {
                         "[5.220s][info][gc] GC(1) Pause Young (Allocation Failure) 370M->88M(1004M) 8.001ms",
                         "[7.400s][info][gc] GC(2) Pause Young (Allocation Failure) 365M->101M(1004M) 9.100ms"));
 
-        assertThat(SoakSampler.heapFloorAfterGc(log)).isEqualTo(88);
-        assertThat(SoakSampler.heapFloorAfterGc(dir.resolve("none.log")))
+        assertThat(SoakSampler.heapAfterLatestGc(log)).isEqualTo(101);
+        assertThat(SoakSampler.heapAfterLatestGc(dir.resolve("none.log")))
                 .as("no log yet")
                 .isEqualTo(-1);
     }
