@@ -35,7 +35,7 @@ final class FlinkRest {
     void triggerStopWithSavepoint(Path directory) throws IOException, InterruptedException {
         call(
                 "POST",
-                "/jobs/" + runningJob() + "/stop",
+                "/jobs/" + awaitRunningJob(Duration.ofSeconds(90)) + "/stop",
                 "{\"drain\":false,\"targetDirectory\":\"" + directory.toUri() + "\"}");
     }
 
@@ -51,6 +51,24 @@ final class FlinkRest {
             completed.path("end_to_end_duration").asLong(),
             completed.path("state_size").asLong()
         });
+    }
+
+    /**
+     * The running job's id, waiting up to {@code timeout} for one: a job started moments ago (from
+     * the savepoint of the stop before, say) has no REST endpoint yet, or no running job behind it.
+     */
+    private String awaitRunningJob(Duration timeout) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            try {
+                return runningJob();
+            } catch (IOException | IllegalStateException notYet) {
+                if (System.nanoTime() > deadline) {
+                    throw notYet;
+                }
+                Thread.sleep(250);
+            }
+        }
     }
 
     private String runningJob() throws IOException, InterruptedException {
