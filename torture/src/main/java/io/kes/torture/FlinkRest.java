@@ -26,17 +26,39 @@ final class FlinkRest {
         this.base = "http://127.0.0.1:" + port;
     }
 
+    /** A stop with a savepoint Flink took: its job and its request, whose status {@link #status} reads. */
+    record Stop(String job, String request) {}
+
     /**
-     * Asks the running job to stop with a savepoint in {@code directory}, without drain. Returns
-     * once Flink took the request: the job's process exits when the savepoint completes, and with it
-     * this REST endpoint, so the savepoint's completion is read from the process and the directory
-     * ({@link JobProcess#stopWithSavepointAndResume}), not from here.
+     * Asks the running job to stop with a savepoint in {@code directory}, without drain, once every
+     * task of it runs (a stop while tasks still deploy fails at once: "not all required tasks are
+     * currently running"). Returns once Flink took the request: the job's process exits when the
+     * savepoint completes, and with it this REST endpoint, so the savepoint's completion is read from
+     * the process and the directory ({@link JobProcess#stopWithSavepointAndResume}); {@link #status}
+     * says why while the process still runs.
      */
-    void triggerStopWithSavepoint(Path directory) throws IOException, InterruptedException {
-        call(
+    Stop triggerStopWithSavepoint(Path directory) throws IOException, InterruptedException {
+        String job = awaitRunningJob(Duration.ofSeconds(90));
+        JsonNode answer = call(
                 "POST",
-                "/jobs/" + awaitRunningJob(Duration.ofSeconds(90)) + "/stop",
+                "/jobs/" + job + "/stop",
                 "{\"drain\":false,\"targetDirectory\":\"" + directory.toUri() + "\"}");
+        return new Stop(job, answer.path("request-id").asText());
+    }
+
+    /** {@code IN_PROGRESS}, {@code COMPLETED}, or {@code FAILED: <cause>} of a stop Flink took. */
+    String status(Stop stop) throws IOException, InterruptedException {
+        JsonNode answer = call("GET", "/jobs/" + stop.job() + "/savepoints/" + stop.request(), null);
+        String status = answer.path("status").path("id").asText();
+        JsonNode failure = answer.path("operation").path("failure-cause");
+        return failure.isMissingNode() || failure.isNull()
+                ? status
+                : "FAILED: "
+                        + failure.path("stack-trace")
+                                .asText()
+                                .lines()
+                                .findFirst()
+                                .orElse("?");
     }
 
     /** The running job's latest completed checkpoint: its end-to-end duration in ms and its size in bytes; empty before the first. */
@@ -61,7 +83,7 @@ final class FlinkRest {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             try {
-                return runningJob();
+                return fullyRunningJob();
             } catch (IOException | IllegalStateException notYet) {
                 if (System.nanoTime() > deadline) {
                     throw notYet;
@@ -78,6 +100,17 @@ final class FlinkRest {
             }
         }
         throw new IllegalStateException("no running job at " + base);
+    }
+
+    /** The running job whose every task runs. */
+    private String fullyRunningJob() throws IOException, InterruptedException {
+        String job = runningJob();
+        for (JsonNode vertex : call("GET", "/jobs/" + job, null).path("vertices")) {
+            if (!"RUNNING".equals(vertex.path("status").asText())) {
+                throw new IllegalStateException("job " + job + " has tasks not running yet");
+            }
+        }
+        return job;
     }
 
     private JsonNode call(String method, String path, String body) throws IOException, InterruptedException {

@@ -66,10 +66,16 @@ final class JobProcess {
     synchronized Path stopWithSavepointAndResume(Duration timeout) throws IOException, InterruptedException {
         Path savepoints = checkpoints.resolveSibling("savepoints");
         List<Path> before = savepointsIn(savepoints);
-        rest.triggerStopWithSavepoint(savepoints);
+        FlinkRest.Stop stop = rest.triggerStopWithSavepoint(savepoints);
         if (!waitFor((int) timeout.toSeconds())) {
+            String status;
+            try {
+                status = rest.status(stop);
+            } catch (IOException | RuntimeException e) {
+                status = "unknown (" + e + ")";
+            }
             throw new IllegalStateException("the stop with a savepoint did not complete within " + timeout.toSeconds()
-                    + " s (see " + log + ")");
+                    + " s; Flink says " + status + " (see " + log + ")");
         }
         Path savepoint = savepointsIn(savepoints).stream()
                 .filter(p -> !before.contains(p))
