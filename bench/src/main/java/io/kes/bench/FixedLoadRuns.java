@@ -7,6 +7,7 @@ import io.kes.stack.ElasticsearchCluster;
 import io.kes.stack.ElasticsearchNode;
 import io.kes.stack.Http;
 import io.kes.stack.KafkaBroker;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -293,7 +294,7 @@ final class FixedLoadRuns {
                         "/" + index,
                         "{\"settings\":{\"number_of_shards\":" + shards + ",\"number_of_replicas\":0,"
                                 + "\"index.routing.allocation.total_shards_per_node\":" + primariesPerNode(shards) + ","
-                                + "\"refresh_interval\":\"" + REFRESH_INTERVAL
+                                + "\"refresh_interval\":\"" + REFRESH_INTERVAL.toSeconds() + "s"
                                 + "\",\"translog.durability\":\"async\"}}")
                 .requireOk("creating " + index);
         es.get("/_cluster/health/" + index + "?wait_for_status=green&timeout=60s")
@@ -301,7 +302,7 @@ final class FixedLoadRuns {
     }
 
     /** Set explicitly: left at its default, a shard that no search has hit for 30 s skips its refreshes. */
-    static final String REFRESH_INTERVAL = "1s";
+    static final Duration REFRESH_INTERVAL = Duration.ofSeconds(1);
 
     /** The first and last record of every partition and 8 between them sit under kes's id for their coordinates. */
     private static void checkIds(Http es, String index, long[] ends) throws Exception {
