@@ -29,10 +29,10 @@ import java.util.Set;
 final class FixedLoadScenario {
 
     /**
-     * kes with its defaults; with the keyed topology whatever the writer count (one buffer per
-     * shard slot: at 2 writers, chained by default, each writer buffers every slot); with {@code bulk.coalesce: 1s} (a buffer whose node has
-     * room waits up to 1 s for more documents: the linger timer's behaviour before issue 39); the
-     * official sink (1,000 actions / 1 s interval).
+     * kes with its defaults; with the keyed topology whatever the writer count (one buffer per shard
+     * slot: at 2 writers, chained by default, each writer buffers every slot); with mixed bulks; with
+     * {@code bulk.coalesce: 1s} (a buffer whose node has room waits up to 1 s for more documents: the
+     * linger timer's behaviour before issue 39); the official sink (1,000 actions / 1 s interval).
      */
     static final List<String> MODES = List.of("kes", "kes-keyed", "kes-mixed", "kes-linger", "official");
 
