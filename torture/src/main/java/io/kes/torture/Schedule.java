@@ -3,11 +3,11 @@ package io.kes.torture;
 import io.kes.stack.FaultProxy;
 import io.kes.stack.Http;
 import io.kes.stack.KafkaBroker;
+import io.kes.stack.Ports;
 import io.kes.torture.FaultPlan.Fault;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -85,7 +85,7 @@ final class Schedule {
         Files.deleteIfExists(dir.resolve("job.log")); // nor its log lines counted
         Files.deleteIfExists(dir.resolve("kes.log"));
         int[] shards = {2};
-        int restPort = freePort();
+        int restPort = Ports.free();
         ScheduleResources resources = new ScheduleResources(servers, names);
         resources.create(keyedPartitions, shards[0]);
         JobProcess job = new JobProcess(
@@ -330,13 +330,6 @@ final class Schedule {
                     .forEach(p -> p.toFile().delete());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        }
-    }
-
-    /** A free port on this machine, for the job's REST API. */
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
         }
     }
 }
