@@ -18,7 +18,7 @@ final class FixedLoadCsv {
             + "lag_p50_ms,lag_p95_ms,lag_p99_ms,lag_max_ms,samples,drain_ms,"
             + "visible_lag_p50_ms,visible_lag_p95_ms,visible_lag_p99_ms,visible_lag_max_ms,searches,unanswered_searches,"
             + "visible_drain_ms,startup_s,bulk_requests,shard_operations,write_pool_tasks,docs_per_bulk,docs_per_shard_operation,"
-            + "es_cpu_ms_load_window,docs_indexed_load_window,es_cpu_s_per_1000_docs,client_cpu_s,steady_client_cpu_ms_per_doc\n";
+            + "es_cpu_ms_load_window,docs_indexed_load_window,es_cpu_s_per_1000_docs,host_cpu_pressure,client_cpu_s,steady_client_cpu_ms_per_doc\n";
 
     static final String SAMPLE_HEADER = "mode,stall,round,ms,indexed,lag_ms,visible,visible_lag_ms\n";
 
@@ -43,7 +43,7 @@ final class FixedLoadCsv {
         return String.format(
                 Locale.ROOT,
                 "%s,%b,%d,%d,%d,%d,%d,%d,%d,%.0f,%.0f,%.0f,%.0f,%d,%.0f,%.0f,%.0f,%.0f,%.0f,%d,%d,%.0f,%.2f,%d,%d,%d,%.1f,%.1f,"
-                        + "%d,%d,%.4f,%.3f,%.4f%n",
+                        + "%d,%d,%.4f,%.3f,%.3f,%.4f%n",
                 r.variant().mode(),
                 r.variant().stall(),
                 r.round(),
@@ -75,6 +75,7 @@ final class FixedLoadCsv {
                 r.esCpu().cpuMillis(),
                 r.esCpu().docsIndexed(),
                 r.esCpu().secondsPerThousandDocs(),
+                r.hostCpuPressure(),
                 r.clientCpuSeconds(),
                 r.steadyClientCpuMsPerDoc());
     }

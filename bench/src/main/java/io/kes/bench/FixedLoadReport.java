@@ -33,13 +33,13 @@ final class FixedLoadReport {
         md.append("### ").append(shape(options)).append("\n\n");
         md.append(
                 "| system | stall | runs | indexed lag p50 | p95 | p99 | max | drain s | visible lag p50 | p99 | drain s"
-                        + " | docs per _bulk | docs per shard op | ES CPU s per 1,000 docs | client CPU s/M docs, whole run"
+                        + " | docs per _bulk | docs per shard op | ES CPU s per 1,000 docs | host CPU pressure | client CPU s/M docs, whole run"
                         + " | client CPU s/M docs, steady 25-75% | start-up s | every record once |\n");
-        md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (FixedLoadScenario.Variant v : variants()) {
             List<FixedLoadRuns.Result> of = of(v);
             md.append(String.format(
-                    "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %.0f | %.0f | %.3f | %.1f | %s | %.1f | %s |%n",
+                    "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %.0f | %.0f | %.3f | %.0f%% | %.1f | %s | %.1f | %s |%n",
                     v.mode(),
                     v.stall() ? "1 s every 5 s" : "none",
                     of.size(),
@@ -54,6 +54,7 @@ final class FixedLoadReport {
                     median(of, r -> r.bulks().docsPerBulk()),
                     median(of, r -> r.bulks().docsPerShardOperation()),
                     median(of, r -> r.esCpu().secondsPerThousandDocs()),
+                    median(of, r -> r.hostCpuPressure() * 100),
                     median(of, r -> r.clientCpuSeconds() / (r.records() / 1e6)),
                     num(median(of, r -> r.steadyClientCpuMsPerDoc() * 1000), "%.1f"),
                     median(of, FixedLoadRuns.Result::startupSeconds),
@@ -105,6 +106,9 @@ final class FixedLoadReport {
             + " stime from /proc, from the first paced record to the first sample after the producer's last, over the"
             + " documents the nodes indexed in that window. It holds everything the nodes did meanwhile: indexing,"
             + " refreshes, merges, the searches above (alike for every system) and their idle time."
+            + "\n- **Host CPU pressure**: the share of the load window in which at least one runnable task of the host"
+            + " waited for a CPU (Linux's `/proc/pressure/cpu`, line `some`). Every process of the run shares the"
+            + " host's cores; near 100% the lags measure the queue for the cores as much as the system under test."
             + "\n- **Client CPU**: the job's process (start-up included) and the Kafka broker (which also serves the"
             + " producer), per record.";
 

@@ -40,6 +40,7 @@ final class FixedLoadRuns {
      *                          indexed to the last record indexed
      * @param writePoolTasks    the write thread pools' completed tasks meanwhile: the shard operations' cross-check
      * @param esCpu             the nodes' CPU over the load window, per document indexed in it
+     * @param hostCpuPressure   the share of the load window some task of the host waited for a CPU ({@link HostCpuPressure})
      * @param clientCpuSeconds  the job's process (start-up included) and the broker (the producer's share too), to the last record indexed
      * @param steadyClientCpuMsPerDoc the same per paced record, from 25% to 75% of them indexed
      */
@@ -56,6 +57,7 @@ final class FixedLoadRuns {
             BulkShape bulks,
             long writePoolTasks,
             EsCpuPerDocs esCpu,
+            double hostCpuPressure,
             double clientCpuSeconds,
             double steadyClientCpuMsPerDoc,
             long[] sampleMillis,
@@ -71,7 +73,7 @@ final class FixedLoadRuns {
             return String.format(
                     "indexed lag p50 %.2f s, p99 %.2f s over %d samples, drain %.2f s; visible lag p50 %.2f s, p99 %.2f s"
                             + " over %d searches (%d unanswered), drain %.2f s; %.0f docs per _bulk, %.0f per shard operation;"
-                            + " ES CPU %.3f s per 1,000 docs; %,d of %,d counted, index_total %,d; start-up %.1f s;"
+                            + " ES CPU %.3f s per 1,000 docs; host CPU pressure %.0f%%; %,d of %,d counted, index_total %,d; start-up %.1f s;"
                             + " client CPU %.1f s/M docs (steady %.1f)",
                     lag.p50() / 1000,
                     lag.p99() / 1000,
@@ -85,6 +87,7 @@ final class FixedLoadRuns {
                     bulks.docsPerBulk(),
                     bulks.docsPerShardOperation(),
                     esCpu.secondsPerThousandDocs(),
+                    hostCpuPressure * 100,
                     counted,
                     records,
                     indexTotal,
@@ -165,6 +168,7 @@ final class FixedLoadRuns {
             long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
             CompletableFuture<long[]> acked;
             EsCpuPerDocs esCpu = null;
+            double hostCpuPressure = Double.NaN;
             if (stall != null) {
                 stall.start();
             }
@@ -176,6 +180,8 @@ final class FixedLoadRuns {
                 // first sample after the producer's last record)
                 long esCpuFrom = 0;
                 long indexedFrom = 0;
+                long stalledFrom = -1;
+                long windowFrom = 0;
                 for (long next = start; ; next += TimeUnit.MILLISECONDS.toNanos(SAMPLE_MS)) {
                     long wait = next - System.nanoTime();
                     if (wait > 0) {
@@ -188,8 +194,12 @@ final class FixedLoadRuns {
                     if (samples.size() == 1) {
                         esCpuFrom = stats.localCpuMillis();
                         indexedFrom = indexed;
+                        stalledFrom = HostCpuPressure.stalledMicros();
+                        windowFrom = now;
                     } else if (esCpu == null && (acked.isDone() || indexed >= paced)) {
                         esCpu = new EsCpuPerDocs(stats.localCpuMillis() - esCpuFrom, indexed - indexedFrom);
+                        hostCpuPressure =
+                                HostCpuPressure.share(stalledFrom, HostCpuPressure.stalledMicros(), now - windowFrom);
                     }
                     if (indexed >= paced) {
                         break;
@@ -236,6 +246,7 @@ final class FixedLoadRuns {
                     new BulkShape(paced, delta.bulkHttpRequests(), shardOperations),
                     delta.writeCompleted(),
                     esCpu,
+                    hostCpuPressure,
                     cpu[cpu.length - 1] / 1000.0,
                     IndexLag.cpuMillisPerDoc(indexed, cpu, paced, 0.25, 0.75),
                     offsets,

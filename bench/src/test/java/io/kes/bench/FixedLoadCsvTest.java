@@ -35,6 +35,7 @@ class FixedLoadCsvTest {
                 new BulkShape(30_000, 1_000, 1_000),
                 2_000,
                 new EsCpuPerDocs(6_000, 30_000),
+                0.4,
                 20,
                 0.5,
                 new long[0],
