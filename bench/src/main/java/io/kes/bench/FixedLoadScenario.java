@@ -145,13 +145,19 @@ final class FixedLoadScenario {
                     .filter(n -> n != cluster.node(master))
                     .findFirst()
                     .orElseThrow();
-            environment.put("stalled node", victim.nodeDir().getFileName() + " (the master is " + master + ")");
+            boolean stalls = options.stalls.contains(true);
+            if (stalls) {
+                environment.put("stalled node", victim.nodeDir().getFileName() + " (the master is " + master + ")");
+            }
             environment.put(
                     "load",
                     String.format(
-                            "%s (after a prelude of %,d records the job indexes before the clock starts),"
-                                    + " stall: %d ms every %d ms",
-                            FixedLoadReport.shape(options), FixedLoadRuns.prelude(options), STALL_MS, STALL_PERIOD_MS));
+                            "%s (after a prelude of %,d records the job indexes before the clock starts), %s",
+                            FixedLoadReport.shape(options),
+                            FixedLoadRuns.prelude(options),
+                            stalls
+                                    ? String.format("stall: %d ms every %d ms", STALL_MS, STALL_PERIOD_MS)
+                                    : "no stall"));
             if (!options.kesBulk.isBlank()) {
                 environment.put("extra kes bulk settings", options.kesBulk);
             }
