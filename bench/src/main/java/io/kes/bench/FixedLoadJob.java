@@ -61,7 +61,8 @@ interface FixedLoadJob {
                 options.parallelism,
                 false,
                 FixedLoadScenario.bulkSettings(mode, options.kesBulk),
-                "index: " + index);
+                "index: " + index,
+                FixedLoadScenario.kafkaProperties(mode));
         Process process = KesProcessRuns.builder(dir, config, "1g").start();
         long[] last = {0};
         return new FixedLoadJob() {

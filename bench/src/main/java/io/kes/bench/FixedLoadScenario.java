@@ -32,9 +32,13 @@ final class FixedLoadScenario {
      * kes with its defaults; with the keyed topology whatever the writer count (one buffer per shard
      * slot: at 2 writers, chained by default, each writer buffers every slot); with mixed bulks; with
      * {@code bulk.coalesce: 1s} (a buffer whose node has room waits up to 1 s for more documents: the
-     * linger timer's behaviour before issue 39); the official sink (1,000 actions / 1 s interval).
+     * linger timer's behaviour before issue 39); with fewer, fuller Kafka fetches ({@link
+     * #kafkaProperties}); the official sink (1,000 actions / 1 s interval).
      */
-    static final List<String> MODES = List.of("kes", "kes-keyed", "kes-mixed", "kes-linger", "official");
+    static final List<String> MODES = List.of("kes", "kes-keyed", "kes-mixed", "kes-linger", "kes-fetch", "official");
+
+    /** What a run without {@code --modes} compares: every mode but the experiments on the consumer. */
+    static final List<String> DEFAULT_MODES = List.of("kes", "kes-keyed", "kes-mixed", "kes-linger", "official");
 
     /** The stall: one data node, not the master, stopped this long every period. */
     static final int STALL_MS = 1000;
@@ -48,10 +52,21 @@ final class FixedLoadScenario {
             case "kes-keyed" -> "topology: keyed";
             case "kes-mixed" -> "shard_grouping: false";
             case "kes-linger" -> "coalesce: 1s";
+            case "kes-fetch" -> "";
             default -> throw new IllegalArgumentException("not a kes mode: " + mode);
         };
         return String.join(
                 ", ", List.of(own, extra).stream().filter(s -> !s.isBlank()).toList());
+    }
+
+    /**
+     * The consumer properties a kes mode adds ({@code kafka.properties}): {@code kes-fetch} is kes's
+     * defaults with fewer, fuller fetches, the broker holding a fetch until 64 KB are there or
+     * 100 ms passed (at a moderate rate the fetch cycle, paid per fetch, took more of kes's CPU
+     * than its own per-record work).
+     */
+    static String kafkaProperties(String mode) {
+        return mode.equals("kes-fetch") ? "fetch.min.bytes: 65536, fetch.max.wait.ms: 100" : "";
     }
 
     /** One system, with or without the stall. */

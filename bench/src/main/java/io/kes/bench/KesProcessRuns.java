@@ -71,7 +71,8 @@ final class KesProcessRuns {
                 options.parallelism,
                 true,
                 "topology: " + topology + ", linger: " + Math.round(lingerSeconds * 1000) + "ms",
-                target);
+                target,
+                "");
         Path gcLog = dir.resolve("gc.log");
         Path console = dir.resolve("console.txt");
         ProcessBuilder builder = builder(dir, config, heap);
@@ -111,7 +112,8 @@ final class KesProcessRuns {
      * route's target and any other route option: {@code index: x}, {@code data_stream: x, routing:
      * level}) with Kafka-coordinate ids, {@code bounded} or following the topic, and {@code bulk} as
      * the body of the {@code bulk:} map (any sink option, e.g. {@code shard_grouping: false}; empty:
-     * defaults). {@code index} names the job and its consumer group.
+     * defaults), {@code kafkaProperties} as the body of {@code kafka.properties} (consumer properties;
+     * empty: none). {@code index} names the job and its consumer group.
      */
     static Path writeConfig(
             Path dir,
@@ -122,7 +124,8 @@ final class KesProcessRuns {
             int parallelism,
             boolean bounded,
             String bulk,
-            String target)
+            String target,
+            String kafkaProperties)
             throws IOException {
         Files.createDirectories(dir);
         Path config = dir.resolve("kes.yaml");
@@ -132,7 +135,8 @@ final class KesProcessRuns {
                         "\n",
                         "elasticsearch: {hosts: [" + String.join(", ", esUrls) + "]}",
                         "kafka: {bootstrap_servers: \"" + bootstrap + "\", group_id: " + index + "-"
-                                + System.currentTimeMillis() + ", starting_offsets: earliest}",
+                                + System.currentTimeMillis() + ", starting_offsets: earliest"
+                                + (kafkaProperties.isBlank() ? "" : ", properties: {" + kafkaProperties + "}") + "}",
                         "job: {name: " + index + ", parallelism: " + parallelism
                                 + ", checkpoint_interval: 10s, bounded: " + bounded + "}",
                         bulk.isBlank() ? "" : "bulk: {" + bulk + "}",

@@ -21,26 +21,7 @@ class FixedLoadCsvTest {
         BenchOptions options = BenchOptions.parse(new String[] {
             "--scenario", "fixed-load", "--shards", "48", "--writers", "8", "--rate", "500", "--out", "x"
         });
-        IndexLag.Summary lag = new IndexLag.Summary(100, 200, 300, 400, 600, 50);
-        FixedLoadRuns.Result run = new FixedLoadRuns.Result(
-                new FixedLoadScenario.Variant("kes", false),
-                1,
-                30_500,
-                30_500,
-                30_500,
-                lag,
-                new VisibleLag.Series(new long[0], new long[0], new long[0], lag),
-                0,
-                12.5,
-                new BulkShape(30_000, 1_000, 1_000),
-                2_000,
-                new EsCpuPerDocs(6_000, 30_000),
-                0.4,
-                20,
-                0.5,
-                new long[0],
-                new long[0],
-                new long[0]);
+        FixedLoadRuns.Result run = FixedLoadResults.run("kes", 0.2);
 
         String row = FixedLoadCsv.runRow(options, run).trim();
 

@@ -2,9 +2,11 @@ package io.kes.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class FixedLoadOptionsTest {
 
@@ -15,7 +17,7 @@ class FixedLoadOptionsTest {
         assertThat(o.rate).isEqualTo(3_000);
         assertThat(o.seconds).isEqualTo(60);
         assertThat(o.rounds).isEqualTo(3);
-        assertThat(o.modes).isEqualTo(FixedLoadScenario.MODES);
+        assertThat(o.modes).isEqualTo(FixedLoadScenario.DEFAULT_MODES);
         assertThat(o.stalls).containsExactly(true, false);
         assertThat(o.out.getFileName().toString()).startsWith("fixed-load-");
     }
@@ -80,5 +82,25 @@ class FixedLoadOptionsTest {
                 .isEqualTo("coalesce: 1s, topology: keyed");
         assertThat(List.of(FixedLoadScenario.bulkSettings("kes", "topology: keyed")))
                 .containsExactly("topology: keyed");
+    }
+
+    @Test
+    void theFetchModeGivesKesFewerFullerFetchesThroughKafkaProperties(@TempDir Path dir) throws Exception {
+        Path config = KesProcessRuns.writeConfig(
+                dir,
+                List.of("http://127.0.0.1:9200"),
+                "127.0.0.1:9092",
+                "t",
+                "i",
+                2,
+                false,
+                FixedLoadScenario.bulkSettings("kes-fetch", ""),
+                "index: i",
+                FixedLoadScenario.kafkaProperties("kes-fetch"));
+
+        assertThat(Files.readString(config))
+                .contains("properties: {fetch.min.bytes: 65536, fetch.max.wait.ms: 100}")
+                .doesNotContain("bulk:");
+        assertThat(FixedLoadScenario.kafkaProperties("kes")).isEmpty();
     }
 }

@@ -39,7 +39,10 @@ class FixedLoadReportTest {
             throws Exception {
         BenchOptions options = BenchOptions.parse(
                 new String[] {"--scenario", "fixed-load", "--stall", "off", "--rate", "500", "--out", out.toString()});
-        List<FixedLoadRuns.Result> runs = List.of(run("kes", 0.30), run("kes-keyed", 0.20), run("official", 0.25));
+        List<FixedLoadRuns.Result> runs = List.of(
+                FixedLoadResults.run("kes", 0.30),
+                FixedLoadResults.run("kes-keyed", 0.20),
+                FixedLoadResults.run("official", 0.25));
 
         String md = new FixedLoadReport(options, runs, Map.of()).write();
 
@@ -47,28 +50,5 @@ class FixedLoadReportTest {
                 .contains("| no stall: kes ES CPU per doc <= 1.0x official | 0.300 vs 0.250 (1.20x) | **no** |")
                 .contains("| no stall: kes-keyed ES CPU per doc <= 1.0x official | 0.200 vs 0.250 (0.80x) | yes |")
                 .contains("| no stall: kes-keyed visible lag p50 <= official |");
-    }
-
-    private static FixedLoadRuns.Result run(String mode, double esCpuSecondsPerThousand) {
-        IndexLag.Summary lag = new IndexLag.Summary(100, 200, 300, 400, 600, 50);
-        return new FixedLoadRuns.Result(
-                new FixedLoadScenario.Variant(mode, false),
-                1,
-                30_500,
-                30_500,
-                30_500,
-                lag,
-                new VisibleLag.Series(new long[0], new long[0], new long[0], lag),
-                0,
-                12.5,
-                new BulkShape(30_000, 1_000, 1_000),
-                2_000,
-                new EsCpuPerDocs(Math.round(esCpuSecondsPerThousand * 30_000), 30_000),
-                0.1,
-                20,
-                0.5,
-                new long[0],
-                new long[0],
-                new long[0]);
     }
 }
