@@ -8,10 +8,10 @@ import io.kes.jobs.decode.avro.AvroTestData;
 import io.kes.jobs.decode.avro.TestSchemaRegistry;
 import io.kes.stack.ElasticsearchNode;
 import io.kes.stack.KafkaBroker;
+import io.kes.stack.Ports;
 import io.kes.stack.junit.ElasticsearchExtension;
 import io.kes.stack.junit.KafkaExtension;
 import io.kes.stack.tls.CertificateAuthority;
-import java.net.ServerSocket;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -388,9 +388,7 @@ class MigrationIT {
         Files.writeString(mapping, yaml + "  bounded: true\n  checkpoint_interval: 1s\n");
         // A port of the test's own: bin/kes takes 8081 when it looks free, which races with other jobs on this machine.
         Path flinkConf = KesProcess.localFlinkConf(home);
-        try (ServerSocket free = new ServerSocket(0)) {
-            Files.writeString(flinkConf, Files.readString(flinkConf) + "\nrest.port: " + free.getLocalPort() + "\n");
-        }
+        Files.writeString(flinkConf, Files.readString(flinkConf) + "\nrest.port: " + Ports.free() + "\n");
         try (KesProcess job =
                 KesProcess.binKesRun(home, "--config", mapping.toString(), "--flink-conf", flinkConf.toString())) {
             assertThat(job.awaitExit(Duration.ofMinutes(2)))

@@ -26,22 +26,25 @@ public final class Ports {
     /** The lowest port handed out: above the well-known and most registered service ports. */
     static final int LOWEST = 20_000;
 
+    /** The first port of the kernel's ephemeral range, read once: it does not change under a running JVM. */
+    static final int EPHEMERAL_LOW = ephemeralLow();
+
     private static final Set<Integer> HANDED_OUT = new HashSet<>();
 
     private Ports() {}
 
     /** A loopback port nothing listens on, below the ephemeral range, not handed out before by this JVM. */
     public static synchronized int free() {
-        int above = ephemeralLow() - LOWEST;
-        int start = ThreadLocalRandom.current().nextInt(above);
-        for (int i = 0; i < above; i++) {
-            int port = LOWEST + (start + i) % above;
+        int candidates = EPHEMERAL_LOW - LOWEST;
+        int start = ThreadLocalRandom.current().nextInt(candidates);
+        for (int i = 0; i < candidates; i++) {
+            int port = LOWEST + (start + i) % candidates;
             if (!HANDED_OUT.contains(port) && bindable(port)) {
                 HANDED_OUT.add(port);
                 return port;
             }
         }
-        throw new IllegalStateException("no free loopback port between " + LOWEST + " and " + ephemeralLow());
+        throw new IllegalStateException("no free loopback port between " + LOWEST + " and " + EPHEMERAL_LOW);
     }
 
     public static boolean isListening(int port) {
@@ -54,7 +57,7 @@ public final class Ports {
     }
 
     /** The first port of the kernel's ephemeral range (Linux's default 32768 when it cannot be read). */
-    static int ephemeralLow() {
+    private static int ephemeralLow() {
         Path range = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
         try {
             int low = Integer.parseInt(Files.readString(range).trim().split("\\s+")[0]);

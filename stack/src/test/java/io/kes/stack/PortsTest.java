@@ -12,7 +12,7 @@ class PortsTest {
 
     @Test
     void freePortsLieBelowTheEphemeralRangeSoNoOutgoingConnectionCanTakeOneBeforeItsServerBinds() {
-        int low = Ports.ephemeralLow();
+        int low = Ports.EPHEMERAL_LOW;
         for (int i = 0; i < 200; i++) {
             int port = Ports.free();
             assertTrue(port >= Ports.LOWEST && port < low, port + " outside [" + Ports.LOWEST + ", " + low + ")");
