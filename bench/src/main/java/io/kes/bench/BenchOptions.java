@@ -336,7 +336,7 @@ final class BenchOptions {
                 "sent only), 6 shards at parallelism 2 and 48/96 shards at parallelism 8; 1,000,000 records,",
                 "3 rounds by default; [--target data-stream] [--routing-field level] (kes modes only): a data stream per run, routing by a field",
                 "--scenario fixed-load [--rate 3000] [--seconds 60] [--shards 6] [--writers 2] [--stall on|off|both] [--kes-bulk 'topology: keyed']",
-                "                 [--modes kes,kes-keyed,kes-mixed,kes-linger,kes-fetch,official]: indexed and search-visible lag, Elasticsearch CPU per 1,000 documents,",
+                "                 [--modes kes,kes-keyed,kes-mixed,kes-linger,kes-eager-fetch,official]: indexed and search-visible lag, Elasticsearch CPU per 1,000 documents,",
                 "documents per _bulk and per shard operation at a steady load on 3 nodes, one data node stopped 1 s every 5 s (--stall),",
                 "3 rounds; at least one partition per writer unless --partitions.",
                 "Results go to bench/results/<scenario>-<date>-<what> (users-path-<date>-<shards>-shards, fixed-load-<date>,",

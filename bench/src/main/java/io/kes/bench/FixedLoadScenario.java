@@ -32,14 +32,15 @@ final class FixedLoadScenario {
      * kes with its defaults; with the keyed topology whatever the writer count (one buffer per shard
      * slot: at 2 writers, chained by default, each writer buffers every slot); with mixed bulks; with
      * {@code bulk.coalesce: 1s} (a buffer whose node has room waits up to 1 s for more documents: the
-     * linger timer's behaviour before issue 39); with fewer, fuller Kafka fetches ({@link
-     * #kafkaProperties}); the official sink (1,000 actions / 1 s interval).
+     * linger timer's behaviour before issue 39); with the Kafka consumer's own fetch defaults
+     * ({@link #kafkaProperties}); the official sink (1,000 actions / 1 s interval).
      */
-    static final List<String> MODES = List.of("kes", "kes-keyed", "kes-mixed", "kes-linger", "kes-fetch", "official");
+    static final List<String> MODES =
+            List.of("kes", "kes-keyed", "kes-mixed", "kes-linger", "kes-eager-fetch", "official");
 
-    /** What a run without {@code --modes} compares: every mode but the experiments on the consumer. */
+    /** What a run without {@code --modes} compares: every mode but the experiment on the consumer. */
     static final List<String> DEFAULT_MODES =
-            MODES.stream().filter(m -> !m.equals("kes-fetch")).toList();
+            MODES.stream().filter(m -> !m.equals("kes-eager-fetch")).toList();
 
     /** The stall: one data node, not the master, stopped this long every period. */
     static final int STALL_MS = 1000;
@@ -53,7 +54,7 @@ final class FixedLoadScenario {
             case "kes-keyed" -> "topology: keyed";
             case "kes-mixed" -> "shard_grouping: false";
             case "kes-linger" -> "coalesce: 1s";
-            case "kes-fetch" -> "";
+            case "kes-eager-fetch" -> "";
             default -> throw new IllegalArgumentException("not a kes mode: " + mode);
         };
         return String.join(
@@ -61,13 +62,13 @@ final class FixedLoadScenario {
     }
 
     /**
-     * The consumer properties a kes mode adds ({@code kafka.properties}): {@code kes-fetch} is kes's
-     * defaults with fewer, fuller fetches, the broker holding a fetch until 64 KB are there or
-     * 100 ms passed (at a moderate rate the fetch cycle, paid per fetch, took more of kes's CPU
-     * than its own per-record work).
+     * The consumer properties a kes mode adds ({@code kafka.properties}): {@code kes-eager-fetch} is
+     * kes with the Kafka consumer's own fetch defaults ({@link KesProcessRuns#EAGER_FETCH}), a fetch
+     * answered as soon as one record is there, which kes used before it held fetches for 64 KB or
+     * 100 ms.
      */
     static String kafkaProperties(String mode) {
-        return mode.equals("kes-fetch") ? "fetch.min.bytes: 65536, fetch.max.wait.ms: 100" : "";
+        return mode.equals("kes-eager-fetch") ? KesProcessRuns.EAGER_FETCH : "";
     }
 
     /** One system, with or without the stall. */

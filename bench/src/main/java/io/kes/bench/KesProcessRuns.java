@@ -25,6 +25,12 @@ import java.util.regex.Pattern;
  */
 final class KesProcessRuns {
 
+    /**
+     * The Kafka consumer's own fetch defaults, which kes used until it held each fetch for 64 KB or
+     * 100 ms (2026-12-03): a mode with them measures what that change costs or saves.
+     */
+    static final String EAGER_FETCH = "fetch.min.bytes: 1, fetch.max.wait.ms: 500";
+
     /** A G1 pause line's occupancy before and after, e.g. {@code 612M->88M(1024M)}. */
     private static final Pattern GC_OCCUPANCY = Pattern.compile("(\\d+)([KMG])->(\\d+)([KMG])\\(\\d+[KMG]\\)");
 
@@ -56,11 +62,12 @@ final class KesProcessRuns {
     }
 
     /**
-     * Runs the job with {@code topology} (keyed or chained) and {@code bulk.linger} into {@code target}
-     * ({@link #writeConfig}; its index created by the caller) until the process exits; {@code index}
-     * names the run's folder and job.
+     * Runs the job with {@code topology} (keyed or chained), {@code bulk.linger} and {@code
+     * kafkaProperties} into {@code target} ({@link #writeConfig}; its index created by the caller)
+     * until the process exits; {@code index} names the run's folder and job.
      */
-    Result run(String index, String target, String topology, double lingerSeconds, String heap) throws Exception {
+    Result run(String index, String target, String topology, double lingerSeconds, String kafkaProperties, String heap)
+            throws Exception {
         Path dir = options.work.resolve("kes-run-" + index).toAbsolutePath();
         Path config = writeConfig(
                 dir,
@@ -72,7 +79,7 @@ final class KesProcessRuns {
                 true,
                 "topology: " + topology + ", linger: " + Math.round(lingerSeconds * 1000) + "ms",
                 target,
-                "");
+                kafkaProperties);
         Path gcLog = dir.resolve("gc.log");
         Path console = dir.resolve("console.txt");
         ProcessBuilder builder = builder(dir, config, heap);

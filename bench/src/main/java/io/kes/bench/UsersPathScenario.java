@@ -36,6 +36,13 @@ final class UsersPathScenario {
     static final String KEYED_LONG_LINGER = "kes-keyed-linger5s";
 
     /**
+     * kes chained with the Kafka consumer's own fetch defaults ({@link KesProcessRuns#EAGER_FETCH}, what
+     * kes used before it held fetches for 64 KB or 100 ms): shows what fewer, fuller fetches cost or
+     * save at full load. Not in a setup's default modes.
+     */
+    static final String CHAINED_EAGER_FETCH = "kes-chained-eager-fetch";
+
+    /**
      * The loader that does what kes does without Flink: reads the topic, builds kes's ids and
      * single-shard bulks, sends them ({@link TopicLoader}), as a process timed as {@code bin/kes run}
      * is. The report's "x loader" ratios and targets compare against it when it ran.
@@ -57,6 +64,7 @@ final class UsersPathScenario {
             "kes-keyed",
             KEYED_LONG_LINGER,
             "kes-chained",
+            CHAINED_EAGER_FETCH,
             "official",
             TOPIC_LOADER,
             TOPIC_LOADER_DURABLE,
@@ -65,6 +73,11 @@ final class UsersPathScenario {
     /** The writer topology a kes mode runs with. */
     static String topology(String mode) {
         return mode.startsWith("kes-keyed") ? "keyed" : "chained";
+    }
+
+    /** The consumer properties a kes mode adds ({@code kafka.properties}; empty: kes's defaults). */
+    static String kafkaProperties(String mode) {
+        return mode.equals(CHAINED_EAGER_FETCH) ? KesProcessRuns.EAGER_FETCH : "";
     }
 
     /** The {@code bulk.linger} a kes mode runs with, in seconds. */
@@ -89,7 +102,13 @@ final class UsersPathScenario {
                                 TOPIC_LOADER,
                                 TOPIC_LOADER_DURABLE,
                                 SENDER_LOADER))
-                : new Setup(shards, 8, 8, MODES);
+                : new Setup(
+                        shards,
+                        8,
+                        8,
+                        MODES.stream()
+                                .filter(m -> !m.equals(CHAINED_EAGER_FETCH))
+                                .toList());
     }
 
     /**
@@ -167,9 +186,9 @@ final class UsersPathScenario {
                     all.shards(),
                     all.parallelism(),
                     all.partitions(),
-                    all.modes().stream()
-                            .filter(m -> options.modes == Bench.DEFAULT_MODES || options.modes.contains(m))
-                            .toList());
+                    options.modes == Bench.DEFAULT_MODES
+                            ? all.modes()
+                            : MODES.stream().filter(options.modes::contains).toList());
             BenchOptions o = options.forSetup(setup.partitions(), setup.parallelism());
             Bench.step(String.format("%s: %,d records into topic %s once", setup.name(), o.records, o.topic()));
             BenchTopic topic = new BenchTopic(o, stack.bootstrap());
@@ -201,7 +220,7 @@ final class UsersPathScenario {
                 // cds_archive); measured runs are later runs, the first run's cost is docs/benchmark.md's
                 BenchElasticsearch.createIndex(es, "kes-bench-warmup-kes", "async", shards);
                 KesProcessRuns.Result first = kes.run(
-                        "kes-bench-warmup-kes", "index: kes-bench-warmup-kes", topology("kes-keyed"), 1.0, "1g");
+                        "kes-bench-warmup-kes", "index: kes-bench-warmup-kes", topology("kes-keyed"), 1.0, "", "1g");
                 es.send("DELETE", "/kes-bench-warmup-kes", null);
                 System.out.printf(
                         "  (untimed kes run, exit %d) %s%n", first.exitCode(), KesProcessRuns.awaitClassArchive());
@@ -282,7 +301,8 @@ final class UsersPathScenario {
         String target = (dataStream() ? "data_stream: " : "index: ")
                 + index
                 + (options.routingField != null ? ", routing: " + options.routingField : "");
-        KesProcessRuns.Result r = kes.run(index, target, topology(mode), lingerSeconds(mode), "1g");
+        KesProcessRuns.Result r =
+                kes.run(index, target, topology(mode), lingerSeconds(mode), kafkaProperties(mode), "1g");
         EsStats.Snapshot delta = stats.snapshot().minus(before);
         if (r.exitCode() != 0) {
             throw new IllegalStateException(

@@ -85,7 +85,8 @@ class FixedLoadOptionsTest {
     }
 
     @Test
-    void theFetchModeGivesKesFewerFullerFetchesThroughKafkaProperties(@TempDir Path dir) throws Exception {
+    void theEagerFetchModeGivesKesTheConsumersOwnFetchDefaultsThroughKafkaProperties(@TempDir Path dir)
+            throws Exception {
         Path config = KesProcessRuns.writeConfig(
                 dir,
                 List.of("http://127.0.0.1:9200"),
@@ -94,12 +95,12 @@ class FixedLoadOptionsTest {
                 "i",
                 2,
                 false,
-                FixedLoadScenario.bulkSettings("kes-fetch", ""),
+                FixedLoadScenario.bulkSettings("kes-eager-fetch", ""),
                 "index: i",
-                FixedLoadScenario.kafkaProperties("kes-fetch"));
+                FixedLoadScenario.kafkaProperties("kes-eager-fetch"));
 
         assertThat(Files.readString(config))
-                .contains("properties: {fetch.min.bytes: 65536, fetch.max.wait.ms: 100}")
+                .contains("properties: {fetch.min.bytes: 1, fetch.max.wait.ms: 500}")
                 .doesNotContain("bulk:");
         assertThat(FixedLoadScenario.kafkaProperties("kes")).isEmpty();
     }

@@ -44,4 +44,18 @@ class KafkaSourcePropertiesTest {
                                 + routes)))
                 .containsEntry("commit.offsets.on.checkpoint", "false");
     }
+
+    @Test
+    void theBrokerHoldsAFetchUntil64KbOr100MsUnlessTheUserSaysOtherwise() {
+        String routes = "routes: [{topics: [logs], index: logs}]";
+
+        assertThat(KesKafkaSource.sourceProperties(parse("kafka: {bootstrap_servers: localhost:9092}\n" + routes)))
+                .containsEntry("fetch.min.bytes", "65536")
+                .containsEntry("fetch.max.wait.ms", "100");
+        assertThat(KesKafkaSource.sourceProperties(parse(
+                        "kafka: {bootstrap_servers: localhost:9092, properties: {fetch.min.bytes: '1', fetch.max.wait.ms: '500'}}\n"
+                                + routes)))
+                .containsEntry("fetch.min.bytes", "1")
+                .containsEntry("fetch.max.wait.ms", "500");
+    }
 }
