@@ -12,11 +12,43 @@ final class FixedLoadReport {
     private final BenchOptions options;
     private final List<FixedLoadRuns.Result> runs;
     private final Map<String, String> environment;
+    /** The idle cluster's ES CPU per 1,000 documents at this rate: the part of every row no writer causes. */
+    private final double idlePerThousandDocs;
 
-    FixedLoadReport(BenchOptions options, List<FixedLoadRuns.Result> runs, Map<String, String> environment) {
+    /** {@code idleCores}: the idle cluster's CPU, one window per round ({@link FixedLoadRuns#idleCores}); empty: not measured. */
+    FixedLoadReport(
+            BenchOptions options,
+            List<FixedLoadRuns.Result> runs,
+            List<Double> idleCores,
+            Map<String, String> environment) {
         this.options = options;
         this.runs = runs;
-        this.environment = environment;
+        this.environment = new java.util.LinkedHashMap<>(environment);
+        double idle =
+                Stats.median(idleCores.stream().mapToDouble(Double::doubleValue).toArray());
+        this.idlePerThousandDocs = idle * 1000 / options.rate;
+        if (!idleCores.isEmpty()) {
+            this.environment.put(
+                    "idle cluster",
+                    String.format(
+                            "an empty index of the same shape, polled and searched as in a run, no writer, %d s per"
+                                    + " round: %s cores (median %.3f), at %,d records/s %.3f s of ES CPU per 1,000 docs"
+                                    + " that every row holds whoever writes",
+                            options.seconds,
+                            String.join(
+                                    ", ",
+                                    idleCores.stream()
+                                            .map(c -> String.format("%.3f", c))
+                                            .toList()),
+                            idle,
+                            options.rate,
+                            idlePerThousandDocs));
+        }
+    }
+
+    /** A run's ES CPU per 1,000 documents above the idle cluster's; NaN when the idle cluster was not measured. */
+    private double aboveIdle(FixedLoadRuns.Result r) {
+        return r.esCpu().secondsPerThousandDocs() - idlePerThousandDocs;
     }
 
     String write() throws IOException {
@@ -33,13 +65,14 @@ final class FixedLoadReport {
         md.append("### ").append(shape(options)).append("\n\n");
         md.append(
                 "| system | stall | runs | indexed lag p50 | p95 | p99 | max | drain s | visible lag p50 | p99 | drain s"
-                        + " | docs per _bulk | docs per shard op | ES CPU s per 1,000 docs | host CPU pressure | client CPU s/M docs, whole run"
+                        + " | docs per _bulk | docs per shard op | ES CPU s per 1,000 docs | above idle | host CPU pressure | client CPU s/M docs, whole run"
                         + " | client CPU s/M docs, steady 25-75% | start-up s | every record once |\n");
-        md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        md.append(
+                "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (FixedLoadScenario.Variant v : variants()) {
             List<FixedLoadRuns.Result> of = of(v);
             md.append(String.format(
-                    "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %.0f | %.0f | %.3f | %.0f%% | %.1f | %s | %.1f | %s |%n",
+                    "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %.0f | %.0f | %.3f | %s | %.0f%% | %.1f | %s | %.1f | %s |%n",
                     v.mode(),
                     v.stall() ? "1 s every 5 s" : "none",
                     of.size(),
@@ -54,6 +87,7 @@ final class FixedLoadReport {
                     median(of, r -> r.bulks().docsPerBulk()),
                     median(of, r -> r.bulks().docsPerShardOperation()),
                     median(of, r -> r.esCpu().secondsPerThousandDocs()),
+                    num(median(of, this::aboveIdle), "%.3f"),
                     median(of, r -> r.hostCpuPressure() * 100),
                     median(of, r -> r.clientCpuSeconds() / (r.records() / 1e6)),
                     num(median(of, r -> r.steadyClientCpuMsPerDoc() * 1000), "%.1f"),
@@ -105,7 +139,9 @@ final class FixedLoadReport {
             + "\n- **ES CPU**: CPU seconds per 1,000 documents (= ms per document): the three node processes' utime +"
             + " stime from /proc, from the first paced record to the first sample after the producer's last, over the"
             + " documents the nodes indexed in that window. It holds everything the nodes did meanwhile: indexing,"
-            + " refreshes, merges, the searches above (alike for every system) and their idle time."
+            + " refreshes, merges, the searches above (alike for every system) and their idle time. **Above idle**:"
+            + " the same less the idle cluster's CPU at this rate (see `idle cluster` above): what the writer's"
+            + " documents cost the nodes beyond what they spend anyway."
             + "\n- **Host CPU pressure**: the share of the load window in which at least one runnable task of the host"
             + " waited for a CPU (Linux's `/proc/pressure/cpu`, line `some`). Every process of the run shares the"
             + " host's cores; near 100% the lags measure the queue for the cores as much as the system under test."
@@ -150,6 +186,17 @@ final class FixedLoadReport {
                         r -> r.esCpu().secondsPerThousandDocs(),
                         cpuFactor,
                         "%.3f");
+                if (!Double.isNaN(idlePerThousandDocs)) {
+                    target(
+                            md,
+                            mode,
+                            String.format(
+                                    "%s ES CPU per doc above the idle cluster's <= %.1fx official", when, cpuFactor),
+                            stall,
+                            this::aboveIdle,
+                            cpuFactor,
+                            "%.3f");
+                }
                 target(
                         md,
                         mode,

@@ -264,6 +264,27 @@ final class FixedLoadRuns {
     }
 
     /**
+     * The cluster's own CPU, in cores, over {@code --seconds} with no load: an empty index of the
+     * runs' shape, its count polled through every node and searched every 200 ms as in a run, no job, no producer, no stall. Every run's ES CPU holds this much per second whoever
+     * writes (refreshes, the bench's own stats calls and searches, the nodes' housekeeping); at a
+     * moderate rate it is most of it, so the report sets each system's CPU above it beside the total.
+     */
+    double idleCores(int round) throws Exception {
+        Http es = cluster.http();
+        String index = "kes-bench-fixed-idle-r" + round;
+        createIndex(es, index, options.shards);
+        try (NodeCounts counts = new NodeCounts(cluster.urls(), index);
+                VisibleCounts visible = new VisibleCounts(searchNode().url(), index)) {
+            long cpuFrom = stats.localCpuMillis();
+            long from = System.nanoTime();
+            Thread.sleep(TimeUnit.SECONDS.toMillis(options.seconds)); // both poll on threads of their own
+            return (stats.localCpuMillis() - cpuFrom) / ((System.nanoTime() - from) / 1e6);
+        } finally {
+            es.send("DELETE", "/" + index, null);
+        }
+    }
+
+    /**
      * The node searches go through: not the stalled one. A search through a stopped node gets no
      * answer at all, which is that node's outage, not how fresh the index is; through another node it
      * waits for the stopped node's shards only, as a user's search does.

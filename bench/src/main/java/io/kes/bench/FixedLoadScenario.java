@@ -82,6 +82,9 @@ final class FixedLoadScenario {
     private final BenchServers servers;
     private final Map<String, String> environment = new LinkedHashMap<>();
     private final List<FixedLoadRuns.Result> runs = new ArrayList<>();
+    /** The idle cluster's CPU in cores, one window per round ({@link FixedLoadRuns#idleCores}). */
+    private final List<Double> idleCores = new ArrayList<>();
+
     private final List<String> failures = new ArrayList<>();
 
     FixedLoadScenario(BenchOptions options, BenchServers servers) {
@@ -192,6 +195,9 @@ final class FixedLoadScenario {
                 }
                 warmUp(one, Bench.roundOrder(variants, 1));
                 for (int round = 1; round <= options.rounds; round++) {
+                    Bench.step("fixed load, " + Bench.roundName(round, options.rounds) + ": the idle cluster");
+                    idleCores.add(one.idleCores(round));
+                    System.out.printf("  %.3f cores%n", idleCores.get(idleCores.size() - 1));
                     for (Variant v : Bench.roundOrder(variants, round)) {
                         Bench.step("fixed load, " + Bench.roundName(round, options.rounds) + ": " + v.name());
                         try {
@@ -221,7 +227,7 @@ final class FixedLoadScenario {
         }
         failures.forEach(f -> System.out.println("FAILED: " + f));
         environment.put("failures", failures.isEmpty() ? "none" : String.join("; ", failures));
-        String table = new FixedLoadReport(options, runs, environment).write();
+        String table = new FixedLoadReport(options, runs, idleCores, environment).write();
         System.out.println();
         System.out.println(table);
         return failures.isEmpty();
