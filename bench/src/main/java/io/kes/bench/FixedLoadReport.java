@@ -2,6 +2,7 @@ package io.kes.bench;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.ToDoubleFunction;
@@ -23,7 +24,7 @@ final class FixedLoadReport {
             Map<String, String> environment) {
         this.options = options;
         this.runs = runs;
-        this.environment = new java.util.LinkedHashMap<>(environment);
+        this.environment = new LinkedHashMap<>(environment);
         double idle =
                 Stats.median(idleCores.stream().mapToDouble(Double::doubleValue).toArray());
         this.idlePerThousandDocs = idle * 1000 / options.rate;

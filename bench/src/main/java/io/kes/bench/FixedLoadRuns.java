@@ -265,9 +265,11 @@ final class FixedLoadRuns {
 
     /**
      * The cluster's own CPU, in cores, over {@code --seconds} with no load: an empty index of the
-     * runs' shape, its count polled through every node and searched every 200 ms as in a run, no job, no producer, no stall. Every run's ES CPU holds this much per second whoever
-     * writes (refreshes, the bench's own stats calls and searches, the nodes' housekeeping); at a
-     * moderate rate it is most of it, so the report sets each system's CPU above it beside the total.
+     * runs' shape, its count polled through every node and searched every 200 ms as in a run, no
+     * job, no producer, no stall. Every run's ES CPU holds this much per second whoever writes
+     * (refreshes, the bench's own stats calls and searches, the nodes' housekeeping): about a
+     * quarter of it at 3,000 records/s (2026-12-03), so the report also sets each system's CPU
+     * above it.
      */
     double idleCores(int round) throws Exception {
         Http es = cluster.http();
