@@ -28,6 +28,9 @@ import java.util.Set;
  */
 final class FixedLoadScenario {
 
+    /** kes with the Kafka consumer's own fetch defaults ({@link #kafkaProperties}); not a default mode. */
+    static final String EAGER_FETCH_MODE = "kes-eager-fetch";
+
     /**
      * kes with its defaults; with the keyed topology whatever the writer count (one buffer per shard
      * slot: at 2 writers, chained by default, each writer buffers every slot); with mixed bulks; with
@@ -36,11 +39,11 @@ final class FixedLoadScenario {
      * ({@link #kafkaProperties}); the official sink (1,000 actions / 1 s interval).
      */
     static final List<String> MODES =
-            List.of("kes", "kes-keyed", "kes-mixed", "kes-linger", "kes-eager-fetch", "official");
+            List.of("kes", "kes-keyed", "kes-mixed", "kes-linger", EAGER_FETCH_MODE, "official");
 
     /** What a run without {@code --modes} compares: every mode but the experiment on the consumer. */
     static final List<String> DEFAULT_MODES =
-            MODES.stream().filter(m -> !m.equals("kes-eager-fetch")).toList();
+            MODES.stream().filter(m -> !m.equals(EAGER_FETCH_MODE)).toList();
 
     /** The stall: one data node, not the master, stopped this long every period. */
     static final int STALL_MS = 1000;
@@ -54,7 +57,7 @@ final class FixedLoadScenario {
             case "kes-keyed" -> "topology: keyed";
             case "kes-mixed" -> "shard_grouping: false";
             case "kes-linger" -> "coalesce: 1s";
-            case "kes-eager-fetch" -> "";
+            case EAGER_FETCH_MODE -> "";
             default -> throw new IllegalArgumentException("not a kes mode: " + mode);
         };
         return String.join(
@@ -68,7 +71,7 @@ final class FixedLoadScenario {
      * 100 ms.
      */
     static String kafkaProperties(String mode) {
-        return mode.equals("kes-eager-fetch") ? KesProcessRuns.EAGER_FETCH : "";
+        return mode.equals(EAGER_FETCH_MODE) ? KesProcessRuns.EAGER_FETCH : "";
     }
 
     /** One system, with or without the stall. */
@@ -196,8 +199,9 @@ final class FixedLoadScenario {
                 warmUp(one, Bench.roundOrder(variants, 1));
                 for (int round = 1; round <= options.rounds; round++) {
                     Bench.step("fixed load, " + Bench.roundName(round, options.rounds) + ": the idle cluster");
-                    idleCores.add(one.idleCores(round));
-                    System.out.printf("  %.3f cores%n", idleCores.get(idleCores.size() - 1));
+                    double idle = one.idleCores(round);
+                    idleCores.add(idle);
+                    System.out.printf("  %.3f cores%n", idle);
                     for (Variant v : Bench.roundOrder(variants, round)) {
                         Bench.step("fixed load, " + Bench.roundName(round, options.rounds) + ": " + v.name());
                         try {
